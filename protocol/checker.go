@@ -1,0 +1,133 @@
+package protocol
+
+import "errors"
+
+// Checker enforces, on the supervisor side, the message order of the
+// exchange diagram in the package doc and the consistency of every message
+// with the Request. The zero value expects a Hello.
+type Checker struct {
+	state checkerState
+	req   Request
+	hello Hello
+}
+
+type checkerState uint8
+
+const (
+	awaitHello   checkerState = iota // nothing received yet
+	awaitRequest                     // hello received; the supervisor has not sent the request
+	awaitReady                       // request sent
+	working                          // ready received
+	ending                           // skip or failure received; only log and done may follow
+	closed                           // done received; nothing may follow
+)
+
+// Hello returns the child's hello once it has been checked.
+func (c *Checker) Hello() (Hello, bool) { return c.hello, c.state > awaitHello }
+
+// Done reports whether the child sent Done.
+func (c *Checker) Done() bool { return c.state == closed }
+
+// Sent records that the supervisor sent req.
+func (c *Checker) Sent(req Request) error {
+	if c.state != awaitRequest {
+		return errors.New("protocol: request sent out of order")
+	}
+	c.req = req
+	c.state = awaitReady
+	return nil
+}
+
+// Check validates one received message against the sequence so far. Errors
+// wrap ErrMalformed, or ErrVersion for a refused Hello.
+func (c *Checker) Check(m Message) error {
+	k := m.Kind()
+	switch c.state {
+	case awaitHello:
+		h, ok := m.(Hello)
+		if !ok {
+			return malformed(k, nil, "first message must be hello")
+		}
+		if h.ProtocolVersion != Version {
+			return &VersionError{Supervisor: Version, Worker: h.ProtocolVersion, WorkerVer: h.WorkerVersion}
+		}
+		c.hello = h
+		c.state = awaitRequest
+		return nil
+	case closed:
+		return malformed(k, nil, "message after done")
+	}
+	if k == KindLog {
+		return nil
+	}
+	switch c.state {
+	case awaitRequest:
+		return malformed(k, nil, "message before the request was sent")
+	case awaitReady:
+		r, ok := m.(Ready)
+		if !ok {
+			return malformed(k, nil, "expected ready")
+		}
+		if r.Identity != c.req.Identity {
+			return malformed(k, nil, "ready for %s, requested %s", truncate(r.Identity.String()), truncate(c.req.Identity.String()))
+		}
+		c.state = working
+		return nil
+	case ending:
+		if k != KindDone {
+			return malformed(k, nil, "only log and done may follow skip or failure")
+		}
+		c.state = closed
+		return nil
+	}
+	// working
+	switch m := m.(type) {
+	case Progress:
+		return nil
+	case Result:
+		return c.checkResult(m)
+	case Listing:
+		if c.req.Mode != ModeDiscover {
+			return malformed(k, nil, "listing in %s mode", c.req.Mode)
+		}
+		return nil
+	case TestEvent:
+		if c.req.Mode != ModeTest {
+			return malformed(k, nil, "test event in %s mode", c.req.Mode)
+		}
+		return nil
+	case Skip, Failure:
+		c.state = ending
+		return nil
+	case Done:
+		c.state = closed
+		return nil
+	}
+	return malformed(k, nil, "unexpected while working")
+}
+
+func (c *Checker) checkResult(m Result) error {
+	if c.req.Mode != ModeBenchmark && c.req.Mode != ModeWorkload {
+		return malformed(KindResult, nil, "result in %s mode", c.req.Mode)
+	}
+	switch {
+	case m.Identity != c.req.Identity:
+		return malformed(KindResult, nil, "result for %s, requested %s", truncate(m.Identity.String()), truncate(c.req.Identity.String()))
+	case m.Repetition != c.req.Repetition:
+		return malformed(KindResult, nil, "repetition %d, requested %d", m.Repetition, c.req.Repetition)
+	case m.Seed != c.req.Seed:
+		return malformed(KindResult, nil, "seed %d, requested %d", m.Seed, c.req.Seed)
+	case len(m.Samples) == 0:
+		return malformed(KindResult, nil, "no samples")
+	case c.req.Config.Samples > 0 && len(m.Samples) > c.req.Config.Samples:
+		return malformed(KindResult, nil, "%d samples, requested %d", len(m.Samples), c.req.Config.Samples)
+	}
+	if n := c.req.Config.Iterations; n > 0 {
+		for i, s := range m.Samples {
+			if s.Iterations != n {
+				return malformed(KindResult, nil, "samples[%d]: %d iterations, requested %d", i, s.Iterations, n)
+			}
+		}
+	}
+	return nil
+}

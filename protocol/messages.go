@@ -1,0 +1,378 @@
+package protocol
+
+import "fmt"
+
+// Version is the protocol version this package speaks. A peer speaking any
+// other version is refused at the handshake with a *VersionError.
+const Version = 1
+
+// EnvFD names the environment variable through which a child learns the
+// descriptor number of its protocol endpoint.
+const EnvFD = "BENCHSUP_PROTOCOL_FD"
+
+// Published bounds. A frame or field beyond one of them is malformed; a
+// supervisor refuses a Request that would not fit before it spawns a child.
+const (
+	// MaxFrameSize bounds one frame's payload (kind byte plus msgpack body).
+	MaxFrameSize = 4 << 20
+	// MaxNameLen bounds identities, package paths, units, phases and other
+	// short strings.
+	MaxNameLen = 4096
+	// MaxTextLen bounds free text: failure messages, stacks, log lines, skip
+	// reasons, test output chunks. Longer text belongs on stderr, which the
+	// sandbox captures separately.
+	MaxTextLen = 64 << 10
+	// MaxSamplesPerFrame bounds the samples of one Result.
+	MaxSamplesPerFrame = 16384
+	// MaxExtraPerSample bounds the custom metrics (b.ReportMetric units) of
+	// one sample.
+	MaxExtraPerSample = 32
+	// MaxMetricCells bounds the metric cells of one Result.
+	MaxMetricCells = 256
+	// MaxAbsences bounds the reasoned absences of one Result.
+	MaxAbsences = 256
+	// MaxIdentitiesPerFrame bounds the identities of one Listing frame; a
+	// child with more sends several Listing frames.
+	MaxIdentitiesPerFrame = 16384
+	// MaxArgs bounds the extra arguments of one Request.
+	MaxArgs = 256
+)
+
+// Kind identifies a message type on the wire. It is the first payload byte.
+type Kind uint8
+
+// The message kinds. Zero is never valid, so an all-zero frame is malformed.
+const (
+	KindHello Kind = iota + 1
+	KindRequest
+	KindReady
+	KindProgress
+	KindResult
+	KindLog
+	KindSkip
+	KindFailure
+	KindDone
+	KindListing
+	KindTestEvent
+	kindEnd // one past the last valid kind
+)
+
+var kindNames = [...]string{
+	KindHello:     "hello",
+	KindRequest:   "request",
+	KindReady:     "ready",
+	KindProgress:  "progress",
+	KindResult:    "result",
+	KindLog:       "log",
+	KindSkip:      "skip",
+	KindFailure:   "failure",
+	KindDone:      "done",
+	KindListing:   "listing",
+	KindTestEvent: "test-event",
+}
+
+func (k Kind) String() string {
+	if k > 0 && k < kindEnd {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Message is implemented by every message type of this package and by no
+// other type.
+type Message interface {
+	Kind() Kind
+	// validate checks every bound of the decoded message.
+	validate() error
+}
+
+// Mode says what a Request asks the child to do.
+type Mode string
+
+// The request modes.
+const (
+	ModeDiscover  Mode = "discover"  // list identities (Listing), measure nothing
+	ModeBenchmark Mode = "benchmark" // measure one benchmark identity (Result)
+	ModeWorkload  Mode = "workload"  // measure one workload identity (Result)
+	ModeTest      Mode = "test"      // run tests, one TestEvent per event
+)
+
+func (m Mode) valid() bool {
+	switch m {
+	case ModeDiscover, ModeBenchmark, ModeWorkload, ModeTest:
+		return true
+	}
+	return false
+}
+
+// Identity names one benchmark, workload or test: the package import path and
+// the full name as `go test` prints it, sub-benchmark path included
+// ("BenchmarkEncode/size=1K").
+type Identity struct {
+	Package string `msgpack:"package"`
+	Name    string `msgpack:"name"`
+}
+
+func (id Identity) String() string {
+	if id.Package == "" {
+		return id.Name
+	}
+	return id.Package + "." + id.Name
+}
+
+// Hello is the child's first frame.
+type Hello struct {
+	ProtocolVersion int    `msgpack:"protocolVersion"`
+	WorkerVersion   string `msgpack:"workerVersion"`
+	PID             int    `msgpack:"pid"`
+	GoVersion       string `msgpack:"goVersion"`
+	GOOS            string `msgpack:"goos"`
+	GOARCH          string `msgpack:"goarch"`
+}
+
+// Request is the supervisor's only frame: what this child is to do.
+type Request struct {
+	Mode       Mode          `msgpack:"mode"`
+	Identity   Identity      `msgpack:"identity"`
+	Config     RequestConfig `msgpack:"config"`
+	Repetition int           `msgpack:"repetition"` // 0-based index of this fresh process
+	Seed       uint64        `msgpack:"seed"`
+}
+
+// RequestConfig carries the measurement configuration. Zero values mean the
+// worker's documented default.
+type RequestConfig struct {
+	// MinSampleNs is the auto-scaling target: N doubles until one sample
+	// takes at least this long.
+	MinSampleNs int64 `msgpack:"minSampleNs"`
+	// Samples is the number of timed samples after calibration.
+	Samples int `msgpack:"samples"`
+	// Iterations, when positive, pins N and skips calibration.
+	Iterations int64 `msgpack:"iterations"`
+	// Run is a `go test -run` pattern (test mode, discovery of tests).
+	Run string `msgpack:"run"`
+	// Bench is a `go test -bench` pattern (discovery of benchmarks).
+	Bench string `msgpack:"bench"`
+	// After, in test mode, names the last test already accounted for: the
+	// child runs only the tests after it, so a run resumes past a crash.
+	After string `msgpack:"after"`
+	// TestTimeoutNs bounds one test in test mode; zero means none.
+	TestTimeoutNs int64 `msgpack:"testTimeoutNs"`
+	// Args are extra arguments for the code under test.
+	Args []string `msgpack:"args"`
+}
+
+// Ready acknowledges the Request: the child parsed it and starts work.
+type Ready struct {
+	Identity Identity `msgpack:"identity"`
+}
+
+// Phase names a stage of the child's work in a Progress message.
+type Phase string
+
+// The progress phases.
+const (
+	PhaseDiscovery   Phase = "discovery"
+	PhaseCalibration Phase = "calibration"
+	PhaseTiming      Phase = "timing"
+	PhaseCounting    Phase = "counting"
+	PhaseWindow      Phase = "window"
+)
+
+func (p Phase) valid() bool {
+	switch p {
+	case PhaseDiscovery, PhaseCalibration, PhaseTiming, PhaseCounting, PhaseWindow:
+		return true
+	}
+	return false
+}
+
+// Progress reports the child's phase; Done and Total count units of the
+// phase (samples, iterations) where that is meaningful, else both are zero.
+type Progress struct {
+	Phase Phase `msgpack:"phase"`
+	Done  int64 `msgpack:"done"`
+	Total int64 `msgpack:"total"`
+}
+
+// Result carries one process's measurements of one identity: raw totals per
+// sample, never rates.
+type Result struct {
+	Identity   Identity `msgpack:"identity"`
+	Repetition int      `msgpack:"repetition"`
+	Seed       uint64   `msgpack:"seed"`
+	// BytesPerOp is b.SetBytes' value, or zero when the benchmark set none.
+	BytesPerOp int64        `msgpack:"bytesPerOp"`
+	Samples    []Sample     `msgpack:"samples"`
+	Metrics    []MetricCell `msgpack:"metrics"`
+	Absences   []Absence    `msgpack:"absences"`
+}
+
+// Sample is one timed run of Iterations iterations.
+type Sample struct {
+	Iterations int64 `msgpack:"n"`
+	ElapsedNs  int64 `msgpack:"ns"`
+	// AllocBytes and Allocs are totals over the sample; nil when the
+	// benchmark did not report allocations.
+	AllocBytes *uint64 `msgpack:"allocBytes,omitempty"`
+	Allocs     *uint64 `msgpack:"allocs,omitempty"`
+	// Extra holds b.ReportMetric values of this sample, as reported (per
+	// iteration unless the unit says otherwise).
+	Extra []Metric `msgpack:"extra,omitempty"`
+}
+
+// Metric is one user-reported value with its unit.
+type Metric struct {
+	Unit  string  `msgpack:"unit"`
+	Value float64 `msgpack:"value"`
+}
+
+// MetricCell is one value of a catalog metric measured in a counting pass.
+type MetricCell struct {
+	Name  string  `msgpack:"name"`
+	Value float64 `msgpack:"value"`
+	// Estimated marks a scaled or otherwise derived value.
+	Estimated bool `msgpack:"estimated"`
+}
+
+// Absence is a metric that was asked for and not measured, with the reason.
+type Absence struct {
+	Name   string `msgpack:"name"`
+	Reason string `msgpack:"reason"`
+}
+
+// Log is a line of diagnostic text from the worker.
+type Log struct {
+	Text string `msgpack:"text"`
+}
+
+// Skip ends the work: the identity skipped itself (b.Skip) with a reason.
+type Skip struct {
+	Reason string `msgpack:"reason"`
+}
+
+// FailureClass classifies a Failure.
+type FailureClass string
+
+// The failure kinds a worker reports.
+const (
+	FailurePanic FailureClass = "panic" // the code under test panicked
+	FailureFatal FailureClass = "fatal" // b.Fatal, b.FailNow, t.Fatal
+	FailureError FailureClass = "error" // b.Error without FailNow, or a worker error
+)
+
+func (k FailureClass) valid() bool {
+	switch k {
+	case FailurePanic, FailureFatal, FailureError:
+		return true
+	}
+	return false
+}
+
+// Failure ends the work: the code under test failed.
+type Failure struct {
+	Class   FailureClass `msgpack:"class"`
+	Message string      `msgpack:"message"`
+	Stack   string      `msgpack:"stack"`
+}
+
+// Done is the child's last frame.
+type Done struct{}
+
+// Listing carries discovered identities; a child may send several.
+type Listing struct {
+	Identities []Listed `msgpack:"identities"`
+}
+
+// Listed is one discovered identity.
+type Listed struct {
+	Name string     `msgpack:"name"`
+	Kind ListedKind `msgpack:"kind"`
+}
+
+// ListedKind says what a Listed identity is.
+type ListedKind string
+
+// The listed kinds.
+const (
+	ListedBenchmark ListedKind = "benchmark"
+	ListedWorkload  ListedKind = "workload"
+	ListedTest      ListedKind = "test"
+)
+
+func (k ListedKind) valid() bool {
+	switch k {
+	case ListedBenchmark, ListedWorkload, ListedTest:
+		return true
+	}
+	return false
+}
+
+// TestAction is what happened to a test, as `go test -json` names it.
+type TestAction string
+
+// The test actions.
+const (
+	TestRun    TestAction = "run"
+	TestPass   TestAction = "pass"
+	TestFail   TestAction = "fail"
+	TestSkip   TestAction = "skip"
+	TestOutput TestAction = "output"
+)
+
+func (a TestAction) valid() bool {
+	switch a {
+	case TestRun, TestPass, TestFail, TestSkip, TestOutput:
+		return true
+	}
+	return false
+}
+
+// TestEvent reports one event of one test in test mode.
+type TestEvent struct {
+	Action    TestAction `msgpack:"action"`
+	Test      string     `msgpack:"test"`
+	ElapsedNs int64      `msgpack:"elapsedNs"`
+	Output    string     `msgpack:"output"`
+}
+
+func (Hello) Kind() Kind     { return KindHello }
+func (Request) Kind() Kind   { return KindRequest }
+func (Ready) Kind() Kind     { return KindReady }
+func (Progress) Kind() Kind  { return KindProgress }
+func (Result) Kind() Kind    { return KindResult }
+func (Log) Kind() Kind       { return KindLog }
+func (Skip) Kind() Kind      { return KindSkip }
+func (Failure) Kind() Kind   { return KindFailure }
+func (Done) Kind() Kind      { return KindDone }
+func (Listing) Kind() Kind   { return KindListing }
+func (TestEvent) Kind() Kind { return KindTestEvent }
+
+// newMessage returns a pointer to a zero message of kind k, or nil.
+func newMessage(k Kind) Message {
+	switch k {
+	case KindHello:
+		return &Hello{}
+	case KindRequest:
+		return &Request{}
+	case KindReady:
+		return &Ready{}
+	case KindProgress:
+		return &Progress{}
+	case KindResult:
+		return &Result{}
+	case KindLog:
+		return &Log{}
+	case KindSkip:
+		return &Skip{}
+	case KindFailure:
+		return &Failure{}
+	case KindDone:
+		return &Done{}
+	case KindListing:
+		return &Listing{}
+	case KindTestEvent:
+		return &TestEvent{}
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+package protocol
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// checkString bounds a decoded string and requires valid UTF-8, so every
+// renderer downstream can print it as is.
+func checkString(field, s string, max int) error {
+	if len(s) > max {
+		return fmt.Errorf("%s: %d bytes exceeds bound %d", field, len(s), max)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s: not valid UTF-8", field)
+	}
+	return nil
+}
+
+func checkCount(field string, n, max int) error {
+	if n > max {
+		return fmt.Errorf("%s: %d entries exceeds bound %d", field, n, max)
+	}
+	return nil
+}
+
+func checkNonNegative(field string, v int64) error {
+	if v < 0 {
+		return fmt.Errorf("%s: negative value %d", field, v)
+	}
+	return nil
+}
+
+func checkFinite(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s: not a finite number", field)
+	}
+	return nil
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (id Identity) validate() error {
+	return firstErr(
+		checkString("identity.package", id.Package, MaxNameLen),
+		checkString("identity.name", id.Name, MaxNameLen),
+	)
+}
+
+func (m Hello) validate() error {
+	return firstErr(
+		checkString("workerVersion", m.WorkerVersion, MaxNameLen),
+		checkString("goVersion", m.GoVersion, MaxNameLen),
+		checkString("goos", m.GOOS, MaxNameLen),
+		checkString("goarch", m.GOARCH, MaxNameLen),
+		checkNonNegative("pid", int64(m.PID)),
+	)
+}
+
+func (m Request) validate() error {
+	if !m.Mode.valid() {
+		return fmt.Errorf("mode: unknown %q", truncate(string(m.Mode)))
+	}
+	c := m.Config
+	if err := firstErr(
+		m.Identity.validate(),
+		checkNonNegative("config.minSampleNs", c.MinSampleNs),
+		checkNonNegative("config.samples", int64(c.Samples)),
+		checkCount("config.samples", c.Samples, MaxSamplesPerFrame),
+		checkNonNegative("config.iterations", c.Iterations),
+		checkString("config.run", c.Run, MaxNameLen),
+		checkString("config.bench", c.Bench, MaxNameLen),
+		checkString("config.after", c.After, MaxNameLen),
+		checkNonNegative("config.testTimeoutNs", c.TestTimeoutNs),
+		checkCount("config.args", len(c.Args), MaxArgs),
+		checkNonNegative("repetition", int64(m.Repetition)),
+	); err != nil {
+		return err
+	}
+	for _, a := range c.Args {
+		if err := checkString("config.args[]", a, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate reports whether the request fits every published bound; a
+// supervisor calls it before spawning, so an oversize request is refused as an
+// invalid configuration instead of failing on the wire.
+func (m Request) Validate() error { return m.validate() }
+
+func (m Ready) validate() error { return m.Identity.validate() }
+
+func (m Progress) validate() error {
+	if !m.Phase.valid() {
+		return fmt.Errorf("phase: unknown %q", truncate(string(m.Phase)))
+	}
+	if err := firstErr(checkNonNegative("done", m.Done), checkNonNegative("total", m.Total)); err != nil {
+		return err
+	}
+	if m.Total > 0 && m.Done > m.Total {
+		return fmt.Errorf("done %d exceeds total %d", m.Done, m.Total)
+	}
+	return nil
+}
+
+func (m Result) validate() error {
+	if err := firstErr(
+		m.Identity.validate(),
+		checkNonNegative("repetition", int64(m.Repetition)),
+		checkNonNegative("bytesPerOp", m.BytesPerOp),
+		checkCount("samples", len(m.Samples), MaxSamplesPerFrame),
+		checkCount("metrics", len(m.Metrics), MaxMetricCells),
+		checkCount("absences", len(m.Absences), MaxAbsences),
+	); err != nil {
+		return err
+	}
+	for i, s := range m.Samples {
+		if s.Iterations <= 0 {
+			return fmt.Errorf("samples[%d].n: %d iterations, want at least 1", i, s.Iterations)
+		}
+		if err := firstErr(
+			checkNonNegative("samples[].ns", s.ElapsedNs),
+			checkCount("samples[].extra", len(s.Extra), MaxExtraPerSample),
+		); err != nil {
+			return fmt.Errorf("samples[%d]: %w", i, err)
+		}
+		if (s.AllocBytes == nil) != (s.Allocs == nil) {
+			return fmt.Errorf("samples[%d]: allocBytes and allocs must be reported together", i)
+		}
+		for _, e := range s.Extra {
+			if err := firstErr(checkString("unit", e.Unit, MaxNameLen), checkFinite("value", e.Value)); err != nil {
+				return fmt.Errorf("samples[%d].extra: %w", i, err)
+			}
+			if e.Unit == "" {
+				return fmt.Errorf("samples[%d].extra: empty unit", i)
+			}
+		}
+	}
+	for _, c := range m.Metrics {
+		if err := firstErr(checkString("metrics[].name", c.Name, MaxNameLen), checkFinite("metrics[].value", c.Value)); err != nil {
+			return err
+		}
+	}
+	for _, a := range m.Absences {
+		if err := firstErr(checkString("absences[].name", a.Name, MaxNameLen), checkString("absences[].reason", a.Reason, MaxTextLen)); err != nil {
+			return err
+		}
+		if a.Reason == "" {
+			return fmt.Errorf("absences: %q has no reason", truncate(a.Name))
+		}
+	}
+	return nil
+}
+
+func (m Log) validate() error  { return checkString("text", m.Text, MaxTextLen) }
+func (m Skip) validate() error { return checkString("reason", m.Reason, MaxTextLen) }
+
+func (m Failure) validate() error {
+	if !m.Class.valid() {
+		return fmt.Errorf("class: unknown %q", truncate(string(m.Class)))
+	}
+	return firstErr(checkString("message", m.Message, MaxTextLen), checkString("stack", m.Stack, MaxTextLen))
+}
+
+func (Done) validate() error { return nil }
+
+func (m Listing) validate() error {
+	if err := checkCount("identities", len(m.Identities), MaxIdentitiesPerFrame); err != nil {
+		return err
+	}
+	for _, l := range m.Identities {
+		if err := checkString("identities[].name", l.Name, MaxNameLen); err != nil {
+			return err
+		}
+		if l.Name == "" {
+			return fmt.Errorf("identities: empty name")
+		}
+		if !l.Kind.valid() {
+			return fmt.Errorf("identities[].kind: unknown %q", truncate(string(l.Kind)))
+		}
+	}
+	return nil
+}
+
+func (m TestEvent) validate() error {
+	if !m.Action.valid() {
+		return fmt.Errorf("action: unknown %q", truncate(string(m.Action)))
+	}
+	return firstErr(
+		checkString("test", m.Test, MaxNameLen),
+		checkNonNegative("elapsedNs", m.ElapsedNs),
+		checkString("output", m.Output, MaxTextLen),
+	)
+}
+
+// truncate shortens peer-controlled text quoted in an error message.
+func truncate(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}
+
+// TruncateText cuts s to at most max bytes without splitting a UTF-8
+// sequence, and replaces invalid UTF-8, so that a worker can always fit free
+// text into a bounded field.
+func TruncateText(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

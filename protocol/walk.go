@@ -1,0 +1,150 @@
+package protocol
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+const (
+	// maxDepth bounds container nesting; the deepest message needs 4
+	// (Result > samples > sample > extra > metric is map, array, map,
+	// array, map: 5), so 8 leaves room without inviting deep recursion.
+	maxDepth = 8
+	// maxContainerLen bounds any one array or map; no message field holds
+	// more than MaxSamplesPerFrame or MaxIdentitiesPerFrame entries.
+	maxContainerLen = max(MaxSamplesPerFrame, MaxIdentitiesPerFrame)
+)
+
+// walk verifies that b holds exactly one msgpack value whose every declared
+// length is backed by bytes in b, whose containers hold at most
+// maxContainerLen entries and nest at most maxDepth deep, and which uses no
+// extension types. It allocates nothing but a fixed-size stack.
+func walk(b []byte) error {
+	var stack [maxDepth + 1]int // entries still expected at each open level
+	depth := 0
+	stack[0] = 1
+	pos := 0
+	for {
+		for depth >= 0 && stack[depth] == 0 {
+			depth--
+		}
+		if depth < 0 {
+			break
+		}
+		stack[depth]--
+		if pos >= len(b) {
+			return fmt.Errorf("value truncated at byte %d", pos)
+		}
+		code := b[pos]
+		pos++
+		var skip, children int
+		switch {
+		case code <= 0x7f, code >= 0xe0, code == 0xc0, code == 0xc2, code == 0xc3:
+			// fixint, nil, bool: the code is the value
+		case code >= 0x80 && code <= 0x8f:
+			children = 2 * int(code&0x0f)
+		case code >= 0x90 && code <= 0x9f:
+			children = int(code & 0x0f)
+		case code >= 0xa0 && code <= 0xbf:
+			skip = int(code & 0x1f)
+		case code == 0xc4, code == 0xd9: // bin8, str8
+			n, err := lenField(b, &pos, 1)
+			if err != nil {
+				return err
+			}
+			skip = n
+		case code == 0xc5, code == 0xda: // bin16, str16
+			n, err := lenField(b, &pos, 2)
+			if err != nil {
+				return err
+			}
+			skip = n
+		case code == 0xc6, code == 0xdb: // bin32, str32
+			n, err := lenField(b, &pos, 4)
+			if err != nil {
+				return err
+			}
+			skip = n
+		case code == 0xca:
+			skip = 4
+		case code == 0xcb:
+			skip = 8
+		case code == 0xcc, code == 0xd0:
+			skip = 1
+		case code == 0xcd, code == 0xd1:
+			skip = 2
+		case code == 0xce, code == 0xd2:
+			skip = 4
+		case code == 0xcf, code == 0xd3:
+			skip = 8
+		case code == 0xdc:
+			n, err := lenField(b, &pos, 2)
+			if err != nil {
+				return err
+			}
+			children = n
+		case code == 0xdd:
+			n, err := lenField(b, &pos, 4)
+			if err != nil {
+				return err
+			}
+			children = n
+		case code == 0xde:
+			n, err := lenField(b, &pos, 2)
+			if err != nil {
+				return err
+			}
+			children = 2 * n
+		case code == 0xdf:
+			n, err := lenField(b, &pos, 4)
+			if err != nil {
+				return err
+			}
+			children = 2 * n
+		default: // 0xc1 (never used) and every extension type
+			return fmt.Errorf("unsupported msgpack code 0x%02x at byte %d", code, pos-1)
+		}
+		if skip > len(b)-pos {
+			return fmt.Errorf("declared %d bytes at byte %d, only %d remain", skip, pos, len(b)-pos)
+		}
+		pos += skip
+		if children > 0 {
+			if children > 2*maxContainerLen {
+				return fmt.Errorf("container of %d entries exceeds bound %d", children, maxContainerLen)
+			}
+			if children > len(b)-pos {
+				return fmt.Errorf("declared %d entries at byte %d, only %d bytes remain", children, pos, len(b)-pos)
+			}
+			if depth+1 > maxDepth {
+				return fmt.Errorf("nesting deeper than %d", maxDepth)
+			}
+			depth++
+			stack[depth] = children
+		}
+	}
+	if pos != len(b) {
+		return fmt.Errorf("%d trailing bytes", len(b)-pos)
+	}
+	return nil
+}
+
+// lenField reads a big-endian length of width bytes at *pos.
+func lenField(b []byte, pos *int, width int) (int, error) {
+	if len(b)-*pos < width {
+		return 0, fmt.Errorf("length field truncated at byte %d", *pos)
+	}
+	var n uint64
+	switch width {
+	case 1:
+		n = uint64(b[*pos])
+	case 2:
+		n = uint64(binary.BigEndian.Uint16(b[*pos:]))
+	case 4:
+		n = uint64(binary.BigEndian.Uint32(b[*pos:]))
+	}
+	*pos += width
+	if n > uint64(len(b)) {
+		return 0, fmt.Errorf("declared length %d exceeds frame", n)
+	}
+	return int(n), nil
+}
