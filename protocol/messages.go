@@ -272,8 +272,8 @@ func (k FailureClass) valid() bool {
 // Failure ends the work: the code under test failed.
 type Failure struct {
 	Class   FailureClass `msgpack:"class"`
-	Message string      `msgpack:"message"`
-	Stack   string      `msgpack:"stack"`
+	Message string       `msgpack:"message"`
+	Stack   string       `msgpack:"stack"`
 }
 
 // Done is the child's last frame.

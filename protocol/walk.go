@@ -37,14 +37,15 @@ func walk(b []byte) error {
 		}
 		code := b[pos]
 		pos++
-		var skip, children int
+		var skip, entries int
+		isMap := false
 		switch {
 		case code <= 0x7f, code >= 0xe0, code == 0xc0, code == 0xc2, code == 0xc3:
 			// fixint, nil, bool: the code is the value
 		case code >= 0x80 && code <= 0x8f:
-			children = 2 * int(code&0x0f)
+			entries, isMap = int(code&0x0f), true
 		case code >= 0x90 && code <= 0x9f:
-			children = int(code & 0x0f)
+			entries = int(code & 0x0f)
 		case code >= 0xa0 && code <= 0xbf:
 			skip = int(code & 0x1f)
 		case code == 0xc4, code == 0xd9: // bin8, str8
@@ -82,25 +83,25 @@ func walk(b []byte) error {
 			if err != nil {
 				return err
 			}
-			children = n
+			entries = n
 		case code == 0xdd:
 			n, err := lenField(b, &pos, 4)
 			if err != nil {
 				return err
 			}
-			children = n
+			entries = n
 		case code == 0xde:
 			n, err := lenField(b, &pos, 2)
 			if err != nil {
 				return err
 			}
-			children = 2 * n
+			entries, isMap = n, true
 		case code == 0xdf:
 			n, err := lenField(b, &pos, 4)
 			if err != nil {
 				return err
 			}
-			children = 2 * n
+			entries, isMap = n, true
 		default: // 0xc1 (never used) and every extension type
 			return fmt.Errorf("unsupported msgpack code 0x%02x at byte %d", code, pos-1)
 		}
@@ -108,9 +109,13 @@ func walk(b []byte) error {
 			return fmt.Errorf("declared %d bytes at byte %d, only %d remain", skip, pos, len(b)-pos)
 		}
 		pos += skip
-		if children > 0 {
-			if children > 2*maxContainerLen {
-				return fmt.Errorf("container of %d entries exceeds bound %d", children, maxContainerLen)
+		if entries > 0 {
+			if entries > maxContainerLen {
+				return fmt.Errorf("container of %d entries exceeds bound %d", entries, maxContainerLen)
+			}
+			children := entries
+			if isMap {
+				children *= 2
 			}
 			if children > len(b)-pos {
 				return fmt.Errorf("declared %d entries at byte %d, only %d bytes remain", children, pos, len(b)-pos)
@@ -143,8 +148,5 @@ func lenField(b []byte, pos *int, width int) (int, error) {
 		n = uint64(binary.BigEndian.Uint32(b[*pos:]))
 	}
 	*pos += width
-	if n > uint64(len(b)) {
-		return 0, fmt.Errorf("declared length %d exceeds frame", n)
-	}
 	return int(n), nil
 }
