@@ -1,0 +1,100 @@
+package measure
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []float64
+		want Stats
+		ok   bool
+	}{
+		{"empty", nil, Stats{}, false},
+		{"one", []float64{5}, Stats{N: 1, Median: 5, MAD: 0, Min: 5, Max: 5}, true},
+		{"odd", []float64{3, 1, 2}, Stats{N: 3, Median: 2, MAD: 1, Min: 1, Max: 3}, true},
+		{"even", []float64{4, 1, 3, 2}, Stats{N: 4, Median: 2.5, MAD: 1, Min: 1, Max: 4}, true},
+		{"outlier does not move the median", []float64{10, 10, 11, 9, 1000}, Stats{N: 5, Median: 10, MAD: 1, Min: 9, Max: 1000}, true},
+		{"NaN refused", []float64{1, math.NaN()}, Stats{}, false},
+		{"Inf refused", []float64{math.Inf(1)}, Stats{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := append([]float64(nil), tt.in...)
+			got, ok := Summarize(tt.in)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+			if tt.ok {
+				assert.Equal(t, in, tt.in, "input must not be reordered")
+			}
+		})
+	}
+}
+
+func TestRelativeMAD(t *testing.T) {
+	r, ok := Stats{N: 3, Median: -4, MAD: 1}.RelativeMAD()
+	assert.True(t, ok)
+	assert.Equal(t, 0.25, r)
+	_, ok = Stats{N: 3, Median: 0, MAD: 1}.RelativeMAD()
+	assert.False(t, ok)
+}
+
+func u(v uint64) *uint64 { return &v }
+
+func TestSampleRates(t *testing.T) {
+	s := Sample{Iterations: 4, ElapsedNs: 10, AllocBytes: u(8), Allocs: u(2)}
+	ns, ok := s.NsPerOp()
+	assert.True(t, ok)
+	assert.Equal(t, 2.5, ns)
+	b, ok := s.BytesPerOp()
+	assert.True(t, ok)
+	assert.Equal(t, 2.0, b)
+	a, ok := s.AllocsPerOp()
+	assert.True(t, ok)
+	assert.Equal(t, 0.5, a)
+
+	for _, bad := range []Sample{{Iterations: 0, ElapsedNs: 10}, {Iterations: -1, ElapsedNs: 10}} {
+		_, ok := bad.NsPerOp()
+		assert.False(t, ok, "N=%d must not yield a rate", bad.Iterations)
+	}
+	_, ok = Sample{Iterations: 1}.BytesPerOp()
+	assert.False(t, ok, "unmeasured allocations are not zero")
+}
+
+func TestProcessSummaries(t *testing.T) {
+	p := Process{Samples: []Sample{
+		{Iterations: 10, ElapsedNs: 100, Extra: map[string]float64{"MB/s": 5}},
+		{Iterations: 10, ElapsedNs: 300, Extra: map[string]float64{"MB/s": 7, "x/op": 1}},
+		{Iterations: 10, ElapsedNs: 200, Extra: map[string]float64{"MB/s": 6}},
+	}}
+	ns, ok := p.NsPerOp()
+	assert.True(t, ok)
+	assert.Equal(t, Stats{N: 3, Median: 20, MAD: 10, Min: 10, Max: 30}, ns)
+	_, ok = p.BytesPerOp()
+	assert.False(t, ok)
+	mbs, ok := p.Extra("MB/s")
+	assert.True(t, ok)
+	assert.Equal(t, 6.0, mbs.Median)
+	_, ok = p.Extra("x/op")
+	assert.False(t, ok, "a unit missing from some samples is not summarized")
+	assert.Equal(t, []string{"MB/s", "x/op"}, p.ExtraUnits())
+}
+
+func TestCombine(t *testing.T) {
+	_, ok := Combine(nil)
+	assert.False(t, ok)
+	got, ok := Combine([]Stats{
+		{N: 5, Median: 100, MAD: 1},
+		{N: 5, Median: 120, MAD: 3},
+		{N: 5, Median: 110, MAD: 2},
+	})
+	assert.True(t, ok)
+	assert.Equal(t, 3, got.Processes)
+	assert.Equal(t, 110.0, got.Median)
+	assert.Equal(t, Stats{N: 3, Median: 110, MAD: 10, Min: 100, Max: 120}, got.Between)
+	assert.Equal(t, 2.0, got.Within)
+}

@@ -1,0 +1,38 @@
+package measure
+
+// Sample is one timed run of a benchmark body, stored as raw totals.
+type Sample struct {
+	Iterations int64
+	ElapsedNs  int64
+	// AllocBytes and Allocs are totals over the sample; nil when not
+	// measured (never 0 for "unknown").
+	AllocBytes *uint64
+	Allocs     *uint64
+	// Extra holds user-reported metrics (b.ReportMetric) by unit, as
+	// reported: per iteration unless the unit says otherwise.
+	Extra map[string]float64
+}
+
+// NsPerOp returns the sample's nanoseconds per iteration.
+func (s Sample) NsPerOp() (float64, bool) {
+	if s.Iterations <= 0 {
+		return 0, false
+	}
+	return float64(s.ElapsedNs) / float64(s.Iterations), true
+}
+
+// BytesPerOp returns the bytes allocated per iteration, when measured.
+func (s Sample) BytesPerOp() (float64, bool) {
+	if s.Iterations <= 0 || s.AllocBytes == nil {
+		return 0, false
+	}
+	return float64(*s.AllocBytes) / float64(s.Iterations), true
+}
+
+// AllocsPerOp returns the allocations per iteration, when measured.
+func (s Sample) AllocsPerOp() (float64, bool) {
+	if s.Iterations <= 0 || s.Allocs == nil {
+		return 0, false
+	}
+	return float64(*s.Allocs) / float64(s.Iterations), true
+}
