@@ -20,7 +20,7 @@ func u64(v uint64) *uint64 { return &v }
 func sampleMessages() []Message {
 	id := Identity{Package: "example.com/codec", Name: "BenchmarkEncode/size=1K"}
 	return []Message{
-		Hello{ProtocolVersion: Version, WorkerVersion: "v0.1.0", PID: 4242, GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64"},
+		Hello{ProtocolVersion: Version, WorkerVersion: "v0.1.0", PID: 4242, GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64", GOMAXPROCS: 2},
 		Request{Mode: ModeBenchmark, Identity: id, Repetition: 3, Seed: 1 << 60, Config: RequestConfig{
 			MinSampleNs: 5e6, Samples: 32, Iterations: 0, Run: "^TestX$", Bench: ".", After: "TestA",
 			TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode"}}},

@@ -128,6 +128,9 @@ type Hello struct {
 	GoVersion       string `msgpack:"goVersion"`
 	GOOS            string `msgpack:"goos"`
 	GOARCH          string `msgpack:"goarch"`
+	// GOMAXPROCS is the child's runtime.GOMAXPROCS(0), the "-P" suffix
+	// `go test` appends to benchmark names.
+	GOMAXPROCS int `msgpack:"gomaxprocs"`
 }
 
 // Request is the supervisor's only frame: what this child is to do.

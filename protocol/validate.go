@@ -64,6 +64,7 @@ func (m Hello) validate() error {
 		checkString("goos", m.GOOS, MaxNameLen),
 		checkString("goarch", m.GOARCH, MaxNameLen),
 		checkNonNegative("pid", int64(m.PID)),
+		checkNonNegative("gomaxprocs", int64(m.GOMAXPROCS)),
 	)
 }
 
