@@ -2,15 +2,15 @@ package measure
 
 // Sample is one timed run of a benchmark body, stored as raw totals.
 type Sample struct {
-	Iterations int64
-	ElapsedNs  int64
+	Iterations int64 `json:"n"`
+	ElapsedNs  int64 `json:"ns"`
 	// AllocBytes and Allocs are totals over the sample; nil when not
 	// measured (never 0 for "unknown").
-	AllocBytes *uint64
-	Allocs     *uint64
+	AllocBytes *uint64 `json:"allocBytes"`
+	Allocs     *uint64 `json:"allocs"`
 	// Extra holds user-reported metrics (b.ReportMetric) by unit, as
 	// reported: per iteration unless the unit says otherwise.
-	Extra map[string]float64
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 // NsPerOp returns the sample's nanoseconds per iteration.

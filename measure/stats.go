@@ -7,11 +7,11 @@ import (
 
 // Stats summarizes one stream of values.
 type Stats struct {
-	N      int     // number of values
-	Median float64 // middle value (mean of the two middle values for even N)
-	MAD    float64 // median absolute deviation from the median, unscaled
-	Min    float64
-	Max    float64
+	N      int     `json:"n"`      // number of values
+	Median float64 `json:"median"` // middle value (mean of the two middle values for even N)
+	MAD    float64 `json:"mad"`    // median absolute deviation from the median, unscaled
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
 }
 
 // Summarize returns the statistics of xs, or false when xs is empty or holds

@@ -1,0 +1,11 @@
+// Package report renders a run's Document: the terminal table, the live
+// progress line, the JSON document, and the Go benchmark format that
+// benchstat reads.
+//
+// Every renderer reads only the Document; none measures, recomputes
+// statistics beyond formatting, or drops a row. Unavailable values render as
+// an em dash in tables and null in JSON, never as 0.
+//
+// What it deliberately does not do: run anything, decide exit status, or
+// change a number's meaning between formats.
+package report

@@ -1,0 +1,131 @@
+package report
+
+import "github.com/benchsup/benchsup/measure"
+
+// SchemaVersion is the version of the JSON document; it changes whenever a
+// field is removed, renamed or retyped.
+const SchemaVersion = 1
+
+// Document is one run: what ran, on what, and every result. It is the single
+// input of every renderer. Pointers and nil mean "not available": a renderer
+// prints an em dash (table), null (JSON) or nothing (benchfmt), never 0.
+type Document struct {
+	Schema int   `json:"schema"`
+	Meta   Meta  `json:"meta"`
+	Rows   []Row `json:"rows"`
+}
+
+// Meta is the run's provenance and effective knobs.
+type Meta struct {
+	Date            string      `json:"date"` // RFC 3339, UTC, second resolution
+	Hostname        string      `json:"hostname"`
+	OS              string      `json:"os"`
+	Arch            string      `json:"arch"`
+	CPU             string      `json:"cpu"` // model name, "" when unknown
+	GoVersion       string      `json:"goVersion"`
+	GOMAXPROCS      int         `json:"gomaxprocs"` // as the children reported it; 0 when none started
+	Module          string      `json:"module"`     // main module path of the measured code
+	BenchsupVersion string      `json:"benchsupVersion"`
+	Mode            string      `json:"mode"` // "bench" or "test"
+	Knobs           Knobs       `json:"knobs"`
+	Environment     Environment `json:"environment"`
+	Containment     string      `json:"containment"`     // "cgroup" or "process-group"
+	ContainmentNote string      `json:"containmentNote"` // why not cgroup, when not
+	Provenance      Provenance  `json:"provenance"`
+}
+
+// Knobs are the effective settings that shape the numbers.
+type Knobs struct {
+	Bench            string `json:"bench"`
+	Run              string `json:"run"`
+	MinSampleTimeNs  int64  `json:"minSampleTimeNs"`
+	SampleCount      int    `json:"sampleCount"`
+	Repetitions      int    `json:"repetitions"`
+	TimeoutNs        int64  `json:"timeoutNs"`
+	StartupTimeoutNs int64  `json:"startupTimeoutNs"`
+	Order            string `json:"order"` // how repetitions were scheduled
+}
+
+// Environment describes the children's environment without any value.
+type Environment struct {
+	Policy    string `json:"policy"`
+	NamesHash string `json:"namesHash"`
+}
+
+// Provenance records how benchsup's worker was linked into the measured
+// module and whether that changed the code under measurement.
+type Provenance struct {
+	Injection      string         `json:"injection"` // e.g. "overlay+modfile"
+	ChangedModules []ModuleChange `json:"changedModules"`
+}
+
+// ModuleChange is a module whose version in the build list changed because
+// the worker was linked in.
+type ModuleChange struct {
+	Path string `json:"path"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Outcome values of a Row or ProcessResult besides the sandbox classes
+// ("ok", "skipped", "benchmark-failure", "exit", "signal", "startup-timeout",
+// "execution-timeout", "malformed-protocol", "invalid-config", "parent-io").
+const (
+	OutcomeBuildFailure = "build-failure"
+	OutcomeTestFail     = "fail" // a test failed without crashing its process
+)
+
+// Row is one identity: a benchmark leaf, a test, or a package that failed to
+// build.
+type Row struct {
+	Package string `json:"package"`
+	Name    string `json:"name"` // "" for a package-level row (build failure)
+	Kind    string `json:"kind"` // "benchmark", "test" or "package"
+	Outcome string `json:"outcome"`
+	// Error is the first line of what went wrong; nil when nothing did.
+	Error *string `json:"error"`
+	// Skipped is the skip reason; nil unless skipped.
+	Skipped *string `json:"skipped"`
+	// Output is the bounded tail of the child's stderr (or compiler
+	// output) for an error row; "" otherwise.
+	Output string `json:"output,omitempty"`
+
+	// Summary across processes (benchmarks only); nil when no process
+	// produced samples.
+	Summary *Summary `json:"summary"`
+	// Processes holds every fresh process of this identity, in
+	// repetition order, including failed ones.
+	Processes []ProcessResult `json:"processes"`
+
+	// ElapsedNs is a test's own duration; nil for benchmarks.
+	ElapsedNs *int64 `json:"elapsedNs,omitempty"`
+}
+
+// Summary is the across-process view of a benchmark: medians of per-process
+// medians, with the between-process spread next to the within-process
+// deviation.
+type Summary struct {
+	Processes   int      `json:"processes"`   // processes with samples
+	Iterations  int64    `json:"iterations"`  // N per sample of the first process
+	Samples     int      `json:"samples"`     // samples over all processes
+	MedianNs    float64  `json:"medianNs"`    // median of per-process median ns/op
+	DeviationNs float64  `json:"deviationNs"` // median of per-process MADs (within)
+	SpreadNs    *float64 `json:"spreadNs"`    // MAD of per-process medians (between); nil for one process
+	MinNs       float64  `json:"minNs"`       // smallest sample over all processes
+	MaxNs       float64  `json:"maxNs"`       // largest sample over all processes
+	// Metrics are per-iteration medians of per-process medians by unit
+	// ("B/op", "allocs/op", "MB/s", b.ReportMetric units); a unit some
+	// process lacks is nil.
+	Metrics map[string]*float64 `json:"metrics"`
+}
+
+// ProcessResult is one fresh process of a benchmark identity.
+type ProcessResult struct {
+	Index   int     `json:"index"`
+	PID     int     `json:"pid"`
+	Outcome string  `json:"outcome"`
+	Error   *string `json:"error"`
+	// NsPerOp is nil when the process produced no samples.
+	NsPerOp *measure.Stats   `json:"nsPerOp"`
+	Samples []measure.Sample `json:"samples"` // raw totals
+}
