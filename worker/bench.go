@@ -1,0 +1,213 @@
+package worker
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// Defaults for zero RequestConfig fields.
+const (
+	DefaultMinSample = 5 * time.Millisecond
+	DefaultSamples   = 32
+	// maxIterations is testing's own cap on b.N.
+	maxIterations = 1e9
+)
+
+// topLevel returns the top-level function name of a benchmark path.
+func topLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+// exactPattern returns a -test.bench pattern matching exactly the benchmark
+// path name: each slash-separated element quoted and anchored.
+func exactPattern(name string) string {
+	elems := strings.Split(name, "/")
+	for i, e := range elems {
+		elems[i] = "^" + regexp.QuoteMeta(e) + "$"
+	}
+	return strings.Join(elems, "/")
+}
+
+func lookupBenchmark(name string) (testing.InternalBenchmark, bool) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	for _, b := range registry.benchmarks {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return testing.InternalBenchmark{}, false
+}
+
+// runBenchmark runs one top-level benchmark function through testing with
+// the given -test.bench pattern and exactly n iterations per benchmark, and
+// returns what it printed.
+func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64) (*benchOutput, error) {
+	var fs flagState
+	defer fs.restore()
+	for _, kv := range [][2]string{
+		{"test.bench", pattern},
+		{"test.benchtime", strconv.FormatInt(n, 10) + "x"},
+		{"test.benchmem", "true"},
+		{"test.v", "true"}, // prints each benchmark's name as it starts, and skip reasons
+		{"test.count", "1"},
+	} {
+		if err := fs.set(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	out := newBenchOutput(b.Name, runtime.GOMAXPROCS(0))
+	guarded := testing.InternalBenchmark{Name: b.Name, F: w.guardBenchmark(b.F)}
+	err := captureStdout(func() {
+		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
+	}, out.line)
+	return out, err
+}
+
+// guardBenchmark reports a panic of the top-level function as a Failure
+// before letting it end the process as it would under go test.
+func (w *session) guardBenchmark(f func(*testing.B)) func(*testing.B) {
+	return func(b *testing.B) {
+		defer func() {
+			if r := recover(); r != nil {
+				_ = w.fail(protocol.FailurePanic, fmt.Sprint(r), string(debug.Stack()))
+				panic(r)
+			}
+		}()
+		f(b)
+	}
+}
+
+// discover runs every registered benchmark function (after Config.After)
+// once, at one iteration, under the requested -test.bench pattern, and
+// lists the leaves each one produced. Progress before each function tells
+// the supervisor which one was running if the process dies.
+func (w *session) discover() error {
+	registry.mu.Lock()
+	all := append([]testing.InternalBenchmark(nil), registry.benchmarks...)
+	registry.mu.Unlock()
+	start := 0
+	if after := w.req.Config.After; after != "" {
+		start = len(all)
+		for i, b := range all {
+			if b.Name == after {
+				start = i + 1
+			}
+		}
+	}
+	pattern := w.req.Config.Bench
+	if pattern == "" {
+		pattern = "."
+	}
+	for i := start; i < len(all); i++ {
+		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseDiscovery, Done: int64(i), Total: int64(len(all))}); err != nil {
+			return err
+		}
+		out, err := w.runBenchmark(all[i], pattern, 1)
+		if err != nil {
+			return err
+		}
+		leaves := out.leaves()
+		for len(leaves) > 0 {
+			n := min(len(leaves), protocol.MaxIdentitiesPerFrame)
+			l := protocol.Listing{Identities: make([]protocol.Listed, n)}
+			for j, name := range leaves[:n] {
+				l.Identities[j] = protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
+			}
+			if err := w.conn.Send(l); err != nil {
+				return err
+			}
+			leaves = leaves[n:]
+		}
+	}
+	return nil
+}
+
+// benchmark measures one leaf: calibration, then the timed samples.
+func (w *session) benchmark() error {
+	name := w.req.Identity.Name
+	b, ok := lookupBenchmark(topLevel(name))
+	if !ok {
+		return w.fail(protocol.FailureError, fmt.Sprintf("no benchmark function %s in this test binary", topLevel(name)), "")
+	}
+	cfg := w.req.Config
+	minSample := time.Duration(cfg.MinSampleNs)
+	if minSample <= 0 {
+		minSample = DefaultMinSample
+	}
+	samples := cfg.Samples
+	if samples <= 0 {
+		samples = DefaultSamples
+	}
+	pattern := exactPattern(name)
+
+	// run measures once at n iterations; a nil sample with nil error means
+	// the run ended the identity (skip or failure was sent).
+	run := func(n int64) (*protocol.Sample, error) {
+		out, err := w.runBenchmark(b, pattern, n)
+		if err != nil {
+			return nil, err
+		}
+		if msg, failed := out.failed[name]; failed {
+			return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, name+" failed"), "")
+		}
+		if reason, skipped := out.skipped[name]; skipped {
+			return nil, w.conn.Send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
+		}
+		if s, ok := out.results[name]; ok {
+			return &s, nil
+		}
+		for parent, msg := range out.failed {
+			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
+				return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, parent+" failed"), "")
+			}
+		}
+		switch {
+		case !slices.Contains(out.started, name):
+			return nil, w.fail(protocol.FailureError, "no benchmark matches "+name, "")
+		case !slices.Contains(out.leaves(), name):
+			return nil, w.fail(protocol.FailureError, name+" has sub-benchmarks; measure its leaves", "")
+		}
+		return nil, w.fail(protocol.FailureError, name+" printed no result", "")
+	}
+
+	n := cfg.Iterations
+	if n <= 0 {
+		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseCalibration}); err != nil {
+			return err
+		}
+		for n = 1; ; n *= 2 {
+			s, err := run(n)
+			if s == nil {
+				return err
+			}
+			if time.Duration(s.ElapsedNs) >= minSample || n*2 > maxIterations {
+				break
+			}
+		}
+	}
+	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed,
+		Samples: make([]protocol.Sample, 0, samples)}
+	for i := 0; i < samples; i++ {
+		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseTiming, Done: int64(i), Total: int64(samples)}); err != nil {
+			return err
+		}
+		s, err := run(n)
+		if s == nil {
+			return err
+		}
+		result.Samples = append(result.Samples, *s)
+	}
+	return w.conn.Send(result)
+}

@@ -1,0 +1,201 @@
+package worker
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// benchOutput is what one testing.RunBenchmarks call printed about the
+// benchmarks under one top-level function, in -test.v form.
+type benchOutput struct {
+	top     string // the top-level function's name
+	suffix  string // "-P" that testing appends to result names, "" when P == 1
+	started []string
+	results map[string]protocol.Sample
+	skipped map[string]string
+	failed  map[string]string
+	pending strings.Builder // indented output since the last name line
+	current string          // the benchmark whose name line came last
+}
+
+func newBenchOutput(top string, procs int) *benchOutput {
+	o := &benchOutput{
+		top:     top,
+		results: map[string]protocol.Sample{},
+		skipped: map[string]string{},
+		failed:  map[string]string{},
+	}
+	if procs != 1 {
+		o.suffix = "-" + strconv.Itoa(procs)
+	}
+	return o
+}
+
+// under reports whether name is the top-level function or one of its
+// sub-benchmarks.
+func (o *benchOutput) under(name string) bool {
+	return name == o.top || strings.HasPrefix(name, o.top+"/")
+}
+
+// canonical strips testing's "-P" suffix from a printed name when the bare
+// name is one this run started.
+func (o *benchOutput) canonical(name string) string {
+	if bare, ok := strings.CutSuffix(name, o.suffix); ok && o.suffix != "" {
+		for _, s := range o.started {
+			if s == bare {
+				return bare
+			}
+		}
+	}
+	return name
+}
+
+// line consumes one line of output (without its newline).
+func (o *benchOutput) line(s string) {
+	switch {
+	case strings.HasPrefix(s, "    "):
+		if o.pending.Len() < protocol.MaxTextLen {
+			o.pending.WriteString(strings.TrimPrefix(s, "    "))
+			o.pending.WriteByte('\n')
+		}
+	case strings.HasPrefix(s, "--- SKIP: "):
+		o.skipped[o.canonical(strings.TrimPrefix(s, "--- SKIP: "))] = o.takePending()
+	case strings.HasPrefix(s, "--- FAIL: "):
+		o.failed[o.canonical(strings.TrimPrefix(s, "--- FAIL: "))] = o.takePending()
+	case strings.HasPrefix(s, "--- BENCH: "):
+		o.takePending()
+	case !strings.Contains(s, "\t"):
+		if o.under(s) {
+			o.started = append(o.started, s)
+			o.current = s
+			o.takePending()
+		}
+	default:
+		o.result(s)
+	}
+}
+
+func (o *benchOutput) takePending() string {
+	s := strings.TrimRight(o.pending.String(), "\n")
+	o.pending.Reset()
+	return s
+}
+
+// result parses a result line such as
+//
+//	BenchmarkX/n=1-2   	  100	  2.600 ns/op	  12 B/op	  1 allocs/op	  3.5 widgets/op
+func (o *benchOutput) result(s string) {
+	fields := strings.Split(s, "\t")
+	if len(fields) < 2 {
+		return
+	}
+	name := o.canonical(strings.TrimSpace(fields[0]))
+	if !o.under(name) {
+		return
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
+	if err != nil || n <= 0 {
+		return
+	}
+	sample := protocol.Sample{Iterations: n}
+	total := func(perOp float64) uint64 { return uint64(math.Round(perOp * float64(n))) }
+	for _, f := range fields[2:] {
+		parts := strings.Fields(f)
+		if len(parts) != 2 {
+			continue
+		}
+		v, err := strconv.ParseFloat(parts[0], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		switch unit := parts[1]; unit {
+		case "ns/op":
+			sample.ElapsedNs = int64(math.Round(v * float64(n)))
+		case "B/op":
+			b := total(v)
+			sample.AllocBytes = &b
+		case "allocs/op":
+			a := total(v)
+			sample.Allocs = &a
+		default:
+			if len(sample.Extra) < protocol.MaxExtraPerSample {
+				sample.Extra = append(sample.Extra, protocol.Metric{Unit: unit, Value: v})
+			}
+		}
+	}
+	if (sample.AllocBytes == nil) != (sample.Allocs == nil) {
+		sample.AllocBytes, sample.Allocs = nil, nil
+	}
+	o.results[name] = sample
+}
+
+// leaves returns the started names that have no started sub-benchmark: the
+// identities that can each be measured on their own.
+func (o *benchOutput) leaves() []string {
+	var out []string
+	for i, s := range o.started {
+		parent := false
+		for _, t := range o.started[i+1:] {
+			if strings.HasPrefix(t, s+"/") {
+				parent = true
+				break
+			}
+		}
+		if !parent && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maxLine bounds one captured line; the rest of a longer line is dropped
+// from parsing (it still reaches the real stdout).
+const maxLine = 64 << 10
+
+// captureStdout runs f with os.Stdout redirected into a pipe. Every byte is
+// forwarded to the original stdout (which the supervisor captures, bounded)
+// and every line is handed to line, in order, before captureStdout returns.
+func captureStdout(f func(), line func(string)) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	orig := os.Stdout
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		br := bufio.NewReaderSize(io.TeeReader(r, orig), maxLine)
+		for {
+			s, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				line(string(s))
+				for err == bufio.ErrBufferFull { // discard the rest of the long line
+					_, err = br.ReadSlice('\n')
+				}
+				continue
+			}
+			if len(s) > 0 {
+				line(strings.TrimRight(string(s), "\n"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	os.Stdout = w
+	defer func() {
+		os.Stdout = orig
+		w.Close()
+		<-done
+		r.Close()
+	}()
+	f()
+	return nil
+}

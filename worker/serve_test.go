@@ -1,0 +1,214 @@
+package worker
+
+import (
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// The fixtures below are registered as a generated file would register a
+// package's benchmarks and tests.
+func init() {
+	RegisterBenchmark("BenchmarkFixtureLoop", func(b *testing.B) {
+		b.ReportAllocs()
+		var sink []byte
+		for b.Loop() {
+			sink = make([]byte, 64)
+		}
+		_ = sink
+		b.ReportMetric(2, "widgets/op")
+	})
+	RegisterBenchmark("BenchmarkFixtureTable", func(b *testing.B) {
+		for _, n := range []int{1, 10} {
+			b.Run("n="+strings.Repeat("x", n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					_ = strings.Repeat("y", n)
+				}
+			})
+		}
+	})
+	RegisterBenchmark("BenchmarkFixtureSkip", func(b *testing.B) { b.Skip("fixture skips") })
+	RegisterBenchmark("BenchmarkFixtureFatal", func(b *testing.B) { b.Fatal("fixture fails") })
+	RegisterTest("TestFixturePass", func(t *testing.T) {})
+	RegisterTest("TestFixtureFail", func(t *testing.T) { t.Error("fixture test fails") })
+	RegisterTest("TestFixtureSkip", func(t *testing.T) { t.Skip("fixture test skips") })
+}
+
+// exchange runs one Request against an in-process session and returns every
+// message the worker sent after Ready, checked by a protocol.Checker.
+func exchange(t *testing.T, req protocol.Request) []protocol.Message {
+	t.Helper()
+	sup, child := net.Pipe()
+	defer sup.Close()
+	errc := make(chan error, 1)
+	go func() {
+		defer child.Close()
+		errc <- (&session{conn: protocol.NewConn(child)}).serve()
+	}()
+	conn := protocol.NewConn(sup)
+	var check protocol.Checker
+	var got []protocol.Message
+	require.NoError(t, sup.SetDeadline(time.Now().Add(60*time.Second)))
+	for {
+		m, err := conn.Receive()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.NoError(t, check.Check(m), "message %s", m.Kind())
+		switch m.(type) {
+		case protocol.Hello:
+			require.NoError(t, conn.Send(req))
+			require.NoError(t, check.Sent(req))
+		case protocol.Ready:
+		default:
+			got = append(got, m)
+		}
+	}
+	require.NoError(t, <-errc)
+	assert.True(t, check.Done(), "the worker must end with done")
+	return got
+}
+
+func only[T protocol.Message](msgs []protocol.Message) []T {
+	var out []T
+	for _, m := range msgs {
+		if v, ok := m.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestServeDiscover(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeDiscover, Config: protocol.RequestConfig{Bench: "Fixture"}})
+	var names []string
+	for _, l := range only[protocol.Listing](msgs) {
+		for _, id := range l.Identities {
+			names = append(names, id.Name)
+		}
+	}
+	assert.Equal(t, []string{
+		"BenchmarkFixtureLoop",
+		"BenchmarkFixtureTable/n=x", "BenchmarkFixtureTable/n=xxxxxxxxxx",
+		"BenchmarkFixtureSkip", "BenchmarkFixtureFatal",
+	}, names)
+	progress := only[protocol.Progress](msgs)
+	require.Len(t, progress, 4, "one discovery progress per function")
+	assert.Equal(t, int64(3), progress[3].Done)
+}
+
+func TestServeDiscoverFiltersAndResumes(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeDiscover,
+		Config: protocol.RequestConfig{Bench: "Table/n=xx", After: "BenchmarkFixtureLoop"}})
+	var names []string
+	for _, l := range only[protocol.Listing](msgs) {
+		for _, id := range l.Identities {
+			names = append(names, id.Name)
+		}
+	}
+	assert.Equal(t, []string{"BenchmarkFixtureTable/n=xxxxxxxxxx"}, names)
+}
+
+func TestServeBenchmark(t *testing.T) {
+	id := protocol.Identity{Package: "p", Name: "BenchmarkFixtureLoop"}
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: id, Repetition: 2, Seed: 9,
+		Config: protocol.RequestConfig{MinSampleNs: int64(200 * time.Microsecond), Samples: 3}})
+	results := only[protocol.Result](msgs)
+	require.Len(t, results, 1)
+	r := results[0]
+	assert.Equal(t, 2, r.Repetition)
+	assert.Equal(t, uint64(9), r.Seed)
+	require.Len(t, r.Samples, 3)
+	for _, s := range r.Samples {
+		assert.Equal(t, r.Samples[0].Iterations, s.Iterations, "every sample runs the calibrated N")
+		assert.Positive(t, s.ElapsedNs)
+		require.NotNil(t, s.AllocBytes)
+		assert.GreaterOrEqual(t, *s.AllocBytes, uint64(64)*uint64(s.Iterations), "64 B/op at least")
+		assert.Contains(t, s.Extra, protocol.Metric{Unit: "widgets/op", Value: 2})
+	}
+	// N is a power of two reached by doubling.
+	n := r.Samples[0].Iterations
+	assert.Zero(t, n&(n-1), "N=%d is not a power of two", n)
+}
+
+func TestServeBenchmarkPinnedIterations(t *testing.T) {
+	id := protocol.Identity{Name: "BenchmarkFixtureTable/n=x"}
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: id,
+		Config: protocol.RequestConfig{Iterations: 7, Samples: 2}})
+	r := only[protocol.Result](msgs)
+	require.Len(t, r, 1)
+	for _, s := range r[0].Samples {
+		assert.Equal(t, int64(7), s.Iterations)
+	}
+}
+
+func TestServeBenchmarkEnds(t *testing.T) {
+	tests := []struct {
+		name  string
+		bench string
+		check func(t *testing.T, msgs []protocol.Message)
+	}{
+		{"skip", "BenchmarkFixtureSkip", func(t *testing.T, msgs []protocol.Message) {
+			s := only[protocol.Skip](msgs)
+			require.Len(t, s, 1)
+			assert.Contains(t, s[0].Reason, "fixture skips")
+		}},
+		{"fatal", "BenchmarkFixtureFatal", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1)
+			assert.Equal(t, protocol.FailureFatal, f[0].Class)
+			assert.Contains(t, f[0].Message, "fixture fails")
+		}},
+		{"unknown function", "BenchmarkNope", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1)
+			assert.Contains(t, f[0].Message, "no benchmark function BenchmarkNope")
+		}},
+		{"unknown leaf", "BenchmarkFixtureTable/n=zzz", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1)
+			assert.Contains(t, f[0].Message, "no benchmark matches")
+		}},
+		{"not a leaf", "BenchmarkFixtureTable", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1)
+			assert.Contains(t, f[0].Message, "has sub-benchmarks")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: tt.bench},
+				Config: protocol.RequestConfig{Iterations: 1, Samples: 1}})
+			assert.Empty(t, only[protocol.Result](msgs))
+			tt.check(t, msgs)
+		})
+	}
+}
+
+func TestServeTests(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture"}})
+	var got []string
+	for _, e := range only[protocol.TestEvent](msgs) {
+		got = append(got, string(e.Action)+" "+e.Test)
+	}
+	assert.Equal(t, []string{
+		"run TestFixturePass", "pass TestFixturePass",
+		"run TestFixtureFail", "fail TestFixtureFail",
+		"run TestFixtureSkip", "skip TestFixtureSkip",
+	}, got)
+
+	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture", After: "TestFixtureFail"}})
+	got = nil
+	for _, e := range only[protocol.TestEvent](msgs) {
+		got = append(got, string(e.Action)+" "+e.Test)
+	}
+	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "resumes after the named test")
+}

@@ -1,0 +1,174 @@
+package worker
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"testing"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// modulePath is benchsup's module path, used to find the worker's own
+// version in the build information.
+const modulePath = "github.com/benchsup/benchsup"
+
+var registry struct {
+	mu         sync.Mutex
+	benchmarks []testing.InternalBenchmark
+	tests      []testing.InternalTest
+}
+
+// RegisterBenchmark adds a top-level benchmark function, in source order.
+// Generated code calls it from init.
+func RegisterBenchmark(name string, f func(*testing.B)) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.benchmarks = append(registry.benchmarks, testing.InternalBenchmark{Name: name, F: f})
+}
+
+// RegisterTest adds a top-level test function, in source order. Generated
+// code calls it from init.
+func RegisterTest(name string, f func(*testing.T)) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.tests = append(registry.tests, testing.InternalTest{Name: name, F: f})
+}
+
+// Serve answers the one Request of this process. It is the body of the
+// generated TestBenchsupWorker. Outside a benchsup child it skips the test.
+func Serve(t *testing.T) {
+	ep, err := protocol.ChildEndpoint()
+	if errors.Is(err, protocol.ErrNoEndpoint) {
+		t.Skip("benchsup worker: not started by benchsup")
+	}
+	if err != nil {
+		t.Fatalf("benchsup worker: %v", err)
+	}
+	defer ep.Close()
+	w := &session{conn: protocol.NewConn(ep)}
+	if err := w.serve(); err != nil {
+		// The supervisor sees the nonzero exit and this line on stderr.
+		fmt.Fprintf(os.Stderr, "benchsup worker: %v\n", err)
+		t.Fail()
+	}
+}
+
+// Version returns the worker's module version as the build recorded it.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range append([]*debug.Module{&info.Main}, info.Deps...) {
+		if m.Path != modulePath {
+			continue
+		}
+		if m.Replace != nil {
+			return m.Version + " => " + m.Replace.Path
+		}
+		return m.Version
+	}
+	return "unknown"
+}
+
+type session struct {
+	conn *protocol.Conn
+	req  protocol.Request
+}
+
+func (w *session) serve() error {
+	if err := w.conn.Send(protocol.Hello{
+		ProtocolVersion: protocol.Version,
+		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),
+		PID:             os.Getpid(),
+		GoVersion:       runtime.Version(),
+		GOOS:            runtime.GOOS,
+		GOARCH:          runtime.GOARCH,
+		GOMAXPROCS:      runtime.GOMAXPROCS(0),
+	}); err != nil {
+		return err
+	}
+	m, err := w.conn.Receive()
+	if err != nil {
+		return fmt.Errorf("reading request: %w", err)
+	}
+	req, ok := m.(protocol.Request)
+	if !ok {
+		return fmt.Errorf("expected a request, got %s", m.Kind())
+	}
+	w.req = req
+	if err := w.conn.Send(protocol.Ready{Identity: req.Identity}); err != nil {
+		return err
+	}
+	switch req.Mode {
+	case protocol.ModeDiscover:
+		err = w.discover()
+	case protocol.ModeBenchmark:
+		err = w.benchmark()
+	case protocol.ModeTest:
+		err = w.runTests()
+	default:
+		err = w.conn.Send(protocol.Failure{Class: protocol.FailureError,
+			Message: fmt.Sprintf("this worker cannot serve %s requests", req.Mode)})
+	}
+	if err != nil {
+		return err
+	}
+	return w.conn.Send(protocol.Done{})
+}
+
+// fail sends a worker-side error as the identity's failure.
+func (w *session) fail(class protocol.FailureClass, msg, stack string) error {
+	return w.conn.Send(protocol.Failure{
+		Class:   class,
+		Message: protocol.TruncateText(msg, protocol.MaxTextLen),
+		Stack:   protocol.TruncateText(stack, protocol.MaxTextLen),
+	})
+}
+
+// flagState sets testing's flags for one call and restores them after: a
+// flag left set persists, and the testing main would act on it after Serve
+// returns (a leftover -test.bench reruns every benchmark).
+type flagState struct{ saved map[string]string }
+
+func (fs *flagState) set(name, value string) error {
+	f := flag.Lookup(name)
+	if f == nil {
+		return fmt.Errorf("flag -%s is not registered (is this a test binary?)", name)
+	}
+	if fs.saved == nil {
+		fs.saved = map[string]string{}
+	}
+	if _, ok := fs.saved[name]; !ok {
+		fs.saved[name] = f.Value.String()
+	}
+	return flag.Set(name, value)
+}
+
+func (fs *flagState) restore() {
+	for name, v := range fs.saved {
+		_ = flag.Set(name, v) // restoring a value the flag itself printed cannot fail
+	}
+	fs.saved = nil
+}
+
+var matchCache sync.Map // pattern -> *regexp.Regexp
+
+// matchString is the matcher `go test`'s generated main passes to testing.
+func matchString(pat, str string) (bool, error) {
+	if re, ok := matchCache.Load(pat); ok {
+		return re.(*regexp.Regexp).MatchString(str), nil
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return false, err
+	}
+	matchCache.Store(pat, re)
+	return re.MatchString(str), nil
+}
