@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"cmp"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -160,7 +159,7 @@ func (w *session) benchmark() error {
 			return nil, err
 		}
 		if msg, failed := out.failed[name]; failed {
-			return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, name+" failed"), "")
+			return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, name+" failed"), "")
 		}
 		if reason, skipped := out.skipped[name]; skipped {
 			return nil, w.conn.Send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
@@ -170,7 +169,7 @@ func (w *session) benchmark() error {
 		}
 		for parent, msg := range out.failed {
 			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
-				return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, parent+" failed"), "")
+				return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, parent+" failed"), "")
 			}
 		}
 		switch {
@@ -210,4 +209,14 @@ func (w *session) benchmark() error {
 		result.Samples = append(result.Samples, *s)
 	}
 	return w.conn.Send(result)
+}
+
+// orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the
+// worker builds at the go 1.21 language version so that linking it never
+// raises a measured module's go line.)
+func orIfEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

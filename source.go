@@ -1,0 +1,20 @@
+// Package benchsup carries the source of benchsup's worker (and the protocol
+// it speaks) inside every benchsup binary, so that the supervisor can link
+// the worker into any module's test binary without network access and
+// without the module having to require benchsup.
+//
+// The commands and libraries live in the subdirectories: cmd/benchsup (the
+// CLI), supervisor, sandbox, protocol, worker, measure, report. This package
+// holds no code beyond the embedded files.
+package benchsup
+
+import "embed"
+
+// WorkerSource holds the .go files of the worker and protocol packages as
+// they were when this binary was built, with worker.mod and worker.sum: the
+// go.mod and go.sum of a module holding only those two packages. That module
+// declares go 1.21 and requires only the msgpack codec, because everything it
+// requires joins the measured module's build list.
+//
+//go:embed worker.mod worker.sum worker/*.go protocol/*.go
+var WorkerSource embed.FS
