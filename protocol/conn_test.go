@@ -23,7 +23,7 @@ func sampleMessages() []Message {
 		Hello{ProtocolVersion: Version, WorkerVersion: "v0.1.0", PID: 4242, GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64", GOMAXPROCS: 2},
 		Request{Mode: ModeBenchmark, Identity: id, Repetition: 3, Seed: 1 << 60, Config: RequestConfig{
 			MinSampleNs: 5e6, Samples: 32, Iterations: 0, Run: "^TestX$", Bench: ".", After: "TestA",
-			TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode"}}},
+			TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode"}, Skip: []string{"TestDone", "TestCrashed"}}},
 		Ready{Identity: id},
 		Progress{Phase: PhaseTiming, Done: 3, Total: 32},
 		Result{Identity: id, Repetition: 3, Seed: 1 << 60, BytesPerOp: 1024,

@@ -156,9 +156,13 @@ type RequestConfig struct {
 	Run string `msgpack:"run"`
 	// Bench is a `go test -bench` pattern (discovery of benchmarks).
 	Bench string `msgpack:"bench"`
-	// After, in test mode, names the last test already accounted for: the
-	// child runs only the tests after it, so a run resumes past a crash.
+	// After names the last top-level function already accounted for: the
+	// child starts with the one registered after it, so discovery resumes
+	// past a function that crashed.
 	After string `msgpack:"after"`
+	// Skip names top-level tests the child must not run (test mode): those
+	// that finished or crashed in an earlier child of the same package.
+	Skip []string `msgpack:"skip"`
 	// TestTimeoutNs bounds one test in test mode; zero means none.
 	TestTimeoutNs int64 `msgpack:"testTimeoutNs"`
 	// Args are extra arguments for the code under test.

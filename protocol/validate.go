@@ -84,12 +84,18 @@ func (m Request) validate() error {
 		checkString("config.after", c.After, MaxNameLen),
 		checkNonNegative("config.testTimeoutNs", c.TestTimeoutNs),
 		checkCount("config.args", len(c.Args), MaxArgs),
+		checkCount("config.skip", len(c.Skip), MaxIdentitiesPerFrame),
 		checkNonNegative("repetition", int64(m.Repetition)),
 	); err != nil {
 		return err
 	}
 	for _, a := range c.Args {
 		if err := checkString("config.args[]", a, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.Skip {
+		if err := checkString("config.skip[]", name, MaxNameLen); err != nil {
 			return err
 		}
 	}

@@ -211,4 +211,11 @@ func TestServeTests(t *testing.T) {
 		got = append(got, string(e.Action)+" "+e.Test)
 	}
 	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "resumes after the named test")
+
+	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture", Skip: []string{"TestFixtureFail", "TestFixturePass"}}})
+	got = nil
+	for _, e := range only[protocol.TestEvent](msgs) {
+		got = append(got, string(e.Action)+" "+e.Test)
+	}
+	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "skips the named tests")
 }

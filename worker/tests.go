@@ -9,12 +9,12 @@ import (
 	"github.com/benchsup/benchsup/protocol"
 )
 
-// runTests runs the registered tests after Config.After that match
-// Config.Run through testing.RunTests, sending a "run" TestEvent as each
+// runTests runs the registered tests after Config.After, except those in
+// Config.Skip, that match Config.Run through testing.RunTests, sending a "run" TestEvent as each
 // top-level test starts and a pass, fail or skip event once it and all its
 // subtests have finished. A test that ends the process leaves its "run"
 // without an end: that is how the supervisor names the crashing test and
-// resumes after it in a new process.
+// resumes without it in a new process.
 func (w *session) runTests() error {
 	registry.mu.Lock()
 	all := append([]testing.InternalTest(nil), registry.tests...)
@@ -31,9 +31,15 @@ func (w *session) runTests() error {
 			return w.fail(protocol.FailureError, fmt.Sprintf("cannot resume after %s: no such test", after), "")
 		}
 	}
-	tests := make([]testing.InternalTest, len(all))
-	for i, t := range all {
-		tests[i] = testing.InternalTest{Name: t.Name, F: w.watchTest(t.Name, t.F)}
+	skip := make(map[string]bool, len(w.req.Config.Skip))
+	for _, name := range w.req.Config.Skip {
+		skip[name] = true
+	}
+	var tests []testing.InternalTest
+	for _, t := range all {
+		if !skip[t.Name] {
+			tests = append(tests, testing.InternalTest{Name: t.Name, F: w.watchTest(t.Name, t.F)})
+		}
 	}
 	var fs flagState
 	defer fs.restore()
