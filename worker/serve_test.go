@@ -196,9 +196,18 @@ func TestServeBenchmarkEnds(t *testing.T) {
 func TestServeTests(t *testing.T) {
 	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture"}})
 	var got []string
+	outputs := 0
 	for _, e := range only[protocol.TestEvent](msgs) {
+		if e.Action == protocol.TestOutput { // sent when testing prints the block, after the end event
+			outputs++
+			assert.Equal(t, "TestFixtureFail", e.Test)
+			assert.Contains(t, e.Output, "--- FAIL: TestFixtureFail")
+			assert.Contains(t, e.Output, "fixture test fails", "the failure travels with its output")
+			continue
+		}
 		got = append(got, string(e.Action)+" "+e.Test)
 	}
+	assert.Equal(t, 1, outputs)
 	assert.Equal(t, []string{
 		"run TestFixturePass", "pass TestFixturePass",
 		"run TestFixtureFail", "fail TestFixtureFail",
@@ -208,14 +217,18 @@ func TestServeTests(t *testing.T) {
 	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture", After: "TestFixtureFail"}})
 	got = nil
 	for _, e := range only[protocol.TestEvent](msgs) {
-		got = append(got, string(e.Action)+" "+e.Test)
+		if e.Action != protocol.TestOutput {
+			got = append(got, string(e.Action)+" "+e.Test)
+		}
 	}
 	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "resumes after the named test")
 
 	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture", Skip: []string{"TestFixtureFail", "TestFixturePass"}}})
 	got = nil
 	for _, e := range only[protocol.TestEvent](msgs) {
-		got = append(got, string(e.Action)+" "+e.Test)
+		if e.Action != protocol.TestOutput {
+			got = append(got, string(e.Action)+" "+e.Test)
+		}
 	}
 	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "skips the named tests")
 }

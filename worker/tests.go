@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,9 +47,53 @@ func (w *session) runTests() error {
 	if err := fs.set("test.run", w.req.Config.Run); err != nil {
 		return err
 	}
-	testing.RunTests(matchString, tests)
-	return nil
+	blocks := &failBlocks{emit: func(name, text string) {
+		_ = w.conn.Send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
+			Output: protocol.TruncateText(text, protocol.MaxTextLen)})
+	}}
+	err := captureStdout(func() { testing.RunTests(matchString, tests) }, blocks.line)
+	blocks.flush()
+	return err
 }
+
+// failBlocks finds, in testing's non-verbose output, each failed top-level
+// test's block ("--- FAIL: TestX (0.01s)" and the indented lines under it,
+// subtests included) and emits it, so a failure travels with its output as
+// under go test.
+type failBlocks struct {
+	emit func(name, text string)
+	name string
+	text strings.Builder
+}
+
+func (f *failBlocks) line(s string) {
+	if rest, ok := strings.CutPrefix(s, "--- FAIL: "); ok {
+		f.flush()
+		name, _, _ := strings.Cut(rest, " (")
+		f.name, _, _ = strings.Cut(name, "/")
+		f.text.WriteString(s + "\n")
+		return
+	}
+	if f.name != "" && (strings.HasPrefix(s, "    ") || strings.HasPrefix(s, "\t")) {
+		if f.text.Len() < protocol.MaxTextLen {
+			f.text.WriteString(s + "\n")
+		}
+		return
+	}
+	f.flush()
+}
+
+func (f *failBlocks) flush() {
+	if f.name != "" {
+		f.emit(f.name, f.text.String())
+	}
+	f.name = ""
+	f.text.Reset()
+}
+
+// panicPrefix starts the output event a test's panic sends; the supervisor
+// names the test that crashed a child by it.
+const panicPrefix = "panic: "
 
 func (w *session) watchTest(name string, f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
@@ -70,7 +115,7 @@ func (w *session) watchTest(name string, f func(*testing.T)) func(*testing.T) {
 		})
 		defer func() {
 			if r := recover(); r != nil {
-				out := fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())
+				out := fmt.Sprintf("%s%v\n\n%s", panicPrefix, r, debug.Stack())
 				_ = w.conn.Send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
 					Output: protocol.TruncateText(out, protocol.MaxTextLen)})
 				panic(r)
