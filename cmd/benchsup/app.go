@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
+	"github.com/benchsup/benchsup/supervisor"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// errFailed means the run happened and something in it failed; the results
+// already say what.
+var errFailed = errors.New("failures")
+
+// usageError is a malformed command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// run is the whole command: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(normalizeArgs(args))
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFailed):
+		return exitFailed
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
+		return exitFailed
+	}
+}
+
+// normalizeArgs turns a bare --bench (select every benchmark, as the flag's
+// documentation promises) into --bench=., since the flag library requires a
+// value.
+func normalizeArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "--bench" || a == "-bench" {
+			a = "--bench=."
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " (…)"
+	}
+	return s
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	onUsage := func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	return &cli.App{
+		Name:            "benchsup",
+		Usage:           "run Go tests and benchmarks in fresh, isolated child processes",
+		Version:         version(),
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		OnUsageError:    onUsage,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run() owns exit statuses
+		CommandNotFound: func(c *cli.Context, name string) {},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q (commands: run, list)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:         "run",
+				Usage:        "run tests (default) or benchmarks (--bench) of packages",
+				ArgsUsage:    "[packages]",
+				Flags:        runFlags(),
+				OnUsageError: onUsage,
+				Action:       func(c *cli.Context) error { return runCommand(c, stdout, stderr) },
+			},
+			{
+				Name:         "list",
+				Usage:        "list every test and benchmark identity, sub-benchmarks included",
+				ArgsUsage:    "[packages]",
+				Flags:        listFlags(),
+				OnUsageError: onUsage,
+				Action:       func(c *cli.Context) error { return listCommand(c, stdout) },
+			},
+		},
+	}
+}
+
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "resolve packages in `DIR` instead of the current directory"},
+		&cli.StringFlag{Name: "bench", Usage: "select benchmarks matching `REGEX` (go test -bench syntax, sub-benchmark paths included); bare --bench selects all"},
+		&cli.StringFlag{Name: "run", Usage: "select tests matching `REGEX` (go test -run syntax)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "bound each child process from spawn to exit (default 10m)"},
+		&cli.DurationFlag{Name: "startup-timeout", Usage: "bound each child from spawn to its hello (default 10s)"},
+		&cli.StringSliceFlag{Name: "env-keep", Usage: "pass `NAME` from this environment to the children (repeatable)"},
+		&cli.StringSliceFlag{Name: "env-set", Usage: "set `NAME=VALUE` in the children (repeatable)"},
+		&cli.StringSliceFlag{Name: "env-remove", Usage: "remove `NAME` from the children's environment (repeatable)"},
+		&cli.BoolFlag{Name: "env-inherit", Usage: "give the children this whole environment instead of the strict one"},
+	}
+}
+
+func runFlags() []cli.Flag {
+	return append(commonFlags(),
+		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark"},
+		&cli.DurationFlag{Name: "bench-min-time", Value: supervisor.DefaultMinSampleTime, Usage: "auto-scaling target of one sample"},
+		&cli.IntFlag{Name: "samples", Value: supervisor.DefaultSamples, Usage: "timed samples per process"},
+		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test (default 10m)"},
+		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE`"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt or json"},
+		&cli.BoolFlag{Name: "fail-fast", Usage: "start nothing new after the first failure"},
+		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (default: number of CPUs)"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
+	)
+}
+
+func listFlags() []cli.Flag { return commonFlags() }
+
+// config builds the supervisor configuration shared by run and list.
+func config(c *cli.Context) (supervisor.Config, error) {
+	cfg := supervisor.Config{
+		Dir:            c.String("dir"),
+		Packages:       c.Args().Slice(),
+		Bench:          c.String("bench"),
+		Run:            c.String("run"),
+		Timeout:        c.Duration("timeout"),
+		StartupTimeout: c.Duration("startup-timeout"),
+		Env: sandbox.EnvPolicy{
+			Inherit: c.Bool("env-inherit"),
+			Keep:    c.StringSlice("env-keep"),
+			Set:     c.StringSlice("env-set"),
+			Remove:  c.StringSlice("env-remove"),
+		},
+	}
+	if c.IsSet("bench") {
+		cfg.Mode = supervisor.ModeBench
+		if cfg.Bench == "" {
+			cfg.Bench = "."
+		}
+	}
+	for _, p := range []struct{ flag, pattern string }{{"bench", cfg.Bench}, {"run", cfg.Run}} {
+		if err := checkPattern(p.pattern); err != nil {
+			return cfg, usagef("--%s: %v", p.flag, err)
+		}
+	}
+	for _, d := range []string{"timeout", "startup-timeout"} {
+		if c.IsSet(d) && c.Duration(d) <= 0 {
+			return cfg, usagef("--%s must be positive, got %v", d, c.Duration(d))
+		}
+	}
+	for _, kv := range cfg.Env.Set {
+		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
+			return cfg, usagef("--env-set wants NAME=VALUE, got %q", kv)
+		}
+	}
+	return cfg, nil
+}
+
+func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
+	cfg, err := config(c)
+	if err != nil {
+		return err
+	}
+	cfg.Repetitions = c.Int("repetitions")
+	cfg.MinSampleTime = c.Duration("bench-min-time")
+	cfg.Samples = c.Int("samples")
+	cfg.TestDeadline = c.Duration("test-timeout")
+	cfg.FailFast = c.Bool("fail-fast")
+	cfg.Parallel = c.Int("parallel")
+	cfg.Warnings = prefixWriter{stderr}
+	switch {
+	case cfg.Repetitions < 1:
+		return usagef("--repetitions must be at least 1, got %d", cfg.Repetitions)
+	case cfg.Samples < 1:
+		return usagef("--samples must be at least 1, got %d", cfg.Samples)
+	case cfg.MinSampleTime <= 0:
+		return usagef("--bench-min-time must be positive, got %v", cfg.MinSampleTime)
+	case c.IsSet("test-timeout") && cfg.TestDeadline <= 0:
+		return usagef("--test-timeout must be positive, got %v", cfg.TestDeadline)
+	case cfg.Parallel < 0:
+		return usagef("--parallel must not be negative, got %d", cfg.Parallel)
+	}
+	write, err := formatter(c.String("format"), cfg.Mode, c.Bool("verbose"))
+	if err != nil {
+		return err
+	}
+
+	live := false
+	if f, ok := stdout.(*os.File); ok && report.LiveEnabled(f) {
+		live = true
+	}
+	progress := report.NewProgress(stderr, live)
+	cfg.Progress = progress.Update
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doc, err := supervisor.Run(ctx, cfg)
+	progress.Clear()
+	if err != nil {
+		return err
+	}
+	if path := c.String("json"); path != "" {
+		if err := writeJSONFile(path, *doc); err != nil {
+			return err
+		}
+	}
+	if err := write(stdout, *doc); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the results above are partial")
+	}
+	if failed(*doc) {
+		return errFailed
+	}
+	return nil
+}
+
+// formatter picks the stdout renderer.
+func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer, report.Document) error, error) {
+	switch name {
+	case "table":
+		if mode == supervisor.ModeTest {
+			return func(w io.Writer, d report.Document) error { return report.WriteTests(w, d, verbose) }, nil
+		}
+		return func(w io.Writer, d report.Document) error { return report.WriteTable(w, d, report.TableOptions{}) }, nil
+	case "benchfmt":
+		if mode == supervisor.ModeTest {
+			return nil, usagef("--format=benchfmt needs --bench")
+		}
+		return report.WriteBenchfmt, nil
+	case "json":
+		return report.WriteJSON, nil
+	}
+	return nil, usagef("--format must be table, benchfmt or json, got %q", name)
+}
+
+func writeJSONFile(path string, doc report.Document) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--json: %w", cerr)
+		}
+	}()
+	if err := report.WriteJSON(f, doc); err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	return nil
+}
+
+// failed reports whether any row is neither a success nor a skip.
+func failed(doc report.Document) bool {
+	for _, r := range doc.Rows {
+		if r.Outcome != sandbox.ClassSuccess.String() && r.Outcome != sandbox.ClassSkipped.String() {
+			return true
+		}
+	}
+	return false
+}
+
+func listCommand(c *cli.Context, stdout io.Writer) error {
+	cfg, err := config(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	entries, err := supervisor.List(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	bad := false
+	for _, e := range entries {
+		if e.Error != "" {
+			bad = true
+			fmt.Fprintf(stdout, "%s\t%s\t%s\terror: %s\n", e.Package, e.Kind, e.Name, oneLine(e.Error))
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\n", e.Package, e.Kind, e.Name)
+	}
+	if bad {
+		return errFailed
+	}
+	return nil
+}
+
+// prefixWriter prefixes each warning line with "benchsup: ".
+type prefixWriter struct{ w io.Writer }
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "benchsup: %s", b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+
+// checkPattern compiles each slash-separated element of a go test pattern,
+// as testing will, so a bad pattern fails before anything is built.
+func checkPattern(pattern string) error {
+	for _, elem := range strings.Split(pattern, "/") {
+		if _, err := regexp.Compile(elem); err != nil {
+			return err
+		}
+	}
+	return nil
+}

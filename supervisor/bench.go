@@ -1,0 +1,322 @@
+package supervisor
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
+)
+
+// benchIdentity is one measurable leaf and what its processes produced.
+type benchIdentity struct {
+	plan    *pkgPlan
+	name    string
+	row     *report.Row // set by discovery when the function failed there
+	procs   []report.ProcessResult
+	stopped bool // skipped or failed: no further repetitions
+}
+
+// benchmarks discovers every package's leaves (packages in parallel: no
+// measurement runs yet), then measures them serially.
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) []report.Row {
+	found := make([][]*benchIdentity, len(plans))
+	parallel(s.cfg.Parallel, len(plans), func(i int) {
+		if plans[i].binary != "" {
+			found[i] = s.discover(ctx, plans[i])
+		}
+	})
+	var ids []*benchIdentity
+	for _, f := range found {
+		ids = append(ids, f...)
+	}
+	s.measure(ctx, ids)
+	rows := make([]report.Row, 0, len(ids))
+	for _, id := range ids {
+		rows = append(rows, id.result())
+	}
+	return rows
+}
+
+// discover lists the leaves of p's benchmark functions. A function whose
+// discovery ends its process becomes one error identity, and discovery
+// resumes with the next function in a new process.
+func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity {
+	funcs := p.benchmarks()
+	var ids []*benchIdentity
+	after := ""
+	for ctx.Err() == nil {
+		current := int64(-1)
+		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
+			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after}}
+		out := s.run(ctx, s.childConfig(p), req, func(m protocol.Message) {
+			switch m := m.(type) {
+			case protocol.Progress:
+				current = m.Done
+			case protocol.Listing:
+				for _, l := range m.Identities {
+					ids = append(ids, &benchIdentity{plan: p, name: l.Name})
+				}
+			}
+		})
+		if out.Class == sandbox.ClassSuccess {
+			break
+		}
+		if current < 0 || current >= int64(len(funcs)) {
+			row := errorRow(p.pkg.ImportPath, "", "package", out)
+			row.Error = ptr("discovery failed: " + *row.Error)
+			return append(ids, &benchIdentity{plan: p, row: &row})
+		}
+		fn := funcs[current]
+		// Leaves listed for fn before it died are replaced by one row.
+		for len(ids) > 0 && topLevel(ids[len(ids)-1].name) == fn {
+			ids = ids[:len(ids)-1]
+		}
+		row := errorRow(p.pkg.ImportPath, fn, "benchmark", out)
+		ids = append(ids, &benchIdentity{plan: p, name: fn, row: &row})
+		if int(current) == len(funcs)-1 {
+			break
+		}
+		after = fn
+	}
+	return ids
+}
+
+func topLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+// measure runs every repetition of every identity, one child at a time.
+// Repetitions are interleaved (all identities once, then all again) so that
+// slow drift of the machine spreads over every identity instead of biasing
+// whichever ran last.
+func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
+	var live []*benchIdentity
+	for _, id := range ids {
+		if id.row == nil {
+			live = append(live, id)
+		}
+	}
+	total, k := len(live)*s.cfg.Repetitions, 0
+	failed := false
+	for rep := 0; rep < s.cfg.Repetitions; rep++ {
+		for _, id := range live {
+			k++
+			if id.stopped || ctx.Err() != nil || (failed && s.cfg.FailFast) {
+				continue
+			}
+			s.cfg.Progress(id.plan.pkg.ImportPath+"."+id.name, k, total)
+			var result *protocol.Result
+			req := protocol.Request{
+				Mode:       protocol.ModeBenchmark,
+				Identity:   protocol.Identity{Package: id.plan.pkg.ImportPath, Name: id.name},
+				Repetition: rep,
+				Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
+				Config: protocol.RequestConfig{
+					MinSampleNs: int64(s.cfg.MinSampleTime),
+					Samples:     s.cfg.Samples,
+				},
+			}
+			out := s.run(ctx, s.childConfig(id.plan), req, func(m protocol.Message) {
+				if r, ok := m.(protocol.Result); ok {
+					result = &r
+				}
+			})
+			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String()}
+			if out.Err != nil {
+				proc.Error = ptr(describe(out))
+			}
+			if out.Skip != nil {
+				proc.Error = ptr(out.Skip.Reason)
+			}
+			if result != nil && out.Class == sandbox.ClassSuccess {
+				proc.Samples = samples(result.Samples)
+				if st, ok := (measure.Process{Samples: proc.Samples}).NsPerOp(); ok {
+					proc.NsPerOp = &st
+				}
+			}
+			id.procs = append(id.procs, proc)
+			switch out.Class {
+			case sandbox.ClassSuccess:
+			case sandbox.ClassSkipped:
+				id.stopped = true
+			default:
+				id.stopped, failed = true, true
+				if id.row == nil {
+					row := errorRow(id.plan.pkg.ImportPath, id.name, "benchmark", out)
+					id.row = &row
+				}
+			}
+		}
+	}
+}
+
+// seed derives a stable per-process seed from the identity and repetition.
+func seed(pkg, name string, rep int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(pkg + "\x00" + name))
+	return h.Sum64() + uint64(rep)
+}
+
+func samples(in []protocol.Sample) []measure.Sample {
+	out := make([]measure.Sample, len(in))
+	for i, s := range in {
+		out[i] = measure.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs}
+		if len(s.Extra) > 0 {
+			out[i].Extra = make(map[string]float64, len(s.Extra))
+			for _, e := range s.Extra {
+				out[i].Extra[e.Unit] = e.Value
+			}
+		}
+	}
+	return out
+}
+
+// result assembles the identity's row: the first failure decides the
+// outcome, and whatever processes produced samples are summarized.
+func (id *benchIdentity) result() report.Row {
+	var row report.Row
+	switch {
+	case id.row != nil:
+		row = *id.row
+	case len(id.procs) > 0 && id.procs[0].Outcome == sandbox.ClassSkipped.String():
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark",
+			Outcome: sandbox.ClassSkipped.String(), Skipped: id.procs[0].Error}
+	case len(id.procs) == 0:
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark",
+			Outcome: "not-run", Error: ptr("not run: an earlier failure stopped the run (--fail-fast) or it was interrupted")}
+	default:
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark", Outcome: sandbox.ClassSuccess.String()}
+	}
+	row.Processes = id.procs
+	if row.Processes == nil {
+		row.Processes = []report.ProcessResult{}
+	}
+	row.Summary = summarize(id.procs)
+	return row
+}
+
+// summarize combines the processes that produced samples; nil when none did.
+func summarize(procs []report.ProcessResult) *report.Summary {
+	var good []measure.Process
+	var per []measure.Stats
+	for _, p := range procs {
+		if p.NsPerOp != nil {
+			good = append(good, measure.Process{Index: p.Index, Samples: p.Samples})
+			per = append(per, *p.NsPerOp)
+		}
+	}
+	across, ok := measure.Combine(per)
+	if !ok {
+		return nil
+	}
+	sum := &report.Summary{
+		Processes:   across.Processes,
+		Iterations:  good[0].Samples[0].Iterations,
+		MedianNs:    across.Median,
+		DeviationNs: across.Within,
+		MinNs:       math.Inf(1),
+		MaxNs:       math.Inf(-1),
+		Metrics:     map[string]*float64{},
+	}
+	if across.Processes >= 2 {
+		sum.SpreadNs = ptr(across.Between.MAD)
+	}
+	for _, st := range per {
+		sum.MinNs = math.Min(sum.MinNs, st.Min)
+		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
+	}
+	units := map[string]func(measure.Process) (measure.Stats, bool){
+		"B/op":      measure.Process.BytesPerOp,
+		"allocs/op": measure.Process.AllocsPerOp,
+	}
+	for _, p := range good {
+		sum.Samples += len(p.Samples)
+		for _, u := range p.ExtraUnits() {
+			units[u] = func(p measure.Process) (measure.Stats, bool) { return p.Extra(u) }
+		}
+	}
+	for unit, stat := range units {
+		var vals []measure.Stats
+		for _, p := range good {
+			st, ok := stat(p)
+			if !ok {
+				break
+			}
+			vals = append(vals, st)
+		}
+		if len(vals) < len(good) {
+			if unit != "B/op" && unit != "allocs/op" {
+				sum.Metrics[unit] = nil // some process lacks it: unavailable, not 0
+			}
+			continue
+		}
+		if a, ok := measure.Combine(vals); ok {
+			sum.Metrics[unit] = ptr(a.Median)
+		}
+	}
+	return sum
+}
+
+// errorRow describes an identity (or a package, when name is "") whose
+// child ended badly.
+func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
+	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: out.Class.String(),
+		Error: ptr(describe(out)), Output: output(out), Processes: []report.ProcessResult{}}
+}
+
+// describe is the one-line account of a child's outcome.
+func describe(out sandbox.Outcome) string {
+	msg := ""
+	switch {
+	case out.Failure != nil:
+		msg = firstLine(out.Failure.Message)
+	case out.Err != nil:
+		msg = firstLine(out.Err.Error())
+	}
+	// A crash's own words are on stderr: the panic or fatal error line.
+	if out.Class == sandbox.ClassExit || out.Class == sandbox.ClassSignal {
+		for _, line := range strings.Split(string(out.Stderr.Tail), "\n") {
+			if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+				msg += ": " + strings.TrimSpace(line)
+				break
+			}
+		}
+	}
+	return msg
+}
+
+// output is the diagnostic tail of an error row: the failure's stack, or
+// the child's stderr (and stdout when stderr is empty).
+func output(out sandbox.Outcome) string {
+	var b strings.Builder
+	if out.Failure != nil && out.Failure.Stack != "" {
+		b.WriteString(out.Failure.Message + "\n\n" + out.Failure.Stack)
+		return b.String()
+	}
+	for _, c := range []struct {
+		name string
+		cap  sandbox.Capture
+	}{{"stderr", out.Stderr}, {"stdout", out.Stdout}} {
+		if len(c.cap.Tail) == 0 {
+			continue
+		}
+		if c.cap.Omitted > 0 {
+			b.WriteString("[" + c.name + ": " + strconv.FormatInt(c.cap.Omitted, 10) + " earlier bytes omitted]\n")
+		}
+		b.Write(c.cap.Tail)
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		if c.name == "stderr" {
+			break
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,126 @@
+package supervisor
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/benchsup/benchsup/sandbox"
+)
+
+// Errors callers branch on.
+var (
+	// ErrNoPackages: the patterns matched no package.
+	ErrNoPackages = errors.New("no packages to run")
+	// ErrUnsupported: the module cannot be measured (GOPATH mode, ...).
+	ErrUnsupported = errors.New("unsupported module layout")
+)
+
+// Mode says what a run does.
+type Mode int
+
+const (
+	// ModeTest (the zero value) runs each package's tests in children,
+	// resuming past any test that crashes or hangs.
+	ModeTest Mode = iota
+	// ModeBench measures every selected benchmark in fresh children.
+	ModeBench
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMinSampleTime = 5 * time.Millisecond
+	DefaultSamples       = 32
+	DefaultRepetitions   = 1
+	// DefaultBenchTimeout bounds one benchmark child (calibration and all
+	// samples); DefaultTestTimeout one test child, and DefaultTestDeadline
+	// one test inside it.
+	DefaultBenchTimeout = 10 * time.Minute
+	DefaultTestTimeout  = 10 * time.Minute
+	DefaultTestDeadline = 10 * time.Minute
+)
+
+// Config is one run. Every zero value is documented and usable.
+type Config struct {
+	// Dir is where package patterns are resolved; "" is the current
+	// directory.
+	Dir string
+	// Packages are `go test` package patterns; empty means ".".
+	Packages []string
+	// Mode selects tests or benchmarks.
+	Mode Mode
+	// Bench is the `go test -bench` pattern selecting benchmarks,
+	// sub-benchmark paths included; "" means all.
+	Bench string
+	// Run is the `go test -run` pattern selecting tests; "" means all.
+	Run string
+	// Repetitions is the number of fresh processes per benchmark; zero
+	// means DefaultRepetitions.
+	Repetitions int
+	// MinSampleTime is the auto-scaling target of one sample; zero means
+	// DefaultMinSampleTime.
+	MinSampleTime time.Duration
+	// Samples is the number of timed samples per process; zero means
+	// DefaultSamples.
+	Samples int
+	// Timeout bounds one child from spawn to exit; zero means
+	// DefaultBenchTimeout or DefaultTestTimeout.
+	Timeout time.Duration
+	// StartupTimeout bounds spawn to hello; zero means the sandbox default.
+	StartupTimeout time.Duration
+	// TestDeadline bounds one test (test mode); zero means
+	// DefaultTestDeadline.
+	TestDeadline time.Duration
+	// Env is the children's environment policy (strict by default).
+	Env sandbox.EnvPolicy
+	// FailFast stops scheduling new work after the first failure.
+	FailFast bool
+	// Parallel bounds concurrent builds and test packages; zero means the
+	// number of CPUs.
+	Parallel int
+	// GoCommand is the go tool to run; "" means "go" from PATH.
+	GoCommand string
+	// Warnings receives one line per warning (a module version the worker
+	// changed, ...); nil discards them.
+	Warnings io.Writer
+	// Progress, when set, is called before each child with the identity
+	// about to run, its 1-based position and the number of children
+	// planned.
+	Progress func(identity string, k, n int)
+}
+
+func (c *Config) applyDefaults() {
+	if len(c.Packages) == 0 {
+		c.Packages = []string{"."}
+	}
+	if c.Repetitions <= 0 {
+		c.Repetitions = DefaultRepetitions
+	}
+	if c.MinSampleTime <= 0 {
+		c.MinSampleTime = DefaultMinSampleTime
+	}
+	if c.Samples <= 0 {
+		c.Samples = DefaultSamples
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultBenchTimeout
+		if c.Mode == ModeTest {
+			c.Timeout = DefaultTestTimeout
+		}
+	}
+	if c.StartupTimeout <= 0 {
+		c.StartupTimeout = sandbox.DefaultStartupTimeout
+	}
+	if c.TestDeadline <= 0 {
+		c.TestDeadline = DefaultTestDeadline
+	}
+	if c.GoCommand == "" {
+		c.GoCommand = "go"
+	}
+	if c.Warnings == nil {
+		c.Warnings = io.Discard
+	}
+	if c.Progress == nil {
+		c.Progress = func(string, int, int) {}
+	}
+}

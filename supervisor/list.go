@@ -1,0 +1,75 @@
+package supervisor
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// ListEntry is one identity `benchsup list` prints.
+type ListEntry struct {
+	Package string
+	Kind    string // "test", "benchmark" or "package"
+	Name    string
+	Error   string // why the identity (or package) could not be listed
+}
+
+// List returns every test (top-level, from the source) and every benchmark
+// leaf (discovered in fresh children, so sub-benchmarks are included) of the
+// selected packages. A package that fails to build, or a benchmark function
+// that crashes while being discovered, is an entry with its Error.
+func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
+	cfg.applyDefaults()
+	tmp, err := os.MkdirTemp("", "benchsup-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	s := &supervisor{cfg: cfg, tmp: tmp}
+	plans, rows, err := s.plan(ctx, func(p *pkgPlan) bool { return len(p.tests())+len(p.benchmarks()) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	var out []ListEntry
+	for _, r := range rows {
+		out = append(out, ListEntry{Package: r.Package, Kind: r.Kind, Error: deref(r.Error)})
+	}
+	s.buildAll(ctx, plans)
+	for _, p := range plans {
+		if p.failure != nil {
+			out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "package", Error: deref(p.failure.Error)})
+			continue
+		}
+		for _, t := range p.tests() {
+			if matches(cfg.Run, t) {
+				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
+			}
+		}
+		for _, id := range s.discover(ctx, p) {
+			e := ListEntry{Package: p.pkg.ImportPath, Kind: "benchmark", Name: id.name}
+			if id.row != nil {
+				e.Kind, e.Error = id.row.Kind, deref(id.row.Error)
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// matches applies the top-level element of a -run pattern to a test name.
+func matches(pattern, name string) bool {
+	if pattern == "" {
+		return true
+	}
+	top, _, _ := strings.Cut(pattern, "/")
+	ok, err := regexp.MatchString(top, name)
+	return ok && err == nil
+}

@@ -1,0 +1,319 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
+)
+
+// supervisor is the state of one Run.
+type supervisor struct {
+	cfg Config
+	tmp string
+
+	srcOnce sync.Once
+	srcDir  string
+	srcErr  error
+
+	mu    sync.Mutex // guards what children report below
+	hello *protocol.Hello
+	first *sandbox.Outcome // the first spawned child: environment and containment facts
+}
+
+// pkgPlan is one package to run.
+type pkgPlan struct {
+	pkg      *goPackage
+	internal testFuncs
+	external testFuncs
+	build    *moduleBuild
+	binary   string
+	failure  *report.Row // a package-level failure (build, discovery)
+}
+
+func (p *pkgPlan) benchmarks() []string {
+	return append(append([]string(nil), p.internal.Benchmarks...), p.external.Benchmarks...)
+}
+
+func (p *pkgPlan) tests() []string {
+	return append(append([]string(nil), p.internal.Tests...), p.external.Tests...)
+}
+
+// Run executes one run and returns its document. The error is non-nil only
+// when the run could not happen at all (no package matched, the go command
+// failed); every failure of a package, benchmark or test becomes a row.
+func Run(ctx context.Context, cfg Config) (*report.Document, error) {
+	cfg.applyDefaults()
+	tmp, err := os.MkdirTemp("", "benchsup-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	s := &supervisor{cfg: cfg, tmp: tmp}
+
+	keep := func(p *pkgPlan) bool { return len(p.tests()) > 0 }
+	if cfg.Mode == ModeBench {
+		keep = func(p *pkgPlan) bool { return len(p.benchmarks()) > 0 }
+	}
+	plans, rows, err := s.plan(ctx, keep)
+	if err != nil {
+		return nil, err
+	}
+	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans)}
+	s.buildAll(ctx, plans)
+	for _, p := range plans {
+		if p.failure != nil {
+			rows = append(rows, *p.failure)
+		}
+	}
+	if cfg.Mode == ModeBench {
+		rows = append(rows, s.benchmarks(ctx, plans)...)
+	} else {
+		rows = append(rows, s.testPackages(ctx, plans)...)
+	}
+	doc.Rows = rows
+	s.finishMeta(&doc.Meta)
+	return doc, nil
+}
+
+// plan resolves the packages, finds their functions and prepares each
+// module's build. Packages that keep rejects (nothing to run) are dropped
+// quietly.
+func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []report.Row, error) {
+	if s.cfg.Dir != "" {
+		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
+			return nil, nil, fmt.Errorf("directory %s: not a directory", s.cfg.Dir)
+		}
+	}
+	pkgs, err := s.listPackages(ctx, s.cfg.Packages)
+	if err != nil {
+		return nil, nil, err
+	}
+	var plans []*pkgPlan
+	var rows []report.Row
+	modules := map[string]*moduleBuild{}
+	for _, pkg := range pkgs {
+		if pkg.Error != nil {
+			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, firstLine(pkg.Error.Err), pkg.Error.Err))
+			continue
+		}
+		if !pkg.hasTests() {
+			continue
+		}
+		p := &pkgPlan{pkg: pkg}
+		if p.internal, err = scanTestFiles(pkg.Dir, pkg.TestGoFiles); err == nil {
+			p.external, err = scanTestFiles(pkg.Dir, pkg.XTestGoFiles)
+		}
+		if err != nil {
+			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, err.Error(), ""))
+			continue
+		}
+		if !keep(p) {
+			continue
+		}
+		if pkg.Module == nil {
+			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, ErrUnsupported.Error()+": package outside a module", ""))
+			continue
+		}
+		mb, ok := modules[pkg.Module.GoMod]
+		if !ok {
+			if mb, err = s.prepareModule(ctx, pkg.Module, len(modules)); err != nil {
+				return nil, nil, err
+			}
+			modules[pkg.Module.GoMod] = mb
+			for _, c := range mb.changes {
+				fmt.Fprintf(s.cfg.Warnings, "linking the worker changed %s in %s's build list: %s => %s; the measured code changed\n",
+					c.Path, pkg.Module.Path, c.From, c.To)
+			}
+			if mb.compared != nil {
+				fmt.Fprintf(s.cfg.Warnings, "could not check whether linking the worker changed %s's build list: %v\n", pkg.Module.Path, firstLine(mb.compared.Error()))
+			}
+		}
+		p.build = mb
+		plans = append(plans, p)
+	}
+	return plans, rows, nil
+}
+
+// buildAll compiles every package's test binary once, in parallel.
+func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
+	parallel(s.cfg.Parallel, len(plans), func(i int) {
+		p := plans[i]
+		if err := s.build(ctx, p, i); err != nil {
+			p.failure = ptr(packageRow(p.pkg.ImportPath, report.OutcomeBuildFailure, firstLine(err.Error()), err.Error()))
+		}
+	})
+}
+
+func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
+	ov, err := s.overlay(p, index)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath)))
+	args := append([]string{"test", "-c", "-o", bin, "-overlay=" + ov}, p.build.goFlags...)
+	args = append(args, p.pkg.ImportPath)
+	out, err := s.goCmd(ctx, p.build.dir, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s", firstLines(string(out), 20))
+	}
+	p.binary = bin
+	return nil
+}
+
+// childConfig is the sandbox configuration of one child of p.
+func (s *supervisor) childConfig(p *pkgPlan) sandbox.Config {
+	return sandbox.Config{
+		Path: p.binary,
+		// -test.timeout=0: the sandbox owns the deadlines. -test.paniconexit0:
+		// as under go test, os.Exit(0) inside a test is a failure.
+		Args:           []string{"-test.run=^TestBenchsupWorker$", "-test.timeout=0", "-test.paniconexit0", "-test.count=1"},
+		Dir:            p.pkg.Dir, // go test runs a package's tests in its directory
+		Env:            s.cfg.Env,
+		StartupTimeout: s.cfg.StartupTimeout,
+		TotalTimeout:   s.cfg.Timeout,
+	}
+}
+
+// run starts one child and records the facts every child shares.
+func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
+	out := sandbox.RunContext(ctx, cfg, req, observe)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first == nil && out.PID != 0 {
+		s.first = &out
+	}
+	if s.hello == nil && out.Hello != nil {
+		s.hello = out.Hello
+	}
+	return out
+}
+
+func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
+	host, _ := os.Hostname()
+	m := report.Meta{
+		Date:            time.Now().UTC().Format(time.RFC3339),
+		Hostname:        host,
+		OS:              runtime.GOOS,
+		Arch:            runtime.GOARCH,
+		CPU:             cpuModel(),
+		BenchsupVersion: benchsupVersion(),
+		Mode:            "test",
+		Knobs: report.Knobs{
+			Bench:            s.cfg.Bench,
+			Run:              s.cfg.Run,
+			MinSampleTimeNs:  int64(s.cfg.MinSampleTime),
+			SampleCount:      s.cfg.Samples,
+			Repetitions:      s.cfg.Repetitions,
+			TimeoutNs:        int64(s.cfg.Timeout),
+			StartupTimeoutNs: int64(s.cfg.StartupTimeout),
+			Order:            "interleaved: repetition k of every benchmark runs before repetition k+1 of any",
+		},
+		Provenance: report.Provenance{ChangedModules: []report.ModuleChange{}},
+	}
+	if s.cfg.Mode == ModeBench {
+		m.Mode = "bench"
+	}
+	seen := map[*moduleBuild]bool{}
+	var methods []string
+	for _, p := range plans {
+		if m.Module == "" && p.pkg.Module != nil {
+			m.Module = p.pkg.Module.Path
+		}
+		if seen[p.build] {
+			continue
+		}
+		seen[p.build] = true
+		if !slices.Contains(methods, p.build.method) {
+			methods = append(methods, p.build.method)
+		}
+		m.Provenance.ChangedModules = append(m.Provenance.ChangedModules, p.build.changes...)
+	}
+	m.Provenance.Injection = strings.Join(methods, ",")
+	return m
+}
+
+// finishMeta adds what only the children could tell.
+func (s *supervisor) finishMeta(m *report.Meta) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hello != nil {
+		m.GoVersion = s.hello.GoVersion
+		m.GOMAXPROCS = s.hello.GOMAXPROCS
+	}
+	if s.first != nil {
+		m.Environment = report.Environment{Policy: s.first.EnvPolicy, NamesHash: s.first.EnvNamesHash}
+		m.Containment = string(s.first.Containment)
+		m.ContainmentNote = s.first.ContainmentNote
+	}
+}
+
+// benchsupVersion is the version of the module that built this binary.
+func benchsupVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if info.Main.Path == benchsupModule {
+		return info.Main.Version
+	}
+	for _, d := range info.Deps {
+		if d.Path == benchsupModule {
+			return d.Version
+		}
+	}
+	return "unknown"
+}
+
+// cpuModel returns the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// parallel runs f(0..n-1) on at most limit goroutines.
+func parallel(limit, n int, f func(i int)) {
+	if limit <= 0 {
+		limit = runtime.NumCPU()
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}(i)
+	}
+	wg.Wait()
+}
+
+func packageRow(pkg, outcome, msg, output string) report.Row {
+	return report.Row{Package: pkg, Kind: "package", Outcome: outcome, Error: ptr(msg), Output: output}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
