@@ -75,6 +75,32 @@ const (
 	OutcomeTestFail     = "fail" // a test failed without crashing its process
 )
 
+// The two outcomes that are not failures; every other Outcome is an error
+// row.
+const (
+	OutcomeOK      = "ok"
+	OutcomeSkipped = "skipped"
+)
+
+// Meta.Mode values.
+const (
+	ModeBench = "bench"
+	ModeTest  = "test"
+)
+
+// Row.Kind values.
+const (
+	KindBenchmark = "benchmark"
+	KindTest      = "test"
+	KindPackage   = "package"
+)
+
+// IsError reports whether the row records a failure: any outcome other than
+// OutcomeOK and OutcomeSkipped.
+func (r Row) IsError() bool {
+	return r.Outcome != OutcomeOK && r.Outcome != OutcomeSkipped
+}
+
 // Row is one identity: a benchmark leaf, a test, or a package that failed to
 // build.
 type Row struct {

@@ -42,7 +42,7 @@ type testRun struct {
 	ended    map[string]protocol.TestEvent
 	panicked string            // the test whose panic output arrived
 	output   map[string]string // go test's failure block per test
-	timedOut string // the test the supervisor stopped for its deadline
+	timedOut string            // the test the supervisor stopped for its deadline
 	timers   map[string]*time.Timer
 }
 

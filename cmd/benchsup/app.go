@@ -329,7 +329,6 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-
 // checkPattern compiles each slash-separated element of a go test pattern,
 // as testing will, so a bad pattern fails before anything is built.
 func checkPattern(pattern string) error {
