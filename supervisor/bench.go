@@ -278,7 +278,7 @@ func describe(out sandbox.Outcome) string {
 	case out.Failure != nil:
 		msg = firstLine(out.Failure.Message)
 	case out.Err != nil:
-		msg = firstLine(out.Err.Error())
+		msg = strings.TrimPrefix(firstLine(out.Err.Error()), "sandbox: ")
 	}
 	// A crash's own words are on stderr: the panic or fatal error line.
 	if out.Class == sandbox.ClassExit || out.Class == sandbox.ClassSignal {

@@ -61,18 +61,26 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			}
 		}
 		tr, out := s.testChild(ctx, p, skip)
+		culprit := ""
+		if out.Class != sandbox.ClassSuccess {
+			culprit = tr.culprit()
+		}
 		for _, name := range tr.started {
-			if ev, ok := tr.ended[name]; ok && !finished[name] {
+			// A panicking test may report its end before the panic ends the
+			// process; the culprit's row comes from the outcome below.
+			if ev, ok := tr.ended[name]; ok && !finished[name] && name != culprit {
 				finished[name] = true
 				row := testRow(p.pkg.ImportPath, name, ev)
 				row.Output = tr.output[name]
+				if line := firstOutputLine(row.Output); line != "" && row.Error != nil {
+					row.Error = ptr(line)
+				}
 				rows = append(rows, row)
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
 			break
 		}
-		culprit := tr.culprit()
 		if culprit == "" {
 			// Nothing was running: the child died outside any test
 			// (TestMain, startup), so no new child would do better.
@@ -88,7 +96,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			row.Outcome = sandbox.ClassExecTimeout.String()
 			row.Error = ptr(fmt.Sprintf("test ran past its %v deadline", s.cfg.TestDeadline))
 		}
-		if t0, ok := tr.running[culprit]; ok {
+		if ev, ok := tr.ended[culprit]; ok {
+			row.ElapsedNs = ptr(ev.ElapsedNs)
+		} else if t0, ok := tr.running[culprit]; ok {
 			row.ElapsedNs = ptr(int64(time.Since(t0)))
 		}
 		rows = append(rows, row)
@@ -195,4 +205,14 @@ func testRow(pkg, name string, ev protocol.TestEvent) report.Row {
 		row.Error = ptr("test failed")
 	}
 	return row
+}
+
+// firstOutputLine is the first non-blank line of a failure block.
+func firstOutputLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }

@@ -110,7 +110,7 @@ func (w *session) discover() error {
 		pattern = "."
 	}
 	for i := start; i < len(all); i++ {
-		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseDiscovery, Done: int64(i), Total: int64(len(all))}); err != nil {
+		if err := w.send(protocol.Progress{Phase: protocol.PhaseDiscovery, Done: int64(i), Total: int64(len(all))}); err != nil {
 			return err
 		}
 		out, err := w.runBenchmark(all[i], pattern, 1)
@@ -124,7 +124,7 @@ func (w *session) discover() error {
 			for j, name := range leaves[:n] {
 				l.Identities[j] = protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
 			}
-			if err := w.conn.Send(l); err != nil {
+			if err := w.send(l); err != nil {
 				return err
 			}
 			leaves = leaves[n:]
@@ -162,7 +162,7 @@ func (w *session) benchmark() error {
 			return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, name+" failed"), "")
 		}
 		if reason, skipped := out.skipped[name]; skipped {
-			return nil, w.conn.Send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
+			return nil, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
 		}
 		if s, ok := out.results[name]; ok {
 			return &s, nil
@@ -183,7 +183,7 @@ func (w *session) benchmark() error {
 
 	n := cfg.Iterations
 	if n <= 0 {
-		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseCalibration}); err != nil {
+		if err := w.send(protocol.Progress{Phase: protocol.PhaseCalibration}); err != nil {
 			return err
 		}
 		for n = 1; ; n *= 2 {
@@ -199,7 +199,7 @@ func (w *session) benchmark() error {
 	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed,
 		Samples: make([]protocol.Sample, 0, samples)}
 	for i := 0; i < samples; i++ {
-		if err := w.conn.Send(protocol.Progress{Phase: protocol.PhaseTiming, Done: int64(i), Total: int64(samples)}); err != nil {
+		if err := w.send(protocol.Progress{Phase: protocol.PhaseTiming, Done: int64(i), Total: int64(samples)}); err != nil {
 			return err
 		}
 		s, err := run(n)
@@ -208,7 +208,7 @@ func (w *session) benchmark() error {
 		}
 		result.Samples = append(result.Samples, *s)
 	}
-	return w.conn.Send(result)
+	return w.send(result)
 }
 
 // orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"strings"
@@ -201,7 +202,6 @@ func TestServeTests(t *testing.T) {
 		if e.Action == protocol.TestOutput { // sent when testing prints the block, after the end event
 			outputs++
 			assert.Equal(t, "TestFixtureFail", e.Test)
-			assert.Contains(t, e.Output, "--- FAIL: TestFixtureFail")
 			assert.Contains(t, e.Output, "fixture test fails", "the failure travels with its output")
 			continue
 		}
@@ -231,4 +231,27 @@ func TestServeTests(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"run TestFixtureSkip", "skip TestFixtureSkip"}, got, "skips the named tests")
+}
+
+func TestSendKeepsOneTerminalMessage(t *testing.T) {
+	var buf bytes.Buffer
+	w := &session{conn: protocol.NewConn(&buf)}
+	require.NoError(t, w.send(protocol.Failure{Class: protocol.FailurePanic, Message: "from the benchmark goroutine"}))
+	assert.ErrorIs(t, w.send(protocol.Failure{Class: protocol.FailureError, Message: "from the main goroutine"}), errEnded)
+	assert.ErrorIs(t, w.send(protocol.Progress{Phase: protocol.PhaseTiming}), errEnded)
+	assert.ErrorIs(t, w.send(protocol.Skip{}), errEnded)
+	require.NoError(t, w.send(protocol.Log{Text: "still allowed"}))
+	require.NoError(t, w.send(protocol.Done{}))
+
+	var kinds []protocol.Kind
+	c := protocol.NewConn(&buf)
+	for {
+		m, err := c.Receive()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		kinds = append(kinds, m.Kind())
+	}
+	assert.Equal(t, []protocol.Kind{protocol.KindFailure, protocol.KindLog, protocol.KindDone}, kinds)
 }

@@ -48,7 +48,7 @@ func (w *session) runTests() error {
 		return err
 	}
 	blocks := &failBlocks{emit: func(name, text string) {
-		_ = w.conn.Send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
+		_ = w.send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
 			Output: protocol.TruncateText(text, protocol.MaxTextLen)})
 	}}
 	err := captureStdout(func() { testing.RunTests(matchString, tests) }, blocks.line)
@@ -57,8 +57,8 @@ func (w *session) runTests() error {
 }
 
 // failBlocks finds, in testing's non-verbose output, each failed top-level
-// test's block ("--- FAIL: TestX (0.01s)" and the indented lines under it,
-// subtests included) and emits it, so a failure travels with its output as
+// test's block (the indented lines under "--- FAIL: TestX (0.01s)", subtests
+// included) and emits it, so a failure travels with its output as
 // under go test.
 type failBlocks struct {
 	emit func(name, text string)
@@ -71,7 +71,6 @@ func (f *failBlocks) line(s string) {
 		f.flush()
 		name, _, _ := strings.Cut(rest, " (")
 		f.name, _, _ = strings.Cut(name, "/")
-		f.text.WriteString(s + "\n")
 		return
 	}
 	if f.name != "" && (strings.HasPrefix(s, "    ") || strings.HasPrefix(s, "\t")) {
@@ -98,7 +97,7 @@ const panicPrefix = "panic: "
 func (w *session) watchTest(name string, f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
 		start := time.Now()
-		if err := w.conn.Send(protocol.TestEvent{Action: protocol.TestRun, Test: name}); err != nil {
+		if err := w.send(protocol.TestEvent{Action: protocol.TestRun, Test: name}); err != nil {
 			t.Fatalf("benchsup worker: %v", err)
 		}
 		// Registered first, so it runs last: after the test's own cleanups
@@ -111,12 +110,12 @@ func (w *session) watchTest(name string, f func(*testing.T)) func(*testing.T) {
 			case t.Failed():
 				action = protocol.TestFail
 			}
-			_ = w.conn.Send(protocol.TestEvent{Action: action, Test: name, ElapsedNs: int64(time.Since(start))})
+			_ = w.send(protocol.TestEvent{Action: action, Test: name, ElapsedNs: int64(time.Since(start))})
 		})
 		defer func() {
 			if r := recover(); r != nil {
 				out := fmt.Sprintf("%s%v\n\n%s", panicPrefix, r, debug.Stack())
-				_ = w.conn.Send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
+				_ = w.send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
 					Output: protocol.TruncateText(out, protocol.MaxTextLen)})
 				panic(r)
 			}

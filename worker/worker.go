@@ -80,10 +80,36 @@ func Version() string {
 type session struct {
 	conn *protocol.Conn
 	req  protocol.Request
+
+	mu    sync.Mutex
+	ended bool // a Skip or Failure was sent: only Log and Done may follow
+}
+
+// errEnded is returned by send for work reported after the identity ended,
+// as when the main goroutine resumes after a benchmark's goroutine reported
+// its panic.
+var errEnded = errors.New("the identity already ended")
+
+// send writes m unless the identity already ended: the worker keeps the
+// protocol's one-terminal-message rule itself, whichever goroutine sends.
+func (w *session) send(m protocol.Message) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch m.Kind() {
+	case protocol.KindLog, protocol.KindDone, protocol.KindHello, protocol.KindReady:
+	default:
+		if w.ended {
+			return errEnded
+		}
+	}
+	if k := m.Kind(); k == protocol.KindSkip || k == protocol.KindFailure {
+		w.ended = true
+	}
+	return w.conn.Send(m)
 }
 
 func (w *session) serve() error {
-	if err := w.conn.Send(protocol.Hello{
+	if err := w.send(protocol.Hello{
 		ProtocolVersion: protocol.Version,
 		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),
 		PID:             os.Getpid(),
@@ -103,7 +129,7 @@ func (w *session) serve() error {
 		return fmt.Errorf("expected a request, got %s", m.Kind())
 	}
 	w.req = req
-	if err := w.conn.Send(protocol.Ready{Identity: req.Identity}); err != nil {
+	if err := w.send(protocol.Ready{Identity: req.Identity}); err != nil {
 		return err
 	}
 	switch req.Mode {
@@ -114,18 +140,18 @@ func (w *session) serve() error {
 	case protocol.ModeTest:
 		err = w.runTests()
 	default:
-		err = w.conn.Send(protocol.Failure{Class: protocol.FailureError,
+		err = w.send(protocol.Failure{Class: protocol.FailureError,
 			Message: fmt.Sprintf("this worker cannot serve %s requests", req.Mode)})
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errEnded) {
 		return err
 	}
-	return w.conn.Send(protocol.Done{})
+	return w.send(protocol.Done{})
 }
 
 // fail sends a worker-side error as the identity's failure.
 func (w *session) fail(class protocol.FailureClass, msg, stack string) error {
-	return w.conn.Send(protocol.Failure{
+	return w.send(protocol.Failure{
 		Class:   class,
 		Message: protocol.TruncateText(msg, protocol.MaxTextLen),
 		Stack:   protocol.TruncateText(stack, protocol.MaxTextLen),

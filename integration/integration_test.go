@@ -1,0 +1,177 @@
+// Package integration runs the real benchsup binary over fixture modules
+// (integration/testdata/*.txtar, one testscript each) and checks outcome
+// classes, that the rest of a run survives every failure, and that no
+// fixture process outlives the run.
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "benchsup-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	// The binary is built once, as a user would build it.
+	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "benchsup"), "github.com/benchsup/benchsup/cmd/benchsup").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building benchsup: %v\n%s", err, out)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// goEnv are the go command's settings the scripts need to build fixture
+// modules without network access beyond what the host already has.
+var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
+
+func TestScripts(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
+	}
+	vals := map[string]string{}
+	out, err := exec.Command("go", append([]string{"env"}, goEnv...)...).Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		vals[goEnv[i]] = v
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			for k, v := range vals {
+				env.Setenv(k, v)
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"outcome": cmdOutcome,
+			"dead":    cmdDead,
+			"summary": cmdSummary,
+		},
+	})
+}
+
+func readDoc(ts *testscript.TestScript, path string) report.Document {
+	var doc report.Document
+	if err := json.Unmarshal([]byte(ts.ReadFile(path)), &doc); err != nil {
+		ts.Fatalf("%s: %v", path, err)
+	}
+	return doc
+}
+
+func findRow(ts *testscript.TestScript, doc report.Document, name string) report.Row {
+	for _, r := range doc.Rows {
+		if r.Name == name || (name == r.Package && r.Name == "") {
+			return r
+		}
+	}
+	ts.Fatalf("no row named %s", name)
+	return report.Row{}
+}
+
+// cmdOutcome: outcome FILE NAME CLASS [SUBSTRING] checks a row's outcome
+// class and that its error or skip reason contains SUBSTRING. A benchmark
+// with outcome ok must have samples from every process.
+func cmdOutcome(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 || len(args) > 4 || neg {
+		ts.Fatalf("usage: outcome FILE NAME CLASS [SUBSTRING]")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	if row.Outcome != args[2] {
+		ts.Fatalf("%s: outcome %s, want %s (error: %v)", args[1], row.Outcome, args[2], deref(row.Error))
+	}
+	if len(args) == 4 {
+		text := deref(row.Error) + deref(row.Skipped) + row.Output
+		if !strings.Contains(text, args[3]) {
+			ts.Fatalf("%s: %q does not mention %q", args[1], text, args[3])
+		}
+	}
+	if row.Kind == "benchmark" && row.Outcome == "ok" {
+		if row.Summary == nil || row.Summary.Samples == 0 || row.Summary.MedianNs <= 0 {
+			ts.Fatalf("%s: ok without measurements: %+v", args[1], row.Summary)
+		}
+		for _, p := range row.Processes {
+			if p.NsPerOp == nil || len(p.Samples) == 0 {
+				ts.Fatalf("%s: process %d has no samples", args[1], p.Index)
+			}
+		}
+	}
+}
+
+// cmdSummary: summary FILE NAME PROCESSES SAMPLES checks a benchmark row's
+// process and sample counts.
+func cmdSummary(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 || neg {
+		ts.Fatalf("usage: summary FILE NAME PROCESSES SAMPLES")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	procs, _ := strconv.Atoi(args[2])
+	samples, _ := strconv.Atoi(args[3])
+	if row.Summary == nil || row.Summary.Processes != procs || row.Summary.Samples != samples || len(row.Processes) != procs {
+		ts.Fatalf("%s: summary %+v with %d processes, want %d processes and %d samples", args[1], row.Summary, len(row.Processes), procs, samples)
+	}
+	if procs > 1 && row.Summary.SpreadNs == nil {
+		ts.Fatalf("%s: several processes but no between-process spread", args[1])
+	}
+}
+
+// cmdDead: dead DIR checks that every process whose pid a fixture wrote to a
+// file in DIR is gone (a zombie counts as gone: it runs nothing).
+func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: dead DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	entries, err := os.ReadDir(dir)
+	ts.Check(err)
+	if len(entries) == 0 {
+		ts.Fatalf("no pid files in %s: the fixtures did not run", dir)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		ts.Check(err)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		ts.Check(err)
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // gone
+		}
+		// The state follows the parenthesized command name.
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			continue
+		}
+		ts.Fatalf("%s: process %d survived the run: %s", e.Name(), pid, stat)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
