@@ -89,7 +89,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			break
 		}
 		row := errorRow(p.pkg.ImportPath, culprit, "test", out)
-		if o := tr.output[culprit]; o != "" {
+		if o := tr.output[culprit]; o != "" && tr.panicked != culprit { // a panic's trace is on stderr already
 			row.Output = o + row.Output
 		}
 		if tr.timedOut == culprit {
