@@ -1,0 +1,172 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/benchsup/benchsup/measure"
+)
+
+// Configuration keys benchsup adds to the Go benchmark format. A reader
+// groups by them: benchstat -col benchsup-process compares processes.
+const (
+	// ConfigProcess is the repetition index of the fresh process that
+	// produced the following results.
+	ConfigProcess = "benchsup-process"
+	// ConfigRepetitions is the number of processes asked for per
+	// benchmark.
+	ConfigRepetitions = "benchsup-repetitions"
+)
+
+// WriteBenchfmt writes a benchmark run (Meta.Mode == "bench") in the Go
+// benchmark format, so that benchstat and the rest of golang.org/x/perf read
+// it.
+//
+// The configuration lines are goos, goarch, pkg, cpu (when known),
+// benchsup-repetitions and benchsup-process; the last changes with every
+// process, so a reader can keep processes apart (rule 5 of DESIGN.md). Each
+// sample of each successful process is one result line, named as go test
+// names it (BenchmarkX/sub-P, without -P when GOMAXPROCS is 1), with the
+// sample's iteration count and its unrounded ns/op, MB/s, B/op and
+// allocs/op (when measured) and every b.ReportMetric unit. A reported unit
+// that go test also computes (ns/op, MB/s, B/op, allocs/op) replaces the
+// computed value, as in go test's own output.
+//
+// Because benchsup-process is file configuration, benchstat's default
+// -table .config shows each process in its own table; "benchstat -col
+// benchsup-process" compares processes side by side, and "benchstat -ignore
+// benchsup-process" pools them, which is then the reader's explicit choice.
+// Values are written as benchfmt.Writer formats them, with %v: the shortest
+// exact form, in exponent notation for large values (1.52e+06 ns/op), which
+// every benchfmt reader parses.
+//
+// Error and skip rows, and the failed processes of any row, are not
+// written: the format has no place for them. The table and the JSON
+// document carry them.
+func WriteBenchfmt(w io.Writer, doc Document) error {
+	if doc.Meta.Mode != ModeBench {
+		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
+	}
+	if err := checkFinite(doc); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, kv := range [][2]string{{"goos", doc.Meta.OS}, {"goarch", doc.Meta.Arch}, {"cpu", doc.Meta.CPU}} {
+		if strings.ContainsAny(kv[1], "\r\n") {
+			return fmt.Errorf("report: meta %s %q spans lines, which the benchmark format cannot carry", kv[0], kv[1])
+		}
+	}
+	// go test appends -P to a benchmark's name unless GOMAXPROCS is 1;
+	// zero means no child reported it, and then no process has samples.
+	suffix := ""
+	if doc.Meta.GOMAXPROCS > 1 {
+		suffix = "-" + strconv.Itoa(doc.Meta.GOMAXPROCS)
+	}
+
+	bw := bufio.NewWriter(w)
+	out := benchfmt.NewWriter(bw)
+	for i, row := range doc.Rows {
+		if row.Kind != KindBenchmark || row.Outcome != OutcomeOK {
+			continue
+		}
+		if row.Name == "" || strings.ContainsFunc(row.Name+row.Package, unicode.IsSpace) {
+			return fmt.Errorf("report: rows[%d]: benchmark %q of package %q is not a name the benchmark format can carry", i, row.Name, row.Package)
+		}
+		name := benchfmt.Name(strings.TrimPrefix(row.Name, "Benchmark") + suffix)
+		for _, p := range row.Processes {
+			if p.Outcome != OutcomeOK {
+				continue
+			}
+			// A fresh Result per process: benchfmt.Result indexes its
+			// Config lazily, so a reused one must not have it replaced.
+			res := &benchfmt.Result{Config: fileConfig(doc.Meta, row.Package, p.Index), Name: name}
+			for j, s := range p.Samples {
+				if err := sampleValues(res, s); err != nil {
+					return fmt.Errorf("report: rows[%d] (%s) process %d sample %d: %w", i, row.Name, p.Index, j, err)
+				}
+				if err := out.Write(res); err != nil {
+					return fmt.Errorf("report: writing benchmark format: %w", err)
+				}
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing benchmark format: %w", err)
+	}
+	return nil
+}
+
+// fileConfig returns the file configuration of the results of one process.
+// The benchfmt.Writer prints only the keys that changed since the previous
+// result, so a run prints its host once and then one benchsup-process line
+// per process.
+func fileConfig(m Meta, pkg string, process int) []benchfmt.Config {
+	var cfg []benchfmt.Config
+	add := func(key, value string) {
+		// go test omits a key it does not know (an unknown cpu);
+		// an empty value would read as deleting the key.
+		if value != "" {
+			cfg = append(cfg, benchfmt.Config{Key: key, Value: []byte(value), File: true})
+		}
+	}
+	add("goos", m.OS)
+	add("goarch", m.Arch)
+	add("pkg", pkg)
+	add("cpu", m.CPU)
+	add(ConfigRepetitions, strconv.Itoa(m.Knobs.Repetitions))
+	add(ConfigProcess, strconv.Itoa(process))
+	return cfg
+}
+
+// builtinUnits are the units go test computes itself, in the order it prints
+// them.
+var builtinUnits = []string{"ns/op", "MB/s", "B/op", "allocs/op"}
+
+// sampleValues sets res's iteration count and values from one sample.
+func sampleValues(res *benchfmt.Result, s measure.Sample) error {
+	ns, ok := s.NsPerOp()
+	if !ok {
+		return fmt.Errorf("iteration count %d yields no ns/op", s.Iterations)
+	}
+	if int64(int(s.Iterations)) != s.Iterations {
+		return fmt.Errorf("iteration count %d overflows int", s.Iterations)
+	}
+	res.Iters = int(s.Iterations)
+	computed := map[string]float64{"ns/op": ns}
+	if b, ok := s.BytesPerOp(); ok {
+		computed["B/op"] = b
+	}
+	if a, ok := s.AllocsPerOp(); ok {
+		computed["allocs/op"] = a
+	}
+	res.Values = res.Values[:0]
+	for _, u := range builtinUnits {
+		v, ok := s.Extra[u]
+		if !ok {
+			v, ok = computed[u]
+		}
+		if ok {
+			res.Values = append(res.Values, benchfmt.Value{Value: v, Unit: u})
+		}
+	}
+	extra := make([]string, 0, len(s.Extra))
+	for u := range s.Extra {
+		if !slices.Contains(builtinUnits, u) {
+			extra = append(extra, u)
+		}
+	}
+	slices.Sort(extra)
+	for _, u := range extra {
+		if u == "" || strings.ContainsFunc(u, unicode.IsSpace) {
+			return fmt.Errorf("unit %q is not a unit the benchmark format can carry", u)
+		}
+		res.Values = append(res.Values, benchfmt.Value{Value: s.Extra[u], Unit: u})
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package report
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/measure"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites the file under
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./report -update to create it")
+	assert.Equal(t, string(want), string(got), "output differs from %s; rerun with -update if the change is intended", path)
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+// samples builds samples of n iterations each, one per ns/op value, with
+// the given allocation totals per iteration (nil: not measured) and extra
+// units.
+func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []measure.Sample {
+	var out []measure.Sample
+	for _, ns := range nsPerOp {
+		s := measure.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
+		if bytesPerOp != nil {
+			s.AllocBytes = u64(*bytesPerOp * uint64(n))
+		}
+		if allocsPerOp != nil {
+			s.Allocs = u64(*allocsPerOp * uint64(n))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// benchRow builds an "ok" benchmark row whose Summary is computed from its
+// processes' samples the way the supervisor is specified to compute it, so
+// fixtures are consistent with themselves.
+func benchRow(pkg, name string, procs ...[]measure.Sample) Row {
+	r := Row{Package: pkg, Name: name, Kind: KindBenchmark, Outcome: OutcomeOK}
+	for i, ss := range procs {
+		p := ProcessResult{Index: i, PID: 4100 + i, Outcome: OutcomeOK, Samples: ss}
+		if st, ok := (measure.Process{Index: i, Samples: ss}).NsPerOp(); ok {
+			p.NsPerOp = &st
+		}
+		r.Processes = append(r.Processes, p)
+	}
+	r.Summary = summarize(r.Processes)
+	return r
+}
+
+// summarize computes a Summary from the processes that have samples.
+func summarize(procs []ProcessResult) *Summary {
+	var per []measure.Stats
+	var mps []measure.Process
+	s := &Summary{Metrics: map[string]*float64{}}
+	for _, p := range procs {
+		if p.NsPerOp == nil {
+			continue
+		}
+		if len(per) == 0 {
+			s.Iterations = p.Samples[0].Iterations
+			s.MinNs, s.MaxNs = p.NsPerOp.Min, p.NsPerOp.Max
+		}
+		per = append(per, *p.NsPerOp)
+		mps = append(mps, measure.Process{Index: p.Index, Samples: p.Samples})
+		s.Samples += len(p.Samples)
+		s.MinNs, s.MaxNs = min(s.MinNs, p.NsPerOp.Min), max(s.MaxNs, p.NsPerOp.Max)
+	}
+	a, ok := measure.Combine(per)
+	if !ok {
+		return nil
+	}
+	s.Processes, s.MedianNs, s.DeviationNs = a.Processes, a.Median, a.Within
+	if a.Processes > 1 {
+		spread := a.Between.MAD
+		s.SpreadNs = &spread
+	}
+	metric := func(unit string, f func(measure.Process) (measure.Stats, bool)) {
+		var ms []measure.Stats
+		for _, p := range mps {
+			st, ok := f(p)
+			if !ok {
+				s.Metrics[unit] = nil // some process lacks it
+				return
+			}
+			ms = append(ms, st)
+		}
+		c, _ := measure.Combine(ms)
+		s.Metrics[unit] = &c.Median
+	}
+	var units []string
+	for _, p := range mps {
+		for _, u := range p.ExtraUnits() {
+			if !slices.Contains(units, u) {
+				units = append(units, u)
+			}
+		}
+		if _, ok := p.BytesPerOp(); ok && !slices.Contains(units, "B/op") {
+			units = append(units, "B/op", "allocs/op")
+		}
+	}
+	for _, u := range units {
+		switch u {
+		case "B/op":
+			metric(u, measure.Process.BytesPerOp)
+		case "allocs/op":
+			metric(u, measure.Process.AllocsPerOp)
+		default:
+			metric(u, func(p measure.Process) (measure.Stats, bool) { return p.Extra(u) })
+		}
+	}
+	return s
+}
+
+func meta(mode string, repetitions int) Meta {
+	return Meta{
+		Date:            "2026-03-01T12:00:00Z",
+		Hostname:        "bench-host",
+		OS:              "linux",
+		Arch:            "amd64",
+		CPU:             "AMD EPYC 7B13",
+		GoVersion:       "go1.26.8",
+		GOMAXPROCS:      2,
+		Module:          "github.com/acme/shop",
+		BenchsupVersion: "v0.1.0",
+		Mode:            mode,
+		Knobs: Knobs{
+			Bench:            ".",
+			MinSampleTimeNs:  10_000_000,
+			SampleCount:      3,
+			Repetitions:      repetitions,
+			TimeoutNs:        600_000_000_000,
+			StartupTimeoutNs: 10_000_000_000,
+			Order:            "interleaved",
+		},
+		Environment: Environment{Policy: "strict", NamesHash: "9f2c41d0"},
+		Containment: "cgroup",
+		Provenance:  Provenance{Injection: "overlay+modfile"},
+	}
+}
+
+// greenDoc is an all-green run: two packages, three processes per
+// benchmark, every metric kind, and one metric some process lacks.
+func greenDoc() Document {
+	m := meta(ModeBench, 3)
+	m.Provenance.ChangedModules = []ModuleChange{{Path: "golang.org/x/sys", From: "v0.30.0", To: "v0.50.0"}}
+	mbs := func(v float64) map[string]float64 { return map[string]float64{"MB/s": v} }
+	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
+		benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+			samples(1000, u64(1024), u64(2), mbs(830.5), 1234, 1240, 1229),
+			samples(1000, u64(1024), u64(2), mbs(815.25), 1250, 1262, 1255),
+			samples(1000, u64(1024), u64(2), mbs(828), 1231, 1236, 1238)),
+		benchRow("github.com/acme/shop/codec", "BenchmarkDecode",
+			samples(10, u64(65536), u64(40), nil, 1.52e6, 1.55e6, 1.51e6),
+			samples(10, u64(65536), u64(40), nil, 1.61e6, 1.58e6, 1.6e6),
+			samples(10, u64(65536), u64(41), nil, 1.49e6, 1.5e6, 1.53e6)),
+		benchRow("github.com/acme/shop/store", "BenchmarkGet",
+			samples(1_000_000_000, u64(0), u64(0), nil, 0.3125, 0.3128, 0.3131),
+			samples(1_000_000_000, u64(0), u64(0), nil, 0.3119, 0.3122, 0.3140),
+			samples(1_000_000_000, u64(0), u64(0), nil, 0.3126, 0.3127, 0.3129)),
+		// Custom units, one of which only some processes report: its
+		// summary cell is unavailable, not 0.
+		benchRow("github.com/acme/shop/store", "BenchmarkScan",
+			samples(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.875}, 98500, 99100, 98800),
+			samples(100, nil, nil, map[string]float64{"rows/op": 128}, 101200, 100900, 101000),
+			samples(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.9}, 99000, 98700, 98900)),
+	}}
+}
+
+func str(s string) *string { return &s }
+
+// errorDoc is a run with every kind of non-green row: a skip, a timeout in
+// one of two processes, a benchmark failure, and a package that did not
+// build; a green row sits between them to show error rows sorting last.
+func errorDoc() Document {
+	m := meta(ModeBench, 2)
+	m.Containment = "process-group"
+	m.ContainmentNote = "cgroup2 not writable: /sys/fs/cgroup is read-only"
+	encode := benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
+		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255))
+
+	// One process measured, the second hung: the row is an error row,
+	// and the process that did measure stays in the document.
+	stream := benchRow("github.com/acme/shop/codec", "BenchmarkStream",
+		samples(50, u64(4096), u64(8), nil, 2.1e5, 2.12e5, 2.08e5))
+	stream.Outcome = "execution-timeout"
+	stream.Error = str("benchmark exceeded its 10m0s deadline; sent SIGTERM, then SIGKILL to the process group after 5s")
+	stream.Output = "goroutine 7 [running]:\ngithub.com/acme/shop/codec.(*Stream).Next(...)\n\t/src/codec/stream.go:88 +0x1d\n[benchsup: 12288 earlier bytes omitted]\n"
+	stream.Processes = append(stream.Processes, ProcessResult{
+		Index: 1, PID: 4201, Outcome: "execution-timeout",
+		Error: str("no result within 10m0s"),
+	})
+
+	fail := Row{
+		Package: "github.com/acme/shop/codec", Name: "BenchmarkLegacy", Kind: KindBenchmark,
+		Outcome: "benchmark-failure",
+		Error:   str("legacy_test.go:31: fixture missing: testdata/legacy.bin"),
+		Output:  "--- FAIL: BenchmarkLegacy\n    legacy_test.go:31: fixture missing: testdata/legacy.bin\n",
+		Processes: []ProcessResult{
+			{Index: 0, PID: 4300, Outcome: "benchmark-failure", Error: str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
+			{Index: 1, PID: 4301, Outcome: "benchmark-failure", Error: str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
+		},
+	}
+	skip := Row{
+		Package: "github.com/acme/shop/codec", Name: "BenchmarkGPU", Kind: KindBenchmark,
+		Outcome: OutcomeSkipped, Skipped: str("no CUDA device"),
+		Processes: []ProcessResult{{Index: 0, PID: 4400, Outcome: OutcomeSkipped}},
+	}
+	build := Row{
+		Package: "github.com/acme/shop/broken", Kind: KindPackage, Outcome: OutcomeBuildFailure,
+		Error:  str("broken/broken.go:12:2: undefined: frobnicate"),
+		Output: "# github.com/acme/shop/broken\nbroken/broken.go:12:2: undefined: frobnicate\nbroken/broken.go:19:9: too many errors\n",
+	}
+	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{stream, fail, encode, skip, build}}
+}
+
+func ns(v int64) *int64 { return &v }
+
+// testDoc is a test-mode run: passes, a skip, a plain failure, a crash, a
+// passing package and a package that did not build.
+func testDoc() Document {
+	m := meta(ModeTest, 1)
+	m.Knobs.Bench, m.Knobs.Run = "", "."
+	m.GOMAXPROCS = 2
+	const codec, store, broken = "github.com/acme/shop/codec", "github.com/acme/shop/store", "github.com/acme/shop/broken"
+	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
+		{Package: codec, Name: "TestRoundTrip", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(120_000_000)},
+		{Package: codec, Name: "TestRoundTrip/empty", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(0)},
+		{Package: codec, Name: "TestGPU", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: str("no CUDA device"), ElapsedNs: ns(0)},
+		{Package: codec, Name: "TestLegacy", Kind: KindTest, Outcome: OutcomeTestFail, ElapsedNs: ns(30_000_000),
+			Error:  str("legacy_test.go:40: got 3 frames, want 4"),
+			Output: "legacy_test.go:40: got 3 frames, want 4\n"},
+		{Package: codec, Name: "TestHuge", Kind: KindTest, Outcome: "signal",
+			Error:  str("killed by SIGSEGV"),
+			Output: "unexpected fault address 0x0\nfatal error: fault\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1f2c]\n"},
+		// The supervisor marks a package whose tests failed "fail".
+		{Package: codec, Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(1_532_000_000)},
+		{Package: store, Name: "TestPut", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(10_000_000)},
+		{Package: store, Name: "TestGet", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(4_000_000)},
+		{Package: store, Kind: KindPackage, Outcome: OutcomeOK, ElapsedNs: ns(210_000_000)},
+		{Package: broken, Kind: KindPackage, Outcome: OutcomeBuildFailure,
+			Error:  str("broken/broken.go:12:2: undefined: frobnicate"),
+			Output: "broken/broken.go:12:2: undefined: frobnicate\n"},
+	}}
+}

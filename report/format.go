@@ -1,0 +1,141 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// dash is what every renderer prints for a value that is not available
+// (rule 1 of DESIGN.md: never 0).
+const dash = "—"
+
+// durationUnits are the adaptive units of formatDuration, largest first.
+var durationUnits = []struct {
+	scale float64
+	name  string
+}{
+	{1e9, "s"},
+	{1e6, "ms"},
+	{1e3, "µs"},
+	{1, "ns"},
+}
+
+// formatDuration formats a duration given in nanoseconds in the largest unit
+// that keeps the value at or above 1, with at least four significant digits,
+// like go test's ns/op: 1.234µs, 12.35µs, 123.5µs, 0.3125ns.
+func formatDuration(ns float64) string {
+	if ns == 0 {
+		return "0ns"
+	}
+	// Round to four significant digits before choosing the unit, so that
+	// 999.96ns becomes 1.000µs rather than 1000.0ns.
+	r := roundSignificant(ns, 4)
+	u := durationUnits[len(durationUnits)-1]
+	for _, c := range durationUnits {
+		if math.Abs(r) >= c.scale {
+			u = c
+			break
+		}
+	}
+	v := r / u.scale
+	if math.Abs(v) >= 1000 {
+		// Only seconds get here: print every whole second rather than
+		// rounding 12345s to 12350s.
+		return strconv.FormatFloat(ns/u.scale, 'f', 0, 64) + u.name
+	}
+	return strconv.FormatFloat(v, 'f', decimalsFor(v, 4), 64) + u.name
+}
+
+// formatNumber formats a metric value: integral values as integers (B/op and
+// allocs/op usually are), others to four significant digits without
+// trailing zeros, never in exponent form.
+func formatNumber(v float64) string {
+	if v == math.Trunc(v) || math.Abs(v) >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(roundSignificant(v, 4), 'f', -1, 64)
+}
+
+// formatPercent formats a fraction as a signed-deviation percentage: one
+// decimal below 10%, whole percents above (±0.8%, ±12%).
+func formatPercent(frac float64) string {
+	p := 100 * frac
+	if p < 9.95 {
+		return "±" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return "±" + strconv.FormatFloat(p, 'f', 0, 64) + "%"
+}
+
+// formatDeviation formats a deviation relative to the median it belongs to,
+// or, when the median is zero and a ratio is undefined, as an absolute
+// duration.
+func formatDeviation(devNs, medianNs float64) string {
+	if medianNs == 0 {
+		return "±" + formatDuration(devNs)
+	}
+	return formatPercent(devNs / math.Abs(medianNs))
+}
+
+// decimalsFor returns how many digits after the point give v (non-zero)
+// sig significant digits.
+func decimalsFor(v float64, sig int) int {
+	d := sig - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	return max(d, 0)
+}
+
+// roundSignificant rounds v to sig significant digits.
+func roundSignificant(v float64, sig int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'e', sig-1, 64), 64)
+	if err != nil {
+		return v // cannot happen: FormatFloat's output always parses
+	}
+	return r
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// oneLine makes s safe to print inside a table cell: tabs become spaces and
+// other control characters are dropped, so a child's output can neither
+// break the column geometry nor drive the terminal.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, firstLine(s))
+}
+
+// truncate shortens s to at most n runes, marking the cut with an ellipsis.
+func truncate(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	return strings.TrimRightFunc(string(runes[:n-1]), unicode.IsSpace) + "…"
+}
+
+// lines splits text into lines without the final empty line a trailing
+// newline would produce.
+func lines(text string) []string {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}

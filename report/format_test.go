@@ -1,0 +1,118 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		ns   float64
+		want string
+	}{
+		{0, "0ns"},
+		{0.3125, "0.3125ns"},
+		{1, "1.000ns"},
+		{12.3456, "12.35ns"},
+		{999.4, "999.4ns"},
+		{999.96, "1.000µs"}, // rounding carries into the next unit
+		{1234, "1.234µs"},
+		{12346, "12.35µs"},
+		{123456, "123.5µs"},
+		{1.5e6, "1.500ms"},
+		{1.5e9, "1.500s"},
+		{12345.6e9, "12346s"}, // every whole second, not 12350s
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, formatDuration(tt.ns))
+		})
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"},
+		{48, "48"},
+		{65536, "65536"},
+		{0.5, "0.5"},
+		{12.3456, "12.35"},
+		{821.625, "821.6"},
+		{1234.7, "1235"},
+		{0.00012345, "0.0001234"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, formatNumber(tt.v))
+		})
+	}
+}
+
+func TestFormatDeviation(t *testing.T) {
+	tests := []struct {
+		name        string
+		dev, median float64
+		want        string
+	}{
+		{"zero", 0, 100, "±0.0%"},
+		{"small", 0.8, 100, "±0.8%"},
+		{"large", 12, 100, "±12%"},
+		{"boundary rounds up to whole percents", 9.96, 100, "±10%"},
+		{"zero median falls back to a duration", 12, 0, "±12.00ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, formatDeviation(tt.dev, tt.median))
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"µµµµµµµµµµµ", 10, "µµµµµµµµµ…"}, // runes, not bytes
+		{"cut at a space here", 8, "cut at…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := truncate(tt.in, tt.n)
+			assert.Equal(t, tt.want, got)
+			assert.LessOrEqual(t, runeLen(got), tt.n)
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	assert.Equal(t, "a b", oneLine("a\tb\nsecond line"))
+	assert.Equal(t, "[31mred", oneLine("\x1b[31mred"), "ESC is dropped, so the terminal is not driven")
+	assert.Equal(t, "x", oneLine("\x00x\x07"))
+}
+
+func TestPointOffset(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"1.234µs", 1},
+		{"123.4ns", 3},
+		{"12346s", 5},
+		{"65536", 5},
+		{"0", 1},
+		{"-1.5", 2},
+		{dash, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			assert.Equal(t, tt.want, pointOffset(tt.in))
+		})
+	}
+}

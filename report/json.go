@@ -1,0 +1,150 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/benchsup/benchsup/measure"
+)
+
+// ErrNonFinite is wrapped by the error a renderer returns when the Document
+// holds a NaN or an infinity: such a value is not a measurement, and JSON
+// cannot carry it. The error names the field.
+var ErrNonFinite = errors.New("non-finite number")
+
+// WriteJSON writes doc as one indented JSON document followed by a newline.
+// The output is deterministic: fields in declaration order, map keys sorted,
+// arrays in measurement order (never the table's order), so a document can
+// be committed and diffed.
+//
+// Unavailable values are null, never 0. Rows, processes, samples and
+// changed modules are always arrays, and a summary's metrics always an
+// object, so that null keeps the single meaning "not available". A zero
+// Schema is written as SchemaVersion; any other value than SchemaVersion is
+// an error, since this package writes that shape only.
+func WriteJSON(w io.Writer, doc Document) error {
+	switch doc.Schema {
+	case 0:
+		doc.Schema = SchemaVersion
+	case SchemaVersion:
+	default:
+		return fmt.Errorf("report: document schema %d, but this package writes schema %d", doc.Schema, SchemaVersion)
+	}
+	if err := checkFinite(doc); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	enc := json.NewEncoder(w)
+	// Error messages and output tails hold <, > and &; escaping them
+	// would only make the document harder to read.
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	// Encode marshals the whole value before writing, so a failure never
+	// leaves half a document behind.
+	if err := enc.Encode(normalize(doc)); err != nil {
+		return fmt.Errorf("report: writing JSON: %w", err)
+	}
+	return nil
+}
+
+// normalize returns a copy of doc whose collections are empty rather than
+// nil, leaving the caller's Document untouched.
+func normalize(doc Document) Document {
+	doc.Meta.Provenance.ChangedModules = orEmpty(doc.Meta.Provenance.ChangedModules)
+	rows := make([]Row, len(doc.Rows))
+	for i, r := range doc.Rows {
+		if r.Summary != nil && r.Summary.Metrics == nil {
+			s := *r.Summary
+			s.Metrics = map[string]*float64{}
+			r.Summary = &s
+		}
+		procs := make([]ProcessResult, len(r.Processes))
+		for j, p := range r.Processes {
+			p.Samples = orEmpty(p.Samples)
+			procs[j] = p
+		}
+		r.Processes = procs
+		rows[i] = r
+	}
+	doc.Rows = rows
+	return doc
+}
+
+func orEmpty[S ~[]E, E any](s S) S {
+	if s == nil {
+		return S{}
+	}
+	return s
+}
+
+// checkFinite returns an error wrapping ErrNonFinite that names the first
+// NaN or infinity in doc, in document order.
+func checkFinite(doc Document) error {
+	for i, r := range doc.Rows {
+		row := "rows[" + strconv.Itoa(i) + "]"
+		if s := r.Summary; s != nil {
+			fields := []struct {
+				name string
+				v    *float64
+			}{
+				{"medianNs", &s.MedianNs},
+				{"deviationNs", &s.DeviationNs},
+				{"spreadNs", s.SpreadNs},
+				{"minNs", &s.MinNs},
+				{"maxNs", &s.MaxNs},
+			}
+			for _, f := range fields {
+				if err := finite(row+".summary."+f.name, f.v); err != nil {
+					return err
+				}
+			}
+			for _, u := range slices.Sorted(maps.Keys(s.Metrics)) {
+				if err := finite(fmt.Sprintf("%s.summary.metrics[%q]", row, u), s.Metrics[u]); err != nil {
+					return err
+				}
+			}
+		}
+		for j, p := range r.Processes {
+			proc := row + ".processes[" + strconv.Itoa(j) + "]"
+			if st := p.NsPerOp; st != nil {
+				if err := finiteStats(proc+".nsPerOp", *st); err != nil {
+					return err
+				}
+			}
+			for k, s := range p.Samples {
+				for _, u := range slices.Sorted(maps.Keys(s.Extra)) {
+					v := s.Extra[u]
+					if err := finite(fmt.Sprintf("%s.samples[%d].extra[%q]", proc, k, u), &v); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func finiteStats(path string, s measure.Stats) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"median", s.Median}, {"mad", s.MAD}, {"min", s.Min}, {"max", s.Max}} {
+		if err := finite(path+"."+f.name, &f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finite checks one value; nil (not available) is fine.
+func finite(path string, v *float64) error {
+	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+		return fmt.Errorf("%w: %s is %v", ErrNonFinite, path, *v)
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package report
+
+import "os"
+
+// isTerminal reports false: benchsup's supervisor runs on Linux only, and
+// on other systems live displays stay off rather than guess at a terminal
+// (a port adds its own live_GOOS.go).
+func isTerminal(*os.File) bool { return false }
+
+// terminalWidth reports no width; see isTerminal.
+func terminalWidth(*os.File) (int, bool) { return 0, false }

@@ -1,0 +1,392 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultNoteWidth is the cap, in runes, of a notes cell when
+// TableOptions.NoteWidth is zero. The full message is printed below the
+// table.
+const DefaultNoteWidth = 60
+
+// TableOptions controls WriteTable. The zero value writes plain text.
+type TableOptions struct {
+	// Color adds ANSI styling: a bold column header, red error notes and
+	// yellow warnings. Set it only when writing to a terminal (see
+	// LiveEnabled), never for piped output.
+	Color bool
+	// NoteWidth caps the notes column, in runes; zero means
+	// DefaultNoteWidth.
+	NoteWidth int
+}
+
+// leadingMetrics are the metric columns that come first, in this order, when
+// present; every other unit follows, sorted.
+var leadingMetrics = []string{"B/op", "allocs/op", "MB/s"}
+
+// WriteTable writes the terminal table of a benchmark run (Meta.Mode ==
+// "bench"): a header naming the host and the containment, one line per row,
+// and, below the table, the full error and output tail of every error row.
+//
+// Columns are benchmark, n, median/iter (with the within-process deviation
+// as a percentage of the median), spread (the between-process deviation,
+// only when some row ran in more than one process), min, max, the metric
+// units, and notes (only when some row is an error or a skip). Error rows
+// sort last; the others keep measurement order. Unavailable cells, and
+// every numeric cell of an error or skip row, are em dashes.
+func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
+	if doc.Meta.Mode != ModeBench {
+		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
+	}
+	if err := checkFinite(doc); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	p := painter(opt.Color)
+	bw := bufio.NewWriter(w)
+	writeMetaHeader(bw, doc.Meta, p)
+	bw.WriteString("\n")
+
+	rows := tableOrder(doc.Rows)
+	prefixes := packagePrefixes(doc.Rows)
+	if len(rows) == 0 {
+		bw.WriteString("no benchmark results\n")
+	} else {
+		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, opt)
+		header, cells := g.layout()
+		bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
+		for i, row := range cells {
+			if notes >= 0 && rows[i].IsError() {
+				row[notes] = p.paint(red, row[notes])
+			}
+			bw.WriteString(joinCells(row) + "\n")
+		}
+	}
+	writeErrorBlocks(bw, rows, prefixes)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing table: %w", err)
+	}
+	return nil
+}
+
+// writeMetaHeader writes the lines that say where the numbers come from:
+// host and toolchain, containment, and any change linking the worker made
+// to the measured build.
+func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
+	gomaxprocs := dash
+	if m.GOMAXPROCS > 0 {
+		gomaxprocs = strconv.Itoa(m.GOMAXPROCS)
+	}
+	fmt.Fprintf(w, "goos: %s  goarch: %s  cpu: %s  gomaxprocs: %s  go: %s\n",
+		orDash(m.OS), orDash(m.Arch), orDash(oneLine(m.CPU)), gomaxprocs, orDash(m.GoVersion))
+	containment := orDash(m.Containment)
+	if m.ContainmentNote != "" {
+		containment += " (" + oneLine(m.ContainmentNote) + ")"
+	}
+	fmt.Fprintf(w, "containment: %s\n", containment)
+	for _, c := range m.Provenance.ChangedModules {
+		w.WriteString(p.paint(yellow, fmt.Sprintf(
+			"warning: linking benchsup's worker changed %s from %s to %s: the measured build differs from a plain go test build",
+			c.Path, orDash(c.From), orDash(c.To))) + "\n")
+	}
+}
+
+// tableOrder returns rows with error rows moved last, each group keeping
+// measurement order.
+func tableOrder(rows []Row) []Row {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b Row) int {
+		switch ae, be := a.IsError(), b.IsError(); {
+		case ae == be:
+			return 0
+		case ae:
+			return 1
+		default:
+			return -1
+		}
+	})
+	return out
+}
+
+// measured reports whether a row's numbers are shown: error and skip rows
+// show em dashes even when some process produced samples (the JSON
+// document keeps them).
+func measured(r Row) bool {
+	return r.Outcome == OutcomeOK && r.Summary != nil
+}
+
+// benchGrid builds the table's cells from rows in table order; repetitions
+// is the number of processes asked for per benchmark. It returns the index
+// of the notes column, or -1 when there is none.
+func benchGrid(rows []Row, prefixes map[string]string, repetitions int, opt TableOptions) (*grid, int) {
+	var units []string
+	spread, notes := false, false
+	for _, r := range rows {
+		if r.Outcome != OutcomeOK {
+			notes = true
+		}
+		if !measured(r) {
+			continue
+		}
+		if r.Summary.Processes > 1 || r.Summary.SpreadNs != nil {
+			spread = true
+		}
+		for u := range r.Summary.Metrics {
+			if !slices.Contains(units, u) {
+				units = append(units, u)
+			}
+		}
+	}
+	units = orderUnits(units)
+
+	g := &grid{cols: []column{
+		{"benchmark", alignLeft},
+		{"n", alignRight},
+		{"median/iter", alignRight},
+	}}
+	if spread {
+		g.cols = append(g.cols, column{"spread", alignRight})
+	}
+	g.cols = append(g.cols, column{"min", alignDecimal}, column{"max", alignDecimal})
+	for _, u := range units {
+		g.cols = append(g.cols, column{u, alignDecimal})
+	}
+	notesCol := -1
+	if notes {
+		notesCol = len(g.cols)
+		g.cols = append(g.cols, column{"notes", alignLeft})
+	}
+
+	noteWidth := opt.NoteWidth
+	if noteWidth <= 0 {
+		noteWidth = DefaultNoteWidth
+	}
+	for _, r := range rows {
+		cells := make([]string, 0, len(g.cols))
+		cells = append(cells, displayName(r, prefixes))
+		numeric := len(g.cols) - 1
+		if notes {
+			numeric--
+		}
+		if !measured(r) {
+			for range numeric {
+				cells = append(cells, dash)
+			}
+		} else {
+			s := r.Summary
+			cells = append(cells,
+				samplesCell(r, repetitions),
+				formatDuration(s.MedianNs)+" "+formatDeviation(s.DeviationNs, s.MedianNs))
+			if spread {
+				cell := dash
+				if s.SpreadNs != nil {
+					cell = formatDeviation(*s.SpreadNs, s.MedianNs)
+				}
+				cells = append(cells, cell)
+			}
+			cells = append(cells, formatDuration(s.MinNs), formatDuration(s.MaxNs))
+			for _, u := range units {
+				cell := dash
+				if v := s.Metrics[u]; v != nil {
+					cell = formatNumber(*v)
+				}
+				cells = append(cells, cell)
+			}
+		}
+		if notes {
+			cells = append(cells, truncate(note(r), noteWidth))
+		}
+		g.cells = append(g.cells, cells)
+	}
+	return g, notesCol
+}
+
+// orderUnits puts the leading metrics first in their fixed order and sorts
+// the rest.
+func orderUnits(units []string) []string {
+	var out, rest []string
+	for _, u := range leadingMetrics {
+		if slices.Contains(units, u) {
+			out = append(out, u)
+		}
+	}
+	for _, u := range units {
+		if !slices.Contains(leadingMetrics, u) {
+			rest = append(rest, u)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+// samplesCell renders n: the sample count of a single-process run, or
+// processes×samples-per-process when repetitions were asked for or several
+// processes contributed, so the process, the resampling unit, stays visible.
+// Processes with different sample counts render as a range (5×30–32).
+func samplesCell(r Row, repetitions int) string {
+	s := r.Summary
+	if s.Processes <= 1 && repetitions <= 1 {
+		return strconv.Itoa(s.Samples)
+	}
+	lo, hi, procs, total := 0, 0, 0, 0
+	for _, p := range r.Processes {
+		n := len(p.Samples)
+		if n == 0 {
+			continue
+		}
+		if procs == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+		procs++
+		total += n
+	}
+	switch {
+	case procs == s.Processes && total == s.Samples && lo == hi:
+		return fmt.Sprintf("%d×%d", procs, lo)
+	case procs == s.Processes && total == s.Samples:
+		return fmt.Sprintf("%d×%d–%d", procs, lo, hi)
+	case s.Processes > 0 && s.Samples%s.Processes == 0:
+		// The row carries no per-process detail; the summary's counts
+		// still divide evenly.
+		return fmt.Sprintf("%d×%d", s.Processes, s.Samples/s.Processes)
+	default:
+		return strconv.Itoa(s.Samples)
+	}
+}
+
+// note is the notes cell of a row: its outcome class and the first line of
+// its error, or the skip reason; "" for a row that passed.
+func note(r Row) string {
+	switch {
+	case r.Outcome == OutcomeOK:
+		return ""
+	case r.Outcome == OutcomeSkipped:
+		if r.Skipped != nil && *r.Skipped != "" {
+			return "skipped: " + oneLine(*r.Skipped)
+		}
+		return "skipped"
+	case r.Error != nil && *r.Error != "":
+		return r.Outcome + ": " + oneLine(*r.Error)
+	default:
+		return r.Outcome
+	}
+}
+
+// writeErrorBlocks writes, for every error row, what its notes cell had to
+// cut: the full error, each failed process, and the output tail, indented
+// under a go test style header.
+func writeErrorBlocks(w *bufio.Writer, rows []Row, prefixes map[string]string) {
+	for _, r := range rows {
+		if !r.IsError() {
+			continue
+		}
+		fmt.Fprintf(w, "\n--- FAIL: %s (%s)\n", displayName(r, prefixes), r.Outcome)
+		if r.Error != nil {
+			writeIndented(w, *r.Error)
+		}
+		if len(r.Processes) > 1 {
+			for _, p := range r.Processes {
+				if p.Outcome == OutcomeOK {
+					continue
+				}
+				msg := p.Outcome
+				if p.Error != nil {
+					msg += ": " + *p.Error
+				}
+				pid := dash
+				if p.PID > 0 {
+					pid = strconv.Itoa(p.PID)
+				}
+				writeIndented(w, fmt.Sprintf("process %d (pid %s): %s", p.Index, pid, msg))
+			}
+		}
+		writeIndented(w, r.Output)
+	}
+}
+
+// writeIndented writes text indented by four spaces, as go test indents a
+// test's log under its --- FAIL line.
+func writeIndented(w *bufio.Writer, text string) {
+	for _, l := range lines(text) {
+		w.WriteString("    " + l + "\n")
+	}
+}
+
+// displayName is a row's name in a table: the package-relative name, with
+// the package's shortest unique path suffix in front when the run spans
+// several packages; a package row shows its import path.
+func displayName(r Row, prefixes map[string]string) string {
+	if r.Name == "" {
+		return r.Package
+	}
+	if p, ok := prefixes[r.Package]; ok {
+		return p + "." + r.Name
+	}
+	return r.Name
+}
+
+// packagePrefixes maps each package of a multi-package run to the shortest
+// suffix of its import path that no other package of the run shares
+// (codec, or v2/codec next to v1/codec). It returns nil for a
+// single-package run, where names need no prefix.
+func packagePrefixes(rows []Row) map[string]string {
+	var pkgs []string
+	for _, r := range rows {
+		if !slices.Contains(pkgs, r.Package) {
+			pkgs = append(pkgs, r.Package)
+		}
+	}
+	if len(pkgs) < 2 {
+		return nil
+	}
+	prefixes := make(map[string]string, len(pkgs))
+	for _, pkg := range pkgs {
+		elems := strings.Split(pkg, "/")
+		prefixes[pkg] = pkg
+		for k := 1; k < len(elems); k++ {
+			suffix := strings.Join(elems[len(elems)-k:], "/")
+			if !slices.ContainsFunc(pkgs, func(other string) bool {
+				return other != pkg && (other == suffix || strings.HasSuffix(other, "/"+suffix))
+			}) {
+				prefixes[pkg] = suffix
+				break
+			}
+		}
+	}
+	return prefixes
+}
+
+// joinCells joins laid-out cells into one line without trailing blanks.
+func joinCells(cells []string) string {
+	return strings.TrimRight(strings.Join(cells, sep), " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return dash
+	}
+	return s
+}
+
+// ANSI styles.
+const (
+	bold   = "1"
+	red    = "31"
+	yellow = "33"
+)
+
+// painter applies ANSI styles when true and is the identity when false, so
+// plain output never carries an escape sequence.
+type painter bool
+
+func (p painter) paint(style, s string) string {
+	if !p || s == "" {
+		return s
+	}
+	return "\x1b[" + style + "m" + s + "\x1b[0m"
+}

@@ -1,0 +1,255 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/measure"
+)
+
+func TestWriteTableGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  Document
+	}{
+		{"green", greenDoc()},
+		{"errors", errorDoc()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, WriteTable(&buf, tt.doc, TableOptions{}))
+			golden(t, tt.name+".table", buf.Bytes())
+			assert.NotContains(t, buf.String(), "\x1b", "the zero TableOptions writes plain text")
+		})
+	}
+}
+
+// TestTableInvariants checks the shape every table must have, whatever its
+// rows.
+func TestTableInvariants(t *testing.T) {
+	single := greenDoc()
+	single.Meta.Knobs.Repetitions = 1
+	single.Rows = single.Rows[:1]
+	single.Rows[0].Processes = single.Rows[0].Processes[:1]
+	single.Rows[0].Summary = summarize(single.Rows[0].Processes)
+
+	tests := []struct {
+		name      string
+		doc       Document
+		wantNotes bool
+	}{
+		{"green", greenDoc(), false},
+		{"errors", errorDoc(), true},
+		{"single process", single, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := tableOrder(tt.doc.Rows)
+			g, notesCol := gridOf(tt.doc, rows, TableOptions{})
+			header, cells := g.layout()
+
+			assert.Equal(t, tt.wantNotes, notesCol >= 0, "notes column only with error or skip rows")
+			if notesCol >= 0 {
+				assert.Equal(t, len(g.cols)-1, notesCol, "notes is the trailing column")
+			}
+
+			seenError := false
+			for i, r := range rows {
+				if r.IsError() {
+					seenError = true
+				} else {
+					assert.False(t, seenError, "row %q sorts after an error row", r.Name)
+				}
+				if !measured(r) {
+					for c, col := range g.cols {
+						if c > 0 && col.header != "notes" {
+							assert.Equal(t, dash, strings.TrimSpace(cells[i][c]),
+								"%s: numeric cell %q of an unmeasured row", r.Name, col.header)
+						}
+					}
+				}
+			}
+
+			for c, col := range g.cols {
+				width := runeLen(header[c])
+				point := -1
+				for i := range cells {
+					cell := cells[i][c]
+					if !(col.align == alignLeft && c == len(g.cols)-1) {
+						assert.Equal(t, width, runeLen(cell), "column %q: every cell has the column's width", col.header)
+					}
+					if col.align != alignDecimal {
+						continue
+					}
+					trimmed := strings.TrimSpace(cell)
+					p := runeLen(cell) - runeLen(strings.TrimLeft(cell, " ")) + pointOffset(trimmed)
+					if point < 0 {
+						point = p
+					}
+					assert.Equal(t, point, p, "column %q: cell %q has its decimal point at rune %d, others at %d", col.header, cell, p, point)
+				}
+			}
+		})
+	}
+}
+
+func TestTableColumns(t *testing.T) {
+	t.Run("metric columns come in a fixed order, then sorted", func(t *testing.T) {
+		doc := greenDoc()
+		g, _ := gridOf(doc, tableOrder(doc.Rows), TableOptions{})
+		var headers []string
+		for _, c := range g.cols {
+			headers = append(headers, c.header)
+		}
+		assert.Equal(t, []string{"benchmark", "n", "median/iter", "spread", "min", "max",
+			"B/op", "allocs/op", "MB/s", "hit-ratio", "rows/op"}, headers)
+	})
+	t.Run("no spread column for single-process runs", func(t *testing.T) {
+		doc := greenDoc()
+		doc.Meta.Knobs.Repetitions = 1
+		for i := range doc.Rows {
+			doc.Rows[i].Processes = doc.Rows[i].Processes[:1]
+			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+		}
+		g, _ := gridOf(doc, doc.Rows, TableOptions{})
+		for _, c := range g.cols {
+			assert.NotEqual(t, "spread", c.header)
+		}
+	})
+	t.Run("unavailable metric is an em dash, never 0", func(t *testing.T) {
+		doc := greenDoc()
+		var buf bytes.Buffer
+		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+		var scan string
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.HasPrefix(l, "store.BenchmarkScan") {
+				scan = l
+			}
+		}
+		require.NotEmpty(t, scan)
+		fields := strings.Fields(scan)
+		// B/op, allocs/op, MB/s and hit-ratio are unavailable.
+		assert.Equal(t, []string{dash, dash, dash, dash, "128"}, fields[len(fields)-5:])
+	})
+	t.Run("names carry the package only for multi-package runs", func(t *testing.T) {
+		doc := greenDoc()
+		doc.Rows = doc.Rows[:2]
+		g, _ := gridOf(doc, doc.Rows, TableOptions{})
+		assert.Equal(t, "BenchmarkEncode/size=1K", g.cells[0][0])
+		doc = greenDoc()
+		g, _ = gridOf(doc, doc.Rows, TableOptions{})
+		assert.Equal(t, "codec.BenchmarkEncode/size=1K", g.cells[0][0])
+	})
+	t.Run("notes are capped", func(t *testing.T) {
+		doc := errorDoc()
+		g, notesCol := gridOf(doc, tableOrder(doc.Rows), TableOptions{NoteWidth: 20})
+		for _, row := range g.cells {
+			assert.LessOrEqual(t, runeLen(row[notesCol]), 20)
+		}
+	})
+}
+
+func TestSamplesCell(t *testing.T) {
+	three := samples(10, nil, nil, nil, 1, 2, 3)
+	four := samples(10, nil, nil, nil, 1, 2, 3, 4)
+	tests := []struct {
+		name        string
+		row         Row
+		repetitions int
+		want        string
+	}{
+		{"one process", benchRow("p", "B", three), 1, "3"},
+		{"repetitions asked for", benchRow("p", "B", three, three, three), 3, "3×3"},
+		{"one process of several measured", benchRow("p", "B", three), 5, "1×3"},
+		{"uneven processes", benchRow("p", "B", three, four), 2, "2×3–4"},
+		{"no per-process detail", Row{Summary: &Summary{Processes: 2, Samples: 8}}, 2, "2×4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, samplesCell(tt.row, tt.repetitions))
+		})
+	}
+}
+
+func TestPackagePrefixes(t *testing.T) {
+	rows := func(pkgs ...string) []Row {
+		var rs []Row
+		for _, p := range pkgs {
+			rs = append(rs, Row{Package: p})
+		}
+		return rs
+	}
+	assert.Nil(t, packagePrefixes(rows("a/codec", "a/codec")))
+	assert.Equal(t, map[string]string{
+		"a/v1/codec": "v1/codec",
+		"a/v2/codec": "v2/codec",
+		"a/store":    "store",
+	}, packagePrefixes(rows("a/v1/codec", "a/v2/codec", "a/store")))
+	assert.Equal(t, map[string]string{"codec": "codec", "x/codec": "x/codec"},
+		packagePrefixes(rows("codec", "x/codec")))
+}
+
+func TestWriteTableColor(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, errorDoc(), TableOptions{Color: true}))
+	out := buf.String()
+	assert.Contains(t, out, "\x1b[1mbenchmark")
+	assert.Contains(t, out, "\x1b[31mexecution-timeout: ")
+	assert.NotContains(t, out, "\x1b[31mskipped", "a skip is not an error")
+}
+
+func TestWriteTableErrors(t *testing.T) {
+	t.Run("test-mode document", func(t *testing.T) {
+		err := WriteTable(&bytes.Buffer{}, testDoc(), TableOptions{})
+		assert.ErrorContains(t, err, `mode "test"`)
+	})
+	t.Run("NaN is refused, naming the field", func(t *testing.T) {
+		doc := greenDoc()
+		doc.Rows[1].Summary.MedianNs = math.NaN()
+		err := WriteTable(&bytes.Buffer{}, doc, TableOptions{})
+		assert.ErrorIs(t, err, ErrNonFinite)
+		assert.ErrorContains(t, err, "rows[1].summary.medianNs")
+	})
+	t.Run("write error", func(t *testing.T) {
+		err := WriteTable(failWriter{}, greenDoc(), TableOptions{})
+		assert.ErrorIs(t, err, errWrite)
+	})
+	t.Run("empty run", func(t *testing.T) {
+		var buf bytes.Buffer
+		require.NoError(t, WriteTable(&buf, Document{Meta: Meta{Mode: ModeBench}}, TableOptions{}))
+		assert.Contains(t, buf.String(), "no benchmark results")
+	})
+}
+
+// gridOf builds the grid WriteTable would lay out for doc's rows in the
+// given order.
+func gridOf(doc Document, rows []Row, opt TableOptions) (*grid, int) {
+	return benchGrid(rows, packagePrefixes(doc.Rows), doc.Meta.Knobs.Repetitions, opt)
+}
+
+var errWrite = errors.New("disk full")
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// The fixtures' summaries must agree with measure, or the goldens would
+// show numbers the supervisor cannot produce.
+func TestFixtureSummary(t *testing.T) {
+	r := greenDoc().Rows[0]
+	var per []measure.Stats
+	for _, p := range r.Processes {
+		per = append(per, *p.NsPerOp)
+	}
+	a, ok := measure.Combine(per)
+	require.True(t, ok)
+	assert.Equal(t, a.Median, r.Summary.MedianNs)
+	assert.Equal(t, 9, r.Summary.Samples)
+}

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// WriteTests writes a test run (Meta.Mode == "test") the way go test does:
+// per package, in measurement order, a --- FAIL line for every failed or
+// crashed test followed by its outcome class, its error and its output tail,
+// indented; then the package's ok or FAIL line (FAIL\tpkg [build failed] for
+// a build failure, preceded by the compiler output). verbose also lists
+// passing and skipped tests. A final line counts the tests:
+//
+//	benchsup: 12 tests: 10 passed, 1 failed, 1 skipped (1 crashed)
+//
+// where failed includes crashed, and crashed counts tests whose process
+// ended abnormally (any class other than "fail").
+func WriteTests(w io.Writer, doc Document, verbose bool) error {
+	if doc.Meta.Mode != ModeTest {
+		return fmt.Errorf("report: WriteTests renders a %q document, not mode %q", ModeTest, doc.Meta.Mode)
+	}
+	bw := bufio.NewWriter(w)
+	var c testCounts
+	var pkgs []string
+	for _, r := range doc.Rows {
+		if !slices.Contains(pkgs, r.Package) {
+			pkgs = append(pkgs, r.Package)
+		}
+	}
+	for _, pkg := range pkgs {
+		writePackage(bw, pkg, doc.Rows, verbose, &c)
+	}
+	bw.WriteString(c.String() + "\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing test results: %w", err)
+	}
+	return nil
+}
+
+// testCounts tallies a test run for its summary line.
+type testCounts struct {
+	tests, passed, failed, skipped, crashed int
+	buildFailed, pkgFailed                  int
+}
+
+func (c testCounts) String() string {
+	s := fmt.Sprintf("benchsup: %d %s: %d passed, %d failed, %d skipped",
+		c.tests, plural(c.tests, "test", "tests"), c.passed, c.failed, c.skipped)
+	if c.crashed > 0 {
+		s += fmt.Sprintf(" (%d crashed)", c.crashed)
+	}
+	if c.buildFailed > 0 {
+		s += fmt.Sprintf("; %d %s failed to build", c.buildFailed, plural(c.buildFailed, "package", "packages"))
+	}
+	if c.pkgFailed > 0 {
+		s += fmt.Sprintf("; %d %s failed outside any test", c.pkgFailed, plural(c.pkgFailed, "package", "packages"))
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writePackage writes the tests of one package and its status line.
+//
+// A package may have several package rows: the status row the supervisor
+// appends (Outcome "ok", or "fail" when a test failed, with the package's
+// elapsed time), and rows for failures outside any test (a build failure,
+// a child that died in TestMain). The status row adds no failure of its own;
+// each other failing package row gets a block, as go test prints compiler
+// output.
+func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *testCounts) {
+	failed, buildFailed := false, false
+	var elapsedNs *int64
+	var skipped *Row
+	for i, r := range rows {
+		if r.Package != pkg {
+			continue
+		}
+		if r.Kind == KindPackage {
+			if r.ElapsedNs != nil {
+				elapsedNs = r.ElapsedNs
+			}
+			switch {
+			case r.Outcome == OutcomeSkipped:
+				skipped = &rows[i]
+			case r.Outcome == OutcomeBuildFailure:
+				c.buildFailed++
+				failed, buildFailed = true, true
+				writeCompilerBlock(w, r)
+			case r.Outcome == OutcomeTestFail:
+				// The status row of a package whose tests failed:
+				// those tests were counted and printed already.
+				failed = true
+				if r.Error != nil || r.Output != "" {
+					writeCompilerBlock(w, r)
+				}
+			case r.IsError():
+				c.pkgFailed++
+				failed = true
+				writeCompilerBlock(w, r)
+			}
+			continue
+		}
+		c.tests++
+		switch r.Outcome {
+		case OutcomeOK:
+			c.passed++
+			if verbose {
+				fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
+			}
+		case OutcomeSkipped:
+			c.skipped++
+			if verbose {
+				reason := ""
+				if r.Skipped != nil && *r.Skipped != "" {
+					reason = " (" + oneLine(*r.Skipped) + ")"
+				}
+				fmt.Fprintf(w, "--- SKIP: %s%s\n", r.Name, reason)
+			}
+		default:
+			c.failed++
+			if r.Outcome != OutcomeTestFail {
+				c.crashed++
+			}
+			failed = true
+			fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
+			writeIndented(w, outcomeLine(r))
+			writeIndented(w, r.Output)
+		}
+	}
+
+	elapsed := ""
+	if elapsedNs != nil {
+		elapsed = "\t" + strconv.FormatFloat(float64(*elapsedNs)/1e9, 'f', 3, 64) + "s"
+	}
+	switch {
+	case buildFailed:
+		fmt.Fprintf(w, "FAIL\t%s [build failed]\n", pkg)
+	case failed:
+		fmt.Fprintf(w, "FAIL\t%s%s\n", pkg, elapsed)
+	case skipped != nil:
+		reason := "no tests"
+		if skipped.Skipped != nil && *skipped.Skipped != "" {
+			reason = oneLine(*skipped.Skipped)
+		}
+		fmt.Fprintf(w, "?   \t%s\t[%s]\n", pkg, reason)
+	default:
+		fmt.Fprintf(w, "ok  \t%s%s\n", pkg, elapsed)
+	}
+}
+
+// writeCompilerBlock writes a package-level failure the way go test writes
+// a build failure: a "# pkg" line, then the message and output unindented.
+func writeCompilerBlock(w *bufio.Writer, r Row) {
+	fmt.Fprintf(w, "# %s\n", r.Package)
+	w.WriteString(outcomeLine(r) + "\n")
+	for _, l := range lines(r.Output) {
+		w.WriteString(l + "\n")
+	}
+}
+
+// outcomeLine is a failure's class and error: "signal: killed by SIGSEGV".
+func outcomeLine(r Row) string {
+	if r.Error != nil && *r.Error != "" {
+		return r.Outcome + ": " + *r.Error
+	}
+	return r.Outcome
+}
+
+// testElapsed formats a test's duration as go test does (0.12s), or an em
+// dash when it is not known (a test whose process crashed).
+func testElapsed(ns *int64) string {
+	if ns == nil {
+		return dash
+	}
+	return strconv.FormatFloat(float64(*ns)/1e9, 'f', 2, 64) + "s"
+}

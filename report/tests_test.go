@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWriteTestsGolden(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		name := "tests"
+		if verbose {
+			name = "tests-verbose"
+		}
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, WriteTests(&buf, testDoc(), verbose))
+			golden(t, name+".txt", buf.Bytes())
+
+			out := buf.String()
+			assert.True(t, strings.HasSuffix(out,
+				"benchsup: 7 tests: 4 passed, 2 failed, 1 skipped (1 crashed); 1 package failed to build\n"))
+			assert.NotRegexp(t, regexp.MustCompile(`(?m)^\d+ passed, \d+ failed$`), out)
+			assert.Contains(t, out, "--- FAIL: TestHuge (—)\n    signal: killed by SIGSEGV\n")
+			assert.Contains(t, out, "FAIL\tgithub.com/acme/shop/codec\t1.532s\n")
+			assert.Contains(t, out, "ok  \tgithub.com/acme/shop/store\t0.210s\n")
+			assert.Contains(t, out, "FAIL\tgithub.com/acme/shop/broken [build failed]\n")
+			assert.Equal(t, verbose, strings.Contains(out, "--- PASS: TestPut (0.01s)\n"))
+			assert.Equal(t, verbose, strings.Contains(out, "--- SKIP: TestGPU (no CUDA device)\n"))
+		})
+	}
+}
+
+func TestWriteTestsPackages(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []Row
+		want string
+	}{
+		{"no package row", []Row{{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK}}, "ok  \tp\n"},
+		{"package without tests", []Row{{Package: "p", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: str("no test files")}},
+			"?   \tp\t[no test files]\n"},
+		{"package crash outside any test", []Row{{Package: "p", Kind: KindPackage, Outcome: "exit", Error: str("exit status 2"),
+			Output: "panic: init failed\n", ElapsedNs: ns(5_000_000)}},
+			"# p\nexit: exit status 2\npanic: init failed\nFAIL\tp\t0.005s\n"},
+		{"status row of a failing package adds no failure", []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("test failed")},
+			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+		}, "--- FAIL: TestA (—)\n    fail: test failed\nFAIL\tp\t0.020s\n"},
+		{"crash outside any test next to the status row", []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(0)},
+			{Package: "p", Kind: KindPackage, Outcome: "signal", Error: str("killed by SIGKILL")},
+			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+		}, "# p\nsignal: killed by SIGKILL\nFAIL\tp\t0.020s\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			doc := Document{Meta: Meta{Mode: ModeTest}, Rows: tt.rows}
+			require.NoError(t, WriteTests(&buf, doc, false))
+			before, _, ok := strings.Cut(buf.String(), "benchsup: ")
+			require.True(t, ok)
+			assert.Equal(t, tt.want, before)
+		})
+	}
+}
+
+func TestWriteTestsErrors(t *testing.T) {
+	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, greenDoc(), false), `mode "bench"`)
+	assert.ErrorIs(t, WriteTests(failWriter{}, testDoc(), false), errWrite)
+}
