@@ -115,7 +115,9 @@ func (c *Conn) Send(m Message) error {
 
 // Receive reads the next frame. It returns io.EOF when the stream ends
 // cleanly between frames, an error wrapping ErrMalformed for any malformed
-// frame, and the reader's error otherwise.
+// frame (also wrapping io.ErrUnexpectedEOF when the stream ended inside a
+// frame, as when the peer died while writing), and the reader's error
+// otherwise.
 func (c *Conn) Receive() (Message, error) {
 	var hdr [headerSize]byte
 	if n, err := io.ReadFull(c.r, hdr[:]); err != nil {
@@ -123,7 +125,7 @@ func (c *Conn) Receive() (Message, error) {
 			return nil, io.EOF
 		}
 		if err == io.ErrUnexpectedEOF {
-			return nil, malformed(0, nil, "stream ended inside a frame header (%d of %d bytes)", n, headerSize)
+			return nil, malformed(0, io.ErrUnexpectedEOF, "stream ended inside a frame header (%d of %d bytes)", n, headerSize)
 		}
 		return nil, err
 	}
@@ -137,7 +139,7 @@ func (c *Conn) Receive() (Message, error) {
 	payload := c.rbuf[:size]
 	if n, err := io.ReadFull(c.r, payload); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, malformed(0, nil, "stream ended inside a frame (%d of %d bytes)", n, size)
+			return nil, malformed(0, io.ErrUnexpectedEOF, "stream ended inside a frame (%d of %d bytes)", n, size)
 		}
 		return nil, err
 	}

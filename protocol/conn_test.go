@@ -135,6 +135,8 @@ func TestMalformedFrames(t *testing.T) {
 			var me *MalformedError
 			require.ErrorAs(t, err, &me)
 			assert.Contains(t, err.Error(), tt.want)
+			truncated := strings.HasSuffix(tt.name, "truncated")
+			assert.Equal(t, truncated, errors.Is(err, io.ErrUnexpectedEOF), "only a cut-off stream is an unexpected EOF")
 		})
 	}
 }

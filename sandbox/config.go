@@ -1,0 +1,396 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultStartupTimeout = 10 * time.Second
+	DefaultTotalTimeout   = 10 * time.Minute
+	DefaultGrace          = time.Second
+	DefaultCaptureLimit   = 64 << 10
+)
+
+// childFD is the descriptor number of the protocol endpoint in the child:
+// the first after stdin, stdout and stderr.
+const childFD = 3
+
+// Config describes one child. The zero value of every field but Path is
+// usable.
+type Config struct {
+	// Path is the absolute path of the executable. It is run as is: no
+	// shell, no PATH search. argv[0] is Path. Required.
+	Path string
+	// Args are the arguments after argv[0].
+	Args []string
+	// Dir is the working directory. "" inherits the supervisor's; otherwise
+	// it is made absolute and must be an existing directory, checked before
+	// the spawn.
+	Dir string
+	// Env builds the environment; the zero value is the strict policy.
+	Env EnvPolicy
+	// StartupTimeout bounds the time from Start to the Hello; zero means
+	// DefaultStartupTimeout. It never extends beyond TotalTimeout.
+	StartupTimeout time.Duration
+	// TotalTimeout bounds the time from Start to the child's exit; zero
+	// means DefaultTotalTimeout.
+	TotalTimeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL when a deadline expires
+	// or the context ends; zero means DefaultGrace.
+	Grace time.Duration
+	// StdoutLimit is how many bytes of stdout are retained (the last ones);
+	// zero means DefaultCaptureLimit. Every byte is counted either way.
+	StdoutLimit int
+	// StderrLimit is the same for stderr.
+	StderrLimit int
+	// Cgroup says whether the child gets its own cgroup v2.
+	Cgroup CgroupMode
+}
+
+// CgroupMode selects cgroup containment.
+type CgroupMode int
+
+const (
+	// CgroupAuto (the zero value) gives the child its own cgroup v2 when a
+	// writable hierarchy is found, and falls back to process-group
+	// containment, with the reason in Outcome.ContainmentNote, when not.
+	CgroupAuto CgroupMode = iota
+	// CgroupOff uses process-group containment only.
+	CgroupOff
+)
+
+func (m CgroupMode) String() string {
+	switch m {
+	case CgroupAuto:
+		return "auto"
+	case CgroupOff:
+		return "off"
+	}
+	return fmt.Sprintf("CgroupMode(%d)", int(m))
+}
+
+// EnvPolicy builds a child's environment. The zero value is strict: only the
+// strict base (see StrictBase) is copied from the supervisor. The steps apply
+// in this order: base (strict base, or the whole environment when Inherit),
+// Keep, Remove, Set. protocol.EnvFD is then set to the endpoint's descriptor;
+// naming it in Keep, Remove or Set is a configuration error. Names must be
+// non-empty and contain neither '=' nor NUL.
+//
+// Variables that tune the Go runtime (GOGC, GOMEMLIMIT, GODEBUG, GOMAXPROCS,
+// GOTRACEBACK, GORACE) are deliberately not in the strict base: they change
+// the code under measurement, and inheriting them from whatever shell started
+// the supervisor would make results depend on it invisibly. Keep or Set them,
+// so that the choice shows in Outcome.EnvPolicy and EnvNamesHash. Locale (LANG,
+// LC_*) and TZ are likewise opt-in: the Go runtime ignores locale, and TZ
+// changes time.Local. Everything else (USER, TERM, SSH_AUTH_SOCK, tokens and
+// other credentials) has no business in a benchmark.
+type EnvPolicy struct {
+	// Inherit copies the whole parent environment instead of the strict
+	// base: an explicit opt-in. If Dir is set and PWD is inherited, PWD is
+	// updated to Dir.
+	Inherit bool
+	// Keep names variables copied from the parent when present there, on
+	// top of the base.
+	Keep []string
+	// Set holds NAME=VALUE pairs, applied last; a later pair for the same
+	// name wins.
+	Set []string
+	// Remove names variables removed after the base and Keep, before Set.
+	Remove []string
+}
+
+// strictBase is what a strict environment copies from the supervisor, each
+// only when set there. None of them changes the Go runtime's behaviour.
+//
+//	HOME    os.UserHomeDir, and os.UserCacheDir/UserConfigDir fall back to
+//	        it; much code under test fails without it.
+//	PATH    code under test that runs tools (os/exec.LookPath) finds the same
+//	        ones the user would.
+//	TMPDIR  os.TempDir, t.TempDir and b.TempDir put files where the user
+//	        chose (a tmpfs or a disk changes I/O benchmarks).
+var strictBase = [...]string{"HOME", "PATH", "TMPDIR"}
+
+// StrictBase returns the names a strict EnvPolicy copies from the supervisor
+// when present there.
+func StrictBase() []string { return slices.Clone(strictBase[:]) }
+
+// resolved is a validated Config with defaults applied.
+type resolved struct {
+	path           string
+	argv           []string
+	dir            string
+	env            []string
+	envDesc        string
+	envHash        string
+	startupTimeout time.Duration
+	totalTimeout   time.Duration
+	grace          time.Duration
+	stdoutLimit    int
+	stderrLimit    int
+	cgroup         CgroupMode
+}
+
+// resolve validates cfg against the file system and the parent environment
+// and applies the defaults. Every error is a *ConfigError.
+func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
+	r := &resolved{cgroup: cfg.Cgroup}
+	if err := checkPath(cfg.Path); err != nil {
+		return nil, err
+	}
+	r.path = cfg.Path
+	r.argv = make([]string, 0, 1+len(cfg.Args))
+	r.argv = append(r.argv, cfg.Path)
+	for i, a := range cfg.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, &ConfigError{Field: fmt.Sprintf("Args[%d]", i), Reason: "contains NUL"}
+		}
+		r.argv = append(r.argv, a)
+	}
+	if cfg.Dir != "" {
+		dir, err := checkDir(cfg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		r.dir = dir
+	}
+	durations := []struct {
+		field string
+		v     time.Duration
+		def   time.Duration
+		dst   *time.Duration
+	}{
+		{"StartupTimeout", cfg.StartupTimeout, DefaultStartupTimeout, &r.startupTimeout},
+		{"TotalTimeout", cfg.TotalTimeout, DefaultTotalTimeout, &r.totalTimeout},
+		{"Grace", cfg.Grace, DefaultGrace, &r.grace},
+	}
+	for _, d := range durations {
+		if d.v < 0 {
+			return nil, &ConfigError{Field: d.field, Reason: fmt.Sprintf("negative duration %v", d.v)}
+		}
+		*d.dst = orDefault(d.v, d.def)
+	}
+	limits := []struct {
+		field string
+		v     int
+		dst   *int
+	}{
+		{"StdoutLimit", cfg.StdoutLimit, &r.stdoutLimit},
+		{"StderrLimit", cfg.StderrLimit, &r.stderrLimit},
+	}
+	for _, l := range limits {
+		if l.v < 0 {
+			return nil, &ConfigError{Field: l.field, Reason: fmt.Sprintf("negative limit %d", l.v)}
+		}
+		*l.dst = orDefault(l.v, DefaultCaptureLimit)
+	}
+	if cfg.Cgroup != CgroupAuto && cfg.Cgroup != CgroupOff {
+		return nil, &ConfigError{Field: "Cgroup", Reason: fmt.Sprintf("unknown mode %d", int(cfg.Cgroup))}
+	}
+	env, err := cfg.Env.build(parentEnv, r.dir)
+	if err != nil {
+		return nil, err
+	}
+	r.env = env
+	r.envDesc = cfg.Env.describe()
+	r.envHash = namesHash(env)
+	return r, nil
+}
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func checkPath(path string) error {
+	bad := func(reason string) error { return &ConfigError{Field: "Path", Reason: reason} }
+	switch {
+	case path == "":
+		return bad("required")
+	case strings.IndexByte(path, 0) >= 0:
+		return bad("contains NUL")
+	case !filepath.IsAbs(path):
+		return bad(fmt.Sprintf("%q is not absolute (there is no PATH search)", path))
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case fi.IsDir():
+		return bad(fmt.Sprintf("%s is a directory", path))
+	case !fi.Mode().IsRegular():
+		return bad(fmt.Sprintf("%s is not a regular file (%v)", path, fi.Mode().Type()))
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return bad(fmt.Sprintf("%s is not executable (mode %v)", path, fi.Mode().Perm()))
+	}
+	return nil
+}
+
+func checkDir(dir string) (string, error) {
+	bad := func(reason string) error { return &ConfigError{Field: "Dir", Reason: reason} }
+	if strings.IndexByte(dir, 0) >= 0 {
+		return "", bad("contains NUL")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", bad(err.Error())
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", bad(err.Error())
+	case !fi.IsDir():
+		return "", bad(fmt.Sprintf("%s is not a directory", abs))
+	}
+	return abs, nil
+}
+
+func checkName(field, name string) error {
+	var reason string
+	switch {
+	case name == "":
+		reason = "empty variable name"
+	case strings.IndexByte(name, '=') >= 0:
+		reason = fmt.Sprintf("variable name %q contains '='", name)
+	case strings.IndexByte(name, 0) >= 0:
+		reason = fmt.Sprintf("variable name %q contains NUL", name)
+	case name == protocol.EnvFD:
+		reason = fmt.Sprintf("%s is reserved: the sandbox sets it", name)
+	default:
+		return nil
+	}
+	return &ConfigError{Field: field, Reason: reason}
+}
+
+// build returns the child's environment, sorted by name. dir is the resolved
+// working directory, "" when inherited.
+func (p *EnvPolicy) build(parent []string, dir string) ([]string, error) {
+	for i, n := range p.Keep {
+		if err := checkName(fmt.Sprintf("Env.Keep[%d]", i), n); err != nil {
+			return nil, err
+		}
+	}
+	for i, n := range p.Remove {
+		if err := checkName(fmt.Sprintf("Env.Remove[%d]", i), n); err != nil {
+			return nil, err
+		}
+	}
+	set := make([][2]string, 0, len(p.Set))
+	for i, kv := range p.Set {
+		field := fmt.Sprintf("Env.Set[%d]", i)
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, &ConfigError{Field: field, Reason: fmt.Sprintf("%q is not NAME=VALUE", kv)}
+		}
+		if err := checkName(field, name); err != nil {
+			return nil, err
+		}
+		if strings.IndexByte(value, 0) >= 0 {
+			return nil, &ConfigError{Field: field, Reason: fmt.Sprintf("value of %s contains NUL", name)}
+		}
+		set = append(set, [2]string{name, value})
+	}
+
+	// The parent's view: the first occurrence of a name wins, as in
+	// os.Getenv.
+	parentVars := make(map[string]string, len(parent))
+	for _, kv := range parent {
+		if name, value, ok := strings.Cut(kv, "="); ok && name != "" {
+			if _, dup := parentVars[name]; !dup {
+				parentVars[name] = value
+			}
+		}
+	}
+	env := make(map[string]string)
+	if p.Inherit {
+		for name, value := range parentVars {
+			env[name] = value
+		}
+		if _, ok := env["PWD"]; ok && dir != "" {
+			env["PWD"] = dir // as os/exec does: a stale PWD would mislead os.Getwd
+		}
+	} else {
+		for _, name := range strictBase {
+			if value, ok := parentVars[name]; ok {
+				env[name] = value
+			}
+		}
+	}
+	for _, name := range p.Keep {
+		if value, ok := parentVars[name]; ok {
+			env[name] = value
+		}
+	}
+	for _, name := range p.Remove {
+		delete(env, name)
+	}
+	for _, nv := range set {
+		env[nv[0]] = nv[1]
+	}
+	env[protocol.EnvFD] = fmt.Sprint(childFD)
+
+	out := make([]string, 0, len(env))
+	for name, value := range env {
+		out = append(out, name+"="+value)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// describe names the policy and the variables it touches, never a value:
+// "strict", or "inherit", followed by " keep=A,B", " remove=C", " set=D".
+func (p *EnvPolicy) describe() string {
+	s := "strict"
+	if p.Inherit {
+		s = "inherit"
+	}
+	list := func(label string, names []string) {
+		if len(names) == 0 {
+			return
+		}
+		names = slices.Clone(names)
+		slices.Sort(names)
+		s += " " + label + "=" + strings.Join(slices.Compact(names), ",")
+	}
+	list("keep", p.Keep)
+	list("remove", p.Remove)
+	setNames := make([]string, 0, len(p.Set))
+	for _, kv := range p.Set {
+		name, _, _ := strings.Cut(kv, "=")
+		setNames = append(setNames, name)
+	}
+	list("set", setNames)
+	return s
+}
+
+// namesHash returns the first 16 hex digits of the SHA-256 of the sorted,
+// newline-terminated variable names of env. Values never enter it, so a
+// shared report cannot be used to confirm a guessed secret.
+func namesHash(env []string) string {
+	names := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range slices.Compact(names) {
+		h.Write([]byte(n))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

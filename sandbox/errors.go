@@ -1,0 +1,144 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// Sentinels for the conditions callers branch on. The typed errors below wrap
+// them; test with errors.Is.
+var (
+	// ErrInvalidConfig is wrapped by every *ConfigError.
+	ErrInvalidConfig = errors.New("sandbox: invalid configuration")
+	// ErrStartupTimeout is wrapped by a *TimeoutError of PhaseStartup.
+	ErrStartupTimeout = errors.New("sandbox: startup timeout")
+	// ErrExecTimeout is wrapped by a *TimeoutError of PhaseExecution.
+	ErrExecTimeout = errors.New("sandbox: execution timeout")
+	// ErrParentIO is wrapped by every *IOError.
+	ErrParentIO = errors.New("sandbox: parent I/O failure")
+	// ErrCanceled is wrapped by the error of a child ended by its context;
+	// the context's cause is wrapped too.
+	ErrCanceled = errors.New("sandbox: canceled")
+	// ErrNoHello is returned by Hello (and a first Receive) when the child
+	// closed its endpoint, usually by dying, before sending a Hello. Wait
+	// says why.
+	ErrNoHello = errors.New("sandbox: child closed its endpoint before hello")
+	// ErrLostChild is wrapped by the *IOError of a child that was reaped by
+	// someone else: its exit status is unknown and its pid is not signalled
+	// again.
+	ErrLostChild = errors.New("sandbox: child reaped by another waiter")
+)
+
+// Timeout phases, as a *TimeoutError names them.
+const (
+	PhaseStartup   = "startup"
+	PhaseExecution = "execution"
+)
+
+// errTailLimit bounds the StderrTail carried by *ExitError and *SignalError;
+// the whole retained tail is in Outcome.Stderr.
+const errTailLimit = 4 << 10
+
+// ExitError reports a child that exited with a nonzero status.
+type ExitError struct {
+	Code       int
+	StderrTail string // the last bytes of stderr (at most 4 KiB)
+}
+
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("sandbox: child exited with status %d", e.Code)
+}
+
+// SignalError reports a child killed by a signal this package did not send.
+type SignalError struct {
+	Signal     syscall.Signal
+	CoreDumped bool
+	StderrTail string // the last bytes of stderr (at most 4 KiB)
+}
+
+func (e *SignalError) Error() string {
+	s := fmt.Sprintf("sandbox: child killed by %s (%v)", signalName(e.Signal), e.Signal)
+	if e.CoreDumped {
+		s += ", core dumped"
+	}
+	return s
+}
+
+// TimeoutError reports a deadline that expired: PhaseStartup (no Hello in
+// time) or PhaseExecution (no exit in time).
+type TimeoutError struct {
+	Phase string
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Phase == PhaseStartup {
+		return fmt.Sprintf("sandbox: startup timeout: no hello within %v", e.Limit)
+	}
+	return fmt.Sprintf("sandbox: execution timeout: child still running after %v", e.Limit)
+}
+
+// Unwrap returns ErrStartupTimeout or ErrExecTimeout.
+func (e *TimeoutError) Unwrap() error {
+	if e.Phase == PhaseStartup {
+		return ErrStartupTimeout
+	}
+	return ErrExecTimeout
+}
+
+// Timeout reports true, as net.Error does for deadlines.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// FailureError reports a child that sent a protocol.Failure.
+type FailureError struct {
+	Failure protocol.Failure
+}
+
+func (e *FailureError) Error() string {
+	msg, _, _ := strings.Cut(e.Failure.Message, "\n")
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return fmt.Sprintf("sandbox: benchmark failed (%s): %s", e.Failure.Class, msg)
+}
+
+// ConfigError reports a Config (or Request) refused before anything was
+// spawned.
+type ConfigError struct {
+	Field  string // the offending field, as in "Env.Keep[1]"
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("sandbox: invalid configuration: %s: %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// IOError reports a failure on the supervisor's side: an operation (Op, such
+// as "socketpair", "spawn", "send", "reap") and its error.
+type IOError struct {
+	Op  string
+	Err error
+}
+
+func (e *IOError) Error() string {
+	return fmt.Sprintf("sandbox: parent I/O failure: %s: %v", e.Op, e.Err)
+}
+
+// Unwrap returns ErrParentIO and the underlying error, so that both
+// errors.Is(err, ErrParentIO) and errors.Is(err, syscall.EMFILE) hold.
+func (e *IOError) Unwrap() []error { return []error{ErrParentIO, e.Err} }
+
+func tailString(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"time"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// Class is the classification of a finished child; the package doc lists the
+// rules in the order they apply.
+type Class int
+
+// The classes. Their order is not their precedence (see the package doc).
+const (
+	ClassSuccess        Class = iota // Done, exit 0
+	ClassSkipped                     // Skip, Done, exit 0
+	ClassFailure                     // a Failure message arrived
+	ClassExit                        // nonzero exit status
+	ClassSignal                      // killed by a signal the sandbox did not send
+	ClassStartupTimeout              // no Hello by the startup deadline
+	ClassExecTimeout                 // no exit by the total deadline
+	ClassMalformed                   // protocol violation, or exit 0 without Done
+	ClassInvalidConfig               // refused before spawn
+	ClassParentIO                    // the supervisor's side failed
+	ClassCanceled                    // the caller's context ended the child
+)
+
+var classNames = [...]string{
+	ClassSuccess:        "ok",
+	ClassSkipped:        "skipped",
+	ClassFailure:        "benchmark-failure",
+	ClassExit:           "exit",
+	ClassSignal:         "signal",
+	ClassStartupTimeout: "startup-timeout",
+	ClassExecTimeout:    "execution-timeout",
+	ClassMalformed:      "malformed-protocol",
+	ClassInvalidConfig:  "invalid-config",
+	ClassParentIO:       "parent-io",
+	ClassCanceled:       "canceled",
+}
+
+func (c Class) String() string {
+	if c >= 0 && int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// Containment says how a child's processes were held together.
+type Containment string
+
+const (
+	// ContainmentCgroup: its own cgroup v2 (and its own process group).
+	ContainmentCgroup Containment = "cgroup"
+	// ContainmentProcessGroup: its own process group only; a descendant
+	// that calls setsid or setpgid escapes it.
+	ContainmentProcessGroup Containment = "process-group"
+)
+
+// Capture is the retained tail of one output stream.
+type Capture struct {
+	Tail    []byte // the last bytes written, at most the configured limit
+	Total   int64  // bytes written in all
+	Omitted int64  // bytes not retained: Total - len(Tail), exactly
+}
+
+// Outcome is what became of one child.
+type Outcome struct {
+	Class Class
+	// Err is nil for ClassSuccess and ClassSkipped, otherwise the typed
+	// error of the class (see the package doc).
+	Err error
+	// PID is the child's process id; zero if none was spawned.
+	PID int
+	// ExitCode is the exit status, or -1 when the child did not exit
+	// normally (signal, not spawned, reaped by someone else).
+	ExitCode int
+
+	Hello   *protocol.Hello   // nil if none arrived
+	Skip    *protocol.Skip    // nil if none arrived
+	Failure *protocol.Failure // nil if none arrived
+
+	Stdout, Stderr Capture
+
+	Containment Containment
+	// ContainmentNote says why there was no cgroup, or what went wrong
+	// with it; empty when the cgroup worked or was not tried.
+	ContainmentNote string
+	// Cgroup is the per-child cgroup directory that was used (and removed
+	// again); empty when none.
+	Cgroup string
+
+	// EnvPolicy names the environment policy: "strict" or "inherit",
+	// followed by the names it kept, removed and set.
+	EnvPolicy string
+	// EnvNamesHash is the first 16 hex digits of the SHA-256 of the sorted
+	// names of the child's environment; values never enter it.
+	EnvNamesHash string
+
+	// StartupDuration is the time from Start to the Hello (zero if none);
+	// Elapsed from Start until the child was reaped. Both monotonic.
+	StartupDuration, Elapsed time.Duration
+}
+
+// exitStatus is what reaping told about the root.
+type exitStatus struct {
+	known      bool // reaped by us
+	exited     bool
+	code       int
+	signal     syscall.Signal
+	coreDumped bool
+}
+
+// facts are what a Child recorded during its life; classify turns them into
+// a Class and its error.
+type facts struct {
+	canceled   error
+	timeout    *TimeoutError
+	protoErr   error
+	ioErr      error
+	status     exitStatus
+	done       bool
+	failure    *protocol.Failure
+	skip       *protocol.Skip
+	stderrTail string
+}
+
+// errNoDone is the protocol error of a child that exited 0 without Done.
+var errNoDone = &protocol.MalformedError{Reason: "child exited with status 0 without sending done"}
+
+func (f *facts) classify() (Class, error) {
+	st := f.status
+	switch {
+	case f.canceled != nil:
+		return ClassCanceled, f.canceled
+	case f.timeout != nil && f.timeout.Phase == PhaseStartup:
+		return ClassStartupTimeout, f.timeout
+	case f.timeout != nil:
+		return ClassExecTimeout, f.timeout
+	case f.protoErr != nil && !f.diedMidFrame():
+		return ClassMalformed, f.protoErr
+	case st.known && st.exited && st.code == 0 && !f.done:
+		return ClassMalformed, errNoDone
+	case f.ioErr != nil:
+		return ClassParentIO, f.ioErr
+	case !st.known:
+		// Not reachable when the Child recorded why; kept so that an
+		// unknown status can never read as success.
+		return ClassParentIO, &IOError{Op: "reap", Err: ErrLostChild}
+	case !st.exited:
+		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail}
+	case f.failure != nil:
+		return ClassFailure, &FailureError{Failure: *f.failure}
+	case st.code != 0:
+		return ClassExit, &ExitError{Code: st.code, StderrTail: f.stderrTail}
+	case f.skip != nil:
+		return ClassSkipped, nil
+	}
+	return ClassSuccess, nil
+}
+
+// diedMidFrame reports a stream cut off inside a frame by a child that
+// then died abnormally: the death, not the protocol, is what happened.
+func (f *facts) diedMidFrame() bool {
+	st := f.status
+	return errors.Is(f.protoErr, io.ErrUnexpectedEOF) && st.known && (!st.exited || st.code != 0)
+}
+
+// startFailure is the Outcome of a Start that returned err.
+func startFailure(cfg *Config, err error) Outcome {
+	o := Outcome{Err: err, ExitCode: -1, EnvPolicy: cfg.Env.describe()}
+	switch {
+	case errors.Is(err, ErrInvalidConfig):
+		o.Class = ClassInvalidConfig
+	case errors.Is(err, ErrCanceled):
+		o.Class = ClassCanceled
+	default:
+		o.Class = ClassParentIO
+		var ioe *IOError
+		if !errors.As(err, &ioe) {
+			o.Err = &IOError{Op: "start", Err: err}
+		}
+	}
+	return o
+}

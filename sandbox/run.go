@@ -1,0 +1,50 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// Run starts a child, reads its Hello, sends req, passes every message
+// (Hello included) to observe until Done, the end of the stream or an error,
+// and returns Wait's Outcome. observe may be nil. A Config or a Request that
+// cannot be used (a Request beyond the protocol's bounds) yields
+// ClassInvalidConfig without spawning anything.
+func Run(cfg Config, req protocol.Request, observe func(protocol.Message)) Outcome {
+	return RunContext(context.Background(), cfg, req, observe)
+}
+
+// RunContext is Run with a context: when ctx is done before the child exits,
+// the child is terminated (SIGTERM, Grace, SIGKILL) and classified
+// ClassCanceled.
+func RunContext(ctx context.Context, cfg Config, req protocol.Request, observe func(protocol.Message)) Outcome {
+	if _, err := protocol.AppendFrame(nil, req); err != nil {
+		return startFailure(&cfg, &ConfigError{Field: "Request", Reason: err.Error()})
+	}
+	c, err := StartContext(ctx, cfg)
+	if err != nil {
+		return startFailure(&cfg, err)
+	}
+	if observe == nil {
+		observe = func(protocol.Message) {}
+	}
+	// Any error below is recorded by the Child where it matters for the
+	// classification; Wait reports it.
+	if h, err := c.Hello(); err == nil {
+		observe(h)
+		if c.Send(req) == nil {
+			for {
+				m, err := c.Receive()
+				if err != nil {
+					break
+				}
+				observe(m)
+				if _, done := m.(protocol.Done); done {
+					break
+				}
+			}
+		}
+	}
+	return c.Wait()
+}
