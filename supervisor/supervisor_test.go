@@ -1,0 +1,118 @@
+package supervisor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
+)
+
+func TestScanTestFiles(t *testing.T) {
+	got, err := scanTestFiles("testdata/scan", []string{"a_test.go", "b_test.go", "c_test.go"})
+	require.NoError(t, err)
+	assert.Equal(t, testFuncs{
+		Tests:      []string{"TestPlain", "Test", "TestÜber", "TestSecondFile"},
+		Benchmarks: []string{"BenchmarkPlain", "Benchmark_under", "BenchmarkSecondFile"},
+		HasMain:    true,
+	}, got)
+
+	_, err = scanTestFiles("testdata/scan", []string{"missing_test.go"})
+	assert.Error(t, err)
+}
+
+func TestIsTestName(t *testing.T) {
+	tests := []struct {
+		name, prefix string
+		want         bool
+	}{
+		{"Test", "Test", true},
+		{"TestX", "Test", true},
+		{"Test_x", "Test", true},
+		{"Testx", "Test", false},
+		{"Tes", "Test", false},
+		{"BenchmarkÉ", "Benchmark", true},
+		{"Benchmarké", "Benchmark", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, isTestName(tt.name, tt.prefix), tt.name)
+	}
+}
+
+func TestMergeSums(t *testing.T) {
+	tests := []struct {
+		name, sum, extra, want string
+	}{
+		{"empty user sum", "", "a h1\nb h1\n", "a h1\nb h1\n"},
+		{"dedupe", "a h1\n", "a h1\nb h1\n", "a h1\nb h1\n"},
+		{"missing final newline", "a h1", "b h1", "a h1\nb h1\n"},
+		{"nothing to add", "a h1\n", "", "a h1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, string(mergeSums([]byte(tt.sum), []byte(tt.extra))))
+		})
+	}
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+func process(idx int, nsPerOp ...int64) report.ProcessResult {
+	p := report.ProcessResult{Index: idx, Outcome: "ok"}
+	for _, ns := range nsPerOp {
+		p.Samples = append(p.Samples, measure.Sample{Iterations: 10, ElapsedNs: ns * 10,
+			AllocBytes: u64(80), Allocs: u64(10), Extra: map[string]float64{"MB/s": float64(ns)}})
+	}
+	st, _ := measure.Process{Samples: p.Samples}.NsPerOp()
+	p.NsPerOp = &st
+	return p
+}
+
+func TestSummarize(t *testing.T) {
+	t.Run("none", func(t *testing.T) {
+		assert.Nil(t, summarize(nil))
+		assert.Nil(t, summarize([]report.ProcessResult{{Outcome: "exit"}}), "a failed process has no samples")
+	})
+	t.Run("one process has no spread", func(t *testing.T) {
+		s := summarize([]report.ProcessResult{process(0, 10, 20, 30)})
+		require.NotNil(t, s)
+		assert.Equal(t, 1, s.Processes)
+		assert.Equal(t, 3, s.Samples)
+		assert.Equal(t, int64(10), s.Iterations)
+		assert.Equal(t, 20.0, s.MedianNs)
+		assert.Equal(t, 10.0, s.DeviationNs)
+		assert.Nil(t, s.SpreadNs, "one process cannot measure between-process spread")
+		assert.Equal(t, 10.0, s.MinNs)
+		assert.Equal(t, 30.0, s.MaxNs)
+		assert.Equal(t, 8.0, *s.Metrics["B/op"])
+		assert.Equal(t, 1.0, *s.Metrics["allocs/op"])
+		assert.Equal(t, 20.0, *s.Metrics["MB/s"])
+	})
+	t.Run("processes are units", func(t *testing.T) {
+		s := summarize([]report.ProcessResult{process(0, 10, 11, 12), process(1, 30, 31, 32), process(2, 20, 21, 22), {Index: 3, Outcome: "exit"}})
+		require.NotNil(t, s)
+		assert.Equal(t, 3, s.Processes, "the failed process is not summarized")
+		assert.Equal(t, 21.0, s.MedianNs, "median of the per-process medians 11, 21, 31")
+		assert.Equal(t, 1.0, s.DeviationNs, "within: median of the per-process MADs")
+		require.NotNil(t, s.SpreadNs)
+		assert.Equal(t, 10.0, *s.SpreadNs, "between: MAD of 11, 21, 31")
+		assert.Equal(t, 10.0, s.MinNs)
+		assert.Equal(t, 32.0, s.MaxNs)
+	})
+	t.Run("a unit one process lacks is unavailable, not zero", func(t *testing.T) {
+		a, b := process(0, 10), process(1, 10)
+		b.Samples[0].Extra = nil
+		s := summarize([]report.ProcessResult{a, b})
+		require.Contains(t, s.Metrics, "MB/s")
+		assert.Nil(t, s.Metrics["MB/s"])
+	})
+}
+
+func TestDescribe(t *testing.T) {
+	out := sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 2},
+		Stderr: sandbox.Capture{Tail: []byte("goroutine noise\npanic: boom [recovered]\n\ngoroutine 1\n")}}
+	assert.Equal(t, "child exited with status 2: panic: boom [recovered]", describe(out))
+}
