@@ -19,7 +19,8 @@ type benchIdentity struct {
 	name    string
 	row     *report.Row // set by discovery when the function failed there
 	procs   []report.ProcessResult
-	stopped bool // skipped or failed: no further repetitions
+	stopped bool   // skipped or failed: no further repetitions
+	notRun  string // why a repetition was not started
 }
 
 // benchmarks discovers every package's leaves (packages in parallel: no
@@ -108,7 +109,14 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 	for rep := 0; rep < s.cfg.Repetitions; rep++ {
 		for _, id := range live {
 			k++
-			if id.stopped || ctx.Err() != nil || (failed && s.cfg.FailFast) {
+			switch {
+			case id.stopped:
+				continue
+			case ctx.Err() != nil:
+				id.notRun = "the run was interrupted before it started"
+				continue
+			case failed && s.cfg.FailFast:
+				id.notRun = "--fail-fast stopped the run after an earlier failure"
 				continue
 			}
 			s.cfg.Progress(id.plan.pkg.ImportPath+"."+id.name, k, total)
@@ -157,6 +165,10 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 	}
 }
 
+// OutcomeNotRun is the outcome of an identity whose every repetition was
+// left unstarted (--fail-fast, or an interrupted run).
+const OutcomeNotRun = "not-run"
+
 // seed derives a stable per-process seed from the identity and repetition.
 func seed(pkg, name string, rep int) uint64 {
 	h := fnv.New64a()
@@ -190,7 +202,7 @@ func (id *benchIdentity) result() report.Row {
 			Outcome: sandbox.ClassSkipped.String(), Skipped: id.procs[0].Error}
 	case len(id.procs) == 0:
 		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark",
-			Outcome: "not-run", Error: ptr("not run: an earlier failure stopped the run (--fail-fast) or it was interrupted")}
+			Outcome: OutcomeNotRun, Error: ptr(id.notRun)}
 	default:
 		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark", Outcome: sandbox.ClassSuccess.String()}
 	}
@@ -278,7 +290,9 @@ func describe(out sandbox.Outcome) string {
 	case out.Failure != nil:
 		msg = firstLine(out.Failure.Message)
 	case out.Err != nil:
+		// The row already names the class; the package prefix says nothing.
 		msg = strings.TrimPrefix(firstLine(out.Err.Error()), "sandbox: ")
+		msg = strings.TrimPrefix(msg, out.Class.String()+": ")
 	}
 	// A crash's own words are on stderr: the panic or fatal error line.
 	if out.Class == sandbox.ClassExit || out.Class == sandbox.ClassSignal {

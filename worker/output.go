@@ -2,7 +2,6 @@ package worker
 
 import (
 	"bufio"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -57,8 +56,11 @@ func (o *benchOutput) canonical(name string) string {
 	return name
 }
 
-// line consumes one line of output (without its newline).
-func (o *benchOutput) line(s string) {
+// line consumes one line of output (without its newline) and reports
+// whether it is worth forwarding: everything but testing's own framing (name
+// lines, result lines, the goos/goarch/pkg/cpu header).
+func (o *benchOutput) line(s string) (forward bool) {
+	forward = true
 	switch {
 	case strings.HasPrefix(s, "    "):
 		if o.pending.Len() < protocol.MaxTextLen {
@@ -71,15 +73,29 @@ func (o *benchOutput) line(s string) {
 		o.failed[o.canonical(strings.TrimPrefix(s, "--- FAIL: "))] = o.takePending()
 	case strings.HasPrefix(s, "--- BENCH: "):
 		o.takePending()
+	case isHeader(s):
+		forward = false
 	case !strings.Contains(s, "\t"):
 		if o.under(s) {
 			o.started = append(o.started, s)
 			o.current = s
 			o.takePending()
+			forward = false
 		}
 	default:
-		o.result(s)
+		forward = !o.result(s)
 	}
+	return forward
+}
+
+// isHeader reports testing's once-per-process header lines.
+func isHeader(s string) bool {
+	for _, key := range []string{"goos: ", "goarch: ", "pkg: ", "cpu: "} {
+		if strings.HasPrefix(s, key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *benchOutput) takePending() string {
@@ -91,18 +107,20 @@ func (o *benchOutput) takePending() string {
 // result parses a result line such as
 //
 //	BenchmarkX/n=1-2   	  100	  2.600 ns/op	  12 B/op	  1 allocs/op	  3.5 widgets/op
-func (o *benchOutput) result(s string) {
+//
+// and reports whether it was one.
+func (o *benchOutput) result(s string) bool {
 	fields := strings.Split(s, "\t")
 	if len(fields) < 2 {
-		return
+		return false
 	}
 	name := o.canonical(strings.TrimSpace(fields[0]))
 	if !o.under(name) {
-		return
+		return false
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
 	if err != nil || n <= 0 {
-		return
+		return false
 	}
 	sample := protocol.Sample{Iterations: n}
 	total := func(perOp float64) uint64 { return uint64(math.Round(perOp * float64(n))) }
@@ -134,6 +152,7 @@ func (o *benchOutput) result(s string) {
 		sample.AllocBytes, sample.Allocs = nil, nil
 	}
 	o.results[name] = sample
+	return true
 }
 
 // leaves returns the started names that have no started sub-benchmark: the
@@ -159,10 +178,12 @@ func (o *benchOutput) leaves() []string {
 // from parsing (it still reaches the real stdout).
 const maxLine = 64 << 10
 
-// captureStdout runs f with os.Stdout redirected into a pipe. Every byte is
-// forwarded to the original stdout (which the supervisor captures, bounded)
-// and every line is handed to line, in order, before captureStdout returns.
-func captureStdout(f func(), line func(string)) error {
+// captureStdout runs f with os.Stdout redirected into a pipe and hands every
+// line to line, in order, before it returns. A line for which line returns
+// true is forwarded to the original stdout (which the supervisor captures,
+// bounded); testing's own framing is not, so that a failing child's output
+// tail shows what the code under test printed.
+func captureStdout(f func(), line func(string) (forward bool)) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
@@ -171,18 +192,15 @@ func captureStdout(f func(), line func(string)) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		br := bufio.NewReaderSize(io.TeeReader(r, orig), maxLine)
+		br := bufio.NewReaderSize(r, maxLine)
 		for {
 			s, err := br.ReadSlice('\n')
-			if err == bufio.ErrBufferFull {
-				line(string(s))
-				for err == bufio.ErrBufferFull { // discard the rest of the long line
-					_, err = br.ReadSlice('\n')
-				}
-				continue
+			if len(s) > 0 && line(strings.TrimRight(string(s), "\n")) {
+				orig.Write(s)
 			}
-			if len(s) > 0 {
-				line(strings.TrimRight(string(s), "\n"))
+			for err == bufio.ErrBufferFull { // the rest of a long line is forwarded, not parsed
+				s, err = br.ReadSlice('\n')
+				orig.Write(s)
 			}
 			if err != nil {
 				return

@@ -32,6 +32,18 @@ func parse(top, text string, procs int) *benchOutput {
 	return o
 }
 
+func TestForwardOnlyWhatTheCodePrinted(t *testing.T) {
+	o := newBenchOutput("BenchmarkA", 2)
+	forwarded := func(s string) bool { return o.line(s) }
+	assert.False(t, forwarded("goos: linux"))
+	assert.False(t, forwarded("BenchmarkA"))
+	assert.False(t, forwarded("BenchmarkA-2 \t10\t3 ns/op"))
+	assert.True(t, forwarded("hello from the benchmark"))
+	assert.True(t, forwarded("    a_test.go:3: logged"))
+	assert.True(t, forwarded("--- FAIL: BenchmarkA"))
+	assert.True(t, forwarded("BenchmarkOther"), "not ours: user output")
+}
+
 func TestParseSubBenchmarks(t *testing.T) {
 	o := parse("BenchmarkSub", recordedSub, 2)
 	assert.Equal(t, []string{"BenchmarkSub", "BenchmarkSub/n=1", "BenchmarkSub/n=10"}, o.started)

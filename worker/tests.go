@@ -66,20 +66,21 @@ type failBlocks struct {
 	text strings.Builder
 }
 
-func (f *failBlocks) line(s string) {
+func (f *failBlocks) line(s string) (forward bool) {
 	if rest, ok := strings.CutPrefix(s, "--- FAIL: "); ok {
 		f.flush()
 		name, _, _ := strings.Cut(rest, " (")
 		f.name, _, _ = strings.Cut(name, "/")
-		return
+		return true
 	}
 	if f.name != "" && (strings.HasPrefix(s, "    ") || strings.HasPrefix(s, "\t")) {
 		if f.text.Len() < protocol.MaxTextLen {
 			f.text.WriteString(s + "\n")
 		}
-		return
+		return true
 	}
 	f.flush()
+	return true
 }
 
 func (f *failBlocks) flush() {
