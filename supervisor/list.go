@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"context"
-	"os"
 	"regexp"
 	"strings"
 )
@@ -20,13 +19,11 @@ type ListEntry struct {
 // selected packages. A package that fails to build, or a benchmark function
 // that crashes while being discovered, is an entry with its Error.
 func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
-	cfg.applyDefaults()
-	tmp, err := os.MkdirTemp("", "benchsup-")
+	s, err := newSupervisor(cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	s := &supervisor{cfg: cfg, tmp: tmp}
+	defer s.close()
 	plans, rows, err := s.plan(ctx, func(p *pkgPlan) bool { return len(p.tests())+len(p.benchmarks()) > 0 })
 	if err != nil {
 		return nil, err
@@ -42,7 +39,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 			continue
 		}
 		for _, t := range p.tests() {
-			if matches(cfg.Run, t) {
+			if matches(s.cfg.Run, t) {
 				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
 			}
 		}

@@ -53,16 +53,14 @@ func (p *pkgPlan) tests() []string {
 // when the run could not happen at all (no package matched, the go command
 // failed); every failure of a package, benchmark or test becomes a row.
 func Run(ctx context.Context, cfg Config) (*report.Document, error) {
-	cfg.applyDefaults()
-	tmp, err := os.MkdirTemp("", "benchsup-")
+	s, err := newSupervisor(cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	s := &supervisor{cfg: cfg, tmp: tmp}
+	defer s.close()
 
 	keep := func(p *pkgPlan) bool { return len(p.tests()) > 0 }
-	if cfg.Mode == ModeBench {
+	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool { return len(p.benchmarks()) > 0 }
 	}
 	plans, rows, err := s.plan(ctx, keep)
@@ -76,7 +74,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 			rows = append(rows, *p.failure)
 		}
 	}
-	if cfg.Mode == ModeBench {
+	if s.cfg.Mode == ModeBench {
 		rows = append(rows, s.benchmarks(ctx, plans)...)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
@@ -85,6 +83,20 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	s.finishMeta(&doc.Meta)
 	return doc, nil
 }
+
+// newSupervisor applies cfg's defaults and makes the run's scratch
+// directory (generated files, the worker's source, binaries); close removes
+// it.
+func newSupervisor(cfg Config) (*supervisor, error) {
+	cfg.applyDefaults()
+	tmp, err := os.MkdirTemp("", "benchsup-")
+	if err != nil {
+		return nil, err
+	}
+	return &supervisor{cfg: cfg, tmp: tmp}, nil
+}
+
+func (s *supervisor) close() { os.RemoveAll(s.tmp) }
 
 // plan resolves the packages, finds their functions and prepares each
 // module's build. Packages that keep rejects (nothing to run) are dropped

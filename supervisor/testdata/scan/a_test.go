@@ -15,7 +15,7 @@ func TestWrongArg(t *tt.B)    {}
 func TestResult(t *tt.T) bool { return true }
 func TestTwo(a, b *tt.T)      {}
 
-func BenchmarkPlain(b *tt.B) {}
+func BenchmarkPlain(b *tt.B)  {}
 func Benchmark_under(b *tt.B) {}
 func Benchmarkx(b *tt.B)      {}
 

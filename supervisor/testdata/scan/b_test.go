@@ -2,5 +2,5 @@ package scan
 
 import "testing"
 
-func TestSecondFile(t *testing.T)       {}
+func TestSecondFile(t *testing.T)      {}
 func BenchmarkSecondFile(b *testing.B) {}
