@@ -151,6 +151,11 @@ type ProcessResult struct {
 	PID     int     `json:"pid"`
 	Outcome string  `json:"outcome"`
 	Error   *string `json:"error"`
+	// StartupNs is spawn to the worker's hello; WallNs spawn to reaped.
+	// Both are the supervisor's monotonic clock, so WallNs minus the
+	// samples' elapsed time is what the process cost beyond its timed work.
+	StartupNs int64 `json:"startupNs"`
+	WallNs    int64 `json:"wallNs"`
 	// NsPerOp is nil when the process produced no samples.
 	NsPerOp *measure.Stats   `json:"nsPerOp"`
 	Samples []measure.Sample `json:"samples"` // raw totals

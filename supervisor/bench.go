@@ -136,7 +136,8 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 					result = &r
 				}
 			})
-			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String()}
+			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String(),
+				StartupNs: int64(out.StartupDuration), WallNs: int64(out.Elapsed)}
 			if out.Err != nil {
 				proc.Error = ptr(describe(out))
 			}
