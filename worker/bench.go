@@ -50,9 +50,12 @@ func lookupBenchmark(name string) (testing.InternalBenchmark, bool) {
 }
 
 // runBenchmark runs one top-level benchmark function through testing with
-// the given -test.bench pattern and exactly n iterations per benchmark, and
-// returns what it printed.
-func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64) (*benchOutput, error) {
+// the given -test.bench pattern, exactly n iterations per run and count runs
+// of each matching benchmark, and returns what it printed. With count > 1
+// testing reruns only the leaf, not the parent function's setup, and prints
+// one result line per run as it ends; onResult, if set, sees each as it
+// arrives.
+func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64, count int, onResult func(name string)) (*benchOutput, error) {
 	var fs flagState
 	defer fs.restore()
 	for _, kv := range [][2]string{
@@ -60,13 +63,14 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 		{"test.benchtime", strconv.FormatInt(n, 10) + "x"},
 		{"test.benchmem", "true"},
 		{"test.v", "true"}, // prints each benchmark's name as it starts, and skip reasons
-		{"test.count", "1"},
+		{"test.count", strconv.Itoa(count)},
 	} {
 		if err := fs.set(kv[0], kv[1]); err != nil {
 			return nil, err
 		}
 	}
 	out := newBenchOutput(b.Name, runtime.GOMAXPROCS(0))
+	out.onResult = onResult
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.guardBenchmark(b.F)}
 	err := captureStdout(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
@@ -113,7 +117,7 @@ func (w *session) discover() error {
 		if err := w.send(protocol.Progress{Phase: protocol.PhaseDiscovery, Done: int64(i), Total: int64(len(all))}); err != nil {
 			return err
 		}
-		out, err := w.runBenchmark(all[i], pattern, 1)
+		out, err := w.runBenchmark(all[i], pattern, 1, 1, nil)
 		if err != nil {
 			return err
 		}
@@ -133,7 +137,9 @@ func (w *session) discover() error {
 	return nil
 }
 
-// benchmark measures one leaf: calibration, then the timed samples.
+// benchmark measures one leaf: calibration, then the timed samples, all of
+// them in one testing.RunBenchmarks call (-test.count), so the parent
+// function's setup runs once for them rather than once per sample.
 func (w *session) benchmark() error {
 	name := w.req.Identity.Name
 	b, ok := lookupBenchmark(topLevel(name))
@@ -151,10 +157,10 @@ func (w *session) benchmark() error {
 	}
 	pattern := exactPattern(name)
 
-	// run measures once at n iterations; a nil sample with nil error means
-	// the run ended the identity (skip or failure was sent).
-	run := func(n int64) (*protocol.Sample, error) {
-		out, err := w.runBenchmark(b, pattern, n)
+	// run measures count runs of n iterations; nil samples with a nil
+	// error mean the identity ended (a skip or a failure was sent).
+	run := func(n int64, count int, onResult func(string)) ([]protocol.Sample, error) {
+		out, err := w.runBenchmark(b, pattern, n, count, onResult)
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +170,10 @@ func (w *session) benchmark() error {
 		if reason, skipped := out.skipped[name]; skipped {
 			return nil, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
 		}
-		if s, ok := out.results[name]; ok {
-			return &s, nil
+		if s := out.results[name]; len(s) == count {
+			return s, nil
+		} else if len(s) > 0 {
+			return nil, w.fail(protocol.FailureError, fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count), "")
 		}
 		for parent, msg := range out.failed {
 			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
@@ -187,28 +195,29 @@ func (w *session) benchmark() error {
 			return err
 		}
 		for n = 1; ; n *= 2 {
-			s, err := run(n)
+			s, err := run(n, 1, nil)
 			if s == nil {
 				return err
 			}
-			if time.Duration(s.ElapsedNs) >= minSample || n*2 > maxIterations {
+			if time.Duration(s[0].ElapsedNs) >= minSample || n*2 > maxIterations {
 				break
 			}
 		}
 	}
-	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed,
-		Samples: make([]protocol.Sample, 0, samples)}
-	for i := 0; i < samples; i++ {
-		if err := w.send(protocol.Progress{Phase: protocol.PhaseTiming, Done: int64(i), Total: int64(samples)}); err != nil {
-			return err
-		}
-		s, err := run(n)
-		if s == nil {
-			return err
-		}
-		result.Samples = append(result.Samples, *s)
+	if err := w.send(protocol.Progress{Phase: protocol.PhaseTiming, Total: int64(samples)}); err != nil {
+		return err
 	}
-	return w.send(result)
+	done := int64(0)
+	timed, err := run(n, samples, func(leaf string) {
+		if leaf == name {
+			done++
+			_ = w.send(protocol.Progress{Phase: protocol.PhaseTiming, Done: done, Total: int64(samples)})
+		}
+	})
+	if timed == nil {
+		return err
+	}
+	return w.send(protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed, Samples: timed})
 }
 
 // orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the

@@ -17,7 +17,9 @@ type benchOutput struct {
 	top     string // the top-level function's name
 	suffix  string // "-P" that testing appends to result names, "" when P == 1
 	started []string
-	results map[string]protocol.Sample
+	results map[string][]protocol.Sample // in the order printed
+	// onResult, if set, is called with each result's name as it is parsed.
+	onResult func(name string)
 	skipped map[string]string
 	failed  map[string]string
 	pending strings.Builder // indented output since the last name line
@@ -27,7 +29,7 @@ type benchOutput struct {
 func newBenchOutput(top string, procs int) *benchOutput {
 	o := &benchOutput{
 		top:     top,
-		results: map[string]protocol.Sample{},
+		results: map[string][]protocol.Sample{},
 		skipped: map[string]string{},
 		failed:  map[string]string{},
 	}
@@ -151,7 +153,10 @@ func (o *benchOutput) result(s string) bool {
 	if (sample.AllocBytes == nil) != (sample.Allocs == nil) {
 		sample.AllocBytes, sample.Allocs = nil, nil
 	}
-	o.results[name] = sample
+	o.results[name] = append(o.results[name], sample)
+	if o.onResult != nil {
+		o.onResult(name)
+	}
 	return true
 }
 

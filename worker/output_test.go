@@ -49,7 +49,8 @@ func TestParseSubBenchmarks(t *testing.T) {
 	assert.Equal(t, []string{"BenchmarkSub", "BenchmarkSub/n=1", "BenchmarkSub/n=10"}, o.started)
 	assert.Equal(t, []string{"BenchmarkSub/n=1", "BenchmarkSub/n=10"}, o.leaves())
 	require.Contains(t, o.results, "BenchmarkSub/n=1")
-	s := o.results["BenchmarkSub/n=1"]
+	require.Len(t, o.results["BenchmarkSub/n=1"], 1)
+	s := o.results["BenchmarkSub/n=1"][0]
 	assert.Equal(t, int64(100), s.Iterations)
 	assert.Equal(t, int64(411), s.ElapsedNs, "4.110 ns/op × 100")
 	require.NotNil(t, s.AllocBytes)
@@ -59,8 +60,8 @@ func TestParseSubBenchmarks(t *testing.T) {
 
 func TestParseLoopWithMetrics(t *testing.T) {
 	o := parse("BenchmarkLoop", recordedLoop, 2)
-	s, ok := o.results["BenchmarkLoop"]
-	require.True(t, ok, "the -2 suffix must be stripped")
+	require.Len(t, o.results["BenchmarkLoop"], 1, "the -2 suffix must be stripped")
+	s := o.results["BenchmarkLoop"][0]
 	assert.Equal(t, int64(14580), s.ElapsedNs)
 	assert.Equal(t, uint64(400), *s.AllocBytes)
 	assert.Equal(t, uint64(0), *s.Allocs)
@@ -81,7 +82,8 @@ func TestParseIgnoresOtherOutput(t *testing.T) {
 		"BenchmarkA-2 \t10\t1 ns/op\tgarbage\t5 x/op\n"
 	o := parse("BenchmarkA", text, 2)
 	assert.Equal(t, []string{"BenchmarkA"}, o.started)
-	s := o.results["BenchmarkA"]
+	require.Len(t, o.results["BenchmarkA"], 1)
+	s := o.results["BenchmarkA"][0]
 	assert.Equal(t, int64(10), s.Iterations)
 	assert.Equal(t, []protocol.Metric{{Unit: "x/op", Value: 5}}, s.Extra)
 	assert.Nil(t, s.AllocBytes, "no B/op printed: unmeasured, not zero")

@@ -35,12 +35,21 @@ func init() {
 			})
 		}
 	})
+	RegisterBenchmark("BenchmarkFixtureParentSetup", func(b *testing.B) {
+		parentRuns++ // expensive setup a parent shares among its leaves
+		b.Run("leaf", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	})
 	RegisterBenchmark("BenchmarkFixtureSkip", func(b *testing.B) { b.Skip("fixture skips") })
 	RegisterBenchmark("BenchmarkFixtureFatal", func(b *testing.B) { b.Fatal("fixture fails") })
 	RegisterTest("TestFixturePass", func(t *testing.T) {})
 	RegisterTest("TestFixtureFail", func(t *testing.T) { t.Error("fixture test fails") })
 	RegisterTest("TestFixtureSkip", func(t *testing.T) { t.Skip("fixture test skips") })
 }
+
+var parentRuns int
 
 // exchange runs one Request against an in-process session and returns every
 // message the worker sent after Ready, checked by a protocol.Checker.
@@ -99,11 +108,12 @@ func TestServeDiscover(t *testing.T) {
 	assert.Equal(t, []string{
 		"BenchmarkFixtureLoop",
 		"BenchmarkFixtureTable/n=x", "BenchmarkFixtureTable/n=xxxxxxxxxx",
+		"BenchmarkFixtureParentSetup/leaf",
 		"BenchmarkFixtureSkip", "BenchmarkFixtureFatal",
 	}, names)
 	progress := only[protocol.Progress](msgs)
-	require.Len(t, progress, 4, "one discovery progress per function")
-	assert.Equal(t, int64(3), progress[3].Done)
+	require.Len(t, progress, 5, "one discovery progress per function")
+	assert.Equal(t, int64(4), progress[4].Done)
 }
 
 func TestServeDiscoverFiltersAndResumes(t *testing.T) {
@@ -149,6 +159,24 @@ func TestServeBenchmarkPinnedIterations(t *testing.T) {
 	for _, s := range r[0].Samples {
 		assert.Equal(t, int64(7), s.Iterations)
 	}
+}
+
+func TestServeSamplesShareTheParentSetup(t *testing.T) {
+	parentRuns = 0
+	id := protocol.Identity{Name: "BenchmarkFixtureParentSetup/leaf"}
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: id,
+		Config: protocol.RequestConfig{Iterations: 3, Samples: 5}})
+	r := only[protocol.Result](msgs)
+	require.Len(t, r, 1)
+	assert.Len(t, r[0].Samples, 5)
+	assert.Equal(t, 1, parentRuns, "all samples come from one run of the parent function")
+	var timing []int64
+	for _, p := range only[protocol.Progress](msgs) {
+		if p.Phase == protocol.PhaseTiming {
+			timing = append(timing, p.Done)
+		}
+	}
+	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5}, timing, "progress streams as samples end")
 }
 
 func TestServeBenchmarkEnds(t *testing.T) {
