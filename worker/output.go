@@ -20,10 +20,10 @@ type benchOutput struct {
 	results map[string][]protocol.Sample // in the order printed
 	// onResult, if set, is called with each result's name as it is parsed.
 	onResult func(name string)
-	skipped map[string]string
-	failed  map[string]string
-	pending strings.Builder // indented output since the last name line
-	current string          // the benchmark whose name line came last
+	skipped  map[string]string
+	failed   map[string]string
+	pending  strings.Builder // indented output since the last name line
+	current  string          // the benchmark whose name line came last
 }
 
 func newBenchOutput(top string, procs int) *benchOutput {
