@@ -167,6 +167,19 @@ type RequestConfig struct {
 	TestTimeoutNs int64 `msgpack:"testTimeoutNs"`
 	// Args are extra arguments for the code under test.
 	Args []string `msgpack:"args"`
+	// Metrics names the catalog metrics to count after timing (package
+	// sources); empty means no counting pass.
+	Metrics []string `msgpack:"metrics"`
+	// PerfIters, when positive, pins the iterations of a counting pass;
+	// zero means the worker's default cap.
+	PerfIters int64 `msgpack:"perfIters"`
+	// PerfBatch, when positive, pins how many iterations one counter
+	// bracket spans where the worker owns the loop (1 brackets each);
+	// zero sizes brackets to about a millisecond.
+	PerfBatch int64 `msgpack:"perfBatch"`
+	// PerfScaled keeps a multiplexed hardware group; every scaled value is
+	// then marked estimated.
+	PerfScaled bool `msgpack:"perfScaled"`
 }
 
 // Ready acknowledges the Request: the child parsed it and starts work.
@@ -213,6 +226,11 @@ type Result struct {
 	Samples    []Sample     `msgpack:"samples"`
 	Metrics    []MetricCell `msgpack:"metrics"`
 	Absences   []Absence    `msgpack:"absences"`
+	// CountIterations is the number of iterations the counting pass
+	// attributed its totals to (zero: no counting pass ran), and
+	// CountMethod how it bracketed them, e.g. "difference of 2 runs".
+	CountIterations int64  `msgpack:"countIterations"`
+	CountMethod     string `msgpack:"countMethod"`
 }
 
 // Sample is one timed run of Iterations iterations.
@@ -234,7 +252,8 @@ type Metric struct {
 	Value float64 `msgpack:"value"`
 }
 
-// MetricCell is one value of a catalog metric measured in a counting pass.
+// MetricCell is one value of a catalog metric measured in a counting pass:
+// a per-iteration value for counted metrics, the level itself for levels.
 type MetricCell struct {
 	Name  string  `msgpack:"name"`
 	Value float64 `msgpack:"value"`

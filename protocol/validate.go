@@ -85,6 +85,9 @@ func (m Request) validate() error {
 		checkNonNegative("config.testTimeoutNs", c.TestTimeoutNs),
 		checkCount("config.args", len(c.Args), MaxArgs),
 		checkCount("config.skip", len(c.Skip), MaxIdentitiesPerFrame),
+		checkCount("config.metrics", len(c.Metrics), MaxMetricCells),
+		checkNonNegative("config.perfIters", c.PerfIters),
+		checkNonNegative("config.perfBatch", c.PerfBatch),
 		checkNonNegative("repetition", int64(m.Repetition)),
 	); err != nil {
 		return err
@@ -96,6 +99,11 @@ func (m Request) validate() error {
 	}
 	for _, name := range c.Skip {
 		if err := checkString("config.skip[]", name, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.Metrics {
+		if err := checkString("config.metrics[]", name, MaxNameLen); err != nil {
 			return err
 		}
 	}
@@ -130,6 +138,8 @@ func (m Result) validate() error {
 		checkCount("samples", len(m.Samples), MaxSamplesPerFrame),
 		checkCount("metrics", len(m.Metrics), MaxMetricCells),
 		checkCount("absences", len(m.Absences), MaxAbsences),
+		checkNonNegative("countIterations", m.CountIterations),
+		checkString("countMethod", m.CountMethod, MaxNameLen),
 	); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,14 @@ const (
 	// ConfigRepetitions is the number of processes asked for per
 	// benchmark.
 	ConfigRepetitions = "benchsup-repetitions"
+	// ConfigEstimated lists, comma-separated, the counted metrics (by
+	// name, as in the JSON document) whose values in the following
+	// results are multiplex-scaled estimates; absent when all are exact.
+	ConfigEstimated = "benchsup-estimated"
+	// ConfigDiagnostic lists, comma-separated, the counted metrics of
+	// the run that are diagnostic class: they explain a result and are
+	// not for comparison or gating. Absent when there are none.
+	ConfigDiagnostic = "benchsup-diagnostic"
 )
 
 // WriteBenchfmt writes a benchmark run (Meta.Mode == "bench") in the Go
@@ -38,6 +47,15 @@ const (
 // allocs/op (when measured) and every b.ReportMetric unit. A reported unit
 // that go test also computes (ns/op, MB/s, B/op, allocs/op) replaces the
 // computed value, as in go test's own output.
+//
+// Each counted metric (Document.Columns) that a process has a value for is
+// one more value on every result line of that process: the process's
+// per-iteration value with unit <name>/op, or a level with unit <name>
+// (the metric's name followed by its column's unit). benchstat treats each
+// unit on its own. A metric the process has no value for is not written.
+// When some value of a process is an estimate, its results carry
+// benchsup-estimated naming them; when the run counted any diagnostic
+// metric, every result carries benchsup-diagnostic naming those.
 //
 // Because benchsup-process is file configuration, benchstat's default
 // -table .config shows each process in its own table; "benchstat -col
@@ -69,6 +87,13 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 		suffix = "-" + strconv.Itoa(doc.Meta.GOMAXPROCS)
 	}
 
+	var diagnostic []string
+	for _, c := range doc.Columns {
+		if c.Class != ClassQuantitative {
+			diagnostic = append(diagnostic, c.Name)
+		}
+	}
+
 	bw := bufio.NewWriter(w)
 	out := benchfmt.NewWriter(bw)
 	for i, row := range doc.Rows {
@@ -83,12 +108,25 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 			if p.Outcome != OutcomeOK {
 				continue
 			}
+			counted, est, err := countedValues(doc.Columns, p)
+			if err != nil {
+				return fmt.Errorf("report: rows[%d] (%s) process %d: %w", i, row.Name, p.Index, err)
+			}
+			cfg := fileConfig(doc.Meta, row.Package, p.Index)
+			cfg = appendConfig(cfg, ConfigEstimated, strings.Join(est, ","))
+			cfg = appendConfig(cfg, ConfigDiagnostic, strings.Join(diagnostic, ","))
 			// A fresh Result per process: benchfmt.Result indexes its
 			// Config lazily, so a reused one must not have it replaced.
-			res := &benchfmt.Result{Config: fileConfig(doc.Meta, row.Package, p.Index), Name: name}
+			res := &benchfmt.Result{Config: cfg, Name: name}
 			for j, s := range p.Samples {
 				if err := sampleValues(res, s); err != nil {
 					return fmt.Errorf("report: rows[%d] (%s) process %d sample %d: %w", i, row.Name, p.Index, j, err)
+				}
+				for _, v := range counted {
+					if slices.ContainsFunc(res.Values, func(have benchfmt.Value) bool { return have.Unit == v.Unit }) {
+						return fmt.Errorf("report: rows[%d] (%s) process %d sample %d: counted metric unit %q is also a reported unit", i, row.Name, p.Index, j, v.Unit)
+					}
+					res.Values = append(res.Values, v)
 				}
 				if err := out.Write(res); err != nil {
 					return fmt.Errorf("report: writing benchmark format: %w", err)
@@ -108,20 +146,54 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 // per process.
 func fileConfig(m Meta, pkg string, process int) []benchfmt.Config {
 	var cfg []benchfmt.Config
-	add := func(key, value string) {
-		// go test omits a key it does not know (an unknown cpu);
-		// an empty value would read as deleting the key.
-		if value != "" {
-			cfg = append(cfg, benchfmt.Config{Key: key, Value: []byte(value), File: true})
+	cfg = appendConfig(cfg, "goos", m.OS)
+	cfg = appendConfig(cfg, "goarch", m.Arch)
+	cfg = appendConfig(cfg, "pkg", pkg)
+	cfg = appendConfig(cfg, "cpu", m.CPU)
+	cfg = appendConfig(cfg, ConfigRepetitions, strconv.Itoa(m.Knobs.Repetitions))
+	cfg = appendConfig(cfg, ConfigProcess, strconv.Itoa(process))
+	return cfg
+}
+
+// appendConfig appends a file configuration key unless its value is empty:
+// go test omits a key it does not know (an unknown cpu), and an empty value
+// would read as deleting the key.
+func appendConfig(cfg []benchfmt.Config, key, value string) []benchfmt.Config {
+	if value == "" {
+		return cfg
+	}
+	return append(cfg, benchfmt.Config{Key: key, Value: []byte(value), File: true})
+}
+
+// countedValues returns the values a process's counting pass adds to each
+// of its result lines, in column order, and the names of those that are
+// estimates. A counted metric that is not among the columns has no known
+// unit, and is an error rather than a silently dropped value.
+func countedValues(cols []Column, p ProcessResult) ([]benchfmt.Value, []string, error) {
+	var vals []benchfmt.Value
+	var est []string
+	known := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		known[c.Name] = true
+		v, ok := p.Counted[c.Name]
+		if !ok {
+			continue
+		}
+		unit := c.Name + c.Unit
+		if c.Name == "" || strings.ContainsFunc(unit, unicode.IsSpace) || strings.Contains(c.Name, ",") {
+			return nil, nil, fmt.Errorf("counted metric %q is not a unit the benchmark format can carry", unit)
+		}
+		vals = append(vals, benchfmt.Value{Value: v, Unit: unit})
+		if slices.Contains(p.Estimated, c.Name) {
+			est = append(est, c.Name)
 		}
 	}
-	add("goos", m.OS)
-	add("goarch", m.Arch)
-	add("pkg", pkg)
-	add("cpu", m.CPU)
-	add(ConfigRepetitions, strconv.Itoa(m.Knobs.Repetitions))
-	add(ConfigProcess, strconv.Itoa(process))
-	return cfg
+	for _, m := range slices.Sorted(maps.Keys(p.Counted)) {
+		if !known[m] {
+			return nil, nil, fmt.Errorf("counted metric %q is not among the document's columns", m)
+		}
+	}
+	return vals, est, nil
 }
 
 // builtinUnits are the units go test computes itself, in the order it prints

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +85,24 @@ func wantResults(doc Document) []readResult {
 				for u, v := range s.Extra {
 					r.values[u] = v
 				}
+				var est, diag []string
+				for _, c := range doc.Columns {
+					if c.Class != ClassQuantitative {
+						diag = append(diag, c.Name)
+					}
+					if v, ok := p.Counted[c.Name]; ok {
+						r.values[c.Name+c.Unit] = v
+						if slices.Contains(p.Estimated, c.Name) {
+							est = append(est, c.Name)
+						}
+					}
+				}
+				if len(est) > 0 {
+					r.config[ConfigEstimated] = strings.Join(est, ",")
+				}
+				if len(diag) > 0 {
+					r.config[ConfigDiagnostic] = strings.Join(diag, ",")
+				}
 				want = append(want, r)
 			}
 		}
@@ -99,6 +118,7 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 	}{
 		{"green", greenDoc(), 4 * 3 * 3},
 		{"errors", errorDoc(), 2 * 3}, // only BenchmarkEncode is ok
+		{"counted", countedDoc(), 3 * 2 * 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

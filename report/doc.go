@@ -4,7 +4,10 @@
 //
 // Every renderer reads only the Document; none measures, recomputes
 // statistics beyond formatting, or drops a row. Unavailable values render as
-// an em dash in tables and null in JSON, never as 0.
+// an em dash in tables and null in JSON, never as 0, and the table names
+// the reason for each one (a source's header line or a note below it).
+// Counted metrics of diagnostic class render in a block of their own, never
+// as headline columns; a multiplex-scaled estimate carries a ≈ prefix.
 //
 // What it deliberately does not do: run anything, decide exit status, or
 // change a number's meaning between formats.

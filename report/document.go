@@ -10,9 +10,64 @@ const SchemaVersion = 1
 // input of every renderer. Pointers and nil mean "not available": a renderer
 // prints an em dash (table), null (JSON) or nothing (benchfmt), never 0.
 type Document struct {
-	Schema int   `json:"schema"`
-	Meta   Meta  `json:"meta"`
-	Rows   []Row `json:"rows"`
+	Schema int  `json:"schema"`
+	Meta   Meta `json:"meta"`
+	// Columns are the catalog metrics the run selected (package sources),
+	// in the order the table shows them; their values are in each row's
+	// Summary.Counted. Empty when no counting pass was asked for.
+	Columns []Column `json:"columns"`
+	Rows    []Row    `json:"rows"`
+}
+
+// Column describes one selected catalog metric.
+type Column struct {
+	Name   string `json:"name"`   // stable id, the key in Summary.Counted
+	Header string `json:"header"` // column label
+	Unit   string `json:"unit"`   // "/op" for per-iteration values, "" for levels
+	Format string `json:"format"` // "count", "ratio", "bytes", "duration"
+	Class  string `json:"class"`  // "quantitative" or "diagnostic" (rendered apart, never gated on)
+	Source string `json:"source"` // the source that produces it
+}
+
+// Column.Class values. Only a quantitative column is a headline column of
+// the table; any other class renders in the table's diagnostics block.
+const (
+	ClassQuantitative = "quantitative"
+	ClassDiagnostic   = "diagnostic"
+)
+
+// Column.Format values: how the table prints a counted value. A count is
+// a plain number, a ratio a dimensionless quotient (ipc), bytes a size and
+// a duration a time in nanoseconds.
+const (
+	FormatCount    = "count"
+	FormatRatio    = "ratio"
+	FormatBytes    = "bytes"
+	FormatDuration = "duration"
+)
+
+// SourceReport is what one measurement source can do on this host, as
+// probed for the run.
+type SourceReport struct {
+	Source    string          `json:"source"`
+	Available bool            `json:"available"`
+	Status    string          `json:"status"`   // why unavailable, or the degraded state; "" when fully available
+	Absences  []SourceAbsence `json:"absences"` // reasoned, in declaration order
+	Degraded  []string        `json:"degraded"` // degraded-but-available states, printed once per run
+}
+
+// SourceAbsence is a capability a source lacks here, with the metrics it
+// takes away and why.
+type SourceAbsence struct {
+	Capability string   `json:"capability"`
+	Metrics    []string `json:"metrics"`
+	Reason     string   `json:"reason"`
+}
+
+// MetricAbsence is a selected metric a row has no value for, and why.
+type MetricAbsence struct {
+	Metric string `json:"metric"`
+	Reason string `json:"reason"`
 }
 
 // Meta is the run's provenance and effective knobs.
@@ -29,9 +84,12 @@ type Meta struct {
 	Mode            string      `json:"mode"` // "bench" or "test"
 	Knobs           Knobs       `json:"knobs"`
 	Environment     Environment `json:"environment"`
-	Containment     string      `json:"containment"`     // "cgroup" or "process-group"
-	ContainmentNote string      `json:"containmentNote"` // why not cgroup, when not
-	Provenance      Provenance  `json:"provenance"`
+	// Sources are the probes of the sources the selected metrics need;
+	// empty when no counting pass was asked for.
+	Sources         []SourceReport `json:"sources"`
+	Containment     string         `json:"containment"`     // "cgroup" or "process-group"
+	ContainmentNote string         `json:"containmentNote"` // why not cgroup, when not
+	Provenance      Provenance     `json:"provenance"`
 }
 
 // Knobs are the effective settings that shape the numbers.
@@ -125,6 +183,14 @@ type Row struct {
 
 	// ElapsedNs is a test's own duration; nil for benchmarks.
 	ElapsedNs *int64 `json:"elapsedNs,omitempty"`
+
+	// CountIterations is how many iterations the counting pass attributed
+	// its totals to, and CountMethod how; absent when no pass ran.
+	CountIterations *int64 `json:"countIterations,omitempty"`
+	CountMethod     string `json:"countMethod,omitempty"`
+	// Absences name every selected metric this row has no value for, and
+	// why: an em dash never stands without a reason.
+	Absences []MetricAbsence `json:"absences,omitempty"`
 }
 
 // Summary is the across-process view of a benchmark: medians of per-process
@@ -143,6 +209,15 @@ type Summary struct {
 	// ("B/op", "allocs/op", "MB/s", b.ReportMetric units); a unit some
 	// process lacks is nil.
 	Metrics map[string]*float64 `json:"metrics"`
+	// Counted holds the selected catalog metrics (Document.Columns) from
+	// the counting passes: the median over processes of each process's
+	// per-iteration value (or level); nil when unavailable (the row's
+	// Absences say why).
+	Counted map[string]*float64 `json:"counted"`
+	// EstimatedMetrics names the Counted keys whose values are
+	// multiplex-scaled estimates (≈ in the table); absent when all are
+	// exact.
+	EstimatedMetrics []string `json:"estimatedMetrics,omitempty"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.
@@ -159,4 +234,8 @@ type ProcessResult struct {
 	// NsPerOp is nil when the process produced no samples.
 	NsPerOp *measure.Stats   `json:"nsPerOp"`
 	Samples []measure.Sample `json:"samples"` // raw totals
+	// Counted holds this process's counting-pass values by metric, and
+	// Estimated the ones that were scaled.
+	Counted   map[string]float64 `json:"counted,omitempty"`
+	Estimated []string           `json:"estimated,omitempty"`
 }

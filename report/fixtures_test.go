@@ -262,3 +262,115 @@ func testDoc() Document {
 			Output: "broken/broken.go:12:2: undefined: frobnicate\n"},
 	}}
 }
+
+func i64(v int64) *int64 { return &v }
+
+// countedColumns is a selection of catalog metrics over three sources, two
+// of them diagnostic.
+func countedColumns() []Column {
+	return []Column{
+		{Name: "instructions", Header: "instr", Unit: "/op", Format: FormatCount, Class: ClassQuantitative, Source: "perf-hw"},
+		{Name: "ipc", Header: "ipc", Unit: "", Format: FormatRatio, Class: ClassQuantitative, Source: "perf-hw"},
+		{Name: "task-clock", Header: "task-clock", Unit: "/op", Format: FormatDuration, Class: ClassQuantitative, Source: "perf-sw"},
+		{Name: "minflt", Header: "minflt", Unit: "/op", Format: FormatCount, Class: ClassQuantitative, Source: "tier0"},
+		{Name: "rchar", Header: "rchar", Unit: "/op", Format: FormatBytes, Class: ClassQuantitative, Source: "tier0"},
+		{Name: "context-switches", Header: "ctx-sw", Unit: "/op", Format: FormatCount, Class: ClassDiagnostic, Source: "perf-sw"},
+		{Name: "maxrss", Header: "maxrss", Unit: "", Format: FormatBytes, Class: ClassDiagnostic, Source: "tier0"},
+	}
+}
+
+// withCounted attaches counting-pass values to an ok row: one map per
+// process (a missing key is a metric that process has no value for), the
+// names each process estimated, and the row's absences. The summary holds
+// the median over processes of each metric every process has, as the
+// supervisor is specified to compute it, nil otherwise; a median over an
+// estimate is an estimate.
+func withCounted(r Row, cols []Column, perProcess []map[string]float64, estimated [][]string, absences ...MetricAbsence) Row {
+	r.CountIterations = i64(1000)
+	r.CountMethod = "difference of runs at 1000 and 2000 iterations"
+	r.Absences = absences
+	s := *r.Summary
+	s.Counted = map[string]*float64{}
+	for i := range r.Processes {
+		r.Processes[i].Counted = perProcess[i]
+		if i < len(estimated) {
+			r.Processes[i].Estimated = estimated[i]
+		}
+	}
+	for _, c := range cols {
+		var vs []float64
+		est := false
+		for _, p := range r.Processes {
+			v, ok := p.Counted[c.Name]
+			if !ok {
+				vs = nil
+				break
+			}
+			vs = append(vs, v)
+			est = est || slices.Contains(p.Estimated, c.Name)
+		}
+		if vs == nil {
+			s.Counted[c.Name] = nil
+			continue
+		}
+		slices.Sort(vs)
+		m := (vs[(len(vs)-1)/2] + vs[len(vs)/2]) / 2
+		s.Counted[c.Name] = &m
+		if est {
+			s.EstimatedMetrics = append(s.EstimatedMetrics, c.Name)
+		}
+	}
+	r.Summary = &s
+	return r
+}
+
+// countedDoc is a run with a counting pass: perf-hw is unavailable (no
+// PMU), perf-sw counts user mode only (a degraded state), one value is an
+// estimate, one row lost two metrics to a group that never ran, and two
+// columns are diagnostic.
+func countedDoc() Document {
+	m := meta(ModeBench, 2)
+	m.Sources = []SourceReport{
+		{Source: "perf-hw", Available: false,
+			Status: "unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu",
+			Absences: []SourceAbsence{{Capability: "counting", Metrics: []string{"instructions", "ipc"},
+				Reason: "no hardware PMU: /sys/bus/event_source/devices has no cpu"}}},
+		{Source: "perf-sw", Available: true,
+			Status:   "user-mode counting only (kernel excluded: perf_event_paranoid=2)",
+			Absences: []SourceAbsence{{Capability: "kernel-counting", Reason: "perf_event_paranoid=2 excludes the kernel"}},
+			Degraded: []string{"user-mode counting only (kernel excluded: perf_event_paranoid=2)"}},
+		{Source: "tier0", Available: true},
+	}
+	cols := countedColumns()
+	const codec = "github.com/acme/shop/codec"
+	noPMU := func() []MetricAbsence {
+		return []MetricAbsence{
+			{Metric: "instructions", Reason: "perf-hw unavailable: no hardware PMU"},
+			{Metric: "ipc", Reason: "perf-hw unavailable: no hardware PMU"},
+		}
+	}
+	encode := withCounted(benchRow(codec, "BenchmarkEncode/size=1K",
+		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
+		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255)),
+		cols, []map[string]float64{
+			{"task-clock": 1236.4, "minflt": 0.002, "rchar": 0, "context-switches": 0.0001, "maxrss": 12_345_678},
+			{"task-clock": 1251.1, "minflt": 0.003, "rchar": 0, "context-switches": 0.0001, "maxrss": 12_400_000},
+		}, nil, noPMU()...)
+	decode := withCounted(benchRow(codec, "BenchmarkDecode",
+		samples(10, u64(65536), u64(40), nil, 1.52e6, 1.55e6, 1.51e6),
+		samples(10, u64(65536), u64(40), nil, 1.61e6, 1.58e6, 1.6e6)),
+		cols, []map[string]float64{
+			{"task-clock": 1.518e6, "minflt": 1230, "rchar": 65536, "context-switches": 0.25, "maxrss": 25_165_824},
+			{"task-clock": 1.592e6, "minflt": 1239, "rchar": 65536, "context-switches": 0.5, "maxrss": 25_427_968},
+		}, [][]string{nil, {"task-clock"}}, noPMU()...)
+	scan := withCounted(benchRow(codec, "BenchmarkScan",
+		samples(100, u64(512), u64(3), nil, 98500, 99100, 98800),
+		samples(100, u64(512), u64(3), nil, 101200, 100900, 101000)),
+		cols, []map[string]float64{
+			{"minflt": 3, "rchar": 4608, "context-switches": 2, "maxrss": 13_000_000},
+			{"minflt": 3, "rchar": 4608, "maxrss": 13_100_000},
+		}, nil, append(noPMU(),
+			MetricAbsence{Metric: "task-clock", Reason: "not counted: the counter group never got the PMU (time_running was 0)"},
+			MetricAbsence{Metric: "context-switches", Reason: "not counted in process 1: the counter group never got the PMU (time_running was 0)"})...)
+	return Document{Schema: SchemaVersion, Meta: m, Columns: cols, Rows: []Row{encode, decode, scan}}
+}

@@ -59,6 +59,88 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(roundSignificant(v, 4), 'f', -1, 64)
 }
 
+// estimated is the prefix of a multiplex-scaled estimate (spec §6.3).
+const estimated = "≈"
+
+// countUnits are the adaptive suffixes of formatCount, largest first.
+var countUnits = []struct {
+	scale float64
+	name  string
+}{
+	{1e12, "T"},
+	{1e9, "G"},
+	{1e6, "M"},
+	{1e3, "k"},
+}
+
+// byteUnits are the adaptive units of formatBytes, largest first.
+var byteUnits = []struct {
+	scale float64
+	name  string
+}{
+	{1 << 40, "TiB"},
+	{1 << 30, "GiB"},
+	{1 << 20, "MiB"},
+	{1 << 10, "KiB"},
+}
+
+// formatCounted formats a counted value by its column's format; an
+// unknown format prints as a plain number.
+func formatCounted(v float64, format string) string {
+	switch format {
+	case FormatCount:
+		return formatCount(v)
+	case FormatRatio:
+		return formatRatio(v)
+	case FormatBytes:
+		return formatBytes(v)
+	case FormatDuration:
+		return formatDuration(v)
+	default:
+		return formatNumber(v)
+	}
+}
+
+// formatCount formats a count per iteration: below 1000 as formatNumber
+// does (233, 0.5, 12.35), from 1000 up with a k, M, G or T suffix and four
+// significant digits (3.520k, 12.35M).
+func formatCount(v float64) string {
+	r := roundSignificant(v, 4)
+	for _, u := range countUnits {
+		if math.Abs(r) >= u.scale {
+			x := r / u.scale
+			if math.Abs(x) >= 1000 {
+				// Only T gets here.
+				return strconv.FormatFloat(v/u.scale, 'f', 0, 64) + u.name
+			}
+			return strconv.FormatFloat(x, 'f', decimalsFor(x, 4), 64) + u.name
+		}
+	}
+	return formatNumber(v)
+}
+
+// formatRatio formats a dimensionless ratio such as ipc: two decimals, three
+// below 1 (2.41, 0.875).
+func formatRatio(v float64) string {
+	if math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// formatBytes formats a size in bytes: below 1 KiB as a number of bytes
+// (512B, 12.5B), above in the largest binary unit that keeps the value at or
+// above 1, with four significant digits (64.00KiB, 1.500MiB).
+func formatBytes(v float64) string {
+	for _, u := range byteUnits {
+		if math.Abs(v) >= u.scale {
+			x := roundSignificant(v/u.scale, 4)
+			return strconv.FormatFloat(x, 'f', decimalsFor(x, 4), 64) + u.name
+		}
+	}
+	return formatNumber(v) + "B"
+}
+
 // formatPercent formats a fraction as a signed-deviation percentage: one
 // decimal below 10%, whole percents above (±0.8%, ±12%).
 func formatPercent(frac float64) string {

@@ -102,8 +102,12 @@ func alignPoints(cells []string) ([]string, int) {
 
 // pointOffset returns the rune offset of s's decimal point: the first '.',
 // or else the end of the leading run of digits and signs, or else (an em
-// dash, a word) the end of s.
+// dash, a word) the end of s. An estimate's leading ≈ stands before the
+// number, so 1.5 and ≈2.5 share their point.
 func pointOffset(s string) int {
+	if rest, ok := strings.CutPrefix(s, estimated); ok && rest != "" {
+		return 1 + pointOffset(rest)
+	}
 	n := 0
 	for _, r := range s {
 		switch {

@@ -23,9 +23,12 @@ var ErrNonFinite = errors.New("non-finite number")
 // arrays in measurement order (never the table's order), so a document can
 // be committed and diffed.
 //
-// Unavailable values are null, never 0. Rows, processes, samples and
-// changed modules are always arrays, and a summary's metrics always an
-// object, so that null keeps the single meaning "not available". A zero
+// Unavailable values are null, never 0. Rows, processes, samples, changed
+// modules, columns, sources (and each source's absences, their metrics, and
+// its degraded states) are always arrays, and a summary's metrics and
+// counted values always objects, so that null keeps the single meaning "not
+// available". A summary's counted object holds a key for every column: a
+// column the summary has no value for is null. A zero
 // Schema is written as SchemaVersion; any other value than SchemaVersion is
 // an error, since this package writes that shape only.
 func WriteJSON(w io.Writer, doc Document) error {
@@ -56,11 +59,30 @@ func WriteJSON(w io.Writer, doc Document) error {
 // nil, leaving the caller's Document untouched.
 func normalize(doc Document) Document {
 	doc.Meta.Provenance.ChangedModules = orEmpty(doc.Meta.Provenance.ChangedModules)
+	doc.Columns = orEmpty(doc.Columns)
+	sources := make([]SourceReport, len(doc.Meta.Sources))
+	for i, s := range doc.Meta.Sources {
+		absences := make([]SourceAbsence, len(s.Absences))
+		for j, a := range s.Absences {
+			a.Metrics = orEmpty(a.Metrics)
+			absences[j] = a
+		}
+		s.Absences = absences
+		s.Degraded = orEmpty(s.Degraded)
+		sources[i] = s
+	}
+	doc.Meta.Sources = sources
 	rows := make([]Row, len(doc.Rows))
 	for i, r := range doc.Rows {
-		if r.Summary != nil && r.Summary.Metrics == nil {
+		if r.Summary != nil {
 			s := *r.Summary
-			s.Metrics = map[string]*float64{}
+			s.Metrics = orEmptyMap(s.Metrics)
+			counted := make(map[string]*float64, len(s.Counted)+len(doc.Columns))
+			for _, c := range doc.Columns {
+				counted[c.Name] = nil
+			}
+			maps.Copy(counted, s.Counted)
+			s.Counted = counted
 			r.Summary = &s
 		}
 		procs := make([]ProcessResult, len(r.Processes))
@@ -73,6 +95,13 @@ func normalize(doc Document) Document {
 	}
 	doc.Rows = rows
 	return doc
+}
+
+func orEmptyMap[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
 }
 
 func orEmpty[S ~[]E, E any](s S) S {
@@ -108,11 +137,22 @@ func checkFinite(doc Document) error {
 					return err
 				}
 			}
+			for _, m := range slices.Sorted(maps.Keys(s.Counted)) {
+				if err := finite(fmt.Sprintf("%s.summary.counted[%q]", row, m), s.Counted[m]); err != nil {
+					return err
+				}
+			}
 		}
 		for j, p := range r.Processes {
 			proc := row + ".processes[" + strconv.Itoa(j) + "]"
 			if st := p.NsPerOp; st != nil {
 				if err := finiteStats(proc+".nsPerOp", *st); err != nil {
+					return err
+				}
+			}
+			for _, m := range slices.Sorted(maps.Keys(p.Counted)) {
+				v := p.Counted[m]
+				if err := finite(fmt.Sprintf("%s.counted[%q]", proc, m), &v); err != nil {
 					return err
 				}
 			}

@@ -20,6 +20,7 @@ func TestWriteJSONGolden(t *testing.T) {
 		{"green", greenDoc()},
 		{"errors", errorDoc()},
 		{"tests", testDoc()},
+		{"counted", countedDoc()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

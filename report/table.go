@@ -36,9 +36,25 @@ var leadingMetrics = []string{"B/op", "allocs/op", "MB/s"}
 // Columns are benchmark, n, median/iter (with the within-process deviation
 // as a percentage of the median), spread (the between-process deviation,
 // only when some row ran in more than one process), min, max, the metric
-// units, and notes (only when some row is an error or a skip). Error rows
-// sort last; the others keep measurement order. Unavailable cells, and
-// every numeric cell of an error or skip row, are em dashes.
+// units, the quantitative counted metrics (Document.Columns, in order, each
+// headed by its header and unit: instr/op), and notes (only when some row is
+// an error or a skip). Error rows sort last; the others keep measurement
+// order. Unavailable cells, and every numeric cell of an error or skip row,
+// are em dashes. A multiplex-scaled estimate carries a ≈ prefix.
+//
+// Counted metrics bring more around the table, so that an em dash never
+// stands without a reason the user can find:
+//
+//   - header lines, once per run: each degraded state of a source, one
+//     line per unavailable source naming the metrics it takes away, one per
+//     absent capability of an available source that takes metrics away, and
+//     the counting passes' iterations and method when every row agrees;
+//   - below the table, the diagnostic-class columns in a table of their
+//     own titled "diagnostics (not for comparison or gating)", never as
+//     headline columns (only when some column is diagnostic);
+//   - then a notes block: per row, each absent metric the header lines do
+//     not already explain, and the row's counting iterations and method
+//     when the rows do not agree.
 func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	if doc.Meta.Mode != ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
@@ -49,14 +65,20 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	p := painter(opt.Color)
 	bw := bufio.NewWriter(w)
 	writeMetaHeader(bw, doc.Meta, p)
-	bw.WriteString("\n")
 
 	rows := tableOrder(doc.Rows)
 	prefixes := packagePrefixes(doc.Rows)
+	quantitative, diagnostic := splitColumns(doc.Columns)
+	d := discloseCounting(doc, rows, prefixes)
+	for _, l := range d.header {
+		bw.WriteString(p.paint(yellow, l) + "\n")
+	}
+	bw.WriteString("\n")
+
 	if len(rows) == 0 {
 		bw.WriteString("no benchmark results\n")
 	} else {
-		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, opt)
+		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, quantitative, opt)
 		header, cells := g.layout()
 		bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
 		for i, row := range cells {
@@ -64,6 +86,20 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 				row[notes] = p.paint(red, row[notes])
 			}
 			bw.WriteString(joinCells(row) + "\n")
+		}
+		if g := diagnosticGrid(rows, prefixes, diagnostic); g != nil {
+			header, cells := g.layout()
+			bw.WriteString("\n" + diagnosticsTitle + "\n")
+			bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
+			for _, row := range cells {
+				bw.WriteString(joinCells(row) + "\n")
+			}
+		}
+	}
+	if len(d.notes) > 0 {
+		bw.WriteString("\nnotes\n")
+		for _, n := range d.notes {
+			bw.WriteString("  " + n + "\n")
 		}
 	}
 	writeErrorBlocks(bw, rows, prefixes)
@@ -120,9 +156,10 @@ func measured(r Row) bool {
 }
 
 // benchGrid builds the table's cells from rows in table order; repetitions
-// is the number of processes asked for per benchmark. It returns the index
-// of the notes column, or -1 when there is none.
-func benchGrid(rows []Row, prefixes map[string]string, repetitions int, opt TableOptions) (*grid, int) {
+// is the number of processes asked for per benchmark and counted the
+// counted-metric columns to show after the metric units. It returns the
+// index of the notes column, or -1 when there is none.
+func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted []Column, opt TableOptions) (*grid, int) {
 	var units []string
 	spread, notes := false, false
 	for _, r := range rows {
@@ -154,6 +191,9 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, opt Tabl
 	g.cols = append(g.cols, column{"min", alignDecimal}, column{"max", alignDecimal})
 	for _, u := range units {
 		g.cols = append(g.cols, column{u, alignDecimal})
+	}
+	for _, c := range counted {
+		g.cols = append(g.cols, column{columnHeader(c), alignDecimal})
 	}
 	notesCol := -1
 	if notes {
@@ -195,6 +235,9 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, opt Tabl
 					cell = formatNumber(*v)
 				}
 				cells = append(cells, cell)
+			}
+			for _, c := range counted {
+				cells = append(cells, countedCell(s, c))
 			}
 		}
 		if notes {

@@ -20,6 +20,7 @@ func TestWriteTableGolden(t *testing.T) {
 	}{
 		{"green", greenDoc()},
 		{"errors", errorDoc()},
+		{"counted", countedDoc()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +49,7 @@ func TestTableInvariants(t *testing.T) {
 		{"green", greenDoc(), false},
 		{"errors", errorDoc(), true},
 		{"single process", single, false},
+		{"counted", countedDoc(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,7 +233,8 @@ func TestWriteTableErrors(t *testing.T) {
 // gridOf builds the grid WriteTable would lay out for doc's rows in the
 // given order.
 func gridOf(doc Document, rows []Row, opt TableOptions) (*grid, int) {
-	return benchGrid(rows, packagePrefixes(doc.Rows), doc.Meta.Knobs.Repetitions, opt)
+	quantitative, _ := splitColumns(doc.Columns)
+	return benchGrid(rows, packagePrefixes(doc.Rows), doc.Meta.Knobs.Repetitions, quantitative, opt)
 }
 
 var errWrite = errors.New("disk full")

@@ -191,7 +191,7 @@ func (w *session) benchmark() error {
 
 	n := cfg.Iterations
 	if n <= 0 {
-		if err := w.send(protocol.Progress{Phase: protocol.PhaseCalibration}); err != nil {
+		if err := w.phase(protocol.PhaseCalibration, 0, 0); err != nil {
 			return err
 		}
 		for n = 1; ; n *= 2 {
@@ -204,7 +204,7 @@ func (w *session) benchmark() error {
 			}
 		}
 	}
-	if err := w.send(protocol.Progress{Phase: protocol.PhaseTiming, Total: int64(samples)}); err != nil {
+	if err := w.phase(protocol.PhaseTiming, 0, int64(samples)); err != nil {
 		return err
 	}
 	done := int64(0)
@@ -217,7 +217,11 @@ func (w *session) benchmark() error {
 	if timed == nil {
 		return err
 	}
-	return w.send(protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed, Samples: timed})
+	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed, Samples: timed}
+	if err := w.countPasses(b, pattern, n, &result); err != nil {
+		return err
+	}
+	return w.send(result)
 }
 
 // orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/sources"
 )
 
 // The fixtures below are registered as a generated file would register a
@@ -42,6 +44,13 @@ func init() {
 			}
 		})
 	})
+	RegisterBenchmark("BenchmarkFixtureCounted", func(b *testing.B) {
+		if clockRuns != nil {
+			clockRuns()
+		}
+		for i := 0; i < b.N; i++ {
+		}
+	})
 	RegisterBenchmark("BenchmarkFixtureSkip", func(b *testing.B) { b.Skip("fixture skips") })
 	RegisterBenchmark("BenchmarkFixtureFatal", func(b *testing.B) { b.Fatal("fixture fails") })
 	RegisterTest("TestFixturePass", func(t *testing.T) {})
@@ -49,7 +58,10 @@ func init() {
 	RegisterTest("TestFixtureSkip", func(t *testing.T) { t.Skip("fixture test skips") })
 }
 
-var parentRuns int
+var (
+	parentRuns int
+	clockRuns  func() // called each time BenchmarkFixtureCounted's body runs
+)
 
 // exchange runs one Request against an in-process session and returns every
 // message the worker sent after Ready, checked by a protocol.Checker.
@@ -108,12 +120,12 @@ func TestServeDiscover(t *testing.T) {
 	assert.Equal(t, []string{
 		"BenchmarkFixtureLoop",
 		"BenchmarkFixtureTable/n=x", "BenchmarkFixtureTable/n=xxxxxxxxxx",
-		"BenchmarkFixtureParentSetup/leaf",
+		"BenchmarkFixtureParentSetup/leaf", "BenchmarkFixtureCounted",
 		"BenchmarkFixtureSkip", "BenchmarkFixtureFatal",
 	}, names)
 	progress := only[protocol.Progress](msgs)
-	require.Len(t, progress, 5, "one discovery progress per function")
-	assert.Equal(t, int64(4), progress[4].Done)
+	require.Len(t, progress, 6, "one discovery progress per function")
+	assert.Equal(t, int64(5), progress[5].Done)
 }
 
 func TestServeDiscoverFiltersAndResumes(t *testing.T) {
@@ -282,4 +294,92 @@ func TestSendKeepsOneTerminalMessage(t *testing.T) {
 		kinds = append(kinds, m.Kind())
 	}
 	assert.Equal(t, []protocol.Kind{protocol.KindFailure, protocol.KindLog, protocol.KindDone}, kinds)
+}
+
+// fakeCounter records when it is enabled, so a test can prove that no
+// counter runs while the clock does.
+type fakeCounter struct {
+	events *[]string
+	on     *bool
+	starts int
+}
+
+func (f *fakeCounter) Source() string         { return "fake" }
+func (f *fakeCounter) Report() sources.Report { return sources.Report{Source: "fake", Available: true} }
+func (f *fakeCounter) Metrics() []string      { return []string{"minflt"} }
+func (f *fakeCounter) Close() error           { return nil }
+func (f *fakeCounter) Start() error {
+	*f.on = true
+	*f.events = append(*f.events, "start")
+	return nil
+}
+func (f *fakeCounter) Stop() (sources.Reading, error) {
+	*f.on = false
+	*f.events = append(*f.events, "stop")
+	f.starts++
+	// 10 per run plus 1 per iteration: k=4 -> 14, 2k=8 -> 18.
+	return sources.Reading{Values: map[string]float64{"minflt": float64(10 + 4*f.starts)}}, nil
+}
+
+func TestCountingNeverOverlapsTiming(t *testing.T) {
+	var events []string
+	on := false
+	fake := &fakeCounter{events: &events, on: &on}
+	openCounters = func(names []string, _ sources.Options) ([]sources.Counter, []sources.Absence) {
+		assert.Equal(t, []string{"minflt", "nonesuch"}, names)
+		return []sources.Counter{fake}, []sources.Absence{{Metrics: []string{"nonesuch"}, Reason: "unknown metric"}}
+	}
+	testHookPhase = func(p protocol.Phase) { events = append(events, "phase:"+string(p)) }
+	clockRuns = func() {
+		if on {
+			events = append(events, "call:counted")
+		} else {
+			events = append(events, "call:timed")
+		}
+	}
+	defer func() { openCounters, testHookPhase, clockRuns = sources.Open, nil, nil }()
+
+	id := protocol.Identity{Name: "BenchmarkFixtureCounted"}
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: id,
+		Config: protocol.RequestConfig{Iterations: 8, Samples: 3, PerfIters: 4, Metrics: []string{"minflt", "nonesuch"}}})
+
+	counting := slices.Index(events, "phase:counting")
+	require.Positive(t, counting, "events: %v", events)
+	for i, e := range events[:counting] {
+		assert.NotEqual(t, "call:counted", e, "event %d: a counter was on while the clock ran: %v", i, events)
+		assert.NotEqual(t, "start", e, "event %d: a counter started before the counting phase: %v", i, events)
+	}
+	assert.Contains(t, events[:counting], "call:timed")
+	for _, e := range events[counting:] {
+		assert.NotEqual(t, "call:timed", e, "after timing, the body ran only under the counter")
+	}
+
+	r := only[protocol.Result](msgs)
+	require.Len(t, r, 1)
+	assert.Len(t, r[0].Samples, 3)
+	assert.Equal(t, []protocol.MetricCell{{Name: "minflt", Value: 1}}, r[0].Metrics, "(18-14)/4: the difference cancels per-run costs")
+	assert.Equal(t, []protocol.Absence{{Name: "nonesuch", Reason: "unknown metric"}}, r[0].Absences)
+	assert.Equal(t, int64(4), r[0].CountIterations)
+	assert.Equal(t, "difference of runs at 4 and 8 iterations", r[0].CountMethod)
+}
+
+func TestCountingRealSources(t *testing.T) {
+	id := protocol.Identity{Name: "BenchmarkFixtureLoop"}
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: id,
+		Config: protocol.RequestConfig{Iterations: 1000, Samples: 2, Metrics: []string{"task-clock", "minflt", "instructions"}}})
+	r := only[protocol.Result](msgs)
+	require.Len(t, r, 1)
+	got := map[string]bool{}
+	for _, c := range r[0].Metrics {
+		got[c.Name] = true
+		assert.GreaterOrEqual(t, c.Value, 0.0, c.Name)
+	}
+	for _, a := range r[0].Absences {
+		got[a.Name] = true
+		assert.NotEmpty(t, a.Reason, a.Name)
+	}
+	for _, m := range []string{"task-clock", "minflt", "instructions"} {
+		assert.True(t, got[m], "%s is neither a value nor a reasoned absence", m)
+	}
+	assert.Equal(t, int64(1000), r[0].CountIterations)
 }

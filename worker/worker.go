@@ -149,6 +149,18 @@ func (w *session) serve() error {
 	return w.send(protocol.Done{})
 }
 
+// testHookPhase, when set, is called synchronously as the worker enters a
+// phase, so tests can order in-process events against the phases.
+var testHookPhase func(protocol.Phase)
+
+// phase announces a phase (and its progress) to the supervisor.
+func (w *session) phase(p protocol.Phase, done, total int64) error {
+	if testHookPhase != nil {
+		testHookPhase(p)
+	}
+	return w.send(protocol.Progress{Phase: p, Done: done, Total: total})
+}
+
 // fail sends a worker-side error as the identity's failure.
 func (w *session) fail(class protocol.FailureClass, msg, stack string) error {
 	return w.send(protocol.Failure{

@@ -1,0 +1,262 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// diagnosticsTitle heads the table of diagnostic-class columns, which are
+// rendered apart from the headline columns (rule 3 of DESIGN.md).
+const diagnosticsTitle = "diagnostics (not for comparison or gating)"
+
+// splitColumns separates the quantitative columns, which the main table
+// shows, from every other class, which only the diagnostics table shows: a
+// column whose class is not known to be quantitative is never a headline.
+func splitColumns(cols []Column) (quantitative, diagnostic []Column) {
+	for _, c := range cols {
+		if c.Class == ClassQuantitative {
+			quantitative = append(quantitative, c)
+		} else {
+			diagnostic = append(diagnostic, c)
+		}
+	}
+	return quantitative, diagnostic
+}
+
+// columnHeader is a counted column's label: its header and unit (instr/op,
+// or ipc for a level).
+func columnHeader(c Column) string {
+	return oneLine(c.Header + c.Unit)
+}
+
+// countedCell renders one counted value of a summary: formatted by the
+// column's format, with a ≈ prefix when it is an estimate, or an em dash
+// when it is unavailable.
+func countedCell(s *Summary, c Column) string {
+	v := s.Counted[c.Name]
+	if v == nil {
+		return dash
+	}
+	cell := formatCounted(*v, c.Format)
+	if slices.Contains(s.EstimatedMetrics, c.Name) {
+		cell = estimated + cell
+	}
+	return cell
+}
+
+// diagnosticGrid builds the diagnostics table: the benchmark name and the
+// diagnostic columns of every measured row, in table order. It returns nil
+// when there is no diagnostic column or no measured row.
+func diagnosticGrid(rows []Row, prefixes map[string]string, cols []Column) *grid {
+	if len(cols) == 0 {
+		return nil
+	}
+	g := &grid{cols: []column{{"benchmark", alignLeft}}}
+	for _, c := range cols {
+		g.cols = append(g.cols, column{columnHeader(c), alignDecimal})
+	}
+	for _, r := range rows {
+		if !measured(r) {
+			continue
+		}
+		cells := []string{displayName(r, prefixes)}
+		for _, c := range cols {
+			cells = append(cells, countedCell(r.Summary, c))
+		}
+		g.cells = append(g.cells, cells)
+	}
+	if len(g.cells) == 0 {
+		return nil
+	}
+	return g
+}
+
+// disclosure is what a table says about its counted metrics besides the
+// cells.
+type disclosure struct {
+	header []string // run-wide lines: source states, the common counting pass
+	notes  []string // per-row lines for the notes block below the table
+}
+
+// discloseCounting derives the header lines and notes of a table from the
+// sources' reports and the rows' absences and counting passes; rows are in
+// table order. A per-row absence of a metric that a header line already
+// names (an unavailable source, an absent capability) is not repeated; a
+// nil counted value with no reason anywhere says so rather than standing
+// bare.
+func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disclosure {
+	var d disclosure
+	seen := map[string]bool{}
+	addHeader := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			d.header = append(d.header, l)
+		}
+	}
+	explained := map[string]bool{}
+	for _, s := range doc.Meta.Sources {
+		src := oneLine(s.Source)
+		if !s.Available {
+			var metrics []string
+			for _, a := range s.Absences {
+				metrics = appendNew(metrics, a.Metrics...)
+			}
+			for _, c := range doc.Columns {
+				if c.Source == s.Source {
+					metrics = appendNew(metrics, c.Name)
+				}
+			}
+			for _, m := range metrics {
+				explained[m] = true
+			}
+			addHeader(src + ": " + unavailableStatus(s) + notMeasured(metrics))
+		} else {
+			for _, a := range s.Absences {
+				if len(a.Metrics) == 0 {
+					// A mode rather than metrics (user-only
+					// counting): its degraded state says it.
+					continue
+				}
+				for _, m := range a.Metrics {
+					explained[m] = true
+				}
+				what := "unavailable"
+				if a.Capability != "" {
+					what = oneLine(a.Capability) + " unavailable"
+				}
+				addHeader(src + ": " + what + reasonSuffix(a.Reason) + notMeasured(a.Metrics))
+			}
+		}
+		for _, deg := range s.Degraded {
+			addHeader(sourcePrefixed(src, oneLine(deg)))
+		}
+		if s.Available && len(s.Degraded) == 0 && s.Status != "" {
+			addHeader(sourcePrefixed(src, oneLine(s.Status)))
+		}
+	}
+
+	// The counting pass of every measured row that ran one: once in the
+	// header when they all agree, else per row.
+	var passes []Row
+	for _, r := range rows {
+		if measured(r) && (r.CountIterations != nil || r.CountMethod != "") {
+			passes = append(passes, r)
+		}
+	}
+	agree := len(passes) > 0
+	for _, r := range passes {
+		if countingText(r) != countingText(passes[0]) {
+			agree = false
+		}
+	}
+	if agree {
+		addHeader("counting: " + countingText(passes[0]))
+	}
+
+	for _, r := range rows {
+		if !measured(r) {
+			// The notes column says why the row has no numbers.
+			continue
+		}
+		name := displayName(r, prefixes)
+		if !agree && (r.CountIterations != nil || r.CountMethod != "") {
+			d.notes = append(d.notes, name+": counting: "+countingText(r))
+		}
+		for _, a := range r.Absences {
+			if explained[a.Metric] {
+				continue
+			}
+			reason := oneLine(a.Reason)
+			if reason == "" {
+				reason = "unavailable (no reason recorded)"
+			}
+			d.notes = append(d.notes, name+": "+oneLine(a.Metric)+": "+reason)
+		}
+		for _, c := range doc.Columns {
+			if r.Summary.Counted[c.Name] != nil || explained[c.Name] ||
+				slices.ContainsFunc(r.Absences, func(a MetricAbsence) bool { return a.Metric == c.Name }) {
+				continue
+			}
+			d.notes = append(d.notes, name+": "+oneLine(c.Name)+": unavailable (no reason recorded)")
+		}
+	}
+	return d
+}
+
+// countingText describes a row's counting pass: the iterations its values
+// are attributed to and how ("100000 iterations, difference of 2 runs").
+func countingText(r Row) string {
+	var parts []string
+	if r.CountIterations != nil {
+		unit := " iterations"
+		if *r.CountIterations == 1 {
+			unit = " iteration"
+		}
+		parts = append(parts, strconv.FormatInt(*r.CountIterations, 10)+unit)
+	}
+	if m := oneLine(r.CountMethod); m != "" {
+		parts = append(parts, m)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unavailableStatus is an unavailable source's state, "unavailable: why",
+// whether or not its Status already starts with "unavailable"; without a
+// status it is the first absence's reason.
+func unavailableStatus(s SourceReport) string {
+	st := oneLine(s.Status)
+	if st == "unavailable" {
+		st = ""
+	} else if rest, ok := strings.CutPrefix(st, "unavailable: "); ok {
+		st = rest
+	}
+	if st == "" {
+		for _, a := range s.Absences {
+			if a.Reason != "" {
+				st = oneLine(a.Reason)
+				break
+			}
+		}
+	}
+	return "unavailable" + reasonSuffix(st)
+}
+
+func reasonSuffix(reason string) string {
+	if r := oneLine(reason); r != "" {
+		return ": " + r
+	}
+	return ""
+}
+
+// notMeasured names the metrics a source-level absence takes away.
+func notMeasured(metrics []string) string {
+	if len(metrics) == 0 {
+		return ""
+	}
+	names := make([]string, len(metrics))
+	for i, m := range metrics {
+		names[i] = oneLine(m)
+	}
+	return fmt.Sprintf("; not measured: %s", strings.Join(names, ", "))
+}
+
+// sourcePrefixed prefixes a source's state line with the source's name,
+// unless it already starts with it.
+func sourcePrefixed(src, line string) string {
+	if src == "" || strings.HasPrefix(line, src+":") {
+		return line
+	}
+	return src + ": " + line
+}
+
+// appendNew appends the elements of add that s does not hold yet.
+func appendNew(s []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(s, a) {
+			s = append(s, a)
+		}
+	}
+	return s
+}

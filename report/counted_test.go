@@ -1,0 +1,382 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tableText renders doc's table as plain text.
+func tableText(t *testing.T, doc Document) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	return buf.String()
+}
+
+// tableLines returns the lines of a table's output from the one that starts
+// with header up to the next blank line.
+func tableLines(t *testing.T, out, header string) []string {
+	t.Helper()
+	var block []string
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case !in && strings.HasPrefix(l, header):
+			in = true
+			block = append(block, l)
+		case in && l == "":
+			return block
+		case in:
+			block = append(block, l)
+		}
+	}
+	require.True(t, in, "no line starting with %q in\n%s", header, out)
+	return block
+}
+
+// runeColumn returns the rune offset in line of the first occurrence of
+// sub at or after rune offset from, or -1.
+func runeColumn(line, sub string, from int) int {
+	runes := []rune(line)
+	if from > len(runes) {
+		return -1
+	}
+	i := strings.Index(string(runes[from:]), sub)
+	if i < 0 {
+		return -1
+	}
+	return from + runeLen(string(runes[from:])[:i])
+}
+
+func TestTableCountedColumns(t *testing.T) {
+	doc := countedDoc()
+	g, _ := gridOf(doc, doc.Rows, TableOptions{})
+	var headers []string
+	for _, c := range g.cols {
+		headers = append(headers, c.header)
+	}
+	assert.Equal(t, []string{"benchmark", "n", "median/iter", "spread", "min", "max", "B/op", "allocs/op",
+		"instr/op", "ipc", "task-clock/op", "minflt/op", "rchar/op"}, headers,
+		"quantitative columns follow the metric units in Columns order; diagnostic ones are not headline columns")
+}
+
+func TestTableEstimateAlignment(t *testing.T) {
+	doc := countedDoc()
+	// Two estimates in a count column, of different magnitudes.
+	doc.Rows[0].Summary.EstimatedMetrics = []string{"minflt"}
+	doc.Rows[1].Summary.EstimatedMetrics = []string{"task-clock", "minflt"}
+	lines := tableLines(t, tableText(t, doc), "benchmark")
+	header := lines[0]
+	for _, col := range []string{"task-clock/op", "minflt/op"} {
+		start := runeColumn(header, col, 0)
+		require.GreaterOrEqual(t, start, 0)
+		point := -1
+		for _, l := range lines[1:] {
+			cell := strings.Fields(string([]rune(l)[start-2:]))[0]
+			at := runeColumn(l, cell, start-2)
+			p := at + pointOffset(cell)
+			if point < 0 {
+				point = p
+			}
+			assert.Equal(t, point, p, "%s: cell %q has its point at %d, others at %d", col, cell, p, point)
+		}
+	}
+	assert.Contains(t, lines[2], "≈1.555ms")
+	assert.Contains(t, lines[2], "≈1.234k")
+	assert.Contains(t, lines[1], "≈0.0025")
+	assert.NotContains(t, lines[3], "≈", "an exact value has no prefix")
+
+	// The grid itself puts the points of ≈ cells in line with the others.
+	cells, width := alignPoints([]string{"≈1.5", "123.25", "≈12", dash})
+	for _, c := range cells {
+		assert.Equal(t, width, runeLen(c))
+		trimmed := strings.TrimSpace(c)
+		p := runeLen(c) - runeLen(strings.TrimLeft(c, " ")) + pointOffset(trimmed)
+		assert.Equal(t, 3, p, "cell %q", c)
+	}
+	assert.Equal(t, 2, pointOffset("≈1.5"))
+	assert.Equal(t, 3, pointOffset("≈12k"))
+}
+
+func TestTableCountedEmDash(t *testing.T) {
+	doc := countedDoc()
+	lines := tableLines(t, tableText(t, doc), "benchmark")
+	scan := strings.Fields(lines[3])
+	require.Equal(t, "BenchmarkScan", scan[0])
+	// instr/op, ipc (no PMU) and task-clock/op (never scheduled) are
+	// unavailable; minflt/op and rchar/op are not.
+	assert.Equal(t, []string{dash, dash, dash, "3", "4.500KiB"}, scan[len(scan)-5:])
+	for _, l := range lines {
+		assert.NotContains(t, l, " 0ns", "an unavailable duration is never 0")
+	}
+	// A missing key renders as nil does.
+	delete(doc.Rows[0].Summary.Counted, "minflt")
+	doc.Rows[0].Absences = append(doc.Rows[0].Absences, MetricAbsence{Metric: "minflt", Reason: "snapshot failed"})
+	enc := strings.Fields(tableLines(t, tableText(t, doc), "benchmark")[1])
+	assert.Equal(t, dash, enc[len(enc)-2])
+}
+
+func TestTableDiagnosticsBlock(t *testing.T) {
+	t.Run("present with diagnostic columns, apart from the table", func(t *testing.T) {
+		out := tableText(t, countedDoc())
+		block := tableLines(t, out, diagnosticsTitle)
+		require.Len(t, block, 5)
+		assert.Equal(t, []string{"benchmark", "ctx-sw/op", "maxrss"}, strings.Fields(block[1]))
+		assert.Equal(t, []string{"BenchmarkScan", dash, "12.45MiB"}, strings.Fields(block[4]))
+		main := tableLines(t, out, "benchmark ")
+		assert.NotContains(t, main[0], "ctx-sw", "a diagnostic column is never a headline column")
+		assert.NotContains(t, main[0], "maxrss")
+		assert.Less(t, strings.Index(out, main[len(main)-1]), strings.Index(out, diagnosticsTitle), "the block follows the table")
+	})
+	t.Run("absent without diagnostic columns", func(t *testing.T) {
+		doc := countedDoc()
+		quantitative, _ := splitColumns(doc.Columns)
+		doc.Columns = quantitative
+		assert.NotContains(t, tableText(t, doc), "diagnostics")
+		assert.NotContains(t, tableText(t, greenDoc()), "diagnostics")
+	})
+	t.Run("unknown class is never a headline", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Columns[3].Class = ""
+		out := tableText(t, doc)
+		assert.NotContains(t, tableLines(t, out, "benchmark ")[0], "minflt")
+		assert.Contains(t, tableLines(t, out, diagnosticsTitle)[1], "minflt/op")
+	})
+	t.Run("only diagnostic columns", func(t *testing.T) {
+		doc := countedDoc()
+		_, diagnostic := splitColumns(doc.Columns)
+		doc.Columns = diagnostic
+		doc.Meta.Sources = nil
+		out := tableText(t, doc)
+		assert.NotContains(t, tableLines(t, out, "benchmark ")[0], "ctx-sw")
+		assert.Contains(t, out, diagnosticsTitle)
+	})
+}
+
+func TestTableSourceHeaderLines(t *testing.T) {
+	header := func(doc Document) []string {
+		out := tableText(t, doc)
+		head, _, _ := strings.Cut(out, "\n\n")
+		return strings.Split(head, "\n")[2:] // after host and containment
+	}
+	t.Run("golden sources", func(t *testing.T) {
+		assert.Equal(t, []string{
+			"perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, ipc",
+			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
+			"counting: 1000 iterations, difference of runs at 1000 and 2000 iterations",
+		}, header(countedDoc()))
+	})
+	t.Run("prefixed states are not prefixed twice, and print once", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Meta.Sources[1].Degraded = []string{"perf-sw: user-mode counting only", "group trimmed", "perf-sw: user-mode counting only"}
+		doc.Meta.Sources[0].Status = "no PMU"
+		got := header(doc)
+		assert.Equal(t, "perf-hw: unavailable: no PMU; not measured: instructions, ipc", got[0])
+		assert.Equal(t, []string{"perf-sw: user-mode counting only", "perf-sw: group trimmed"}, got[1:3])
+	})
+	t.Run("unavailable source without absences names its columns", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Meta.Sources[0].Absences = nil
+		doc.Meta.Sources[0].Status = ""
+		assert.Equal(t, "perf-hw: unavailable; not measured: instructions, ipc", header(doc)[0])
+	})
+	t.Run("absent capability of an available source", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Meta.Sources[2].Absences = []SourceAbsence{{Capability: "io-accounting", Metrics: []string{"rchar"},
+			Reason: "/proc/self/io: permission denied"}}
+		assert.Contains(t, header(doc), "tier0: io-accounting unavailable: /proc/self/io: permission denied; not measured: rchar")
+	})
+	t.Run("no sources, no lines", func(t *testing.T) {
+		assert.Empty(t, header(greenDoc())[1:], "only the changed-module warning")
+	})
+	t.Run("colored as warnings", func(t *testing.T) {
+		var buf bytes.Buffer
+		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true}))
+		assert.Contains(t, buf.String(), "\x1b[33mperf-hw: unavailable")
+	})
+}
+
+func TestTableNotesBlock(t *testing.T) {
+	notes := func(doc Document) []string {
+		out := tableText(t, doc)
+		if !strings.Contains(out, "\nnotes\n") {
+			return nil
+		}
+		return tableLines(t, out, "notes")[1:]
+	}
+	t.Run("per-row absences not explained by a source", func(t *testing.T) {
+		assert.Equal(t, []string{
+			"  BenchmarkScan: task-clock: not counted: the counter group never got the PMU (time_running was 0)",
+			"  BenchmarkScan: context-switches: not counted in process 1: the counter group never got the PMU (time_running was 0)",
+		}, notes(countedDoc()), "instructions and ipc are explained by the perf-hw line")
+	})
+	t.Run("no notes when every dash is explained", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows = doc.Rows[:2]
+		assert.Nil(t, notes(doc))
+		assert.Nil(t, notes(greenDoc()))
+	})
+	t.Run("a dash without any reason says so", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[2].Absences = doc.Rows[2].Absences[:2]
+		assert.Equal(t, []string{
+			"  BenchmarkScan: task-clock: unavailable (no reason recorded)",
+			"  BenchmarkScan: context-switches: unavailable (no reason recorded)",
+		}, notes(doc))
+	})
+	t.Run("absences of an unmeasured row are left to its notes cell", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[2].Outcome = "exit"
+		doc.Rows[2].Error = str("exit status 2")
+		assert.Nil(t, notes(doc))
+	})
+	t.Run("counting passes that differ are noted per row", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[1].CountIterations = i64(20)
+		doc.Rows[1].CountMethod = "one run"
+		doc.Rows = doc.Rows[:2]
+		out := tableText(t, doc)
+		assert.NotContains(t, out, "\ncounting:")
+		assert.Equal(t, []string{
+			"  BenchmarkEncode/size=1K: counting: 1000 iterations, difference of runs at 1000 and 2000 iterations",
+			"  BenchmarkDecode: counting: 20 iterations, one run",
+		}, notes(doc))
+	})
+	t.Run("rows without a pass do not break agreement", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[2].CountIterations, doc.Rows[2].CountMethod = nil, ""
+		assert.Contains(t, tableText(t, doc), "\ncounting: 1000 iterations, difference of runs")
+	})
+}
+
+func TestFormatCounted(t *testing.T) {
+	tests := []struct {
+		v      float64
+		format string
+		want   string
+	}{
+		{0, FormatCount, "0"},
+		{233, FormatCount, "233"},
+		{233.37, FormatCount, "233.4"},
+		{0.0025, FormatCount, "0.0025"},
+		{999.96, FormatCount, "1.000k"},
+		{3520, FormatCount, "3.520k"},
+		{12_345_678, FormatCount, "12.35M"},
+		{2.5e9, FormatCount, "2.500G"},
+		{-4200, FormatCount, "-4.200k"},
+		{2.4137, FormatRatio, "2.41"},
+		{0.875, FormatRatio, "0.875"},
+		{0, FormatBytes, "0B"},
+		{512, FormatBytes, "512B"},
+		{12.5, FormatBytes, "12.5B"},
+		{65536, FormatBytes, "64.00KiB"},
+		{1.5 * (1 << 20), FormatBytes, "1.500MiB"},
+		{3 << 30, FormatBytes, "3.000GiB"},
+		{1234, FormatDuration, "1.234µs"},
+		{1.5e6, FormatDuration, "1.500ms"},
+		{42.5, "unknown", "42.5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format+"/"+tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, formatCounted(tt.v, tt.format))
+		})
+	}
+}
+
+func TestWriteJSONCounted(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(&buf, countedDoc()))
+	var doc struct {
+		Columns []map[string]any `json:"columns"`
+		Meta    struct {
+			Sources []map[string]any `json:"sources"`
+		} `json:"meta"`
+		Rows []map[string]any `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	assert.Len(t, doc.Columns, 7)
+	assert.Equal(t, "diagnostic", doc.Columns[5]["class"])
+	assert.Equal(t, []any{}, doc.Meta.Sources[2]["absences"], "a source's collections are arrays")
+
+	scan := doc.Rows[2]
+	counted := scan["summary"].(map[string]any)["counted"].(map[string]any)
+	v, ok := counted["task-clock"]
+	assert.True(t, ok, "an unavailable counted metric keeps its key")
+	assert.Nil(t, v, "and is null, never 0")
+	assert.Equal(t, 3.0, counted["minflt"])
+	assert.Len(t, scan["absences"], 4)
+	assert.Equal(t, 1000.0, scan["countIterations"])
+	decode := doc.Rows[1]["summary"].(map[string]any)
+	assert.Equal(t, []any{"task-clock"}, decode["estimatedMetrics"])
+	assert.NotContains(t, doc.Rows[0]["summary"], "estimatedMetrics", "absent when every value is exact")
+
+	t.Run("a counted object has a key for every column", func(t *testing.T) {
+		in := countedDoc()
+		in.Rows[0].Summary.Counted = nil
+		buf.Reset()
+		require.NoError(t, WriteJSON(&buf, in))
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+		counted := doc.Rows[0]["summary"].(map[string]any)["counted"].(map[string]any)
+		assert.Len(t, counted, 7)
+		assert.Nil(t, in.Rows[0].Summary.Counted, "the input is not modified")
+	})
+	t.Run("empty collections are arrays and objects", func(t *testing.T) {
+		buf.Reset()
+		require.NoError(t, WriteJSON(&buf, Document{Meta: Meta{Sources: []SourceReport{{Source: "x"}}},
+			Rows: []Row{{Summary: &Summary{}}}}))
+		out := buf.String()
+		assert.Contains(t, out, `"columns": []`)
+		assert.Contains(t, out, `"degraded": []`)
+		assert.Contains(t, out, `"counted": {}`)
+	})
+	t.Run("non-finite counted values are refused", func(t *testing.T) {
+		in := countedDoc()
+		in.Rows[1].Summary.Counted["minflt"] = new(math.Inf(1))
+		err := WriteJSON(&bytes.Buffer{}, in)
+		assert.ErrorIs(t, err, ErrNonFinite)
+		assert.ErrorContains(t, err, `rows[1].summary.counted["minflt"] is +Inf`)
+		in = countedDoc()
+		in.Rows[0].Processes[1].Counted["rchar"] = math.NaN()
+		assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, in), `rows[0].processes[1].counted["rchar"] is NaN`)
+	})
+}
+
+func TestWriteBenchfmtCounted(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteBenchfmt(&buf, countedDoc()))
+	got := readBenchfmt(t, buf.Bytes())
+	require.Len(t, got, 18)
+	enc, dec0, dec1, scan1 := got[0], got[6], got[9], got[15]
+
+	assert.Equal(t, 1236.4, enc.values["task-clock/op"], "a per-iteration metric's unit is <name>/op")
+	assert.Equal(t, 12_345_678.0, enc.values["maxrss"], "a level's unit is its name")
+	assert.Equal(t, 0.0, enc.values["rchar/op"], "a measured 0 is written")
+	assert.NotContains(t, enc.values, "instructions/op", "an unavailable metric is not written")
+	assert.NotContains(t, enc.config, ConfigEstimated)
+	assert.Equal(t, "context-switches,maxrss", enc.config[ConfigDiagnostic])
+
+	assert.NotContains(t, dec0.config, ConfigEstimated)
+	assert.Equal(t, "task-clock", dec1.config[ConfigEstimated], "an estimate is named, its unit unchanged")
+	assert.Equal(t, 1.592e6, dec1.values["task-clock/op"])
+
+	assert.NotContains(t, scan1.config, ConfigEstimated, "the key is deleted for the next process")
+	assert.NotContains(t, scan1.values, "context-switches/op", "a metric this process lacks is skipped")
+	assert.Equal(t, 3.0, scan1.values["minflt/op"])
+
+	t.Run("a counted metric without a column is an error", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[0].Processes[0].Counted["cycles"] = 1
+		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `counted metric "cycles" is not among the document's columns`)
+	})
+	t.Run("a counted unit clashing with a reported unit is an error", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"minflt/op": 7}
+		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `"minflt/op" is also a reported unit`)
+	})
+}

@@ -1,0 +1,123 @@
+package sources
+
+import (
+	"fmt"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// Select parses a --metrics value. A value is a comma-separated list of
+// selectors:
+//
+//	instructions      an exact catalog name
+//	cache-*           a path.Match glob over the catalog's concrete names
+//	all               every concrete catalog name
+//	syscalls:read     one syscall's count; sc:read is the same selector
+//	raw:r00c0         a raw PMU event code, in hexadecimal
+//	? or help         ask for the catalog (help is true)
+//
+// It returns the selected metric names, canonical and without duplicates, in
+// catalog order (instances of a family at the family's position, in the order
+// named), and one warning per selector that matched nothing: the run goes on
+// without it. An empty value selects the default set.
+func Select(list string) (names []string, warnings []string, help bool) {
+	if strings.TrimSpace(list) == "" {
+		for _, d := range catalog {
+			if d.Default {
+				names = append(names, d.Name)
+			}
+		}
+		return names, nil, false
+	}
+	picked := map[string]bool{}
+	pick := func(n string) {
+		if !picked[n] {
+			picked[n] = true
+			names = append(names, n)
+		}
+	}
+	warn := func(sel, format string, args ...interface{}) {
+		warnings = append(warnings, fmt.Sprintf("metrics selector %q: ", sel)+fmt.Sprintf(format, args...))
+	}
+	for _, sel := range strings.Split(list, ",") {
+		sel = strings.TrimSpace(sel)
+		switch {
+		case sel == "":
+		case sel == "?" || sel == "help":
+			help = true
+		case sel == "all":
+			for _, d := range catalog {
+				if !isPattern(d.Name) {
+					pick(d.Name)
+				}
+			}
+		case isConcrete(sel):
+			pick(sel)
+		case strings.ContainsAny(sel, "*?["):
+			n, err := globCatalog(sel, pick)
+			switch {
+			case err != nil:
+				warn(sel, "bad pattern: %v", err)
+			case n == 0 && (strings.HasPrefix(sel, syscallPrefix) || strings.HasPrefix(sel, syscallAlias) || strings.HasPrefix(sel, "raw:")):
+				warn(sel, "matched nothing (families are not globbed: name each syscalls:<name> or raw:r<hex>)")
+			case n == 0:
+				warn(sel, "matched nothing (see --metrics=help)")
+			}
+		default:
+			if sc, ok := syscallInstance(sel); ok {
+				if err := checkSyscall(sc); err != nil {
+					warn(sel, "%v", err)
+					continue
+				}
+				pick(syscallPrefix + sc)
+				continue
+			}
+			if strings.HasPrefix(sel, rawPrefix) {
+				if _, err := parseRawConfig(sel); err != nil {
+					warn(sel, "%v", err)
+					continue
+				}
+				pick(strings.ToLower(sel))
+				continue
+			}
+			warn(sel, "matched nothing (see --metrics=help)")
+		}
+	}
+	sort.SliceStable(names, func(i, j int) bool { return catalogRank(names[i]) < catalogRank(names[j]) })
+	return names, warnings, help
+}
+
+// globCatalog picks every concrete catalog name pattern matches and says how
+// many it matched.
+func globCatalog(pattern string, pick func(string)) (int, error) {
+	if _, err := path.Match(pattern, ""); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range catalog {
+		if isPattern(d.Name) {
+			continue
+		}
+		if ok, _ := path.Match(pattern, d.Name); ok {
+			pick(d.Name)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// checkSyscall validates a syscall name: its spelling always, and its
+// existence where this build carries the architecture's syscall table.
+func checkSyscall(sc string) error {
+	if err := syntaxErr(sc); err != nil {
+		return err
+	}
+	if syscallNumbers != nil {
+		if _, ok := syscallNumbers[sc]; !ok {
+			return fmt.Errorf("no syscall named %q on linux/%s", sc, runtime.GOARCH)
+		}
+	}
+	return nil
+}
