@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 			"outcome": cmdOutcome,
 			"dead":    cmdDead,
 			"summary": cmdSummary,
+			"counted": cmdCounted,
 		},
 	})
 }
@@ -137,6 +138,62 @@ func cmdSummary(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if procs > 1 && row.Summary.SpreadNs == nil {
 		ts.Fatalf("%s: several processes but no between-process spread", args[1])
+	}
+}
+
+// cmdCounted: counted FILE NAME METRICS checks that each listed metric is a
+// column of the document and that the row has, for it, either a value or
+// an absence with a reason (an unavailable source's reason counts too):
+// never a bare null, never a value for an unavailable source.
+func cmdCounted(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: counted FILE NAME METRICS")
+	}
+	doc := readDoc(ts, args[0])
+	row := findRow(ts, doc, args[1])
+	if row.Summary == nil {
+		ts.Fatalf("%s: no summary", args[1])
+	}
+	columns := map[string]report.Column{}
+	for _, c := range doc.Columns {
+		columns[c.Name] = c
+	}
+	unavailable := map[string]string{}
+	for _, s := range doc.Meta.Sources {
+		if !s.Available {
+			unavailable[s.Source] = s.Status
+		}
+	}
+	for _, m := range strings.Split(args[2], ",") {
+		col, ok := columns[m]
+		if !ok {
+			ts.Fatalf("%s is not a column of %s", m, args[0])
+		}
+		v, ok := row.Summary.Counted[m]
+		if !ok {
+			ts.Fatalf("%s: counted has no key %s", args[1], m)
+		}
+		reason := ""
+		for _, a := range row.Absences {
+			if a.Metric == m {
+				reason = a.Reason
+			}
+		}
+		switch {
+		case v != nil && unavailable[col.Source] != "":
+			ts.Fatalf("%s: %s = %v although %s is unavailable", args[1], m, *v, col.Source)
+		case v != nil && *v < 0:
+			ts.Fatalf("%s: %s = %v is negative", args[1], m, *v)
+		case v == nil && reason == "":
+			ts.Fatalf("%s: %s is null without a reason", args[1], m)
+		case v != nil:
+			ts.Logf("%s: %s = %v", args[1], m, *v)
+		default:
+			ts.Logf("%s: %s absent: %s", args[1], m, reason)
+		}
+	}
+	if row.CountIterations == nil || *row.CountIterations <= 0 || row.CountMethod == "" {
+		ts.Fatalf("%s: no counting iterations or method recorded", args[1])
 	}
 }
 

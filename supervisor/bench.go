@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,11 @@ type benchIdentity struct {
 	procs   []report.ProcessResult
 	stopped bool   // skipped or failed: no further repetitions
 	notRun  string // why a repetition was not started
+
+	metrics     []string          // the selected catalog metrics
+	absent      map[string]string // metric -> why a process had no value
+	countIters  int64
+	countMethod string
 }
 
 // benchmarks discovers every package's leaves (packages in parallel: no
@@ -61,7 +67,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity 
 				current = m.Done
 			case protocol.Listing:
 				for _, l := range m.Identities {
-					ids = append(ids, &benchIdentity{plan: p, name: l.Name})
+					ids = append(ids, &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics})
 				}
 			}
 		})
@@ -129,6 +135,10 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				Config: protocol.RequestConfig{
 					MinSampleNs: int64(s.cfg.MinSampleTime),
 					Samples:     s.cfg.Samples,
+					Metrics:     s.cfg.Metrics,
+					PerfIters:   s.cfg.PerfIters,
+					PerfBatch:   s.cfg.PerfBatch,
+					PerfScaled:  s.cfg.PerfScaled,
 				},
 			}
 			out := s.run(ctx, s.childConfig(id.plan), req, func(m protocol.Message) {
@@ -149,6 +159,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				if st, ok := (measure.Process{Samples: proc.Samples}).NsPerOp(); ok {
 					proc.NsPerOp = &st
 				}
+				id.counted(&proc, result)
 			}
 			id.procs = append(id.procs, proc)
 			switch out.Class {
@@ -212,7 +223,75 @@ func (id *benchIdentity) result() report.Row {
 		row.Processes = []report.ProcessResult{}
 	}
 	row.Summary = summarize(id.procs)
+	if row.Summary != nil && len(id.metrics) > 0 {
+		id.summarizeCounted(&row)
+	}
 	return row
+}
+
+// counted records a process's counting-pass cells and absences.
+func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result) {
+	if r.CountIterations > 0 {
+		id.countIters, id.countMethod = r.CountIterations, r.CountMethod
+	}
+	for _, c := range r.Metrics {
+		if proc.Counted == nil {
+			proc.Counted = map[string]float64{}
+		}
+		proc.Counted[c.Name] = c.Value
+		if c.Estimated {
+			proc.Estimated = append(proc.Estimated, c.Name)
+		}
+	}
+	if id.absent == nil {
+		id.absent = map[string]string{}
+	}
+	for _, a := range r.Absences {
+		if _, ok := id.absent[a.Name]; !ok {
+			id.absent[a.Name] = a.Reason
+		}
+	}
+}
+
+// summarizeCounted sets the row's counted medians over the processes that
+// produced samples; a metric some of them lack is nil, with the reason.
+func (id *benchIdentity) summarizeCounted(row *report.Row) {
+	sum := row.Summary
+	sum.Counted = map[string]*float64{}
+	for _, m := range id.metrics {
+		var vals []float64
+		estimated := false
+		for _, p := range row.Processes {
+			if p.NsPerOp == nil {
+				continue
+			}
+			v, ok := p.Counted[m]
+			if !ok {
+				vals = nil
+				break
+			}
+			vals = append(vals, v)
+			estimated = estimated || slices.Contains(p.Estimated, m)
+		}
+		st, ok := measure.Summarize(vals)
+		if !ok {
+			sum.Counted[m] = nil
+			why := id.absent[m]
+			if why == "" {
+				why = "not counted in every process"
+			}
+			row.Absences = append(row.Absences, report.MetricAbsence{Metric: m, Reason: why})
+			continue
+		}
+		sum.Counted[m] = ptr(st.Median)
+		if estimated {
+			sum.EstimatedMetrics = append(sum.EstimatedMetrics, m)
+		}
+	}
+	if id.countIters > 0 {
+		row.CountIterations = ptr(id.countIters)
+		row.CountMethod = id.countMethod
+	}
 }
 
 // summarize combines the processes that produced samples; nil when none did.

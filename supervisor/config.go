@@ -71,6 +71,18 @@ type Config struct {
 	// TestDeadline bounds one test (test mode); zero means
 	// DefaultTestDeadline.
 	TestDeadline time.Duration
+	// Metrics are the catalog metrics (package sources) to count after
+	// timing, as sources.Select returns them; empty means none.
+	Metrics []string
+	// PerfIters pins the iterations of a counting pass; zero means the
+	// worker's default (the timing N, capped at 100,000).
+	PerfIters int64
+	// PerfBatch pins how many iterations one counter bracket spans where
+	// the worker owns the loop; zero sizes it to about a millisecond.
+	PerfBatch int64
+	// PerfScaled keeps a multiplexed hardware group, every scaled value
+	// marked estimated.
+	PerfScaled bool
 	// Env is the children's environment policy (strict by default).
 	Env sandbox.EnvPolicy
 	// FailFast stops scheduling new work after the first failure.

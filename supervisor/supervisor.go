@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans)}
+	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
 	s.buildAll(ctx, plans)
 	for _, p := range plans {
 		if p.failure != nil {
@@ -235,6 +235,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 	}
 	if s.cfg.Mode == ModeBench {
 		m.Mode = "bench"
+		m.Sources = s.sourceReports()
 	}
 	seen := map[*moduleBuild]bool{}
 	var methods []string

@@ -173,6 +173,7 @@ func (w *session) benchmark() error {
 		if s := out.results[name]; len(s) == count {
 			return s, nil
 		} else if len(s) > 0 {
+			awaitPanic()
 			return nil, w.fail(protocol.FailureError, fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count), "")
 		}
 		for parent, msg := range out.failed {
@@ -186,6 +187,7 @@ func (w *session) benchmark() error {
 		case !slices.Contains(out.leaves(), name):
 			return nil, w.fail(protocol.FailureError, name+" has sub-benchmarks; measure its leaves", "")
 		}
+		awaitPanic()
 		return nil, w.fail(protocol.FailureError, name+" printed no result", "")
 	}
 
@@ -223,6 +225,18 @@ func (w *session) benchmark() error {
 	}
 	return w.send(result)
 }
+
+// panicGrace is how long the worker waits before it reports a run that
+// ended without a result, a failure or a skip.
+const panicGrace = time.Second
+
+// awaitPanic gives a panic the time to end the process. A sub-benchmark
+// runs on a goroutine of testing's that the worker cannot guard: when it
+// panics, testing's deferred signal lets RunBenchmarks return while the
+// panic is still unwinding, and a failure reported now would name the
+// missing result instead of the panic that the exit status and stderr are
+// about to show.
+func awaitPanic() { time.Sleep(panicGrace) }
 
 // orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the
 // worker builds at the go 1.21 language version so that linking it never

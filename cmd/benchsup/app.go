@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
+	"github.com/benchsup/benchsup/sources"
 	"github.com/benchsup/benchsup/supervisor"
 )
 
@@ -107,6 +108,18 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Action:       func(c *cli.Context) error { return runCommand(c, stdout, stderr) },
 			},
 			{
+				Name:         "list-metrics",
+				Usage:        "print the metric catalog and what this host can measure, with the reason for every absence",
+				Flags:        []cli.Flag{&cli.BoolFlag{Name: "perf-scaled", Usage: "probe with a multiplexed hardware group allowed"}},
+				OnUsageError: onUsage,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("list-metrics takes no arguments, got %q", c.Args().First())
+					}
+					return listMetrics(stdout, c.Bool("perf-scaled"))
+				},
+			},
+			{
 				Name:         "list",
 				Usage:        "list every test and benchmark identity, sub-benchmarks included",
 				ArgsUsage:    "[packages]",
@@ -143,6 +156,10 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fail-fast", Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (default: number of CPUs)"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
+		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all; ? or help prints the catalog (default: the catalog's default set)"},
+		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass (default: the timing N, at most 100000)"},
+		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans where benchsup owns the loop (1: each)"},
+		&cli.BoolFlag{Name: "perf-scaled", Usage: "keep a multiplexed hardware counter group; every scaled value is marked ≈"},
 	)
 }
 
@@ -200,6 +217,19 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	cfg.FailFast = c.Bool("fail-fast")
 	cfg.Parallel = c.Int("parallel")
 	cfg.Warnings = prefixWriter{stderr}
+	cfg.PerfIters = c.Int64("perf-iters")
+	cfg.PerfBatch = c.Int64("perf-batch")
+	cfg.PerfScaled = c.Bool("perf-scaled")
+	if cfg.Mode == supervisor.ModeBench {
+		names, warnings, help := sources.Select(c.String("metrics"))
+		if help {
+			return listMetrics(stdout, cfg.PerfScaled)
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "benchsup: --metrics: %s\n", w)
+		}
+		cfg.Metrics = names
+	}
 	switch {
 	case cfg.Repetitions < 1:
 		return usagef("--repetitions must be at least 1, got %d", cfg.Repetitions)
@@ -211,6 +241,10 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return usagef("--test-timeout must be positive, got %v", cfg.TestDeadline)
 	case cfg.Parallel < 0:
 		return usagef("--parallel must not be negative, got %d", cfg.Parallel)
+	case cfg.PerfIters < 0:
+		return usagef("--perf-iters must not be negative, got %d", cfg.PerfIters)
+	case cfg.PerfBatch < 0:
+		return usagef("--perf-batch must not be negative, got %d", cfg.PerfBatch)
 	}
 	write, err := formatter(c.String("format"), cfg.Mode, c.Bool("verbose"))
 	if err != nil {
