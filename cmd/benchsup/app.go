@@ -229,6 +229,9 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "benchsup: --metrics: %s\n", w)
 		}
 		cfg.Metrics = names
+		if cfg.PerfBatch > 0 {
+			fmt.Fprintln(stderr, "benchsup: --perf-batch: a testing benchmark's loop cannot be bracketed from outside; its counting runs are bracketed whole (see the counting method)")
+		}
 	}
 	switch {
 	case cfg.Repetitions < 1:
