@@ -96,6 +96,11 @@ func (c *Checker) Check(m Message) error {
 			return malformed(k, nil, "test event in %s mode", c.req.Mode)
 		}
 		return nil
+	case Window:
+		if c.req.Mode != ModeWorkload {
+			return malformed(k, nil, "window in %s mode", c.req.Mode)
+		}
+		return nil
 	case Skip, Failure:
 		c.state = ending
 		return nil

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,6 +40,8 @@ func TestCheckerSequences(t *testing.T) {
 		{"listing in benchmark mode", bench, []Message{Ready{Identity: id}, Listing{}}, "listing in benchmark mode", false},
 		{"result in discover mode", Request{Mode: ModeDiscover}, []Message{Ready{}, result}, "result in discover mode", false},
 		{"test event in benchmark mode", bench, []Message{Ready{Identity: id}, TestEvent{Action: TestRun}}, "test event in benchmark mode", false},
+		{"workload windows", Request{Mode: ModeWorkload, Identity: id}, []Message{Ready{Identity: id}, Window{Reps: 1, Scope: "thread"}, Window{Reps: 1, Scope: "thread"}, Done{}}, "", true},
+		{"window in benchmark mode", bench, []Message{Ready{Identity: id}, Window{Reps: 1, Scope: "thread"}}, "window in benchmark mode", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +83,7 @@ func TestCheckerHandshake(t *testing.T) {
 		assert.ErrorIs(t, err, ErrVersion)
 		assert.Equal(t, Version, ve.Supervisor)
 		assert.Equal(t, Version+1, ve.Worker)
-		assert.Contains(t, err.Error(), "supervisor speaks 1")
+		assert.Contains(t, err.Error(), fmt.Sprintf("supervisor speaks %d", Version))
 		assert.Contains(t, err.Error(), "rebuild")
 	})
 	t.Run("message before request", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 )
 
 func u64(v uint64) *uint64 { return &v }
+func i64(v int64) *int64   { return &v }
 
 // sampleMessages holds one fully populated message of every kind.
 func sampleMessages() []Message {
@@ -42,6 +43,13 @@ func sampleMessages() []Message {
 		Done{},
 		Listing{Identities: []Listed{{Name: "BenchmarkA", Kind: ListedBenchmark}, {Name: "TestB", Kind: ListedTest}, {Name: "BenchmarkW", Kind: ListedWorkload}}},
 		TestEvent{Action: TestFail, Test: "TestB/sub", ElapsedNs: 12345, Output: "    b_test.go:12: boom\n"},
+		Window{Name: "BenchmarkBuild/load", Reps: 2, WallNs: 9_000_000, Scope: "thread",
+			OnCPUUserNs: i64(5_000_000), OnCPUKernelNs: i64(1_000_000), OffCPURunqueueNs: i64(100_000),
+			OffCPUOtherNs: i64(2_900_000), OtherThreadsCPUNs: i64(300_000),
+			Totals: []MetricCell{{Name: "tier0.read-bytes", Value: 1 << 20}},
+			PSI:    &PSI{IOSomeNs: 10, IOFullNs: 5, MemSomeNs: 0, MemFullNs: 0, CPUSomeNs: 7},
+			Regime: &Regime{Requested: "cold", Effective: "cold", ResidentBefore: 4096, ResidentAfter: 0, TotalBytes: 1 << 20},
+			Note:   "disk: unattributed (no cgroup of its own)"},
 	}
 }
 

@@ -4,11 +4,19 @@ import "fmt"
 
 // Version is the protocol version this package speaks. A peer speaking any
 // other version is refused at the handshake with a *VersionError.
-const Version = 1
+//
+// Version 2 added the Window message (workloads).
+const Version = 2
 
 // EnvFD names the environment variable through which a child learns the
 // descriptor number of its protocol endpoint.
 const EnvFD = "BENCHSUP_PROTOCOL_FD"
+
+// EnvCgroup names the environment variable that, when the sandbox started a
+// child in a cgroup of its own, holds that cgroup's name (the last element
+// of its path). A child that finds its own cgroup so named may attribute
+// that cgroup's pressure to itself.
+const EnvCgroup = "BENCHSUP_CGROUP"
 
 // Published bounds. A frame or field beyond one of them is malformed; a
 // supervisor refuses a Request that would not fit before it spawns a child.
@@ -36,6 +44,8 @@ const (
 	MaxIdentitiesPerFrame = 16384
 	// MaxArgs bounds the extra arguments of one Request.
 	MaxArgs = 256
+	// MaxTotalsPerWindow bounds the source totals of one Window.
+	MaxTotalsPerWindow = 256
 )
 
 // Kind identifies a message type on the wire. It is the first payload byte.
@@ -54,6 +64,7 @@ const (
 	KindDone
 	KindListing
 	KindTestEvent
+	KindWindow
 	kindEnd // one past the last valid kind
 )
 
@@ -69,6 +80,7 @@ var kindNames = [...]string{
 	KindDone:      "done",
 	KindListing:   "listing",
 	KindTestEvent: "test-event",
+	KindWindow:    "window",
 }
 
 func (k Kind) String() string {
@@ -373,6 +385,7 @@ func (Failure) Kind() Kind   { return KindFailure }
 func (Done) Kind() Kind      { return KindDone }
 func (Listing) Kind() Kind   { return KindListing }
 func (TestEvent) Kind() Kind { return KindTestEvent }
+func (Window) Kind() Kind    { return KindWindow }
 
 // newMessage returns a pointer to a zero message of kind k, or nil.
 func newMessage(k Kind) Message {
@@ -399,6 +412,64 @@ func newMessage(k Kind) Message {
 		return &Listing{}
 	case KindTestEvent:
 		return &TestEvent{}
+	case KindWindow:
+		return &Window{}
 	}
 	return nil
+}
+
+// Window is one measured window of a workload: where its wall-clock time
+// went, the totals the sources counted across it, and the page-cache regime
+// it started from. Durations are nanoseconds; a nil component could not be
+// attributed (its time stays in OtherNs) and Note says why.
+type Window struct {
+	Name string `msgpack:"name"`
+	Reps int    `msgpack:"reps"`
+	// WallNs is the window's monotonic wall-clock time.
+	WallNs int64 `msgpack:"wallNs"`
+	// Scope is what the decomposition covers: "thread" (the window's
+	// body ran locked to one OS thread, whose own CPU and run-queue times
+	// are read), "process" or "wall-only".
+	Scope            string `msgpack:"scope"`
+	OnCPUUserNs      *int64 `msgpack:"onCpuUserNs,omitempty"`
+	OnCPUKernelNs    *int64 `msgpack:"onCpuKernelNs,omitempty"`
+	OffCPURunqueueNs *int64 `msgpack:"offCpuRunqueueNs,omitempty"`
+	OffCPUDiskNs     *int64 `msgpack:"offCpuDiskNs,omitempty"`
+	OffCPUOtherNs    *int64 `msgpack:"offCpuOtherNs,omitempty"`
+	// OtherThreadsCPUNs is CPU time the rest of the process burned during
+	// the window (the process-wide reading minus the thread's): disclosed,
+	// never folded into the decomposition.
+	OtherThreadsCPUNs *int64 `msgpack:"otherThreadsCpuNs,omitempty"`
+	// Totals are source totals across the window, named by source and
+	// field ("tier0.minflt", "perf-sw.task-clock").
+	Totals []MetricCell `msgpack:"totals,omitempty"`
+	// PSI holds the system-wide stall deltas across the window; nil when
+	// PSI is unavailable.
+	PSI *PSI `msgpack:"psi,omitempty"`
+	// Regime is the page-cache regime prepared before the window; nil
+	// when none was.
+	Regime *Regime `msgpack:"regime,omitempty"`
+	Note   string  `msgpack:"note,omitempty"`
+}
+
+// PSI is the system-wide pressure-stall time accumulated during a window,
+// in nanoseconds: a diagnostic of what the host went through, never
+// attributed to the workload.
+type PSI struct {
+	IOSomeNs  int64 `msgpack:"ioSomeNs"`
+	IOFullNs  int64 `msgpack:"ioFullNs"`
+	MemSomeNs int64 `msgpack:"memSomeNs"`
+	MemFullNs int64 `msgpack:"memFullNs"`
+	CPUSomeNs int64 `msgpack:"cpuSomeNs"`
+}
+
+// Regime is the page-cache state a workload's files were prepared to and
+// verified in before a window.
+type Regime struct {
+	Requested      string `msgpack:"requested"`      // "cold", "warm", "steady"
+	Effective      string `msgpack:"effective"`      // what verification found: "cold", "warm", "partial", "unverified", "skipped"
+	ResidentBefore int64  `msgpack:"residentBefore"` // bytes resident before the prep
+	ResidentAfter  int64  `msgpack:"residentAfter"`  // bytes resident after it
+	TotalBytes     int64  `msgpack:"totalBytes"`
+	Note           string `msgpack:"note,omitempty"`
 }

@@ -245,3 +245,53 @@ func TruncateText(s string, max int) string {
 	}
 	return s[:cut]
 }
+
+func (m Window) validate() error {
+	if m.Reps < 1 {
+		return fmt.Errorf("reps: %d, want at least 1", m.Reps)
+	}
+	switch m.Scope {
+	case "thread", "process", "wall-only":
+	default:
+		return fmt.Errorf("scope: unknown %q", truncate(m.Scope))
+	}
+	if err := firstErr(
+		checkString("name", m.Name, MaxNameLen),
+		checkNonNegative("wallNs", m.WallNs),
+		checkString("note", m.Note, MaxTextLen),
+		checkCount("totals", len(m.Totals), MaxTotalsPerWindow),
+	); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name string
+		v    *int64
+	}{{"onCpuUserNs", m.OnCPUUserNs}, {"onCpuKernelNs", m.OnCPUKernelNs}, {"offCpuRunqueueNs", m.OffCPURunqueueNs},
+		{"offCpuDiskNs", m.OffCPUDiskNs}, {"offCpuOtherNs", m.OffCPUOtherNs}, {"otherThreadsCpuNs", m.OtherThreadsCPUNs}} {
+		if d.v != nil {
+			if err := checkNonNegative(d.name, *d.v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range m.Totals {
+		if err := firstErr(checkString("totals[].name", c.Name, MaxNameLen), checkFinite("totals[].value", c.Value)); err != nil {
+			return err
+		}
+	}
+	if p := m.PSI; p != nil {
+		if err := firstErr(checkNonNegative("psi.ioSomeNs", p.IOSomeNs), checkNonNegative("psi.ioFullNs", p.IOFullNs),
+			checkNonNegative("psi.memSomeNs", p.MemSomeNs), checkNonNegative("psi.memFullNs", p.MemFullNs),
+			checkNonNegative("psi.cpuSomeNs", p.CPUSomeNs)); err != nil {
+			return err
+		}
+	}
+	if r := m.Regime; r != nil {
+		if err := firstErr(checkString("regime.requested", r.Requested, MaxNameLen), checkString("regime.effective", r.Effective, MaxNameLen),
+			checkNonNegative("regime.residentBefore", r.ResidentBefore), checkNonNegative("regime.residentAfter", r.ResidentAfter),
+			checkNonNegative("regime.totalBytes", r.TotalBytes), checkString("regime.note", r.Note, MaxTextLen)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -17,6 +17,66 @@ type Document struct {
 	// Summary.Counted. Empty when no counting pass was asked for.
 	Columns []Column `json:"columns"`
 	Rows    []Row    `json:"rows"`
+	// Windows holds every measured window of every workload process, in
+	// measurement order; absent (not empty) when no workload ran, so a
+	// windowless document keeps its earlier shape.
+	Windows []Window `json:"windows,omitempty"`
+}
+
+// Window is one measured window of one workload process: where its
+// wall-clock time went. Durations are nanoseconds; nil is unattributable
+// (an em dash), its time left in OffCPUOtherNs, with the reason in Note.
+type Window struct {
+	Package  string `json:"package"`
+	Workload string `json:"workload"` // the benchmark identity that ran the workload
+	Name     string `json:"name"`     // the window: the workload's name, "#2", or "<workload>/<name>"
+	Process  int    `json:"process"`  // repetition index
+	Reps     int    `json:"reps"`
+	WallNs   int64  `json:"wallNs"`
+	// Scope is what the decomposition covers: "thread", "process" or
+	// "wall-only".
+	Scope            string `json:"scope"`
+	OnCPUUserNs      *int64 `json:"onCpuUserNs"`
+	OnCPUKernelNs    *int64 `json:"onCpuKernelNs"`
+	OffCPURunqueueNs *int64 `json:"offCpuRunqueueNs"`
+	OffCPUDiskNs     *int64 `json:"offCpuDiskNs"`
+	OffCPUOtherNs    *int64 `json:"offCpuOtherNs"`
+	// OtherThreadsCPUNs is CPU the rest of the process burned during the
+	// window, disclosed apart from the window thread's decomposition.
+	OtherThreadsCPUNs *int64 `json:"otherThreadsCpuNs"`
+	// Totals are source totals across the window by source and field
+	// ("tier0.read-bytes"): totals, never per-iteration catalog keys.
+	Totals map[string]float64 `json:"totals"`
+	// PSI is the system-wide stall accumulated during the window: a
+	// diagnostic, never attributed to the workload; nil when unavailable.
+	PSI    *WindowPSI    `json:"psi,omitempty"`
+	Regime *WindowRegime `json:"regime,omitempty"`
+	Note   string        `json:"note,omitempty"`
+	// Error and Skipped mirror a row's: the process failed or skipped
+	// after this window was measured, or before any window was.
+	Error   *string `json:"error,omitempty"`
+	Skipped *string `json:"skipped,omitempty"`
+}
+
+// WindowPSI holds the system-wide pressure-stall deltas of a window.
+type WindowPSI struct {
+	Scope     string `json:"scope"` // always "system"
+	IOSomeNs  int64  `json:"ioSomeNs"`
+	IOFullNs  int64  `json:"ioFullNs"`
+	MemSomeNs int64  `json:"memSomeNs"`
+	MemFullNs int64  `json:"memFullNs"`
+	CPUSomeNs int64  `json:"cpuSomeNs"`
+}
+
+// WindowRegime is the page-cache regime prepared and verified before the
+// window.
+type WindowRegime struct {
+	Requested      string `json:"requested"`
+	Effective      string `json:"effective"`
+	ResidentBefore int64  `json:"residentBefore"`
+	ResidentAfter  int64  `json:"residentAfter"`
+	TotalBytes     int64  `json:"totalBytes"`
+	Note           string `json:"note,omitempty"`
 }
 
 // Column describes one selected catalog metric.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -196,6 +197,11 @@ func (c *Child) spawn(r *resolved) (err error) {
 		note = sup.note
 	} else if cg, err = newCgroup(sup); err != nil {
 		note = fmt.Sprintf("cannot create a cgroup under %s: %v", sup.parent, err)
+	}
+	if cg != nil {
+		// The child may attribute its cgroup's pressure to itself only if
+		// it is really in this one: it compares the name with its own.
+		attr.Env = append(attr.Env[:len(attr.Env):len(attr.Env)], protocol.EnvCgroup+"="+filepath.Base(cg.dir))
 	}
 	proc, cg, cgNote, err := spawnContained(r, attr, cg)
 	if err != nil {

@@ -268,7 +268,7 @@ func checkName(field, name string) error {
 		reason = fmt.Sprintf("variable name %q contains '='", name)
 	case strings.IndexByte(name, 0) >= 0:
 		reason = fmt.Sprintf("variable name %q contains NUL", name)
-	case name == protocol.EnvFD:
+	case name == protocol.EnvFD, name == protocol.EnvCgroup:
 		reason = fmt.Sprintf("%s is reserved: the sandbox sets it", name)
 	default:
 		return nil

@@ -11,7 +11,10 @@
 //   - argv: Config.Path (absolute; no shell, no PATH search) then Config.Args.
 //   - A working directory: Config.Dir, resolved and checked before the spawn.
 //   - An environment built by Config.Env: strict by default (see EnvPolicy),
-//     plus protocol.EnvFD=3.
+//     plus protocol.EnvFD=3 and, when it runs in a cgroup of its own,
+//     protocol.EnvCgroup naming that cgroup (Outcome.EnvNamesHash covers the
+//     policy's names and EnvFD, not EnvCgroup, whose presence depends on the
+//     host rather than on the policy).
 //   - Exactly four descriptors: 0 is /dev/null, 1 and 2 are pipes the
 //     supervisor drains, 3 is its end of a socketpair (the protocol endpoint).
 //     Go opens every descriptor close-on-exec, but a supervisor may itself

@@ -836,6 +836,14 @@ func childEnv(t *testing.T, cfg Config) (map[string]string, Outcome) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
+	// The cgroup's name is set at spawn, only with a cgroup of its own,
+	// and is not part of the policy's name set.
+	if o.Containment == ContainmentCgroup {
+		assert.Equal(t, filepath.Base(o.Cgroup), env[protocol.EnvCgroup])
+	} else {
+		assert.NotContains(t, env, protocol.EnvCgroup)
+	}
+	delete(env, protocol.EnvCgroup)
 	return env, o
 }
 
