@@ -1,9 +1,11 @@
 // Package demo is a small word-frequency library whose benchmarks show what
 // benchsup measures: table-driven sub-benchmarks, b.Loop, setup excluded with
-// b.ResetTimer, and a workload-sized input.
+// b.ResetTimer, and a workload (one file load, cold then warm in the page
+// cache) written with benchsup's measure API.
 package demo
 
 import (
+	"os"
 	"sort"
 	"strings"
 	"unicode"
@@ -41,4 +43,13 @@ func TopN(counts map[string]int, n int) []WordCount {
 		all = all[:n]
 	}
 	return all
+}
+
+// CountFile counts the words of a file.
+func CountFile(path string) (map[string]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Count(string(data)), nil
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/benchsup/benchsup/report"
 )
 
-var binDir string
+var binDir, srcDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -40,6 +40,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
+	if srcDir, err = filepath.Abs(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	return m.Run()
 }
 
@@ -63,6 +67,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("BENCHSUP_SRC", srcDir)
 			for k, v := range vals {
 				env.Setenv(k, v)
 			}
@@ -73,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"dead":    cmdDead,
 			"summary": cmdSummary,
 			"counted": cmdCounted,
+			"windows": cmdWindows,
 		},
 	})
 }
@@ -194,6 +200,51 @@ func cmdCounted(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if row.CountIterations == nil || *row.CountIterations <= 0 || row.CountMethod == "" {
 		ts.Fatalf("%s: no counting iterations or method recorded", args[1])
+	}
+}
+
+// cmdWindows: windows FILE NAME PROCESSES KIND checks the windows named
+// NAME: one per process, and each shaped as KIND says: "sleep" (off CPU,
+// in other), "cold" or "warm" (the regime stamped and achieved, and the
+// file read from the disk only when cold).
+func cmdWindows(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 || neg {
+		ts.Fatalf("usage: windows FILE NAME PROCESSES KIND")
+	}
+	doc := readDoc(ts, args[0])
+	procs, _ := strconv.Atoi(args[2])
+	seen := map[int]bool{}
+	for _, w := range doc.Windows {
+		if w.Name != args[1] {
+			continue
+		}
+		seen[w.Process] = true
+		if w.WallNs <= 0 || w.OffCPUOtherNs == nil {
+			ts.Fatalf("%s: unmeasured window %+v", w.Name, w)
+		}
+		switch kind := args[3]; kind {
+		case "sleep":
+			if w.OnCPUUserNs == nil || *w.OnCPUUserNs+*w.OnCPUKernelNs > w.WallNs/2 || *w.OffCPUOtherNs < w.WallNs/2 {
+				ts.Fatalf("%s: a sleep is not off CPU in other: %+v", w.Name, w)
+			}
+		case "cold", "warm":
+			if w.Regime == nil || w.Regime.Requested != kind {
+				ts.Fatalf("%s: regime %+v, want %s requested", w.Name, w.Regime, kind)
+			}
+			rb, ok := w.Totals["tier0.read-bytes"]
+			if w.Regime.Effective == "cold" && ok && rb < float64(w.Regime.TotalBytes)/2 {
+				ts.Fatalf("%s: cold, yet read_bytes %v of %d", w.Name, rb, w.Regime.TotalBytes)
+			}
+			if w.Regime.Effective == "warm" && ok && rb > float64(w.Regime.TotalBytes)/4 {
+				ts.Fatalf("%s: warm, yet read_bytes %v of %d", w.Name, rb, w.Regime.TotalBytes)
+			}
+			ts.Logf("%s (process %d): %s -> %s, read_bytes %v", w.Name, w.Process, w.Regime.Requested, w.Regime.Effective, rb)
+		default:
+			ts.Fatalf("unknown kind %s", kind)
+		}
+	}
+	if len(seen) != procs {
+		ts.Fatalf("%s: windows from %d processes, want %d", args[1], len(seen), procs)
 	}
 }
 

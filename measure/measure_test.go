@@ -98,3 +98,47 @@ func TestCombine(t *testing.T) {
 	assert.Equal(t, Stats{N: 3, Median: 110, MAD: 10, Min: 100, Max: 120}, got.Between)
 	assert.Equal(t, 2.0, got.Within)
 }
+
+func i64(v int64) *int64 { return &v }
+
+func TestDecompose(t *testing.T) {
+	tests := []struct {
+		name                         string
+		wall                         int64
+		user, kernel, runqueue, disk *int64
+		wantOther, wantClamped       int64
+	}{
+		{"sleep: all other", 100, i64(1), i64(2), i64(0), nil, 97, 0},
+		{"spin: all on CPU", 100, i64(90), i64(10), i64(0), i64(0), 0, 0},
+		{"unattributed components stay in other", 100, nil, nil, nil, nil, 100, 0},
+		{"over-attribution is clamped, not negative", 100, i64(80), i64(30), i64(5), nil, 0, 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := Decompose(tt.wall, tt.user, tt.kernel, tt.runqueue, tt.disk)
+			assert.Equal(t, tt.wantOther, b.Other)
+			assert.Equal(t, tt.wantClamped, b.Clamped)
+			assert.Equal(t, tt.disk, b.Disk, "an unattributed component stays nil")
+		})
+	}
+}
+
+func TestWorkloadInertUnderGoTest(t *testing.T) {
+	calls, windows := 0, 0
+	Workload(t, func(w *W) {
+		calls++
+		w.Files(Cold, "/nonexistent/file") // must do nothing at all
+		w.Window("load", func() { windows++ })
+	}, Reps(3))
+	assert.Equal(t, 1, calls, "a Test runs the body once")
+	assert.Equal(t, 1, windows, "a window's closure runs once outside a measurement")
+
+	res := testing.Benchmark(func(b *testing.B) {
+		n := 0
+		Workload(b, func(w *W) { n++ })
+		if n != b.N {
+			b.Fatalf("body ran %d times for b.N=%d", n, b.N)
+		}
+	})
+	assert.Positive(t, res.N, "a Benchmark runs the body b.N times")
+}

@@ -67,7 +67,10 @@ const (
 //
 // Error and skip rows, and the failed processes of any row, are not
 // written: the format has no place for them. The table and the JSON
-// document carry them.
+// document carry them. Neither are workload windows (Document.Windows):
+// a window is one run decomposed, not a stream of samples, and benchstat
+// has no model for it; a run of workloads only writes an empty, valid
+// stream.
 func WriteBenchfmt(w io.Writer, doc Document) error {
 	if doc.Meta.Mode != ModeBench {
 		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)

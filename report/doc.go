@@ -9,6 +9,13 @@
 // Counted metrics of diagnostic class render in a block of their own, never
 // as headline columns; a multiplex-scaled estimate carries a ≈ prefix.
 //
+// Workload windows (Document.Windows: a single run's wall-clock time
+// decomposed into on-CPU and off-CPU shares) appear in the table and the
+// JSON document only. The Go benchmark format is for benchmarks: benchstat
+// has no model for a single-run decomposition, so WriteBenchfmt leaves
+// windows out. The system-wide PSI stall of a window is a diagnostic,
+// shown apart from the decomposition and never attributed to it.
+//
 // What it deliberately does not do: run anything, decide exit status, or
 // change a number's meaning between formats.
 package report

@@ -211,6 +211,7 @@ const (
 	KindBenchmark = "benchmark"
 	KindTest      = "test"
 	KindPackage   = "package"
+	KindWorkload  = "workload" // measured as windows (Document.Windows), not samples
 )
 
 // IsError reports whether the row records a failure: any outcome other than

@@ -374,3 +374,86 @@ func countedDoc() Document {
 			MetricAbsence{Metric: "context-switches", Reason: "not counted in process 1: the counter group never got the PMU (time_running was 0)"})...)
 	return Document{Schema: SchemaVersion, Meta: m, Columns: cols, Rows: []Row{encode, decode, scan}}
 }
+
+// windowDoc is a run of one benchmark and three workloads in another
+// package: BenchmarkIngest ran in two processes, each with a whole-body
+// window and a named one; the second process's named window ended in a
+// panic. Between them they hold a window with every component, one whose
+// runqueue and disk are unattributed (with a note), a cold request that
+// verified partial, PSI readings (one a measured zero), other threads' CPU,
+// an error window that keeps its regime stamp, a skipped workload, and an
+// unnumbered window (#2) with unavailable values and no note.
+func windowDoc() Document {
+	m := meta(ModeBench, 2)
+	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
+	encode := benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
+		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255))
+	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{encode}, Windows: []Window{
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 0, Reps: 1,
+			WallNs: 152_345_678, Scope: ScopeThread,
+			OnCPUUserNs: i64(98_765_432), OnCPUKernelNs: i64(12_345_678), OffCPURunqueueNs: i64(1_234_567),
+			OffCPUDiskNs: i64(20_000_000), OffCPUOtherNs: i64(20_000_001), OtherThreadsCPUNs: i64(2_345_678),
+			Totals: map[string]float64{"tier0.read-bytes": 16_777_216, "tier0.syscr": 4098, "perf-sw.task-clock": 111_111_110},
+			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 3_456_789, IOFullNs: 1_234_000, CPUSomeNs: 812_000},
+			Regime: &WindowRegime{Requested: "cold", Effective: "cold",
+				ResidentBefore: 16_777_216, ResidentAfter: 0, TotalBytes: 16_777_216},
+		},
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 0, Reps: 3,
+			WallNs: 45_678_901, Scope: ScopeThread,
+			OnCPUUserNs: i64(40_123_456), OnCPUKernelNs: i64(2_345_678), OffCPUOtherNs: i64(3_209_767),
+			OtherThreadsCPUNs: i64(0),
+			Totals:            map[string]float64{"tier0.syscr": 12},
+			PSI:               &WindowPSI{Scope: "system"},
+			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " +
+				"disk: not attributed (no per-cgroup io.pressure)",
+		},
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 1, Reps: 1,
+			WallNs: 160_012_345, Scope: ScopeThread,
+			OnCPUUserNs: i64(97_000_000), OnCPUKernelNs: i64(13_000_000), OffCPURunqueueNs: i64(2_000_000),
+			OffCPUOtherNs: i64(48_012_345), OtherThreadsCPUNs: i64(1_500_000),
+			Totals: map[string]float64{"tier0.read-bytes": 16_355_328, "tier0.syscr": 4098},
+			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 9_876_543, IOFullNs: 4_500_000, MemSomeNs: 125_000, CPUSomeNs: 2_000_000},
+			Regime: &WindowRegime{Requested: "cold", Effective: "partial",
+				ResidentBefore: 16_777_216, ResidentAfter: 421_888, TotalBytes: 16_777_216,
+				Note: "pages mapped by another process stay resident"},
+			Note: "disk: not attributed (no per-cgroup io.pressure)",
+		},
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 1, Reps: 3,
+			Scope:  ScopeThread,
+			Regime: &WindowRegime{Requested: "warm", Effective: "warm", ResidentBefore: 0, ResidentAfter: 16_777_216, TotalBytes: 16_777_216},
+			Error: str("benchmark-failure: panic: runtime error: index out of range [3] with length 3\n" +
+				"goroutine 9 [running]:\ngithub.com/acme/shop/ingest.parse(...)\n\t/src/ingest/parse.go:41 +0x1d"),
+		},
+		{
+			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Process: 0, Reps: 1,
+			Scope: ScopeThread, Skipped: str("no replay corpus in testdata/replay"),
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Process: 0, Reps: 1,
+			WallNs: 1_234_567_890, Scope: ScopeThread,
+			OnCPUUserNs: i64(1_100_000_000), OnCPUKernelNs: i64(100_000_000), OffCPURunqueueNs: i64(4_567_890),
+			OffCPUOtherNs: i64(30_000_000), OtherThreadsCPUNs: i64(250_000_000),
+			PSI:  &WindowPSI{Scope: "system", IOSomeNs: 512},
+			Note: "disk: not attributed (no per-cgroup io.pressure)",
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Process: 0, Reps: 1,
+			WallNs: 999, Scope: ScopeThread,
+			OnCPUUserNs: i64(600), OnCPUKernelNs: i64(0), OffCPURunqueueNs: i64(0), OffCPUOtherNs: i64(399),
+			OtherThreadsCPUNs: i64(0),
+		},
+	}}
+}
+
+// windowsOnlyDoc is windowDoc without its benchmark: a run of workloads
+// only.
+func windowsOnlyDoc() Document {
+	doc := windowDoc()
+	doc.Rows = nil
+	return doc
+}

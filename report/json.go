@@ -28,7 +28,11 @@ var ErrNonFinite = errors.New("non-finite number")
 // its degraded states) are always arrays, and a summary's metrics and
 // counted values always objects, so that null keeps the single meaning "not
 // available". A summary's counted object holds a key for every column: a
-// column the summary has no value for is null. A zero
+// column the summary has no value for is null. Windows are omitted when no
+// workload ran, so a windowless document keeps its earlier bytes; otherwise
+// each window's unavailable durations are null and its totals always an
+// object, with psi and regime absent when there was no reading or no prep.
+// A zero
 // Schema is written as SchemaVersion; any other value than SchemaVersion is
 // an error, since this package writes that shape only.
 func WriteJSON(w io.Writer, doc Document) error {
@@ -94,6 +98,17 @@ func normalize(doc Document) Document {
 		rows[i] = r
 	}
 	doc.Rows = rows
+	if len(doc.Windows) > 0 {
+		windows := make([]Window, len(doc.Windows))
+		for i, w := range doc.Windows {
+			w.Totals = orEmptyMap(w.Totals)
+			windows[i] = w
+		}
+		doc.Windows = windows
+	} else {
+		// Absent, not empty: a windowless document keeps its shape.
+		doc.Windows = nil
+	}
 	return doc
 }
 
@@ -163,6 +178,14 @@ func checkFinite(doc Document) error {
 						return err
 					}
 				}
+			}
+		}
+	}
+	for i, w := range doc.Windows {
+		for _, k := range slices.Sorted(maps.Keys(w.Totals)) {
+			v := w.Totals[k]
+			if err := finite(fmt.Sprintf("windows[%d].totals[%q]", i, k), &v); err != nil {
+				return err
 			}
 		}
 	}

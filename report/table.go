@@ -55,6 +55,28 @@ var leadingMetrics = []string{"B/op", "allocs/op", "MB/s"}
 //   - then a notes block: per row, each absent metric the header lines do
 //     not already explain, and the row's counting iterations and method
 //     when the rows do not agree.
+//
+// When workloads ran (Document.Windows), a table titled "windows" follows,
+// after the notes block and before the error blocks: one line per window,
+// in measurement order (error and skip windows are not moved), named as
+// benchmarks are (package-relative, with the package's suffix when the run
+// spans several packages). Its columns are window; proc, the process
+// index, only when some workload ran in more than one process; scope only
+// when the windows' scopes differ; reps; wall and the decomposition of it
+// (user, kernel, runqueue, disk, other); then, right of a | separator,
+// what is not part of the decomposition: other threads (CPU the rest of the
+// process burned during the window, only when some window disclosed it),
+// io-stall (system) (the system-wide PSI io "some" stall during the window:
+// a diagnostic, never attributed to the workload), regime (requested, or
+// requested→effective when verification found another state: cold→partial;
+// an em dash when no prep preceded the window) and notes (only when some
+// window has one: the note's first line, or error: / skipped: with em
+// dashes in every numeric cell). Durations are adaptive with four
+// significant digits, decimal-aligned. A "window notes" block below states
+// the decomposition's scope when every window shares it, and gives in full
+// each note a cell cut and each regime that carries a note or missed its
+// request, with its residency. A run with windows and no rows prints the
+// header lines and the windows table only.
 func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	if doc.Meta.Mode != ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
@@ -67,7 +89,7 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	writeMetaHeader(bw, doc.Meta, p)
 
 	rows := tableOrder(doc.Rows)
-	prefixes := packagePrefixes(doc.Rows)
+	prefixes := packagePrefixes(tablePackages(doc.Rows, doc.Windows))
 	quantitative, diagnostic := splitColumns(doc.Columns)
 	d := discloseCounting(doc, rows, prefixes)
 	for _, l := range d.header {
@@ -75,9 +97,12 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	}
 	bw.WriteString("\n")
 
-	if len(rows) == 0 {
+	switch {
+	case len(rows) == 0 && len(doc.Windows) == 0:
 		bw.WriteString("no benchmark results\n")
-	} else {
+	case len(rows) == 0:
+		// Only workloads ran: no empty benchmark table.
+	default:
 		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, quantitative, opt)
 		header, cells := g.layout()
 		bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
@@ -101,6 +126,12 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 		for _, n := range d.notes {
 			bw.WriteString("  " + n + "\n")
 		}
+	}
+	if len(doc.Windows) > 0 {
+		if len(rows) > 0 {
+			bw.WriteString("\n")
+		}
+		writeWindows(bw, doc.Windows, prefixes, opt, p)
 	}
 	writeErrorBlocks(bw, rows, prefixes)
 	if err := bw.Flush(); err != nil {
@@ -133,8 +164,13 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 
 // tableOrder returns rows with error rows moved last, each group keeping
 // measurement order.
+//
+// A workload that measured fine is shown by its windows, not as a row of
+// em dashes; a workload that failed or skipped keeps its row here.
 func tableOrder(rows []Row) []Row {
-	out := slices.Clone(rows)
+	out := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
+		return r.Kind == KindWorkload && r.Outcome == OutcomeOK
+	})
 	slices.SortStableFunc(out, func(a, b Row) int {
 		switch ae, be := a.IsError(), b.IsError(); {
 		case ae == be:

@@ -16,12 +16,14 @@ import (
 
 // benchIdentity is one measurable leaf and what its processes produced.
 type benchIdentity struct {
-	plan    *pkgPlan
-	name    string
-	row     *report.Row // set by discovery when the function failed there
-	procs   []report.ProcessResult
-	stopped bool   // skipped or failed: no further repetitions
-	notRun  string // why a repetition was not started
+	plan     *pkgPlan
+	name     string
+	workload bool // measure.Workload: windows, not samples
+	windows  []report.Window
+	row      *report.Row // set by discovery when the function failed there
+	procs    []report.ProcessResult
+	stopped  bool   // skipped or failed: no further repetitions
+	notRun   string // why a repetition was not started
 
 	metrics     []string          // the selected catalog metrics
 	absent      map[string]string // metric -> why a process had no value
@@ -31,7 +33,7 @@ type benchIdentity struct {
 
 // benchmarks discovers every package's leaves (packages in parallel: no
 // measurement runs yet), then measures them serially.
-func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) []report.Row {
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report.Row, []report.Window) {
 	found := make([][]*benchIdentity, len(plans))
 	parallel(s.cfg.Parallel, len(plans), func(i int) {
 		if plans[i].binary != "" {
@@ -44,10 +46,21 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) []report.
 	}
 	s.measure(ctx, ids)
 	rows := make([]report.Row, 0, len(ids))
+	var windows []report.Window
 	for _, id := range ids {
 		rows = append(rows, id.result())
 	}
-	return rows
+	// Windows in measurement order: repetition-major, like the children.
+	for rep := 0; rep < s.cfg.Repetitions; rep++ {
+		for _, id := range ids {
+			for _, w := range id.windows {
+				if w.Process == rep {
+					windows = append(windows, w)
+				}
+			}
+		}
+	}
+	return rows, windows
 }
 
 // discover lists the leaves of p's benchmark functions. A function whose
@@ -67,7 +80,8 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity 
 				current = m.Done
 			case protocol.Listing:
 				for _, l := range m.Identities {
-					ids = append(ids, &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics})
+					ids = append(ids, &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics,
+						workload: l.Kind == protocol.ListedWorkload})
 				}
 			}
 		})
@@ -127,8 +141,13 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 			}
 			s.cfg.Progress(id.plan.pkg.ImportPath+"."+id.name, k, total)
 			var result *protocol.Result
+			var windows []report.Window
+			mode := protocol.ModeBenchmark
+			if id.workload {
+				mode = protocol.ModeWorkload
+			}
 			req := protocol.Request{
-				Mode:       protocol.ModeBenchmark,
+				Mode:       mode,
 				Identity:   protocol.Identity{Package: id.plan.pkg.ImportPath, Name: id.name},
 				Repetition: rep,
 				Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
@@ -142,10 +161,14 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				},
 			}
 			out := s.run(ctx, s.childConfig(id.plan), req, func(m protocol.Message) {
-				if r, ok := m.(protocol.Result); ok {
-					result = &r
+				switch m := m.(type) {
+				case protocol.Result:
+					result = &m
+				case protocol.Window:
+					windows = append(windows, window(id.plan.pkg.ImportPath, id.name, rep, m))
 				}
 			})
+			id.windows = append(id.windows, windows...)
 			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String(),
 				StartupNs: int64(out.StartupDuration), WallNs: int64(out.Elapsed)}
 			if out.Err != nil {
@@ -169,7 +192,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 			default:
 				id.stopped, failed = true, true
 				if id.row == nil {
-					row := errorRow(id.plan.pkg.ImportPath, id.name, "benchmark", out)
+					row := errorRow(id.plan.pkg.ImportPath, id.name, id.kind(), out)
 					id.row = &row
 				}
 			}
@@ -210,13 +233,13 @@ func (id *benchIdentity) result() report.Row {
 	case id.row != nil:
 		row = *id.row
 	case len(id.procs) > 0 && id.procs[0].Outcome == sandbox.ClassSkipped.String():
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark",
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
 			Outcome: sandbox.ClassSkipped.String(), Skipped: id.procs[0].Error}
 	case len(id.procs) == 0:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark",
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
 			Outcome: OutcomeNotRun, Error: ptr(id.notRun)}
 	default:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: "benchmark", Outcome: sandbox.ClassSuccess.String()}
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: sandbox.ClassSuccess.String()}
 	}
 	row.Processes = id.procs
 	if row.Processes == nil {
@@ -227,6 +250,34 @@ func (id *benchIdentity) result() report.Row {
 		id.summarizeCounted(&row)
 	}
 	return row
+}
+
+// kind is the row kind of the identity.
+func (id *benchIdentity) kind() string {
+	if id.workload {
+		return report.KindWorkload
+	}
+	return "benchmark"
+}
+
+// window converts one measured window for the document.
+func window(pkg, workload string, process int, m protocol.Window) report.Window {
+	w := report.Window{Package: pkg, Workload: workload, Name: m.Name, Process: process, Reps: m.Reps,
+		WallNs: m.WallNs, Scope: m.Scope, OnCPUUserNs: m.OnCPUUserNs, OnCPUKernelNs: m.OnCPUKernelNs,
+		OffCPURunqueueNs: m.OffCPURunqueueNs, OffCPUDiskNs: m.OffCPUDiskNs, OffCPUOtherNs: m.OffCPUOtherNs,
+		OtherThreadsCPUNs: m.OtherThreadsCPUNs, Totals: map[string]float64{}, Note: m.Note}
+	for _, t := range m.Totals {
+		w.Totals[t.Name] = t.Value
+	}
+	if p := m.PSI; p != nil {
+		w.PSI = &report.WindowPSI{Scope: "system", IOSomeNs: p.IOSomeNs, IOFullNs: p.IOFullNs,
+			MemSomeNs: p.MemSomeNs, MemFullNs: p.MemFullNs, CPUSomeNs: p.CPUSomeNs}
+	}
+	if r := m.Regime; r != nil {
+		w.Regime = &report.WindowRegime{Requested: r.Requested, Effective: r.Effective,
+			ResidentBefore: r.ResidentBefore, ResidentAfter: r.ResidentAfter, TotalBytes: r.TotalBytes, Note: r.Note}
+	}
+	return w
 }
 
 // counted records a process's counting-pass cells and absences.

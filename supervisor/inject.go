@@ -23,8 +23,9 @@ const benchsupModule = "github.com/benchsup/benchsup"
 
 // Injection methods recorded in the document's provenance.
 const (
-	injectModfile = "overlay+modfile" // the module does not require benchsup: temporary go.mod
-	injectOwn     = "overlay"         // the module requires benchsup (or is benchsup): its own worker
+	injectModfile = "overlay+modfile"              // the module does not require benchsup: temporary go.mod adds it
+	injectOwn     = "overlay+modfile (own worker)" // the module requires benchsup: its version's worker, temporary go.sum
+	injectSelf    = "overlay"                      // the module is benchsup
 )
 
 // moduleBuild is how the packages of one module are built.
@@ -89,14 +90,11 @@ func (s *supervisor) prepareModule(ctx context.Context, mod *goModule, index int
 	if err != nil {
 		return nil, err
 	}
-	if gm.mentions(benchsupModule) {
-		mb.method = injectOwn
+	if gm.Module.Path == benchsupModule {
+		mb.method = injectSelf
 		return mb, nil
 	}
-	src, err := s.workerSource()
-	if err != nil {
-		return nil, err
-	}
+	own := gm.mentions(benchsupModule)
 	dir := filepath.Join(s.tmp, fmt.Sprintf("mod%d", index))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -120,13 +118,25 @@ func (s *supervisor) prepareModule(ctx context.Context, mod *goModule, index int
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), mergeSums(sum, workerSum), 0o644); err != nil {
 		return nil, err
 	}
+	mb.goFlags = []string{"-modfile=" + modfile, "-mod=mod"}
+	if own {
+		// The module requires benchsup (it uses the measure API): its own
+		// version's worker is linked. Only go.sum may need lines for the
+		// worker's imports, which the module's own code does not import.
+		mb.method = injectOwn
+		mb.changes, mb.compared = s.compareBuildLists(ctx, mod, gm.Go, modfile, mb.goFlags)
+		return mb, nil
+	}
+	src, err := s.workerSource()
+	if err != nil {
+		return nil, err
+	}
 	if out, err := s.goCmd(ctx, mod.Dir, "mod", "edit",
 		"-require="+benchsupModule+"@v0.0.0-00010101000000-000000000000",
 		"-replace="+benchsupModule+"="+src, modfile).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("editing the temporary go.mod: %w: %s", err, firstLines(string(out), 5))
 	}
 	mb.method = injectModfile
-	mb.goFlags = []string{"-modfile=" + modfile, "-mod=mod"}
 	mb.changes, mb.compared = s.compareBuildLists(ctx, mod, gm.Go, modfile, mb.goFlags)
 	return mb, nil
 }

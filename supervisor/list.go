@@ -9,7 +9,7 @@ import (
 // ListEntry is one identity `benchsup list` prints.
 type ListEntry struct {
 	Package string
-	Kind    string // "test", "benchmark" or "package"
+	Kind    string // "test", "benchmark", "workload" or "package"
 	Name    string
 	Error   string // why the identity (or package) could not be listed
 }
@@ -44,7 +44,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 			}
 		}
 		for _, id := range s.discover(ctx, p) {
-			e := ListEntry{Package: p.pkg.ImportPath, Kind: "benchmark", Name: id.name}
+			e := ListEntry{Package: p.pkg.ImportPath, Kind: id.kind(), Name: id.name}
 			if id.row != nil {
 				e.Kind, e.Error = id.row.Kind, deref(id.row.Error)
 			}

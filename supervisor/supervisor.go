@@ -75,7 +75,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		}
 	}
 	if s.cfg.Mode == ModeBench {
-		rows = append(rows, s.benchmarks(ctx, plans)...)
+		var benchRows []report.Row
+		benchRows, doc.Windows = s.benchmarks(ctx, plans)
+		rows = append(rows, benchRows...)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
 	}

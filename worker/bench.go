@@ -126,7 +126,11 @@ func (w *session) discover() error {
 			n := min(len(leaves), protocol.MaxIdentitiesPerFrame)
 			l := protocol.Listing{Identities: make([]protocol.Listed, n)}
 			for j, name := range leaves[:n] {
-				l.Identities[j] = protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
+				kind := protocol.ListedBenchmark
+				if w.isWorkload(name) {
+					kind = protocol.ListedWorkload
+				}
+				l.Identities[j] = protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: kind}
 			}
 			if err := w.send(l); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/benchsup/benchsup/measure"
 	"github.com/benchsup/benchsup/protocol"
 )
 
@@ -83,6 +84,9 @@ type session struct {
 
 	mu    sync.Mutex
 	ended bool // a Skip or Failure was sent: only Log and Done may follow
+
+	workloads map[string]bool // discovery: identities that called measure.Workload
+	measuring *workloadSession
 }
 
 // errEnded is returned by send for work reported after the identity ended,
@@ -109,6 +113,8 @@ func (w *session) send(m protocol.Message) error {
 }
 
 func (w *session) serve() error {
+	measure.Install(w)
+	defer measure.Install(nil)
 	if err := w.send(protocol.Hello{
 		ProtocolVersion: protocol.Version,
 		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),
@@ -137,6 +143,8 @@ func (w *session) serve() error {
 		err = w.discover()
 	case protocol.ModeBenchmark:
 		err = w.benchmark()
+	case protocol.ModeWorkload:
+		err = w.workload()
 	case protocol.ModeTest:
 		err = w.runTests()
 	default:

@@ -1,0 +1,131 @@
+//go:build linux
+
+package sources
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// mincoreChunk is how much of a file is mapped at once to ask mincore
+// about it: it bounds the address space and the vector (one byte per page)
+// a huge file would need. It is a multiple of every page size Linux uses,
+// as mmap offsets must be.
+const mincoreChunk = 256 << 20
+
+// capFowner is CAP_FOWNER's bit in the capability sets.
+const capFowner = 3
+
+// mincore is the system call; tests replace it to play a host that refuses
+// it (a seccomp filter, a kernel without it).
+var mincore = func(addr unsafe.Pointer, length uintptr, vec *byte) unix.Errno {
+	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(addr), length, uintptr(unsafe.Pointer(vec)))
+	return e
+}
+
+// fileResidency returns how many of f's bytes are in the page cache.
+func fileResidency(f *os.File, size int64) (int64, error) {
+	if size == 0 {
+		return 0, nil // nothing to map (mmap of length 0 is EINVAL)
+	}
+	if why := residencyHidden(f); why != "" {
+		return 0, fmt.Errorf("%w: %s", ErrNoResidency, why)
+	}
+	ps := int64(unix.Getpagesize())
+	fd := int(f.Fd())
+	first := int64(mincoreChunk)
+	if size < first {
+		first = size
+	}
+	vec := make([]byte, (first+ps-1)/ps)
+	var resident int64
+	for off := int64(0); off < size; off += mincoreChunk {
+		n := size - off
+		if n > mincoreChunk {
+			n = mincoreChunk
+		}
+		m, err := unix.Mmap(fd, off, int(n), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return 0, fmt.Errorf("%w: mmap: %v", ErrNoResidency, err)
+		}
+		pages := (n + ps - 1) / ps
+		e := mincore(unsafe.Pointer(&m[0]), uintptr(n), &vec[0])
+		unix.Munmap(m)
+		if e != 0 {
+			return 0, fmt.Errorf("%w: mincore: %v", ErrNoResidency, e)
+		}
+		for i := int64(0); i < pages; i++ {
+			if vec[i]&1 == 0 {
+				continue
+			}
+			b := ps
+			if end := off + (i+1)*ps; end > size {
+				b -= end - size // the last page holds only the file's tail
+			}
+			resident += b
+		}
+	}
+	return resident, nil
+}
+
+// residencyHidden says why mincore would not tell f's page-cache residency
+// truthfully, or "" when it would. Since Linux 5.0 mincore reports the page
+// cache of a file mapping only to a process that owns the file (or has
+// CAP_FOWNER) or could open it for writing; for anyone else it reports only
+// the pages mapped into its own page tables, which for a fresh mapping is
+// nothing. That would read as "cold" whatever the cache holds, so such a
+// file is reported as unobservable instead.
+func residencyHidden(f *os.File) string {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return fmt.Sprintf("fstat: %v", err)
+	}
+	if int(st.Uid) == os.Geteuid() {
+		return ""
+	}
+	if b, err := os.ReadFile(windowFiles.procStatus); err == nil {
+		if caps, err := parseCapEff(b); err == nil && caps&(1<<capFowner) != 0 {
+			return ""
+		}
+	}
+	// Through /proc/self/fd, so that the check is of the file opened, not
+	// of whatever its path names now.
+	if unix.Faccessat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), unix.W_OK, unix.AT_EACCESS) == nil {
+		return ""
+	}
+	return fmt.Sprintf("mincore reports page-cache residency only for files the process owns or may write (Linux 5.0 and later), and this file belongs to uid %d and is not writable", st.Uid)
+}
+
+// evictFile drops f's pages from the page cache. Dirty pages cannot be
+// dropped, so fdatasync first writes them back and waits. DONTNEED is
+// advice: the kernel keeps pages that are mapped, locked or under
+// writeback, which the residency check afterwards reveals.
+func evictFile(f *os.File) error {
+	fd := int(f.Fd())
+	// fdatasync on a read-only descriptor is allowed on Linux, and it
+	// flushes the file's dirty pages whoever dirtied them.
+	if err := unix.Fdatasync(fd); err != nil {
+		return fmt.Errorf("fdatasync: %v", err)
+	}
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("posix_fadvise(POSIX_FADV_DONTNEED): %v", err)
+	}
+	return nil
+}
+
+// preloadFile brings f into the page cache. WILLNEED starts asynchronous
+// readahead of the whole file, so the read-through that follows mostly
+// waits on I/O already in flight; the read-through is what makes it
+// certain, since WILLNEED may be cut short.
+func preloadFile(f *os.File) error {
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_WILLNEED); err != nil {
+		return fmt.Errorf("posix_fadvise(POSIX_FADV_WILLNEED): %v", err)
+	}
+	if err := readThrough(f); err != nil {
+		return fmt.Errorf("read-through: %v", err)
+	}
+	return nil
+}
