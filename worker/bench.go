@@ -168,6 +168,9 @@ func (w *session) benchmark() error {
 		if err != nil {
 			return nil, err
 		}
+		if w.owned != nil { // measure.Iter or measure.Case: the worker ran the loop
+			return nil, w.finishOwned()
+		}
 		if msg, failed := out.failed[name]; failed {
 			return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, name+" failed"), "")
 		}

@@ -87,6 +87,7 @@ type session struct {
 
 	workloads map[string]bool // discovery: identities that called measure.Workload
 	measuring *workloadSession
+	owned     *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 }
 
 // errEnded is returned by send for work reported after the identity ended,
