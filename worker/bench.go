@@ -141,6 +141,19 @@ func (w *session) discover() error {
 	return nil
 }
 
+// sampling returns the request's minimum sample time and sample count, or
+// their defaults.
+func (w *session) sampling() (time.Duration, int) {
+	minSample, samples := time.Duration(w.req.Config.MinSampleNs), w.req.Config.Samples
+	if minSample <= 0 {
+		minSample = DefaultMinSample
+	}
+	if samples <= 0 {
+		samples = DefaultSamples
+	}
+	return minSample, samples
+}
+
 // benchmark measures one leaf: calibration, then the timed samples, all of
 // them in one testing.RunBenchmarks call (-test.count), so the parent
 // function's setup runs once for them rather than once per sample.
@@ -151,14 +164,7 @@ func (w *session) benchmark() error {
 		return w.fail(protocol.FailureError, fmt.Sprintf("no benchmark function %s in this test binary", topLevel(name)), "")
 	}
 	cfg := w.req.Config
-	minSample := time.Duration(cfg.MinSampleNs)
-	if minSample <= 0 {
-		minSample = DefaultMinSample
-	}
-	samples := cfg.Samples
-	if samples <= 0 {
-		samples = DefaultSamples
-	}
+	minSample, samples := w.sampling()
 	pattern := exactPattern(name)
 
 	// run measures count runs of n iterations; nil samples with a nil

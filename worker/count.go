@@ -41,17 +41,8 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, timin
 	if k <= 0 {
 		k = countIterations(timingN, result.Samples)
 	}
-	counters, absences := openCounters(cfg.Metrics, sources.Options{Scaled: cfg.PerfScaled})
-	defer func() {
-		for _, c := range counters {
-			c.Close()
-		}
-	}()
-	for _, a := range absences {
-		for _, m := range a.Metrics {
-			addAbsence(result, m, a.Reason)
-		}
-	}
+	counters := w.openSelected(result)
+	defer closeAll(counters)
 	name := w.req.Identity.Name
 	// One unbracketed run first, so that first-touch costs (page faults on
 	// a fresh heap, lazy initialization) fall on no bracket.
@@ -142,6 +133,25 @@ func medianReading(rs []sources.Reading) sources.Reading {
 		}
 	}
 	return out
+}
+
+// openSelected opens the sources of the selected metrics and records, in
+// result, every metric that cannot be counted here, with the reason.
+func (w *session) openSelected(result *protocol.Result) []sources.Counter {
+	cfg := w.req.Config
+	counters, absences := openCounters(cfg.Metrics, sources.Options{Scaled: cfg.PerfScaled})
+	for _, a := range absences {
+		for _, m := range a.Metrics {
+			addAbsence(result, m, a.Reason)
+		}
+	}
+	return counters
+}
+
+func closeAll(counters []sources.Counter) {
+	for _, c := range counters {
+		c.Close()
+	}
 }
 
 // countIterations is the default k: at least the timing pass's N, enough

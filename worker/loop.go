@@ -87,14 +87,7 @@ func (w *session) ownLoop(timed func(), after func() error) (o *owned) {
 				Stack:   protocol.TruncateText(string(debug.Stack()), protocol.MaxTextLen)}
 		}
 	}()
-	minSample := time.Duration(cfg.MinSampleNs)
-	if minSample <= 0 {
-		minSample = DefaultMinSample
-	}
-	samples := cfg.Samples
-	if samples <= 0 {
-		samples = DefaultSamples
-	}
+	minSample, samples := w.sampling()
 	sample := func(n int64) (protocol.Sample, time.Duration, error) {
 		runtime.GC() // as testing does before each run: earlier garbage is not this sample's
 		var before, after0 runtime.MemStats
@@ -175,17 +168,8 @@ func (w *session) countOwned(timed func(), after func() error, timingN int64, re
 		batch = 1
 	}
 	batch = min(batch, k)
-	counters, absences := openCounters(cfg.Metrics, sources.Options{Scaled: cfg.PerfScaled})
-	defer func() {
-		for _, c := range counters {
-			c.Close()
-		}
-	}()
-	for _, a := range absences {
-		for _, m := range a.Metrics {
-			addAbsence(result, m, a.Reason)
-		}
-	}
+	counters := w.openSelected(result)
+	defer closeAll(counters)
 	for i, c := range counters {
 		if err := w.phase(protocol.PhaseCounting, int64(i), int64(len(counters))); err != nil {
 			return err

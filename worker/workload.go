@@ -177,9 +177,7 @@ func (s *workloadSession) note(n string) {
 // End closes the whole-body window when the body opened none.
 func (s *workloadSession) End() {
 	defer func() {
-		for _, c := range s.counters {
-			c.Close()
-		}
+		closeAll(s.counters)
 		runtime.UnlockOSThread()
 	}()
 	if s.candidate == nil {
