@@ -127,3 +127,18 @@ func TestOwnedCases(t *testing.T) {
 	require.Len(t, f, 1, "a failing verify hook fails its case alone")
 	assert.Contains(t, f[0].Message, "verify failed: got 2")
 }
+
+func init() {
+	RegisterBenchmark("BenchmarkFixtureIterSkip", func(b *testing.B) {
+		measure.Iter(b, func() { b.Skip("needs a GPU") })
+	})
+}
+
+func TestOwnedLoopSkip(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: "BenchmarkFixtureIterSkip"},
+		Config: protocol.RequestConfig{Iterations: 2, Samples: 2}})
+	s := only[protocol.Skip](msgs)
+	require.Len(t, s, 1, "a runtime skip inside an owned loop is a skip, with its reason")
+	assert.Contains(t, s[0].Reason, "needs a GPU")
+	assert.Empty(t, only[protocol.Result](msgs))
+}
