@@ -14,6 +14,7 @@ import (
 //	instructions      an exact catalog name
 //	cache-*           a path.Match glob over the catalog's concrete names
 //	all               every concrete catalog name
+//	none              no metric: no counting pass at all
 //	syscalls:read     one syscall's count; sc:read is the same selector
 //	raw:r00c0         a raw PMU event code, in hexadecimal
 //	? or help         ask for the catalog (help is true)
@@ -44,7 +45,7 @@ func Select(list string) (names []string, warnings []string, help bool) {
 	for _, sel := range strings.Split(list, ",") {
 		sel = strings.TrimSpace(sel)
 		switch {
-		case sel == "":
+		case sel == "", sel == "none":
 		case sel == "?" || sel == "help":
 			help = true
 		case sel == "all":

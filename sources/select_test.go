@@ -30,6 +30,8 @@ func TestSelect(t *testing.T) {
 		{"*-misses", "branch-misses,cache-misses", nil, false},
 		{"c?cles", "cycles", nil, false},
 		{"all", all, nil, false},
+		{"none", "", nil, false},
+		{"none,ipc", "ipc", nil, false},
 		{"all,sc:read", all + ",syscalls:read", nil, false},
 		{"?", "", nil, true},
 		{"help", "", nil, true},

@@ -156,7 +156,7 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fail-fast", Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (default: number of CPUs)"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
-		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all; ? or help prints the catalog (default: the catalog's default set)"},
+		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog (default: the catalog's default set)"},
 		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass (default: the timing N, at most 100000)"},
 		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call; default: about 1 ms)"},
 		&cli.BoolFlag{Name: "perf-scaled", Usage: "keep a multiplexed hardware counter group; every scaled value is marked ≈"},
