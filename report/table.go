@@ -29,6 +29,14 @@ type TableOptions struct {
 // present; every other unit follows, sorted.
 var leadingMetrics = []string{"B/op", "allocs/op", "MB/s"}
 
+// noteWidth is the cap of a notes cell, or its default.
+func (opt TableOptions) noteWidth() int {
+	if opt.NoteWidth <= 0 {
+		return DefaultNoteWidth
+	}
+	return opt.NoteWidth
+}
+
 // WriteTable writes the terminal table of a benchmark run (Meta.Mode ==
 // "bench"): a header naming the host and the containment, one line per row,
 // and, below the table, the full error and output tail of every error row.
@@ -237,10 +245,7 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 		g.cols = append(g.cols, column{"notes", alignLeft})
 	}
 
-	noteWidth := opt.NoteWidth
-	if noteWidth <= 0 {
-		noteWidth = DefaultNoteWidth
-	}
+	noteWidth := opt.noteWidth()
 	for _, r := range rows {
 		cells := make([]string, 0, len(g.cols))
 		cells = append(cells, displayName(r, prefixes))

@@ -192,10 +192,7 @@ func windowGrid(windows []Window, prefixes map[string]string, opt TableOptions) 
 		g.cols = append(g.cols, column{"notes", alignLeft})
 	}
 
-	noteWidth := opt.NoteWidth
-	if noteWidth <= 0 {
-		noteWidth = DefaultNoteWidth
-	}
+	noteWidth := opt.noteWidth()
 	for _, w := range windows {
 		ok := windowMeasured(w)
 		num := func(s string) string {
@@ -298,10 +295,7 @@ func unavailableWindowValues(w Window, otherThreads bool) []string {
 // regime that carries a note or was not the one requested.
 func windowNotes(windows []Window, prefixes map[string]string, opt TableOptions) []string {
 	l := layoutWindows(windows)
-	noteWidth := opt.NoteWidth
-	if noteWidth <= 0 {
-		noteWidth = DefaultNoteWidth
-	}
+	noteWidth := opt.noteWidth()
 	var out []string
 	if !l.scope {
 		out = append(out, "scope: "+scopeText(windows[0].Scope))
