@@ -90,6 +90,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 // directory (generated files, the worker's source, binaries); close removes
 // it.
 func newSupervisor(cfg Config) (*supervisor, error) {
+	if runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("%w: fresh-process children need Linux (process groups, PR_SET_PDEATHSIG, cgroup v2); this is %s", ErrUnsupported, runtime.GOOS)
+	}
 	cfg.applyDefaults()
 	tmp, err := os.MkdirTemp("", "benchsup-")
 	if err != nil {
