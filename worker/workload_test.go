@@ -42,7 +42,7 @@ func init() {
 				}
 			}()
 			runtime.Gosched()
-			w.Window("", func() { time.Sleep(80 * time.Millisecond) })
+			w.Window("", func() { time.Sleep(150 * time.Millisecond) })
 			stop.Store(true)
 			<-done
 		})
