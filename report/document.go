@@ -162,6 +162,12 @@ type Knobs struct {
 	TimeoutNs        int64  `json:"timeoutNs"`
 	StartupTimeoutNs int64  `json:"startupTimeoutNs"`
 	Order            string `json:"order"` // how repetitions were scheduled
+	// Metrics are the selected catalog metrics (empty: no counting pass);
+	// PerfIters and PerfBatch are 0 unless pinned.
+	Metrics    []string `json:"metrics"`
+	PerfIters  int64    `json:"perfIters"`
+	PerfBatch  int64    `json:"perfBatch"`
+	PerfScaled bool     `json:"perfScaled"`
 }
 
 // Environment describes the children's environment without any value.

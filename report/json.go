@@ -63,6 +63,7 @@ func WriteJSON(w io.Writer, doc Document) error {
 // nil, leaving the caller's Document untouched.
 func normalize(doc Document) Document {
 	doc.Meta.Provenance.ChangedModules = orEmpty(doc.Meta.Provenance.ChangedModules)
+	doc.Meta.Knobs.Metrics = orEmpty(doc.Meta.Knobs.Metrics)
 	doc.Columns = orEmpty(doc.Columns)
 	sources := make([]SourceReport, len(doc.Meta.Sources))
 	for i, s := range doc.Meta.Sources {

@@ -235,6 +235,10 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 			TimeoutNs:        int64(s.cfg.Timeout),
 			StartupTimeoutNs: int64(s.cfg.StartupTimeout),
 			Order:            "interleaved: repetition k of every benchmark runs before repetition k+1 of any",
+			Metrics:          append([]string{}, s.cfg.Metrics...),
+			PerfIters:        s.cfg.PerfIters,
+			PerfBatch:        s.cfg.PerfBatch,
+			PerfScaled:       s.cfg.PerfScaled,
 		},
 		Provenance: report.Provenance{ChangedModules: []report.ModuleChange{}},
 	}
