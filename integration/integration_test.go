@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -278,7 +277,7 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		ts.Check(err)
 		if strings.HasSuffix(e.Name(), ".escaped") && !cgroup {
-			syscall.Kill(pid, syscall.SIGKILL) // the fixture's own process: do not leave it behind
+			killEscaped(pid) // the fixture's own process: do not leave it behind
 			continue
 		}
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
