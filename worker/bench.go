@@ -177,11 +177,8 @@ func (w *session) benchmark() error {
 		if w.owned != nil { // measure.Iter or measure.Case: the worker ran the loop
 			return nil, w.finishOwned()
 		}
-		if msg, failed := out.failed[name]; failed {
-			return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, name+" failed"), "")
-		}
-		if reason, skipped := out.skipped[name]; skipped {
-			return nil, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
+		if ended, err := w.endedBy(out, name); ended {
+			return nil, err
 		}
 		if s := out.results[name]; len(s) == count {
 			return s, nil
@@ -191,7 +188,7 @@ func (w *session) benchmark() error {
 		}
 		for parent, msg := range out.failed {
 			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
-				return nil, w.fail(protocol.FailureFatal, orIfEmpty(msg, parent+" failed"), "")
+				return nil, w.fail(protocol.FailureFatal, firstNonEmpty(msg, parent+" failed"), "")
 			}
 		}
 		switch {
@@ -251,12 +248,26 @@ const panicGrace = time.Second
 // about to show.
 func awaitPanic() { time.Sleep(panicGrace) }
 
-// orIfEmpty returns s, or def when s is empty. (cmp.Or needs Go 1.22; the
-// worker builds at the go 1.21 language version so that linking it never
-// raises a measured module's go line.)
-func orIfEmpty(s, def string) string {
-	if s == "" {
-		return def
+// endedBy reports whether testing's output shows that the identity failed
+// or skipped itself, and sends that as its end.
+func (w *session) endedBy(out *benchOutput, name string) (bool, error) {
+	if msg, failed := out.failed[name]; failed {
+		return true, w.fail(protocol.FailureFatal, firstNonEmpty(msg, name+" failed"), "")
 	}
-	return s
+	if reason, skipped := out.skipped[name]; skipped {
+		return true, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
+	}
+	return false, nil
+}
+
+// firstNonEmpty returns the first non-empty string. (cmp.Or needs Go 1.22;
+// the worker builds at the go 1.21 language version so that linking it
+// never raises a measured module's go line.)
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

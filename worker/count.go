@@ -229,7 +229,7 @@ func addAbsence(r *protocol.Result, m, why string) {
 	if len(r.Absences) < protocol.MaxAbsences {
 		r.Absences = append(r.Absences, protocol.Absence{
 			Name:   protocol.TruncateText(m, protocol.MaxNameLen),
-			Reason: protocol.TruncateText(orIfEmpty(why, "no reason given"), protocol.MaxTextLen),
+			Reason: protocol.TruncateText(firstNonEmpty(why, "no reason given"), protocol.MaxTextLen),
 		})
 	}
 }

@@ -58,16 +58,14 @@ func (w *session) workload() error {
 	if err != nil {
 		return err
 	}
-	switch msg, failed := out.failed[name]; {
-	case failed:
-		return w.fail(protocol.FailureFatal, orIfEmpty(msg, name+" failed"), "")
+	if ended, err := w.endedBy(out, name); ended {
+		return err
+	}
+	switch {
 	case w.measuring == nil && len(out.started) == 0:
 		return w.fail(protocol.FailureError, "no benchmark matches "+name, "")
 	case w.measuring == nil:
 		return w.fail(protocol.FailureError, name+" does not call measure.Workload", "")
-	}
-	if reason, skipped := out.skipped[name]; skipped {
-		return w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
 	}
 	return nil
 }
@@ -290,7 +288,7 @@ func (e *edges) close(name string, reps int) protocol.Window {
 		disk = ptr(max(cgSome-e.cgSome, 0))
 		e.notes = append(e.notes, "disk: the child's own cgroup io.pressure (some)")
 	default:
-		e.notes = append(e.notes, "disk: unattributed ("+orIfEmpty(firstNonEmpty(e.cgWhy, cgWhy), "no cgroup pressure")+")")
+		e.notes = append(e.notes, "disk: unattributed ("+firstNonEmpty(e.cgWhy, cgWhy, "no cgroup pressure")+")")
 	}
 	b := measure.Decompose(win.WallNs, user, kernel, runq, disk)
 	win.OnCPUUserNs, win.OnCPUKernelNs, win.OffCPURunqueueNs, win.OffCPUDiskNs = nonNeg(b.User), nonNeg(b.Kernel), nonNeg(b.Runqueue), nonNeg(b.Disk)
@@ -344,15 +342,6 @@ func firstNonNil(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func sortedKeys(m map[string]float64) []string {
