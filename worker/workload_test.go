@@ -208,3 +208,18 @@ func TestWorkloadNotAWorkload(t *testing.T) {
 func TestCgroupEnvAgrees(t *testing.T) {
 	assert.Equal(t, protocol.EnvCgroup, sources.CgroupEnv, "the sandbox sets what sources reads")
 }
+
+func init() {
+	RegisterBenchmark("BenchmarkFixtureWorkloadSkip", func(b *testing.B) {
+		b.Skip("no corpus on this machine")
+		measure.Workload(b, func(w *measure.W) {})
+	})
+}
+
+func TestWorkloadSkippedBeforeItStarts(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeWorkload, Identity: protocol.Identity{Name: "BenchmarkFixtureWorkloadSkip"}})
+	s := only[protocol.Skip](msgs)
+	require.Len(t, s, 1)
+	assert.Contains(t, s[0].Reason, "no corpus on this machine")
+	assert.Empty(t, only[protocol.Failure](msgs))
+}
