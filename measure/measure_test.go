@@ -38,14 +38,6 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestRelativeMAD(t *testing.T) {
-	r, ok := Stats{N: 3, Median: -4, MAD: 1}.RelativeMAD()
-	assert.True(t, ok)
-	assert.Equal(t, 0.25, r)
-	_, ok = Stats{N: 3, Median: 0, MAD: 1}.RelativeMAD()
-	assert.False(t, ok)
-}
-
 func u(v uint64) *uint64 { return &v }
 
 func TestSampleRates(t *testing.T) {

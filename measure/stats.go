@@ -49,11 +49,3 @@ func medianSorted(s []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
-
-// RelativeMAD returns MAD/|Median|, or false when the median is zero.
-func (s Stats) RelativeMAD() (float64, bool) {
-	if s.N == 0 || s.Median == 0 {
-		return 0, false
-	}
-	return s.MAD / math.Abs(s.Median), true
-}

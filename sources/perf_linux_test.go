@@ -224,10 +224,6 @@ func checkShape(t *testing.T, r Reading, metrics []string) {
 
 // --- hosts this one is not, through the fake kernel ---
 
-func hwAndSW(a *unix.PerfEventAttr) bool {
-	return a.Type == unix.PERF_TYPE_HARDWARE || a.Type == unix.PERF_TYPE_SOFTWARE
-}
-
 func TestNoPMU(t *testing.T) {
 	f := newFakePerf()
 	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
