@@ -5,10 +5,38 @@
 // The worker, linked into a user's test binary, opens the sources a run
 // selected and brackets a counting pass of the benchmark with each Counter's
 // Start and Stop; the clock never runs while a counter is enabled. The CLI
-// uses Probe to say what this host can measure and why not the rest. This
-// package is compiled into test binaries through a module that declares go
-// 1.21, so it uses nothing newer and imports only the standard library and
-// golang.org/x/sys/unix.
+// uses Probe to say what this host can measure and why not the rest.
+//
+// # Dependencies and architectures
+//
+// The package imports only the standard library, and its non-test code
+// uses no language feature or standard-library API newer than Go 1.22. The
+// worker and everything it links are copied into the user's module and
+// built into the user's test binary at that language version (the copy
+// carries //go:build go1.22): a module this package imported would join the
+// user's build list, where the newer of two required versions wins, and so
+// could change what the user's own code builds with. What golang.org/x/sys
+// would otherwise supply is defined here instead: struct perf_event_attr,
+// the PERF_* constants and perf ioctl numbers (perfabi_*_linux.go), the
+// system calls package syscall has no function for (perf_event_open,
+// mincore, fadvise), and the names of the errnos that reasons print. Where
+// the kernel ABI differs by architecture, in ioctl encoding (ppc64 and mips
+// differ from the rest), bitfield order (big-endian architectures),
+// fadvise's calling convention (386, arm and 32-bit mips split 64-bit
+// arguments differently) and POSIX_FADV_DONTNEED (6 on s390x), each family
+// has its own build-constrained file.
+// The tests check every definition against golang.org/x/sys/unix, at run
+// time on the host and at compile time for whatever GOARCH they are built
+// for.
+//
+// Everything is defined for linux/386, amd64, arm, arm64, loong64, mips,
+// mipsle, mips64, mips64le, ppc64, ppc64le, riscv64 and s390x. On another
+// Linux architecture this package does not guess those values: the perf
+// sources report an absence ("perf_event_open(PERF_TYPE_SOFTWARE,
+// task-clock): not supported by this build on linux/<arch>") and the
+// page-cache controls fail saying the same, while tier0 and the window
+// readers, which need none of it, work. On other operating systems every
+// source reports that it is implemented for Linux only.
 //
 // # Sources
 //

@@ -24,7 +24,7 @@ type fakePerf struct {
 	opens  []fakeOpen
 
 	// openErr, when set, decides each open's outcome.
-	openErr func(a *unix.PerfEventAttr, pid, groupFD int) error
+	openErr func(a *perfEventAttr, pid, groupFD int) error
 	// fraction is the share of its enabled time a group of n events gets
 	// on the PMU (1: exact; < 1: multiplexed; 0: never scheduled).
 	fraction func(n int) float64
@@ -33,13 +33,13 @@ type fakePerf struct {
 }
 
 type fakeOpen struct {
-	attr    unix.PerfEventAttr
+	attr    perfEventAttr
 	pid     int
 	groupFD int
 }
 
 type fakeEvent struct {
-	attr    unix.PerfEventAttr
+	attr    perfEventAttr
 	id      uint64
 	leader  *fakeEvent
 	members []*fakeEvent // leader only: itself first, then its siblings
@@ -54,9 +54,9 @@ func newFakePerf() *fakePerf {
 
 // rate is the fake's count per microsecond of running time for an event:
 // instructions twice cycles, so ipc is 2.
-func rate(a unix.PerfEventAttr) uint64 { return a.Config + 1 }
+func rate(a perfEventAttr) uint64 { return a.Config + 1 }
 
-func (f *fakePerf) open(a *unix.PerfEventAttr, pid, cpu, groupFD, flags int) (int, error) {
+func (f *fakePerf) open(a *perfEventAttr, pid, cpu, groupFD, flags int) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.openErr != nil {
@@ -86,13 +86,13 @@ func (f *fakePerf) ioctl(fd int, req uint, arg int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ev := f.events[fd]
-	if ev == nil || ev.leader != nil || arg != unix.PERF_IOC_FLAG_GROUP {
+	if ev == nil || ev.leader != nil || arg != perfIOCFlagGroup {
 		return unix.EINVAL
 	}
 	switch req {
-	case unix.PERF_EVENT_IOC_ENABLE:
+	case perfEventIOCEnable:
 		ev.on = true
-	case unix.PERF_EVENT_IOC_DISABLE:
+	case perfEventIOCDisable:
 		if ev.on {
 			frac := 1.0
 			if f.fraction != nil {
@@ -129,7 +129,7 @@ func (f *fakePerf) read(fd int, p []byte) (int, error) {
 		return 0, unix.EBADF
 	}
 	var words []uint64
-	if ev.attr.Read_format&unix.PERF_FORMAT_GROUP != 0 {
+	if ev.attr.ReadFormat&perfFormatGroup != 0 {
 		if ev.leader != nil {
 			return 0, unix.EINVAL // the fake reads groups through leaders only
 		}

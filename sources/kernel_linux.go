@@ -6,9 +6,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // kernel is the package's one door to perf_event_open and to the files the
@@ -16,12 +14,12 @@ import (
 // one is not: no PMU, a paranoid kernel, a seccomp filter, a group that
 // multiplexes, a mounted tracefs.
 type kernel struct {
-	perfOpen func(attr *unix.PerfEventAttr, pid, cpu, groupFD, flags int) (int, error)
+	perfOpen func(attr *perfEventAttr, pid, cpu, groupFD, flags int) (int, error)
 	ioctl    func(fd int, req uint, arg int) error
 	eventID  func(fd int) (uint64, error)
 	read     func(fd int, p []byte) (int, error)
 	close    func(fd int) error
-	rusage   func(ru *unix.Rusage) error
+	rusage   func(ru *syscall.Rusage) error
 
 	eventSources string   // the PMUs the kernel registered
 	paranoid     string   // perf_event_paranoid
@@ -36,19 +34,12 @@ var sys = hostKernel()
 
 func hostKernel() *kernel {
 	return &kernel{
-		perfOpen: unix.PerfEventOpen,
-		ioctl:    unix.IoctlSetInt,
-		eventID: func(fd int) (uint64, error) {
-			var id uint64
-			_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.PERF_EVENT_IOC_ID, uintptr(unsafe.Pointer(&id)))
-			if e != 0 {
-				return 0, e
-			}
-			return id, nil
-		},
-		read:   unix.Read,
-		close:  unix.Close,
-		rusage: func(ru *unix.Rusage) error { return unix.Getrusage(unix.RUSAGE_SELF, ru) },
+		perfOpen: perfEventOpen,
+		ioctl:    ioctlSetInt,
+		eventID:  perfEventID,
+		read:     syscall.Read,
+		close:    syscall.Close,
+		rusage:   func(ru *syscall.Rusage) error { return getrusage(rusageSelf, ru) },
 
 		eventSources: "/sys/bus/event_source/devices",
 		paranoid:     "/proc/sys/kernel/perf_event_paranoid",

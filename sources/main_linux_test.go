@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "%s=%q: not an errno number\n", perfErrnoEnv, v)
 			os.Exit(2)
 		}
-		sys.perfOpen = func(*unix.PerfEventAttr, int, int, int, int) (int, error) { return -1, unix.Errno(n) }
+		sys.perfOpen = func(*perfEventAttr, int, int, int, int) (int, error) { return -1, unix.Errno(n) }
 	}
 	os.Exit(m.Run())
 }

@@ -5,9 +5,8 @@ package sources
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // mincoreChunk is how much of a file is mapped at once to ask mincore
@@ -21,10 +20,7 @@ const capFowner = 3
 
 // mincore is the system call; tests replace it to play a host that refuses
 // it (a seccomp filter, a kernel without it).
-var mincore = func(addr unsafe.Pointer, length uintptr, vec *byte) unix.Errno {
-	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(addr), length, uintptr(unsafe.Pointer(vec)))
-	return e
-}
+var mincore = sysMincore
 
 // fileResidency returns how many of f's bytes are in the page cache.
 func fileResidency(f *os.File, size int64) (int64, error) {
@@ -34,7 +30,7 @@ func fileResidency(f *os.File, size int64) (int64, error) {
 	if why := residencyHidden(f); why != "" {
 		return 0, fmt.Errorf("%w: %s", ErrNoResidency, why)
 	}
-	ps := int64(unix.Getpagesize())
+	ps := int64(syscall.Getpagesize())
 	fd := int(f.Fd())
 	first := int64(mincoreChunk)
 	if size < first {
@@ -47,15 +43,15 @@ func fileResidency(f *os.File, size int64) (int64, error) {
 		if n > mincoreChunk {
 			n = mincoreChunk
 		}
-		m, err := unix.Mmap(fd, off, int(n), unix.PROT_READ, unix.MAP_SHARED)
+		m, err := syscall.Mmap(fd, off, int(n), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
 			return 0, fmt.Errorf("%w: mmap: %v", ErrNoResidency, err)
 		}
 		pages := (n + ps - 1) / ps
-		e := mincore(unsafe.Pointer(&m[0]), uintptr(n), &vec[0])
-		unix.Munmap(m)
-		if e != 0 {
-			return 0, fmt.Errorf("%w: mincore: %v", ErrNoResidency, e)
+		err = mincore(unsafe.Pointer(&m[0]), uintptr(n), &vec[0])
+		syscall.Munmap(m)
+		if err != nil {
+			return 0, fmt.Errorf("%w: mincore: %v", ErrNoResidency, err)
 		}
 		for i := int64(0); i < pages; i++ {
 			if vec[i]&1 == 0 {
@@ -79,8 +75,8 @@ func fileResidency(f *os.File, size int64) (int64, error) {
 // nothing. That would read as "cold" whatever the cache holds, so such a
 // file is reported as unobservable instead.
 func residencyHidden(f *os.File) string {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return fmt.Sprintf("fstat: %v", err)
 	}
 	if int(st.Uid) == os.Geteuid() {
@@ -93,7 +89,7 @@ func residencyHidden(f *os.File) string {
 	}
 	// Through /proc/self/fd, so that the check is of the file opened, not
 	// of whatever its path names now.
-	if unix.Faccessat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), unix.W_OK, unix.AT_EACCESS) == nil {
+	if faccessatEffective(atFDCWD, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), wOK) == nil {
 		return ""
 	}
 	return fmt.Sprintf("mincore reports page-cache residency only for files the process owns or may write (Linux 5.0 and later), and this file belongs to uid %d and is not writable", st.Uid)
@@ -107,10 +103,10 @@ func evictFile(f *os.File) error {
 	fd := int(f.Fd())
 	// fdatasync on a read-only descriptor is allowed on Linux, and it
 	// flushes the file's dirty pages whoever dirtied them.
-	if err := unix.Fdatasync(fd); err != nil {
+	if err := syscall.Fdatasync(fd); err != nil {
 		return fmt.Errorf("fdatasync: %v", err)
 	}
-	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+	if err := fadvise(fd, 0, 0, fadvDontneed); err != nil {
 		return fmt.Errorf("posix_fadvise(POSIX_FADV_DONTNEED): %v", err)
 	}
 	return nil
@@ -121,7 +117,7 @@ func evictFile(f *os.File) error {
 // waits on I/O already in flight; the read-through is what makes it
 // certain, since WILLNEED may be cut short.
 func preloadFile(f *os.File) error {
-	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_WILLNEED); err != nil {
+	if err := fadvise(int(f.Fd()), 0, 0, fadvWillneed); err != nil {
 		return fmt.Errorf("posix_fadvise(POSIX_FADV_WILLNEED): %v", err)
 	}
 	if err := readThrough(f); err != nil {

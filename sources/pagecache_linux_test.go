@@ -191,7 +191,7 @@ func TestResidencyUnobservable(t *testing.T) {
 	// A host whose seccomp filter refuses mincore.
 	saved := mincore
 	defer func() { mincore = saved }()
-	mincore = func(unsafe.Pointer, uintptr, *byte) unix.Errno { return unix.ENOSYS }
+	mincore = func(unsafe.Pointer, uintptr, *byte) error { return unix.ENOSYS }
 	if r, err := Resident(path); !errors.Is(err, ErrNoResidency) || !strings.Contains(err.Error(), path) {
 		t.Errorf("Resident without mincore: %+v, %v", r, err)
 	}

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // perfEvent is one event a perf source counts.
@@ -33,7 +31,7 @@ type perfMode struct {
 }
 
 const (
-	perfOpenFlags = unix.PERF_FLAG_FD_CLOEXEC
+	perfOpenFlags = perfFlagFDCloexec
 	// maxOpenAttempts bounds the retries of a process-wide open whose
 	// thread set changed while it was opening.
 	maxOpenAttempts = 4
@@ -42,24 +40,24 @@ const (
 // attr returns the attributes of ev. A leader is opened disabled (its
 // siblings follow its state); inherit makes every thread or process that a
 // monitored thread creates later count into this event too.
-func (m perfMode) attr(ev perfEvent, leader, inherit bool) *unix.PerfEventAttr {
-	a := &unix.PerfEventAttr{
-		Type:        ev.typ,
-		Config:      ev.config,
-		Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-		Read_format: unix.PERF_FORMAT_TOTAL_TIME_ENABLED | unix.PERF_FORMAT_TOTAL_TIME_RUNNING | unix.PERF_FORMAT_ID,
+func (m perfMode) attr(ev perfEvent, leader, inherit bool) *perfEventAttr {
+	a := &perfEventAttr{
+		Type:       ev.typ,
+		Config:     ev.config,
+		Size:       perfAttrSize,
+		ReadFormat: perfFormatTotalTimeEnabled | perfFormatTotalTimeRunning | perfFormatID,
 	}
 	if !m.perEvent {
-		a.Read_format |= unix.PERF_FORMAT_GROUP
+		a.ReadFormat |= perfFormatGroup
 	}
 	if leader {
-		a.Bits |= unix.PerfBitDisabled
+		a.Bits |= perfBitDisabled
 	}
 	if inherit {
-		a.Bits |= unix.PerfBitInherit
+		a.Bits |= perfBitInherit
 	}
 	if m.userOnly {
-		a.Bits |= unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv
+		a.Bits |= perfBitExcludeKernel | perfBitExcludeHv
 	}
 	return a
 }
@@ -143,12 +141,12 @@ func settle(events []perfEvent, pmuContext bool) (*trial, error) {
 	for _, ev := range events {
 		leader := leaderFD < 0
 		fd, err := sys.perfOpen(t.mode.attr(ev, leader, true), 0, -1, leaderFD, perfOpenFlags)
-		if err != nil && leader && (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) && !t.mode.userOnly {
+		if err != nil && leader && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)) && !t.mode.userOnly {
 			t.mode.userOnly = true
-			t.mode.refusal = fmt.Sprintf("kernel counting refused with %s, %s", unix.ErrnoName(errnoOf(err)), paranoidSetting())
+			t.mode.refusal = fmt.Sprintf("kernel counting refused with %s, %s", errnoName(errnoOf(err)), paranoidSetting())
 			fd, err = sys.perfOpen(t.mode.attr(ev, leader, true), 0, -1, leaderFD, perfOpenFlags)
 		}
-		if err != nil && leader && errors.Is(err, unix.EINVAL) && !t.mode.perEvent {
+		if err != nil && leader && errors.Is(err, syscall.EINVAL) && !t.mode.perEvent {
 			t.mode.perEvent = true
 			fd, err = sys.perfOpen(t.mode.attr(ev, leader, true), 0, -1, leaderFD, perfOpenFlags)
 			if err != nil {
@@ -192,11 +190,11 @@ func settle(events []perfEvent, pmuContext bool) (*trial, error) {
 // whole.
 func eventSpecific(err error) bool {
 	e := errnoOf(err)
-	return e == unix.ENOENT || e == unix.ENODEV || e == unix.EOPNOTSUPP || e == unix.EINVAL
+	return e == syscall.ENOENT || e == syscall.ENODEV || e == syscall.EOPNOTSUPP || e == syscall.EINVAL
 }
 
-func errnoOf(err error) unix.Errno {
-	var e unix.Errno
+func errnoOf(err error) syscall.Errno {
+	var e syscall.Errno
 	if errors.As(err, &e) {
 		return e
 	}
@@ -206,10 +204,10 @@ func errnoOf(err error) unix.Errno {
 // openCall names the perf_event_open call that opened ev, for reasons.
 func openCall(ev perfEvent) string {
 	typ := map[uint32]string{
-		unix.PERF_TYPE_HARDWARE:   "PERF_TYPE_HARDWARE",
-		unix.PERF_TYPE_SOFTWARE:   "PERF_TYPE_SOFTWARE",
-		unix.PERF_TYPE_TRACEPOINT: "PERF_TYPE_TRACEPOINT",
-		unix.PERF_TYPE_RAW:        "PERF_TYPE_RAW",
+		perfTypeHardware:   "PERF_TYPE_HARDWARE",
+		perfTypeSoftware:   "PERF_TYPE_SOFTWARE",
+		perfTypeTracepoint: "PERF_TYPE_TRACEPOINT",
+		perfTypeRaw:        "PERF_TYPE_RAW",
 	}[ev.typ]
 	if typ == "" {
 		typ = fmt.Sprintf("type %d", ev.typ)
@@ -226,29 +224,29 @@ func describeOpenError(ev perfEvent, err error, m perfMode, pmuContext bool) str
 	}
 	var why string
 	switch e {
-	case unix.ENOENT:
+	case syscall.ENOENT:
 		why = "no PMU provides this event"
-	case unix.ENODEV:
+	case syscall.ENODEV:
 		why = "no PMU of this type"
-	case unix.EOPNOTSUPP:
+	case syscall.EOPNOTSUPP:
 		why = "the PMU cannot count this event in this mode"
-	case unix.EINVAL:
+	case syscall.EINVAL:
 		why = reprobeEINVAL(ev, m)
-	case unix.EACCES:
+	case syscall.EACCES:
 		why = "refused without CAP_PERFMON even for user-mode counting; " + paranoidSetting()
-	case unix.EPERM:
+	case syscall.EPERM:
 		why = "refused by a seccomp filter or security module; " + paranoidSetting()
-	case unix.ENOSYS:
+	case syscall.ENOSYS:
 		why = "this kernel has no perf_event_open"
-	case unix.EMFILE, unix.ENFILE:
+	case syscall.EMFILE, syscall.ENFILE:
 		why = "out of file descriptors"
-	case unix.EBUSY:
+	case syscall.EBUSY:
 		why = "another user holds the PMU exclusively"
 	default:
 		why = e.Error()
 	}
-	s := fmt.Sprintf("%s failed with %s: %s", openCall(ev), unix.ErrnoName(e), why)
-	if pmuContext && (e == unix.ENOENT || e == unix.ENODEV || e == unix.EOPNOTSUPP || e == unix.EINVAL) {
+	s := fmt.Sprintf("%s failed with %s: %s", openCall(ev), errnoName(e), why)
+	if pmuContext && (e == syscall.ENOENT || e == syscall.ENODEV || e == syscall.EOPNOTSUPP || e == syscall.EINVAL) {
 		s += "; " + pmuInventory()
 	}
 	return s
@@ -259,9 +257,9 @@ func describeOpenError(ev perfEvent, err error, m perfMode, pmuContext bool) str
 // (inherit, group reads). It retries the event alone on the calling thread
 // with nothing but the exclusions.
 func reprobeEINVAL(ev perfEvent, m perfMode) string {
-	a := &unix.PerfEventAttr{Type: ev.typ, Config: ev.config, Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})), Bits: unix.PerfBitDisabled}
+	a := &perfEventAttr{Type: ev.typ, Config: ev.config, Size: perfAttrSize, Bits: perfBitDisabled}
 	if m.userOnly {
-		a.Bits |= unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv
+		a.Bits |= perfBitExcludeKernel | perfBitExcludeHv
 	}
 	fd, err := sys.perfOpen(a, 0, -1, -1, perfOpenFlags)
 	if err == nil {
@@ -339,7 +337,7 @@ func openProcess(events []perfEvent, m perfMode) (*procGroup, error) {
 		p.groups = p.groups[:0]
 		for _, tid := range tids {
 			g, err := openGroup(events, m, tid, true)
-			if errors.Is(err, unix.ESRCH) {
+			if errors.Is(err, syscall.ESRCH) {
 				continue // exited since it was listed: nothing to count
 			}
 			if err != nil {
@@ -439,7 +437,7 @@ func readGroup(g group, m perfMode, buf []byte, s *sample) error {
 func (p *procGroup) ioctlAll(req uint) error {
 	var first error
 	for _, g := range p.groups {
-		if err := sys.ioctl(g.fds[0], req, unix.PERF_IOC_FLAG_GROUP); err != nil && first == nil {
+		if err := sys.ioctl(g.fds[0], req, perfIOCFlagGroup); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -455,8 +453,8 @@ func (p *procGroup) start() error {
 	if err := p.read(p.before); err != nil {
 		return err
 	}
-	if err := p.ioctlAll(unix.PERF_EVENT_IOC_ENABLE); err != nil {
-		p.ioctlAll(unix.PERF_EVENT_IOC_DISABLE)
+	if err := p.ioctlAll(perfEventIOCEnable); err != nil {
+		p.ioctlAll(perfEventIOCDisable)
 		return fmt.Errorf("PERF_EVENT_IOC_ENABLE: %v", err)
 	}
 	p.started = true
@@ -472,7 +470,7 @@ func (p *procGroup) stop() (Reading, error) {
 		return unavailableReading(p.metrics, "Stop without Start"), errors.New("sources: Stop called without Start")
 	}
 	p.started = false
-	if err := p.ioctlAll(unix.PERF_EVENT_IOC_DISABLE); err != nil {
+	if err := p.ioctlAll(perfEventIOCDisable); err != nil {
 		err = fmt.Errorf("PERF_EVENT_IOC_DISABLE: %v", err)
 		return unavailableReading(p.metrics, err.Error()), err
 	}

@@ -226,8 +226,8 @@ func checkShape(t *testing.T, r Reading, metrics []string) {
 
 func TestNoPMU(t *testing.T) {
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Type == unix.PERF_TYPE_HARDWARE || a.Type == unix.PERF_TYPE_RAW {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Type == perfTypeHardware || a.Type == perfTypeRaw {
 			return unix.ENOENT
 		}
 		return nil
@@ -268,8 +268,8 @@ func TestNoPMU(t *testing.T) {
 
 func TestParanoidUserOnlyFallback(t *testing.T) {
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Bits&unix.PerfBitExcludeKernel == 0 {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Bits&perfBitExcludeKernel == 0 {
 			return unix.EACCES
 		}
 		return nil
@@ -297,7 +297,7 @@ func TestParanoidUserOnlyFallback(t *testing.T) {
 		}
 	}
 	for _, o := range f.opens {
-		if o.pid != 0 && o.attr.Bits&unix.PerfBitExcludeKernel == 0 {
+		if o.pid != 0 && o.attr.Bits&perfBitExcludeKernel == 0 {
 			t.Errorf("process-wide open without exclude_kernel: %+v", o.attr)
 		}
 	}
@@ -314,7 +314,7 @@ func TestPerfRefusedEverywhere(t *testing.T) {
 	} {
 		t.Run(unix.ErrnoName(tc.errno), func(t *testing.T) {
 			f := newFakePerf()
-			f.openErr = func(*unix.PerfEventAttr, int, int) error { return tc.errno }
+			f.openErr = func(*perfEventAttr, int, int) error { return tc.errno }
 			k := useFake(t, f)
 			writeFile(t, k.paranoid, "3\n")
 			reps := Probe(Options{})
@@ -352,8 +352,8 @@ func TestOldKernelRefusesInheritedGroupReads(t *testing.T) {
 	// Before Linux 4.13, inherit with PERF_FORMAT_GROUP is EINVAL: the
 	// events are then read one by one.
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Bits&unix.PerfBitInherit != 0 && a.Read_format&unix.PERF_FORMAT_GROUP != 0 {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Bits&perfBitInherit != 0 && a.ReadFormat&perfFormatGroup != 0 {
 			return unix.EINVAL
 		}
 		return nil
@@ -378,8 +378,8 @@ func TestEINVALReprobe(t *testing.T) {
 	// An event the PMU rejects whatever the attributes is dropped, and the
 	// reason says it is the event, not the combination.
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Type == unix.PERF_TYPE_HARDWARE && a.Config == unix.PERF_COUNT_HW_BRANCH_MISSES {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Type == perfTypeHardware && a.Config == perfCountHWBranchMisses {
 			return unix.EINVAL
 		}
 		return nil
@@ -394,8 +394,8 @@ func TestEINVALReprobe(t *testing.T) {
 	// EINVAL only with inherit (and not the group-read case): the event
 	// opens alone, so the reason blames the combination.
 	f = newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Bits&unix.PerfBitInherit != 0 {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Bits&perfBitInherit != 0 {
 			return unix.EINVAL
 		}
 		return nil
@@ -409,8 +409,8 @@ func TestEINVALReprobe(t *testing.T) {
 
 func TestPartialPMUDropsOneEvent(t *testing.T) {
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Type == unix.PERF_TYPE_HARDWARE && a.Config == unix.PERF_COUNT_HW_CACHE_REFERENCES {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Type == perfTypeHardware && a.Config == perfCountHWCacheReferences {
 			return unix.ENOENT
 		}
 		return nil
@@ -494,7 +494,7 @@ func TestMultiplexingGroupShrinks(t *testing.T) {
 				t.Errorf("%s not marked estimated", m)
 			}
 		}
-		if r.Values["cache-misses"] != 2*5000*(unix.PERF_COUNT_HW_CACHE_MISSES+1) {
+		if r.Values["cache-misses"] != 2*5000*(perfCountHWCacheMisses+1) {
 			t.Errorf("cache-misses = %v", r.Values["cache-misses"])
 		}
 	})
@@ -534,7 +534,7 @@ func TestThreadSetChangingWhileOpening(t *testing.T) {
 	f := newFakePerf()
 	k := useFake(t, f)
 	spawned := 0
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
 		switch {
 		case pid == 101 && spawned == 0:
 			// Thread 101 spawns 102 before its own group is open.
@@ -571,7 +571,7 @@ func TestThreadSetNeverSettles(t *testing.T) {
 	f := newFakePerf()
 	k := useFake(t, f)
 	next := 200
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
 		if pid == 101 {
 			addThread(t, k, next)
 			next++
@@ -602,8 +602,8 @@ func TestProbeLeavesNothingOpen(t *testing.T) {
 
 func TestRawEventsRideTheirOwnGroup(t *testing.T) {
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Type == unix.PERF_TYPE_RAW && a.Config == 0xbad {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Type == perfTypeRaw && a.Config == 0xbad {
 			return unix.EINVAL
 		}
 		return nil
@@ -626,7 +626,7 @@ func TestRawEventsRideTheirOwnGroup(t *testing.T) {
 		t.Errorf("raw Metrics() = %s", got)
 	}
 	for _, o := range f.opens {
-		if o.attr.Type == unix.PERF_TYPE_RAW && o.attr.Config != 0xc0 && o.attr.Config != 0xbad {
+		if o.attr.Type == perfTypeRaw && o.attr.Config != 0xc0 && o.attr.Config != 0xbad {
 			t.Errorf("raw event opened with config %#x", o.attr.Config)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // perfHW counts the CPU's generic hardware events as one group, so that ipc
@@ -17,12 +15,12 @@ type perfHW struct{}
 
 // hwEvents is the full group in opening order: instructions leads.
 var hwEvents = []perfEvent{
-	{"instructions", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_INSTRUCTIONS},
-	{"cycles", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CPU_CYCLES},
-	{"branches", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	{"branch-misses", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_BRANCH_MISSES},
-	{"cache-references", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CACHE_REFERENCES},
-	{"cache-misses", unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CACHE_MISSES},
+	{"instructions", perfTypeHardware, perfCountHWInstructions},
+	{"cycles", perfTypeHardware, perfCountHWCPUCycles},
+	{"branches", perfTypeHardware, perfCountHWBranchInstructions},
+	{"branch-misses", perfTypeHardware, perfCountHWBranchMisses},
+	{"cache-references", perfTypeHardware, perfCountHWCacheReferences},
+	{"cache-misses", perfTypeHardware, perfCountHWCacheMisses},
 }
 
 // hwShrink is the order in which a multiplexing default group gives up
@@ -121,12 +119,12 @@ func calibrate(t *trial) (enabled, running uint64, err error) {
 	if err := readGroup(t.g, t.mode, buf, &before); err != nil {
 		return 0, 0, err
 	}
-	if err := sys.ioctl(t.g.fds[0], unix.PERF_EVENT_IOC_ENABLE, unix.PERF_IOC_FLAG_GROUP); err != nil {
+	if err := sys.ioctl(t.g.fds[0], perfEventIOCEnable, perfIOCFlagGroup); err != nil {
 		return 0, 0, fmt.Errorf("PERF_EVENT_IOC_ENABLE: %v", err)
 	}
 	for start := time.Now(); time.Since(start) < calibrationSpin; {
 	}
-	if err := sys.ioctl(t.g.fds[0], unix.PERF_EVENT_IOC_DISABLE, unix.PERF_IOC_FLAG_GROUP); err != nil {
+	if err := sys.ioctl(t.g.fds[0], perfEventIOCDisable, perfIOCFlagGroup); err != nil {
 		return 0, 0, fmt.Errorf("PERF_EVENT_IOC_DISABLE: %v", err)
 	}
 	if err := readGroup(t.g, t.mode, buf, &after); err != nil {

@@ -2,17 +2,15 @@
 
 package sources
 
-import "golang.org/x/sys/unix"
-
 // perfSW counts the kernel's software events: exact, cheap, and available
 // wherever perf_event_open is, PMU or not.
 type perfSW struct{}
 
 var swEvents = []perfEvent{
-	{"task-clock", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK},
-	{"page-faults", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_PAGE_FAULTS},
-	{"context-switches", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CONTEXT_SWITCHES},
-	{"cpu-migrations", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"task-clock", perfTypeSoftware, perfCountSWTaskClock},
+	{"page-faults", perfTypeSoftware, perfCountSWPageFaults},
+	{"context-switches", perfTypeSoftware, perfCountSWContextSwitches},
+	{"cpu-migrations", perfTypeSoftware, perfCountSWCPUMigrations},
 }
 
 // swKernelOnly are the software events raised only from kernel context: a

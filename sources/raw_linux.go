@@ -2,8 +2,6 @@
 
 package sources
 
-import "golang.org/x/sys/unix"
-
 // rawSource counts raw:r<hex> selectors: model-specific PMU event codes
 // (PERF_TYPE_RAW, config = the code), in a group of their own so that the
 // default hardware group's exactness never depends on them. The group is
@@ -22,7 +20,7 @@ func (rawSource) plan(want []string) perfPlan {
 			pl.absences = append(pl.absences, Absence{Capability: CapRawEvents, Metrics: []string{n}, Reason: err.Error()})
 			continue
 		}
-		events = append(events, perfEvent{n, unix.PERF_TYPE_RAW, cfg})
+		events = append(events, perfEvent{n, perfTypeRaw, cfg})
 	}
 	if len(events) == 0 {
 		return pl

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // syscallSource counts system calls with the kernel's syscall tracepoints:
@@ -46,7 +44,7 @@ func (syscallSource) plan(want []string) perfPlan {
 			pl.absences = append(pl.absences, Absence{Capability: CapEventTracing, Metrics: []string{m}, Reason: "no tracepoint: " + err.Error()})
 			continue
 		}
-		events = append(events, perfEvent{m, unix.PERF_TYPE_TRACEPOINT, id})
+		events = append(events, perfEvent{m, perfTypeTracepoint, id})
 	}
 	if len(events) == 0 {
 		return pl

@@ -52,7 +52,7 @@ func TestSyscallsWithTracefs(t *testing.T) {
 	}
 	configs := map[uint64]bool{}
 	for _, o := range f.opens {
-		if o.attr.Type != unix.PERF_TYPE_TRACEPOINT {
+		if o.attr.Type != perfTypeTracepoint {
 			t.Errorf("opened type %d", o.attr.Type)
 		}
 		configs[o.attr.Config] = true
@@ -68,8 +68,8 @@ func TestSyscallsWithTracefs(t *testing.T) {
 
 func TestSyscallsUserOnlyLosesTheTotal(t *testing.T) {
 	f := newFakePerf()
-	f.openErr = func(a *unix.PerfEventAttr, pid, groupFD int) error {
-		if a.Bits&unix.PerfBitExcludeKernel == 0 {
+	f.openErr = func(a *perfEventAttr, pid, groupFD int) error {
+		if a.Bits&perfBitExcludeKernel == 0 {
 			return unix.EACCES
 		}
 		return nil

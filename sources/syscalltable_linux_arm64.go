@@ -4,8 +4,8 @@ package sources
 
 // syscallNumbers maps each linux/arm64 syscall name (the SYS_ constant's suffix
 // in lower case, which is the kernel's name for it) to its number. The
-// numbers are literals, not the constants, so that the package builds with
-// the older golang.org/x/sys a measured module may pin.
+// numbers are literals, not the constants: the package imports only the
+// standard library (see the package doc).
 var syscallNumbers = map[string]int{
 	"accept":                  202,
 	"accept4":                 242,

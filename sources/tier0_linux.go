@@ -5,8 +5,7 @@ package sources
 import (
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // tier0 is the floor every process has without privilege: getrusage
@@ -30,7 +29,7 @@ func (t tier0) probe(Options) Report {
 
 func (tier0) open(want []string, _ Options) (Counter, []Absence) {
 	c := &tier0Counter{ioFD: -1}
-	var ru unix.Rusage
+	var ru syscall.Rusage
 	ruErr := sys.rusage(&ru)
 	var produced, ioWanted []string
 	var abs []Absence
@@ -73,17 +72,17 @@ func (tier0) open(want []string, _ Options) (Counter, []Absence) {
 // very counters it reads (one syscr and the file's size in rchar per
 // bracket).
 func (c *tier0Counter) openIO(want []string) []Absence {
-	fd, err := unix.Open(sys.procIO, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := syscall.Open(sys.procIO, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		why := fmt.Sprintf("open %s: %v", sys.procIO, err)
-		if errors.Is(err, unix.ENOENT) {
+		if errors.Is(err, syscall.ENOENT) {
 			why += " (kernel built without task I/O accounting)"
 		}
 		return absentAll(CapIOAccounting, want, why)
 	}
 	var s ioSnapshot
 	if err := c.readIOFrom(fd, &s); err != nil {
-		unix.Close(fd)
+		syscall.Close(fd)
 		return absentAll(CapIOAccounting, want, err.Error())
 	}
 	var abs []Absence
@@ -94,7 +93,7 @@ func (c *tier0Counter) openIO(want []string) []Absence {
 		}
 	}
 	if len(abs) == len(want) {
-		unix.Close(fd)
+		syscall.Close(fd)
 		return abs
 	}
 	c.ioFD = fd
@@ -109,7 +108,7 @@ type tier0Counter struct {
 	ioFD    int // -1 when no /proc/self/io metric is counted
 	buf     [512]byte
 
-	ru0     unix.Rusage
+	ru0     syscall.Rusage
 	io0     ioSnapshot
 	started bool
 	closed  bool
@@ -152,7 +151,7 @@ func (c *tier0Counter) Stop() (Reading, error) {
 		return unavailableReading(c.metrics, err.Error()), err
 	}
 	c.started = false
-	var ru1 unix.Rusage
+	var ru1 syscall.Rusage
 	var io1 ioSnapshot
 	if c.rusage {
 		if err := sys.rusage(&ru1); err != nil {
@@ -193,7 +192,7 @@ func (c *tier0Counter) Close() error {
 	}
 	c.closed = true
 	if c.ioFD >= 0 {
-		err := unix.Close(c.ioFD)
+		err := syscall.Close(c.ioFD)
 		c.ioFD = -1
 		return err
 	}
@@ -202,7 +201,7 @@ func (c *tier0Counter) Close() error {
 
 // readIOFrom rereads /proc/self/io from the top into s.
 func (c *tier0Counter) readIOFrom(fd int, s *ioSnapshot) error {
-	n, err := unix.Pread(fd, c.buf[:], 0)
+	n, err := syscall.Pread(fd, c.buf[:], 0)
 	if err != nil {
 		return fmt.Errorf("reading %s: %v", sys.procIO, err)
 	}
@@ -215,8 +214,8 @@ func (c *tier0Counter) readIOFrom(fd int, s *ioSnapshot) error {
 // rusageDelta returns metric's value over a bracket from getrusage
 // snapshots a and b: a difference for counts and times, b's level for
 // maxrss. It reports false for metrics that are not getrusage's.
-func rusageDelta(metric string, a, b *unix.Rusage) (float64, bool) {
-	ns := func(tv unix.Timeval) float64 { return float64(tv.Sec)*1e9 + float64(tv.Usec)*1e3 }
+func rusageDelta(metric string, a, b *syscall.Rusage) (float64, bool) {
+	ns := func(tv syscall.Timeval) float64 { return float64(tv.Sec)*1e9 + float64(tv.Usec)*1e3 }
 	switch metric {
 	case "cpu-user":
 		return ns(b.Utime) - ns(a.Utime), true

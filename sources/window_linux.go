@@ -8,8 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // windowFiles are the kernel files the window readers read. Tests point
@@ -35,15 +34,15 @@ var windowFiles = struct {
 // not an error: the rusage half still stands. Only a failing getrusage or a
 // schedstat that exists but cannot be parsed is an error.
 func ReadThreadTimes() (ThreadTimes, error) {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+	var ru syscall.Rusage
+	if err := getrusage(rusageThread, &ru); err != nil {
 		return ThreadTimes{}, fmt.Errorf("getrusage(RUSAGE_THREAD): %v", err)
 	}
 	t := ThreadTimes{UserNs: timevalNs(ru.Utime), SysNs: timevalNs(ru.Stime)}
 	var buf [128]byte
 	n, path, err := readThreadSchedstat(buf[:])
 	switch {
-	case errors.Is(err, unix.ENOENT):
+	case errors.Is(err, syscall.ENOENT):
 		t.SchedstatAbsence = fmt.Sprintf("%s: no such file (kernel built without CONFIG_SCHED_INFO)", path)
 		return t, nil
 	case err != nil:
@@ -74,9 +73,9 @@ func ReadThreadTimes() (ThreadTimes, error) {
 func readThreadSchedstat(buf []byte) (int, string, error) {
 	path := windowFiles.threadSchedstat
 	n, err := readSmall(path, buf)
-	if errors.Is(err, unix.ENOENT) && path == "/proc/thread-self/schedstat" {
+	if errors.Is(err, syscall.ENOENT) && path == "/proc/thread-self/schedstat" {
 		if _, statErr := os.Stat("/proc/thread-self"); statErr != nil {
-			path = fmt.Sprintf("/proc/self/task/%d/schedstat", unix.Gettid())
+			path = fmt.Sprintf("/proc/self/task/%d/schedstat", gettid())
 			n, err = readSmall(path, buf)
 		}
 	}
@@ -85,12 +84,12 @@ func readThreadSchedstat(buf []byte) (int, string, error) {
 
 // readSmall reads a small kernel file into buf in one read.
 func readSmall(path string, buf []byte) (int, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, err
 	}
-	defer unix.Close(fd)
-	n, err := unix.Read(fd, buf)
+	defer syscall.Close(fd)
+	n, err := syscall.Read(fd, buf)
 	if err != nil {
 		return 0, err
 	}
@@ -100,13 +99,13 @@ func readSmall(path string, buf []byte) (int, error) {
 	return n, nil
 }
 
-func timevalNs(tv unix.Timeval) int64 { return int64(tv.Sec)*1e9 + int64(tv.Usec)*1e3 }
+func timevalNs(tv syscall.Timeval) int64 { return int64(tv.Sec)*1e9 + int64(tv.Usec)*1e3 }
 
 // ReadProcessTimes reads the whole process's getrusage(RUSAGE_SELF) and
 // /proc/self/io. A missing or incomplete /proc/self/io is an absence
 // (IOAbsence), not an error.
 func ReadProcessTimes() (ProcessTimes, error) {
-	var ru unix.Rusage
+	var ru syscall.Rusage
 	if err := sys.rusage(&ru); err != nil {
 		return ProcessTimes{}, fmt.Errorf("getrusage(RUSAGE_SELF): %v", err)
 	}
@@ -124,7 +123,7 @@ func ReadProcessTimes() (ProcessTimes, error) {
 	n, err := readSmall(sys.procIO, buf[:])
 	if err != nil {
 		p.IOAbsence = fmt.Sprintf("%s: %v", sys.procIO, err)
-		if errors.Is(err, unix.ENOENT) {
+		if errors.Is(err, syscall.ENOENT) {
 			p.IOAbsence += " (kernel built without task I/O accounting)"
 		}
 		return p, nil
@@ -189,9 +188,9 @@ func ReadSystemPressure() (Pressure, error) {
 // psiHint explains the errno of a pressure file that cannot be read.
 func psiHint(err error) string {
 	switch {
-	case errors.Is(err, unix.ENOENT):
+	case errors.Is(err, syscall.ENOENT):
 		return " (kernel built without CONFIG_PSI)"
-	case errors.Is(err, unix.EOPNOTSUPP):
+	case errors.Is(err, syscall.EOPNOTSUPP):
 		return " (PSI disabled at boot: psi=0, or CONFIG_PSI_DEFAULT_DISABLED without psi=1)"
 	}
 	return ""
