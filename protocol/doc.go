@@ -46,10 +46,32 @@
 // sequence yields either a message or an error wrapping ErrMalformed; it never
 // panics and never allocates beyond those bounds.
 //
+// # Codecs and dependencies
+//
+// This package imports the standard library only, and its non-test code
+// builds with Go 1.22. It is linked into users' test binaries: the worker
+// that speaks the child's side is copied into the user's module as an
+// injected package, and must add nothing to that module's build list nor
+// require a newer Go than the user's. So the msgpack bodies are encoded and
+// decoded by StdCodec, hand-written per message type and byte-identical to
+// what github.com/vmihailenco/msgpack/v5 produces for the message structs
+// with UseCompactInts(true). NewConn, AppendFrame and DecodePayload use it.
+//
+// The supervisor decodes with package protocol/msgpackcodec instead, which
+// implements the same Codec interface with that library. It is kept as an
+// independent check on StdCodec: the two are tested and fuzzed against each
+// other (identical bytes, each decoding the other's frames), and in
+// production each decodes only what the other encoded. Both share this
+// package's framing, walk, bounds and validation (AppendFrameWith,
+// DecodePayloadWith, NewConnWith), so every guarantee above holds whichever
+// codec a Conn uses.
+//
 // # What it deliberately does not do
 //
 // It does not own processes, deadlines or descriptors (package sandbox does),
 // it does not interpret measurements (package measure does), and it does not
 // retry, buffer across frames or reorder messages. A Conn is not safe for
-// concurrent Receive calls; Send is safe for concurrent use.
+// concurrent Receive calls; Send is safe for concurrent use. It has no
+// reflective or general-purpose msgpack support: StdCodec knows exactly the
+// message types declared here.
 package protocol

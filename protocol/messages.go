@@ -387,37 +387,6 @@ func (Listing) Kind() Kind   { return KindListing }
 func (TestEvent) Kind() Kind { return KindTestEvent }
 func (Window) Kind() Kind    { return KindWindow }
 
-// newMessage returns a pointer to a zero message of kind k, or nil.
-func newMessage(k Kind) Message {
-	switch k {
-	case KindHello:
-		return &Hello{}
-	case KindRequest:
-		return &Request{}
-	case KindReady:
-		return &Ready{}
-	case KindProgress:
-		return &Progress{}
-	case KindResult:
-		return &Result{}
-	case KindLog:
-		return &Log{}
-	case KindSkip:
-		return &Skip{}
-	case KindFailure:
-		return &Failure{}
-	case KindDone:
-		return &Done{}
-	case KindListing:
-		return &Listing{}
-	case KindTestEvent:
-		return &TestEvent{}
-	case KindWindow:
-		return &Window{}
-	}
-	return nil
-}
-
 // Window is one measured window of a workload: where its wall-clock time
 // went, the totals the sources counted across it, and the page-cache regime
 // it started from. Durations are nanoseconds; a nil component could not be
@@ -472,4 +441,46 @@ type Regime struct {
 	ResidentAfter  int64  `msgpack:"residentAfter"`  // bytes resident after it
 	TotalBytes     int64  `msgpack:"totalBytes"`
 	Note           string `msgpack:"note,omitempty"`
+}
+
+// messageValue returns m as a message value: m itself when it is one, the
+// message a non-nil pointer to one points to, and false for anything else
+// (nil included).
+func messageValue(m Message) (Message, bool) {
+	switch p := m.(type) {
+	case Hello, Request, Ready, Progress, Result, Log, Skip, Failure, Done, Listing, TestEvent, Window:
+		return m, true
+	case *Hello:
+		return deref(p)
+	case *Request:
+		return deref(p)
+	case *Ready:
+		return deref(p)
+	case *Progress:
+		return deref(p)
+	case *Result:
+		return deref(p)
+	case *Log:
+		return deref(p)
+	case *Skip:
+		return deref(p)
+	case *Failure:
+		return deref(p)
+	case *Done:
+		return deref(p)
+	case *Listing:
+		return deref(p)
+	case *TestEvent:
+		return deref(p)
+	case *Window:
+		return deref(p)
+	}
+	return nil, false
+}
+
+func deref[T Message](p *T) (Message, bool) {
+	if p == nil {
+		return nil, false
+	}
+	return *p, true
 }

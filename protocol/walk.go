@@ -37,17 +37,17 @@ func walk(b []byte) error {
 		}
 		code := b[pos]
 		pos++
-		var skip, entries int
+		var skip, entries int64 // int64: a 32-bit length must not wrap on a 32-bit platform
 		isMap := false
 		switch {
 		case code <= 0x7f, code >= 0xe0, code == 0xc0, code == 0xc2, code == 0xc3:
 			// fixint, nil, bool: the code is the value
 		case code >= 0x80 && code <= 0x8f:
-			entries, isMap = int(code&0x0f), true
+			entries, isMap = int64(code&0x0f), true
 		case code >= 0x90 && code <= 0x9f:
-			entries = int(code & 0x0f)
+			entries = int64(code & 0x0f)
 		case code >= 0xa0 && code <= 0xbf:
-			skip = int(code & 0x1f)
+			skip = int64(code & 0x1f)
 		case code == 0xc4, code == 0xd9: // bin8, str8
 			n, err := lenField(b, &pos, 1)
 			if err != nil {
@@ -105,10 +105,10 @@ func walk(b []byte) error {
 		default: // 0xc1 (never used) and every extension type
 			return fmt.Errorf("unsupported msgpack code 0x%02x at byte %d", code, pos-1)
 		}
-		if skip > len(b)-pos {
+		if skip > int64(len(b)-pos) {
 			return fmt.Errorf("declared %d bytes at byte %d, only %d remain", skip, pos, len(b)-pos)
 		}
-		pos += skip
+		pos += int(skip)
 		if entries > 0 {
 			if entries > maxContainerLen {
 				return fmt.Errorf("container of %d entries exceeds bound %d", entries, maxContainerLen)
@@ -117,14 +117,14 @@ func walk(b []byte) error {
 			if isMap {
 				children *= 2
 			}
-			if children > len(b)-pos {
+			if children > int64(len(b)-pos) {
 				return fmt.Errorf("declared %d entries at byte %d, only %d bytes remain", children, pos, len(b)-pos)
 			}
 			if depth+1 > maxDepth {
 				return fmt.Errorf("nesting deeper than %d", maxDepth)
 			}
 			depth++
-			stack[depth] = children
+			stack[depth] = int(children)
 		}
 	}
 	if pos != len(b) {
@@ -134,7 +134,7 @@ func walk(b []byte) error {
 }
 
 // lenField reads a big-endian length of width bytes at *pos.
-func lenField(b []byte, pos *int, width int) (int, error) {
+func lenField(b []byte, pos *int, width int) (int64, error) {
 	if len(b)-*pos < width {
 		return 0, fmt.Errorf("length field truncated at byte %d", *pos)
 	}
@@ -148,5 +148,5 @@ func lenField(b []byte, pos *int, width int) (int, error) {
 		n = uint64(binary.BigEndian.Uint32(b[*pos:]))
 	}
 	*pos += width
-	return int(n), nil
+	return int64(n), nil
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/protocol/msgpackcodec"
 )
 
 // drainWindow bounds how long, after the child was reaped and its group and
@@ -217,7 +218,7 @@ func (c *Child) spawn(r *resolved) (err error) {
 
 	c.proc, c.pid = proc, proc.Pid
 	c.sock, c.rw = sock, &countingFile{File: sock}
-	c.conn = protocol.NewConn(c.rw)
+	c.conn = msgpackcodec.NewConn(c.rw)
 	c.out = startDrain(pipes[0][0], r.stdoutLimit)
 	c.errs = startDrain(pipes[1][0], r.stderrLimit)
 	c.cg, c.containment, c.note = cg, containment, note
@@ -295,7 +296,7 @@ func (c *Child) Hello() (protocol.Hello, error) {
 // because the child closed its end returns an error and leaves the
 // classification to the child's exit.
 func (c *Child) Send(req protocol.Request) error {
-	if _, err := protocol.AppendFrame(nil, req); err != nil {
+	if _, err := msgpackcodec.AppendFrame(nil, req); err != nil {
 		return fmt.Errorf("sandbox: request: %w", err)
 	}
 	select {

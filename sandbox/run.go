@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/protocol/msgpackcodec"
 )
 
 // Run starts a child, reads its Hello, sends req, passes every message
@@ -19,7 +20,7 @@ func Run(cfg Config, req protocol.Request, observe func(protocol.Message)) Outco
 // the child is terminated (SIGTERM, Grace, SIGKILL) and classified
 // ClassCanceled.
 func RunContext(ctx context.Context, cfg Config, req protocol.Request, observe func(protocol.Message)) Outcome {
-	if _, err := protocol.AppendFrame(nil, req); err != nil {
+	if _, err := msgpackcodec.AppendFrame(nil, req); err != nil {
 		return startFailure(&cfg, &ConfigError{Field: "Request", Reason: err.Error()})
 	}
 	c, err := StartContext(ctx, cfg)

@@ -1,0 +1,722 @@
+package protocol
+
+import "fmt"
+
+// StdCodec's per-type encoders and decoders. Each encoder writes the
+// struct's fields in declaration order under their msgpack tags, leaving
+// out exactly the omitempty fields the library leaves out; each decoder's
+// key table lists the same tags in the same order, and its switch decodes
+// the field at that index.
+
+// ---- encoders ----
+
+func appendIdentity(b []byte, v *Identity) []byte {
+	b = appendMapLen(b, 2)
+	b = appendString(b, "package")
+	b = appendString(b, v.Package)
+	b = appendString(b, "name")
+	return appendString(b, v.Name)
+}
+
+func appendHello(b []byte, v *Hello) []byte {
+	b = appendMapLen(b, 7)
+	b = appendString(b, "protocolVersion")
+	b = appendInt(b, int64(v.ProtocolVersion))
+	b = appendString(b, "workerVersion")
+	b = appendString(b, v.WorkerVersion)
+	b = appendString(b, "pid")
+	b = appendInt(b, int64(v.PID))
+	b = appendString(b, "goVersion")
+	b = appendString(b, v.GoVersion)
+	b = appendString(b, "goos")
+	b = appendString(b, v.GOOS)
+	b = appendString(b, "goarch")
+	b = appendString(b, v.GOARCH)
+	b = appendString(b, "gomaxprocs")
+	return appendInt(b, int64(v.GOMAXPROCS))
+}
+
+func appendRequest(b []byte, v *Request) []byte {
+	b = appendMapLen(b, 5)
+	b = appendString(b, "mode")
+	b = appendString(b, string(v.Mode))
+	b = appendString(b, "identity")
+	b = appendIdentity(b, &v.Identity)
+	b = appendString(b, "config")
+	b = appendRequestConfig(b, &v.Config)
+	b = appendString(b, "repetition")
+	b = appendInt(b, int64(v.Repetition))
+	b = appendString(b, "seed")
+	return appendUint(b, v.Seed)
+}
+
+func appendRequestConfig(b []byte, v *RequestConfig) []byte {
+	b = appendMapLen(b, 13)
+	b = appendString(b, "minSampleNs")
+	b = appendInt(b, v.MinSampleNs)
+	b = appendString(b, "samples")
+	b = appendInt(b, int64(v.Samples))
+	b = appendString(b, "iterations")
+	b = appendInt(b, v.Iterations)
+	b = appendString(b, "run")
+	b = appendString(b, v.Run)
+	b = appendString(b, "bench")
+	b = appendString(b, v.Bench)
+	b = appendString(b, "after")
+	b = appendString(b, v.After)
+	b = appendString(b, "skip")
+	b = appendStrings(b, v.Skip)
+	b = appendString(b, "testTimeoutNs")
+	b = appendInt(b, v.TestTimeoutNs)
+	b = appendString(b, "args")
+	b = appendStrings(b, v.Args)
+	b = appendString(b, "metrics")
+	b = appendStrings(b, v.Metrics)
+	b = appendString(b, "perfIters")
+	b = appendInt(b, v.PerfIters)
+	b = appendString(b, "perfBatch")
+	b = appendInt(b, v.PerfBatch)
+	b = appendString(b, "perfScaled")
+	return appendBool(b, v.PerfScaled)
+}
+
+func appendReady(b []byte, v *Ready) []byte {
+	b = appendMapLen(b, 1)
+	b = appendString(b, "identity")
+	return appendIdentity(b, &v.Identity)
+}
+
+func appendProgress(b []byte, v *Progress) []byte {
+	b = appendMapLen(b, 3)
+	b = appendString(b, "phase")
+	b = appendString(b, string(v.Phase))
+	b = appendString(b, "done")
+	b = appendInt(b, v.Done)
+	b = appendString(b, "total")
+	return appendInt(b, v.Total)
+}
+
+func appendResult(b []byte, v *Result) []byte {
+	b = appendMapLen(b, 9)
+	b = appendString(b, "identity")
+	b = appendIdentity(b, &v.Identity)
+	b = appendString(b, "repetition")
+	b = appendInt(b, int64(v.Repetition))
+	b = appendString(b, "seed")
+	b = appendUint(b, v.Seed)
+	b = appendString(b, "bytesPerOp")
+	b = appendInt(b, v.BytesPerOp)
+	b = appendString(b, "samples")
+	if v.Samples == nil {
+		b = appendNil(b)
+	} else {
+		b = appendArrayLen(b, len(v.Samples))
+		for i := range v.Samples {
+			b = appendSample(b, &v.Samples[i])
+		}
+	}
+	b = appendString(b, "metrics")
+	b = appendMetricCells(b, v.Metrics)
+	b = appendString(b, "absences")
+	if v.Absences == nil {
+		b = appendNil(b)
+	} else {
+		b = appendArrayLen(b, len(v.Absences))
+		for i := range v.Absences {
+			a := &v.Absences[i]
+			b = appendMapLen(b, 2)
+			b = appendString(b, "name")
+			b = appendString(b, a.Name)
+			b = appendString(b, "reason")
+			b = appendString(b, a.Reason)
+		}
+	}
+	b = appendString(b, "countIterations")
+	b = appendInt(b, v.CountIterations)
+	b = appendString(b, "countMethod")
+	return appendString(b, v.CountMethod)
+}
+
+func appendSample(b []byte, v *Sample) []byte {
+	n := 2
+	if v.AllocBytes != nil {
+		n++
+	}
+	if v.Allocs != nil {
+		n++
+	}
+	if len(v.Extra) > 0 {
+		n++
+	}
+	b = appendMapLen(b, n)
+	b = appendString(b, "n")
+	b = appendInt(b, v.Iterations)
+	b = appendString(b, "ns")
+	b = appendInt(b, v.ElapsedNs)
+	if v.AllocBytes != nil {
+		b = appendString(b, "allocBytes")
+		b = appendUint(b, *v.AllocBytes)
+	}
+	if v.Allocs != nil {
+		b = appendString(b, "allocs")
+		b = appendUint(b, *v.Allocs)
+	}
+	if len(v.Extra) > 0 {
+		b = appendString(b, "extra")
+		b = appendArrayLen(b, len(v.Extra))
+		for i := range v.Extra {
+			e := &v.Extra[i]
+			b = appendMapLen(b, 2)
+			b = appendString(b, "unit")
+			b = appendString(b, e.Unit)
+			b = appendString(b, "value")
+			b = appendFloat(b, e.Value)
+		}
+	}
+	return b
+}
+
+// appendMetricCells encodes a []MetricCell that is not omitempty: nil as
+// nil.
+func appendMetricCells(b []byte, cells []MetricCell) []byte {
+	if cells == nil {
+		return appendNil(b)
+	}
+	b = appendArrayLen(b, len(cells))
+	for i := range cells {
+		c := &cells[i]
+		b = appendMapLen(b, 3)
+		b = appendString(b, "name")
+		b = appendString(b, c.Name)
+		b = appendString(b, "value")
+		b = appendFloat(b, c.Value)
+		b = appendString(b, "estimated")
+		b = appendBool(b, c.Estimated)
+	}
+	return b
+}
+
+func appendLog(b []byte, v *Log) []byte {
+	b = appendMapLen(b, 1)
+	b = appendString(b, "text")
+	return appendString(b, v.Text)
+}
+
+func appendSkip(b []byte, v *Skip) []byte {
+	b = appendMapLen(b, 1)
+	b = appendString(b, "reason")
+	return appendString(b, v.Reason)
+}
+
+func appendFailure(b []byte, v *Failure) []byte {
+	b = appendMapLen(b, 3)
+	b = appendString(b, "class")
+	b = appendString(b, string(v.Class))
+	b = appendString(b, "message")
+	b = appendString(b, v.Message)
+	b = appendString(b, "stack")
+	return appendString(b, v.Stack)
+}
+
+func appendDone(b []byte) []byte { return appendMapLen(b, 0) }
+
+func appendListing(b []byte, v *Listing) []byte {
+	b = appendMapLen(b, 1)
+	b = appendString(b, "identities")
+	if v.Identities == nil {
+		return appendNil(b)
+	}
+	b = appendArrayLen(b, len(v.Identities))
+	for i := range v.Identities {
+		l := &v.Identities[i]
+		b = appendMapLen(b, 2)
+		b = appendString(b, "name")
+		b = appendString(b, l.Name)
+		b = appendString(b, "kind")
+		b = appendString(b, string(l.Kind))
+	}
+	return b
+}
+
+func appendTestEvent(b []byte, v *TestEvent) []byte {
+	b = appendMapLen(b, 4)
+	b = appendString(b, "action")
+	b = appendString(b, string(v.Action))
+	b = appendString(b, "test")
+	b = appendString(b, v.Test)
+	b = appendString(b, "elapsedNs")
+	b = appendInt(b, v.ElapsedNs)
+	b = appendString(b, "output")
+	return appendString(b, v.Output)
+}
+
+func appendWindow(b []byte, v *Window) []byte {
+	optional := [...]*int64{v.OnCPUUserNs, v.OnCPUKernelNs, v.OffCPURunqueueNs, v.OffCPUDiskNs, v.OffCPUOtherNs, v.OtherThreadsCPUNs}
+	n := 4
+	for _, p := range optional {
+		if p != nil {
+			n++
+		}
+	}
+	if len(v.Totals) > 0 {
+		n++
+	}
+	if v.PSI != nil {
+		n++
+	}
+	if v.Regime != nil {
+		n++
+	}
+	if v.Note != "" {
+		n++
+	}
+	b = appendMapLen(b, n)
+	b = appendString(b, "name")
+	b = appendString(b, v.Name)
+	b = appendString(b, "reps")
+	b = appendInt(b, int64(v.Reps))
+	b = appendString(b, "wallNs")
+	b = appendInt(b, v.WallNs)
+	b = appendString(b, "scope")
+	b = appendString(b, v.Scope)
+	for i, p := range optional {
+		if p != nil {
+			b = appendString(b, windowKeys[windowOptionalKey+i])
+			b = appendInt(b, *p)
+		}
+	}
+	if len(v.Totals) > 0 {
+		b = appendString(b, "totals")
+		b = appendMetricCells(b, v.Totals)
+	}
+	if p := v.PSI; p != nil {
+		b = appendString(b, "psi")
+		b = appendMapLen(b, 5)
+		b = appendString(b, "ioSomeNs")
+		b = appendInt(b, p.IOSomeNs)
+		b = appendString(b, "ioFullNs")
+		b = appendInt(b, p.IOFullNs)
+		b = appendString(b, "memSomeNs")
+		b = appendInt(b, p.MemSomeNs)
+		b = appendString(b, "memFullNs")
+		b = appendInt(b, p.MemFullNs)
+		b = appendString(b, "cpuSomeNs")
+		b = appendInt(b, p.CPUSomeNs)
+	}
+	if r := v.Regime; r != nil {
+		b = appendString(b, "regime")
+		n := 5
+		if r.Note != "" {
+			n++
+		}
+		b = appendMapLen(b, n)
+		b = appendString(b, "requested")
+		b = appendString(b, r.Requested)
+		b = appendString(b, "effective")
+		b = appendString(b, r.Effective)
+		b = appendString(b, "residentBefore")
+		b = appendInt(b, r.ResidentBefore)
+		b = appendString(b, "residentAfter")
+		b = appendInt(b, r.ResidentAfter)
+		b = appendString(b, "totalBytes")
+		b = appendInt(b, r.TotalBytes)
+		if r.Note != "" {
+			b = appendString(b, "note")
+			b = appendString(b, r.Note)
+		}
+	}
+	if v.Note != "" {
+		b = appendString(b, "note")
+		b = appendString(b, v.Note)
+	}
+	return b
+}
+
+// ---- decoders ----
+
+// Key tables: the msgpack tags of each struct in field order.
+var (
+	identityKeys      = []string{"package", "name"}
+	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
+	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed"}
+	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
+		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled"}
+	readyKeys      = []string{"identity"}
+	progressKeys   = []string{"phase", "done", "total"}
+	resultKeys     = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod"}
+	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra"}
+	metricKeys     = []string{"unit", "value"}
+	metricCellKeys = []string{"name", "value", "estimated"}
+	absenceKeys    = []string{"name", "reason"}
+	logKeys        = []string{"text"}
+	skipKeys       = []string{"reason"}
+	failureKeys    = []string{"class", "message", "stack"}
+	listingKeys    = []string{"identities"}
+	listedKeys     = []string{"name", "kind"}
+	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
+	windowKeys     = []string{"name", "reps", "wallNs", "scope",
+		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
+		"totals", "psi", "regime", "note"}
+	psiKeys    = []string{"ioSomeNs", "ioFullNs", "memSomeNs", "memFullNs", "cpuSomeNs"}
+	regimeKeys = []string{"requested", "effective", "residentBefore", "residentAfter", "totalBytes", "note"}
+)
+
+// windowOptionalKey is the index in windowKeys of the first of the six
+// optional durations.
+const windowOptionalKey = 4
+
+// array decodes an array of at most max entries into *dst with elem
+// decoding each entry: nil stays nil, an empty array is an empty slice.
+// It is a function, not a method, because methods cannot have type
+// parameters.
+func array[T any](d *decoder, dst *[]T, max int, elem func(*T) error) error {
+	n, isNil, err := d.arrayLen(max)
+	if err != nil || isNil {
+		return err
+	}
+	s := make([]T, n)
+	for i := range s {
+		if err := elem(&s[i]); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	*dst = s
+	return nil
+}
+
+// typed decodes a string of a named string type.
+func typed[S ~string](d *decoder, dst *S) error {
+	var s string
+	err := d.str(&s)
+	*dst = S(s)
+	return err
+}
+
+func (d *decoder) identity(v *Identity) error {
+	return d.object(identityKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.str(&v.Package)
+		default:
+			return d.str(&v.Name)
+		}
+	})
+}
+
+func (d *decoder) hello(v *Hello) error {
+	return d.object(helloKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.int(&v.ProtocolVersion)
+		case 1:
+			return d.str(&v.WorkerVersion)
+		case 2:
+			return d.int(&v.PID)
+		case 3:
+			return d.str(&v.GoVersion)
+		case 4:
+			return d.str(&v.GOOS)
+		case 5:
+			return d.str(&v.GOARCH)
+		default:
+			return d.int(&v.GOMAXPROCS)
+		}
+	})
+}
+
+func (d *decoder) request(v *Request) error {
+	return d.object(requestKeys, func(i int) error {
+		switch i {
+		case 0:
+			return typed(d, &v.Mode)
+		case 1:
+			return d.identity(&v.Identity)
+		case 2:
+			return d.requestConfig(&v.Config)
+		case 3:
+			return d.int(&v.Repetition)
+		default:
+			return d.u64(&v.Seed)
+		}
+	})
+}
+
+func (d *decoder) requestConfig(v *RequestConfig) error {
+	return d.object(requestConfigKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.i64(&v.MinSampleNs)
+		case 1:
+			return d.int(&v.Samples)
+		case 2:
+			return d.i64(&v.Iterations)
+		case 3:
+			return d.str(&v.Run)
+		case 4:
+			return d.str(&v.Bench)
+		case 5:
+			return d.str(&v.After)
+		case 6:
+			return d.strs(&v.Skip, MaxIdentitiesPerFrame)
+		case 7:
+			return d.i64(&v.TestTimeoutNs)
+		case 8:
+			return d.strs(&v.Args, MaxArgs)
+		case 9:
+			return d.strs(&v.Metrics, MaxMetricCells)
+		case 10:
+			return d.i64(&v.PerfIters)
+		case 11:
+			return d.i64(&v.PerfBatch)
+		default:
+			return d.boolean(&v.PerfScaled)
+		}
+	})
+}
+
+func (d *decoder) ready(v *Ready) error {
+	return d.object(readyKeys, func(int) error { return d.identity(&v.Identity) })
+}
+
+func (d *decoder) progress(v *Progress) error {
+	return d.object(progressKeys, func(i int) error {
+		switch i {
+		case 0:
+			return typed(d, &v.Phase)
+		case 1:
+			return d.i64(&v.Done)
+		default:
+			return d.i64(&v.Total)
+		}
+	})
+}
+
+func (d *decoder) result(v *Result) error {
+	return d.object(resultKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.identity(&v.Identity)
+		case 1:
+			return d.int(&v.Repetition)
+		case 2:
+			return d.u64(&v.Seed)
+		case 3:
+			return d.i64(&v.BytesPerOp)
+		case 4:
+			return array(d, &v.Samples, MaxSamplesPerFrame, d.sample)
+		case 5:
+			return array(d, &v.Metrics, MaxMetricCells, d.metricCell)
+		case 6:
+			return array(d, &v.Absences, MaxAbsences, d.absence)
+		case 7:
+			return d.i64(&v.CountIterations)
+		default:
+			return d.str(&v.CountMethod)
+		}
+	})
+}
+
+func (d *decoder) sample(v *Sample) error {
+	return d.object(sampleKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.i64(&v.Iterations)
+		case 1:
+			return d.i64(&v.ElapsedNs)
+		case 2:
+			return d.u64Ptr(&v.AllocBytes)
+		case 3:
+			return d.u64Ptr(&v.Allocs)
+		default:
+			return array(d, &v.Extra, MaxExtraPerSample, d.metric)
+		}
+	})
+}
+
+// u64Ptr decodes a *uint64: nil is a nil pointer.
+func (d *decoder) u64Ptr(dst **uint64) error {
+	if d.takeNil() {
+		*dst = nil
+		return nil
+	}
+	if len(d.slab) == 0 {
+		// Samples carry two of these each: allocate them in chunks. Every
+		// one needs a byte of input, which bounds the chunk.
+		d.slab = make([]uint64, max(1, min(256, d.remaining())))
+	}
+	v := &d.slab[0]
+	if err := d.u64(v); err != nil {
+		return err
+	}
+	d.slab = d.slab[1:]
+	*dst = v
+	return nil
+}
+
+// i64Ptr decodes a *int64: nil is a nil pointer.
+func (d *decoder) i64Ptr(dst **int64) error {
+	if d.takeNil() {
+		*dst = nil
+		return nil
+	}
+	var v int64
+	if err := d.i64(&v); err != nil {
+		return err
+	}
+	*dst = &v
+	return nil
+}
+
+func (d *decoder) metric(v *Metric) error {
+	return d.object(metricKeys, func(i int) error {
+		if i == 0 {
+			return d.str(&v.Unit)
+		}
+		return d.float(&v.Value)
+	})
+}
+
+func (d *decoder) metricCell(v *MetricCell) error {
+	return d.object(metricCellKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.str(&v.Name)
+		case 1:
+			return d.float(&v.Value)
+		default:
+			return d.boolean(&v.Estimated)
+		}
+	})
+}
+
+func (d *decoder) absence(v *Absence) error {
+	return d.object(absenceKeys, func(i int) error {
+		if i == 0 {
+			return d.str(&v.Name)
+		}
+		return d.str(&v.Reason)
+	})
+}
+
+func (d *decoder) log(v *Log) error {
+	return d.object(logKeys, func(int) error { return d.str(&v.Text) })
+}
+
+func (d *decoder) skipMessage(v *Skip) error {
+	return d.object(skipKeys, func(int) error { return d.str(&v.Reason) })
+}
+
+func (d *decoder) failure(v *Failure) error {
+	return d.object(failureKeys, func(i int) error {
+		switch i {
+		case 0:
+			return typed(d, &v.Class)
+		case 1:
+			return d.str(&v.Message)
+		default:
+			return d.str(&v.Stack)
+		}
+	})
+}
+
+func (d *decoder) listing(v *Listing) error {
+	return d.object(listingKeys, func(int) error {
+		return array(d, &v.Identities, MaxIdentitiesPerFrame, d.listed)
+	})
+}
+
+func (d *decoder) listed(v *Listed) error {
+	return d.object(listedKeys, func(i int) error {
+		if i == 0 {
+			return d.str(&v.Name)
+		}
+		return typed(d, &v.Kind)
+	})
+}
+
+func (d *decoder) testEvent(v *TestEvent) error {
+	return d.object(testEventKeys, func(i int) error {
+		switch i {
+		case 0:
+			return typed(d, &v.Action)
+		case 1:
+			return d.str(&v.Test)
+		case 2:
+			return d.i64(&v.ElapsedNs)
+		default:
+			return d.str(&v.Output)
+		}
+	})
+}
+
+func (d *decoder) window(v *Window) error {
+	optional := [...]**int64{&v.OnCPUUserNs, &v.OnCPUKernelNs, &v.OffCPURunqueueNs, &v.OffCPUDiskNs, &v.OffCPUOtherNs, &v.OtherThreadsCPUNs}
+	return d.object(windowKeys, func(i int) error {
+		switch {
+		case i == 0:
+			return d.str(&v.Name)
+		case i == 1:
+			return d.int(&v.Reps)
+		case i == 2:
+			return d.i64(&v.WallNs)
+		case i == 3:
+			return d.str(&v.Scope)
+		case i < windowOptionalKey+len(optional):
+			return d.i64Ptr(optional[i-windowOptionalKey])
+		case i == 10:
+			return array(d, &v.Totals, MaxTotalsPerWindow, d.metricCell)
+		case i == 11:
+			if d.takeNil() {
+				v.PSI = nil
+				return nil
+			}
+			v.PSI = new(PSI)
+			return d.psi(v.PSI)
+		case i == 12:
+			if d.takeNil() {
+				v.Regime = nil
+				return nil
+			}
+			v.Regime = new(Regime)
+			return d.regime(v.Regime)
+		default:
+			return d.str(&v.Note)
+		}
+	})
+}
+
+func (d *decoder) psi(v *PSI) error {
+	return d.object(psiKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.i64(&v.IOSomeNs)
+		case 1:
+			return d.i64(&v.IOFullNs)
+		case 2:
+			return d.i64(&v.MemSomeNs)
+		case 3:
+			return d.i64(&v.MemFullNs)
+		default:
+			return d.i64(&v.CPUSomeNs)
+		}
+	})
+}
+
+func (d *decoder) regime(v *Regime) error {
+	return d.object(regimeKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.str(&v.Requested)
+		case 1:
+			return d.str(&v.Effective)
+		case 2:
+			return d.i64(&v.ResidentBefore)
+		case 3:
+			return d.i64(&v.ResidentAfter)
+		case 4:
+			return d.i64(&v.TotalBytes)
+		default:
+			return d.str(&v.Note)
+		}
+	})
+}
