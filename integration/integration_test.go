@@ -5,8 +5,10 @@
 package integration
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,11 +76,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"outcome": cmdOutcome,
-			"dead":    cmdDead,
-			"summary": cmdSummary,
-			"counted": cmdCounted,
-			"windows": cmdWindows,
+			"outcome":    cmdOutcome,
+			"dead":       cmdDead,
+			"summary":    cmdSummary,
+			"counted":    cmdCounted,
+			"windows":    cmdWindows,
+			"treehash":   cmdTreeHash,
+			"provenance": cmdProvenance,
 		},
 	})
 }
@@ -297,4 +301,72 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// cmdTreeHash: treehash DIR prints one hash of every path, mode and file
+// content under DIR, so a script can prove a run left the user's tree
+// byte-identical.
+func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: treehash DIR")
+	}
+	root := ts.MkAbs(args[0])
+	h := sha256.New()
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(h, "%s\x00%v\x00", rel, info.Mode())
+		if d.Type().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			h.Write(data)
+			n++
+		}
+		return nil
+	})
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "%x (%d files)\n", h.Sum(nil), n)
+}
+
+// cmdProvenance: provenance FILE PACKAGES [GOLINE] checks that the
+// document proves, for each of PACKAGES packages, that the measured build
+// is the plain go test build: equal go line, build list hash, GODEBUG
+// default and toolchain, with the build list and toolchain really read;
+// GOLINE, when given, is the go line every package must have.
+func cmdProvenance(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 || neg {
+		ts.Fatalf("usage: provenance FILE PACKAGES [GOLINE]")
+	}
+	pv := readDoc(ts, args[0]).Meta.Provenance
+	n, _ := strconv.Atoi(args[1])
+	if len(pv.Builds) != n {
+		ts.Fatalf("provenance of %d packages, want %d: %+v", len(pv.Builds), n, pv.Builds)
+	}
+	if !strings.HasPrefix(pv.Toolchain, "go") {
+		ts.Fatalf("no toolchain recorded: %+v", pv)
+	}
+	for _, b := range pv.Builds {
+		if !b.Same || b.Plain != b.Measured || b.Note != "" {
+			ts.Fatalf("%s: plain and measured builds differ: %+v", b.Package, b)
+		}
+		if !strings.HasPrefix(b.Plain.BuildList, "sha256:") || b.Plain.Modules < 1 || b.Plain.Toolchain != pv.Toolchain {
+			ts.Fatalf("%s: build facts not read: %+v", b.Package, b.Plain)
+		}
+		if len(args) == 3 {
+			if b.Plain.GoLine != args[2] {
+				ts.Fatalf("%s: go line %q, want %q", b.Package, b.Plain.GoLine, args[2])
+			}
+		}
+		ts.Logf("%s: go line %q, %d modules %s, GODEBUG %q, %s (%s)", b.Package, b.Plain.GoLine, b.Plain.Modules,
+			b.Plain.BuildList[:15], b.Plain.DefaultGODEBUG, b.Plain.Toolchain, pv.Injection)
+	}
 }

@@ -176,19 +176,55 @@ type Environment struct {
 	NamesHash string `json:"namesHash"`
 }
 
-// Provenance records how benchsup's worker was linked into the measured
-// module and whether that changed the code under measurement.
+// Provenance records how benchsup's worker got into each test binary and
+// proves that the measured build is the build `go test` makes: for every
+// package, the facts of the plain build (the go command's view with the
+// user's flags) next to those of the measured build (the same view with
+// benchsup's overlay, checked against the binary's own build information).
 type Provenance struct {
-	Injection      string         `json:"injection"` // e.g. "overlay+modfile"
-	ChangedModules []ModuleChange `json:"changedModules"`
+	// Injection says how the worker was linked: "overlay" (a copy of the
+	// worker added to the package's module as a new package, see Worker),
+	// "module" (the module already requires benchsup: its own version's
+	// worker package), or both, comma-separated.
+	Injection string `json:"injection"`
+	// Workers are the import paths of the injected worker packages, one
+	// per module that got one.
+	Workers []string `json:"workers"`
+	// Toolchain is the go command's GOVERSION in the run's directory (the
+	// toolchain go test would use there).
+	Toolchain string         `json:"toolchain"`
+	Builds    []BuildCompare `json:"builds"`
 }
 
-// ModuleChange is a module whose version in the build list changed because
-// the worker was linked in.
-type ModuleChange struct {
-	Path string `json:"path"`
-	From string `json:"from"`
-	To   string `json:"to"`
+// BuildCompare is one package's plain and measured test builds side by
+// side. Same is true only when every fact agrees.
+type BuildCompare struct {
+	Package  string     `json:"package"`
+	Plain    BuildFacts `json:"plain"`
+	Measured BuildFacts `json:"measured"`
+	Same     bool       `json:"same"`
+	// Note says what differs, or why a side could not be read.
+	Note string `json:"note,omitempty"`
+}
+
+// BuildFacts are what decides the code a test binary runs besides its
+// sources.
+type BuildFacts struct {
+	// GoLine is the go line of the package's module as go list reports
+	// it, the language version its code compiles at (1.16 for a go.mod
+	// without one).
+	GoLine string `json:"goLine"`
+	// BuildList is "sha256:" and the hex digest of the sorted lines
+	// "path version[ => replacement version]" of every module whose
+	// packages the test binary links; Modules counts those lines.
+	BuildList string `json:"buildList"`
+	Modules   int    `json:"modules"`
+	// DefaultGODEBUG is the GODEBUG default the go line and //go:debug
+	// directives give the test binary.
+	DefaultGODEBUG string `json:"defaultGodebug"`
+	// Toolchain is the go version that builds (plain) or built (measured)
+	// the binary.
+	Toolchain string `json:"toolchain"`
 }
 
 // Outcome values of a Row or ProcessResult besides the sandbox classes

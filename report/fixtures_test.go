@@ -153,15 +153,21 @@ func meta(mode string, repetitions int) Meta {
 		},
 		Environment: Environment{Policy: "strict", NamesHash: "9f2c41d0"},
 		Containment: "cgroup",
-		Provenance:  Provenance{Injection: "overlay+modfile"},
+		Provenance: Provenance{Injection: "overlay", Workers: []string{"github.com/acme/shop/zz_benchsup_0123456789ab/worker"}, Toolchain: "go1.26.8",
+			Builds: []BuildCompare{{Package: "github.com/acme/shop/codec", Plain: sameFacts, Measured: sameFacts, Same: true}}},
 	}
 }
+
+var sameFacts = BuildFacts{GoLine: "1.20", BuildList: "sha256:5d41402abc4b2a76b9719d911017c592", Modules: 4, Toolchain: "go1.26.8"}
 
 // greenDoc is an all-green run: two packages, three processes per
 // benchmark, every metric kind, and one metric some process lacks.
 func greenDoc() Document {
 	m := meta(ModeBench, 3)
-	m.Provenance.ChangedModules = []ModuleChange{{Path: "golang.org/x/sys", From: "v0.30.0", To: "v0.50.0"}}
+	raised := sameFacts
+	raised.GoLine = "1.21"
+	m.Provenance.Builds = append(m.Provenance.Builds, BuildCompare{Package: "github.com/acme/shop/store", Plain: sameFacts, Measured: raised,
+		Note: "go line 1.20 => 1.21"})
 	mbs := func(v float64) map[string]float64 { return map[string]float64{"MB/s": v} }
 	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
 		benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",

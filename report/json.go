@@ -62,7 +62,8 @@ func WriteJSON(w io.Writer, doc Document) error {
 // normalize returns a copy of doc whose collections are empty rather than
 // nil, leaving the caller's Document untouched.
 func normalize(doc Document) Document {
-	doc.Meta.Provenance.ChangedModules = orEmpty(doc.Meta.Provenance.ChangedModules)
+	doc.Meta.Provenance.Builds = orEmpty(doc.Meta.Provenance.Builds)
+	doc.Meta.Provenance.Workers = orEmpty(doc.Meta.Provenance.Workers)
 	doc.Meta.Knobs.Metrics = orEmpty(doc.Meta.Knobs.Metrics)
 	doc.Columns = orEmpty(doc.Columns)
 	sources := make([]SourceReport, len(doc.Meta.Sources))

@@ -68,7 +68,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteJSON(&buf, Document{}))
 	assert.Contains(t, buf.String(), `"rows": []`)
-	assert.Contains(t, buf.String(), `"changedModules": []`)
+	assert.Contains(t, buf.String(), `"builds": []`)
 	assert.Contains(t, buf.String(), `"schema": 1`)
 }
 

@@ -163,10 +163,27 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
-	for _, c := range m.Provenance.ChangedModules {
-		w.WriteString(p.paint(yellow, fmt.Sprintf(
-			"warning: linking benchsup's worker changed %s from %s to %s: the measured build differs from a plain go test build",
-			c.Path, orDash(c.From), orDash(c.To))) + "\n")
+	writeProvenance(w, m.Provenance, p)
+}
+
+// writeProvenance says in one line that the measured builds are go test's,
+// or warns, per package, where one is not.
+func writeProvenance(w *bufio.Writer, pv Provenance, p painter) {
+	if len(pv.Builds) == 0 {
+		return
+	}
+	same := 0
+	for _, b := range pv.Builds {
+		if b.Same {
+			same++
+			continue
+		}
+		w.WriteString(p.paint(yellow, fmt.Sprintf("warning: the measured build of %s is not the one go test makes: %s",
+			b.Package, orDash(oneLine(b.Note)))) + "\n")
+	}
+	if same > 0 {
+		fmt.Fprintf(w, "build: %d of %d packages as go test builds them (same build list, go line, GODEBUG, toolchain); worker linked by %s\n",
+			same, len(pv.Builds), orDash(pv.Injection))
 	}
 }
 

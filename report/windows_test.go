@@ -195,7 +195,7 @@ func TestWindowsOnly(t *testing.T) {
 	assert.NotContains(t, out, "no benchmark results")
 	assert.NotContains(t, out, "benchmark ", "no empty benchmark table")
 	assert.True(t, strings.HasPrefix(out, "goos: "))
-	assert.Contains(t, out, "containment: cgroup\n\nwindows\nwindow ")
+	assert.Regexp(t, `containment: cgroup\nbuild: [^\n]*\n\nwindows\nwindow `, out)
 }
 
 func TestWindowsOptionalColumns(t *testing.T) {

@@ -92,8 +92,8 @@ type Config struct {
 	Parallel int
 	// GoCommand is the go tool to run; "" means "go" from PATH.
 	GoCommand string
-	// Warnings receives one line per warning (a module version the worker
-	// changed, ...); nil discards them.
+	// Warnings receives one line per warning (a measured build that is
+	// not the one go test makes, ...); nil discards them.
 	Warnings io.Writer
 	// Progress, when set, is called before each child with the identity
 	// about to run, its 1-based position and the number of children

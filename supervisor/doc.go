@@ -1,9 +1,28 @@
 // Package supervisor plans and runs one benchsup run: it resolves packages
 // as `go test` does, links benchsup's worker into each package's test binary
-// without touching the user's tree (a generated file through -overlay, and a
-// temporary go.mod through -modfile when the module does not require
-// benchsup), compiles each binary exactly once, and starts every child
-// through package sandbox.
+// without touching the user's tree, compiles each binary exactly once, and
+// starts every child through package sandbox.
+//
+// # The measured build is go test's build
+//
+// Every go command runs where go test would run, with the user's
+// environment and GOFLAGS, and the only flags benchsup adds to the compile
+// are -overlay and -vet=off. The overlay adds, without writing to disk, a
+// generated entry-point file to each package (registering its test and
+// benchmark functions, and the test the child is started with) and, when
+// the test binary does not already link benchsup, a copy of the worker
+// (packages worker, protocol, sources and measure, embedded in the
+// benchsup binary) as a new package of the package's own module, in a
+// directory named for the source's hash. Those packages import only the
+// standard library and carry a //go:build go1.22 line, so they add no
+// module and compile at Go 1.22 whatever the module's go line, while the
+// user's code keeps its own. Nothing raises a version: no -modfile, no
+// requirement, no go.sum line. A test binary that links benchsup already
+// (the module uses the measure API) gets that version's worker package.
+// Each run records, per package, the go line, a hash of the modules the
+// test binary links and the GODEBUG default for the plain build (go list)
+// and for the measured one (go list with the overlay, checked against the
+// binary's build information), and warns if they differ.
 //
 // In benchmark mode it discovers every leaf benchmark in a fresh child per
 // package (a function that crashes during discovery becomes one error row and
@@ -17,6 +36,7 @@
 // error only when nothing could run at all.
 //
 // What it deliberately does not do: render (package report), compute
-// statistics beyond assembling them (package measure), or write anything into
-// the user's module.
+// statistics beyond assembling them (package measure), write anything into
+// the user's module, or test packages whose files are in the module cache
+// (the go command accepts no overlay there).
 package supervisor

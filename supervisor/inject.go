@@ -1,245 +1,238 @@
 package supervisor
 
 import (
-	"bufio"
 	"bytes"
-	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"go/build/constraint"
+	"go/parser"
+	"go/token"
+	"go/version"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
 	"github.com/benchsup/benchsup"
-	"github.com/benchsup/benchsup/report"
 )
 
-// benchsupModule is the module path the generated files import the worker
-// from.
+// benchsupModule is benchsup's module path.
 const benchsupModule = "github.com/benchsup/benchsup"
 
-// Injection methods recorded in the document's provenance.
+// workerMinGo is the language version every injected file is compiled at
+// (each carries a //go:build line for it, which raises the file's version
+// above an older go line of the user's module and leaves the user's files
+// alone) and so the oldest toolchain benchsup can inject into.
+const workerMinGo = "go1.22"
+
+// How the worker got into a test binary, as the document's provenance
+// records it.
 const (
-	injectModfile = "overlay+modfile"              // the module does not require benchsup: temporary go.mod adds it
-	injectOwn     = "overlay+modfile (own worker)" // the module requires benchsup: its version's worker, temporary go.sum
-	injectSelf    = "overlay"                      // the module is benchsup
+	// routeOverlay: a copy of the worker, added by -overlay to the
+	// package's module as a new package of that module.
+	routeOverlay = "overlay"
+	// routeModule: the test binary already links benchsup (the module
+	// uses the measure API, or is benchsup): the worker package of the
+	// version the module requires.
+	routeModule = "module"
 )
 
-// moduleBuild is how the packages of one module are built.
-type moduleBuild struct {
-	dir      string   // module root
-	goFlags  []string // extra flags for go test -c and go list
-	method   string
-	changes  []report.ModuleChange
-	compared error // why the build lists could not be compared, if so
-}
-
-// goModJSON is the subset of `go mod edit -json` output used here.
-type goModJSON struct {
-	Module  struct{ Path string }
-	Go      string
-	Require []struct{ Path, Version string }
-	Replace []struct {
-		Old struct{ Path string }
-	}
-}
-
-func readGoMod(ctx context.Context, s *supervisor, gomod string) (*goModJSON, error) {
-	out, err := s.goCmd(ctx, filepath.Dir(gomod), "mod", "edit", "-json", gomod).Output()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", gomod, commandError(err))
-	}
-	var m goModJSON
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", gomod, err)
-	}
-	return &m, nil
-}
-
-func (m *goModJSON) mentions(path string) bool {
-	if m.Module.Path == path {
-		return true
-	}
-	for _, r := range m.Require {
-		if r.Path == path {
-			return true
-		}
-	}
-	for _, r := range m.Replace {
-		if r.Old.Path == path {
-			return true
-		}
-	}
-	return false
-}
-
-// prepareModule decides how to link the worker into the module at mod and,
-// when the module does not require benchsup, writes a temporary go.mod and
-// go.sum that add it, leaving the user's files untouched. It also compares
-// the build lists with and without the worker, so a version the worker
-// raised is disclosed.
-func (s *supervisor) prepareModule(ctx context.Context, mod *goModule, index int) (*moduleBuild, error) {
-	mb := &moduleBuild{dir: mod.Dir}
-	if mod.GoMod == "" {
-		return nil, fmt.Errorf("%w: package outside a module (GOPATH mode)", ErrUnsupported)
-	}
-	gm, err := readGoMod(ctx, s, mod.GoMod)
-	if err != nil {
-		return nil, err
-	}
-	if gm.Module.Path == benchsupModule {
-		mb.method = injectSelf
-		return mb, nil
-	}
-	own := gm.mentions(benchsupModule)
-	dir := filepath.Join(s.tmp, fmt.Sprintf("mod%d", index))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	modfile := filepath.Join(dir, "go.mod")
-	orig, err := os.ReadFile(mod.GoMod)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(modfile, orig, 0o644); err != nil {
-		return nil, err
-	}
-	sum, err := os.ReadFile(strings.TrimSuffix(mod.GoMod, ".mod") + ".sum")
-	if err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	workerSum, err := fs.ReadFile(benchsup.WorkerSource, "worker.sum")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), mergeSums(sum, workerSum), 0o644); err != nil {
-		return nil, err
-	}
-	mb.goFlags = []string{"-modfile=" + modfile, "-mod=mod"}
-	if own {
-		// The module requires benchsup (it uses the measure API): its own
-		// version's worker is linked. Only go.sum may need lines for the
-		// worker's imports, which the module's own code does not import.
-		mb.method = injectOwn
-		mb.changes, mb.compared = s.compareBuildLists(ctx, mod, gm.Go, modfile, mb.goFlags)
-		return mb, nil
-	}
-	src, err := s.workerSource()
-	if err != nil {
-		return nil, err
-	}
-	if out, err := s.goCmd(ctx, mod.Dir, "mod", "edit",
-		"-require="+benchsupModule+"@v0.0.0-00010101000000-000000000000",
-		"-replace="+benchsupModule+"="+src, modfile).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("editing the temporary go.mod: %w: %s", err, firstLines(string(out), 5))
-	}
-	mb.method = injectModfile
-	mb.changes, mb.compared = s.compareBuildLists(ctx, mod, gm.Go, modfile, mb.goFlags)
-	return mb, nil
-}
-
-// compareBuildLists lists the module graph without and with the worker
-// (which also settles the temporary go.mod before builds run in parallel)
-// and returns every module whose selected version changed, plus the go line.
-func (s *supervisor) compareBuildLists(ctx context.Context, mod *goModule, goLine, modfile string, flags []string) ([]report.ModuleChange, error) {
-	list := func(flags ...string) (map[string]string, error) {
-		args := append([]string{"list"}, flags...)
-		args = append(args, "-m", "-f", "{{.Path}} {{.Version}}", "all")
-		out, err := s.goCmd(ctx, mod.Dir, args...).Output()
-		if err != nil {
-			return nil, commandError(err)
-		}
-		versions := map[string]string{}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			if path, v, ok := strings.Cut(sc.Text(), " "); ok {
-				versions[path] = v
-			}
-		}
-		return versions, nil
-	}
-	with, err := list(flags...)
-	if err != nil {
-		return nil, fmt.Errorf("listing the build list with the worker: %w", err)
-	}
-	without, err := list()
-	if err != nil {
-		return nil, fmt.Errorf("listing the module's own build list: %w", err)
-	}
-	var changes []report.ModuleChange
-	for path, from := range without {
-		if to, ok := with[path]; ok && to != from {
-			changes = append(changes, report.ModuleChange{Path: path, From: from, To: to})
-		}
-	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-	// The go command raises the go line when a requirement needs a newer
-	// language version; that changes semantics such as loop variables.
-	if after, err := readGoMod(ctx, s, modfile); err == nil && after.Go != goLine {
-		changes = append(changes, report.ModuleChange{Path: "go (go.mod go line)", From: goLine, To: after.Go})
-	}
-	return changes, nil
-}
-
-// mergeSums appends the lines of extra that sum lacks.
-func mergeSums(sum, extra []byte) []byte {
-	have := map[string]bool{}
-	for _, l := range strings.Split(string(sum), "\n") {
-		have[strings.TrimSpace(l)] = true
-	}
-	out := bytes.TrimRight(sum, "\n")
-	if len(out) > 0 {
-		out = append(out, '\n')
-	}
-	for _, l := range strings.Split(string(extra), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !have[l] {
-			out = append(out, l...)
-			out = append(out, '\n')
-			have[l] = true
-		}
-	}
-	return out
-}
-
-// workerSource writes the embedded worker module once per run and returns
-// its directory.
-func (s *supervisor) workerSource() (string, error) {
-	s.srcOnce.Do(func() {
-		dir := filepath.Join(s.tmp, "benchsup-worker")
-		s.srcErr = fs.WalkDir(benchsup.WorkerSource, ".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
-				return err
-			}
-			data, err := fs.ReadFile(benchsup.WorkerSource, path)
-			if err != nil {
-				return err
-			}
-			switch path {
-			case "worker.mod":
-				path = "go.mod"
-			case "worker.sum":
-				path = "go.sum"
-			}
-			dst := filepath.Join(dir, filepath.FromSlash(path))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(dst, data, 0o644)
-		})
-		s.srcDir = dir
-	})
-	return s.srcDir, s.srcErr
-}
-
-// Names of the generated files, as they appear (through the overlay) in the
-// package directory.
+// Names of the generated entry-point files, as they appear (through the
+// overlay) in the package directory.
 const (
 	genInternal = "zz_benchsup_internal_test.go"
 	genExternal = "zz_benchsup_external_test.go"
 )
+
+// Errors of injection a caller can branch on.
+var (
+	// ErrModuleCache: the package's files are in the module cache, where
+	// the go command accepts no overlay.
+	ErrModuleCache = errors.New("package in the module cache")
+	// ErrToolchain: the toolchain is older than the injected worker needs.
+	ErrToolchain = errors.New("toolchain too old for benchsup's worker")
+)
+
+// injector places benchsup's worker and the generated entry points into
+// the user's packages through one overlay file, writing only under its
+// scratch directory. Nothing it does changes the user's go.mod, go.sum,
+// go.work or vendor directory, so the test binary is built from exactly
+// the build list, go line and toolchain go test would use.
+type injector struct {
+	dir     string            // scratch directory for the generated files
+	name    string            // the injected directory's name: "zz_benchsup_" and a hash of the worker's source
+	version string            // what the injected worker reports as its version
+	files   map[string][]byte // the worker's closure: slash path ("worker/bench.go") -> source, tests excluded
+	replace map[string]string // the overlay: path in the user's tree -> generated file
+	workers map[string]string // module directory -> import path of the worker injected there
+}
+
+// newInjector reads the worker's embedded source. Its hash names the
+// injected directory, so that identical workers share the go command's
+// build cache across runs.
+func newInjector(dir, benchsupVersion string) (*injector, error) {
+	in := &injector{dir: dir, files: map[string][]byte{}, replace: map[string]string{}, workers: map[string]string{}}
+	h := sha256.New()
+	err := fs.WalkDir(benchsup.WorkerSource, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		data, err := fs.ReadFile(benchsup.WorkerSource, p)
+		if err != nil {
+			return err
+		}
+		in.files[p] = data
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded worker: %w", err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))[:12]
+	in.name = "zz_benchsup_" + sum
+	in.version = benchsupVersion + " (injected, source " + sum + ")"
+	return in, nil
+}
+
+// inject adds the worker to mod, once per module, and returns its import
+// path. toolchain is the GOVERSION go test would use; modcache is
+// GOMODCACHE.
+func (in *injector) inject(mod *goModule, toolchain, modcache string) (string, error) {
+	if mod == nil {
+		return "", fmt.Errorf("%w: package outside a module (GOPATH mode)", ErrUnsupported)
+	}
+	if w, ok := in.workers[mod.Dir]; ok {
+		return w, nil
+	}
+	if version.IsValid(toolchain) && version.Compare(toolchain, workerMinGo) < 0 {
+		return "", fmt.Errorf("%w: benchsup's worker needs %s or newer, and this module builds with %s", ErrToolchain, workerMinGo, toolchain)
+	}
+	if mod.Dir == "" {
+		return "", fmt.Errorf("%w: module %s has no directory (vendored?)", ErrUnsupported, mod.Path)
+	}
+	if modcache != "" && within(mod.Dir, modcache) {
+		return "", fmt.Errorf("%w (%s): the go command accepts no overlay there, so benchsup cannot add its entry point; run benchsup in a checkout of %s",
+			ErrModuleCache, mod.Dir, mod.Path)
+	}
+	target := filepath.Join(mod.Dir, in.name)
+	if _, err := os.Lstat(target); err == nil {
+		return "", fmt.Errorf("%s exists; benchsup needs that name for the worker package it adds to the build", target)
+	}
+	prefix := mod.Path + "/" + in.name
+	out := filepath.Join(in.dir, "worker", strconv.Itoa(len(in.workers)))
+	add := func(rel string, data []byte) error {
+		dst := filepath.Join(out, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		in.replace[filepath.Join(target, filepath.FromSlash(rel))] = dst
+		return os.WriteFile(dst, data, 0o644)
+	}
+	for _, rel := range slices.Sorted(maps.Keys(in.files)) {
+		src, err := rewriteWorkerFile(in.files[rel], prefix, workerMinGo)
+		if err != nil {
+			return "", fmt.Errorf("benchsup's embedded worker: %s: %w", rel, err)
+		}
+		if err := add(rel, src); err != nil {
+			return "", err
+		}
+	}
+	versionFile := fmt.Sprintf("//go:build %s\n\n// Code generated by benchsup. DO NOT EDIT.\n\npackage worker\n\nfunc init() { injectedVersion = %q }\n",
+		workerMinGo, in.version)
+	if err := add("worker/zz_benchsup_version.go", []byte(versionFile)); err != nil {
+		return "", err
+	}
+	in.workers[mod.Dir] = prefix + "/worker"
+	return prefix + "/worker", nil
+}
+
+// importPaths returns the import paths of the injected workers, sorted.
+func (in *injector) importPaths() []string {
+	return slices.Sorted(maps.Values(in.workers))
+}
+
+// within reports whether path is dir or lies below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// rewriteWorkerFile prepares one file of the worker's closure for
+// injection: imports of benchsup's packages point below prefix, and the
+// file's build constraint gains minGo. Any other import that is not the
+// standard library is refused: the injected worker must add no module.
+func rewriteWorkerFile(src []byte, prefix, minGo string) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		rest, ours := strings.CutPrefix(p, benchsupModule+"/")
+		switch {
+		case ours:
+			edits = append(edits, edit{fset.Position(imp.Path.Pos()).Offset, fset.Position(imp.Path.End()).Offset, strconv.Quote(prefix + "/" + rest)})
+		case !isStandard(p):
+			return nil, fmt.Errorf("imports %s, which is neither the standard library nor benchsup", p)
+		}
+	}
+	// The build constraint is a //go:build line before the package clause.
+	pkgOffset := fset.Position(f.Package).Offset
+	head := string(src[:pkgOffset])
+	minExpr := &constraint.TagExpr{Tag: minGo}
+	found := false
+	for lineStart := 0; lineStart < len(head); {
+		lineEnd := strings.IndexByte(head[lineStart:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(head) - lineStart
+		}
+		line := head[lineStart : lineStart+lineEnd]
+		if constraint.IsGoBuild(line) {
+			expr, err := constraint.Parse(line)
+			if err != nil {
+				return nil, err
+			}
+			combined := &constraint.AndExpr{X: minExpr, Y: expr}
+			edits = append(edits, edit{lineStart, lineStart + lineEnd, "//go:build " + combined.String()})
+			found = true
+			break
+		}
+		lineStart += lineEnd + 1
+	}
+	out := slices.Clone(src)
+	slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
+	for _, e := range edits {
+		out = slices.Concat(out[:e.start], []byte(e.text), out[e.end:])
+	}
+	if !found {
+		out = slices.Concat([]byte("//go:build "+minGo+"\n\n"), out)
+	}
+	return out, nil
+}
+
+// isStandard reports whether an import path names a standard-library
+// package: its first element has no dot.
+func isStandard(importPath string) bool {
+	first, _, _ := strings.Cut(importPath, "/")
+	return !strings.Contains(first, ".")
+}
 
 var genTemplate = template.Must(template.New("gen").Parse(`// Code generated by benchsup. DO NOT EDIT.
 
@@ -249,7 +242,7 @@ import (
 {{- if .Entry}}
 	"testing"
 {{end}}
-	benchsupworker "github.com/benchsup/benchsup/worker"
+	benchsupworker {{printf "%q" .Worker}}
 )
 
 func init() {
@@ -265,41 +258,100 @@ func init() {
 func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
 {{end}}`))
 
-// overlay writes the generated files of one package and the overlay file
-// that places them in the package directory; it returns the overlay's path.
-func (s *supervisor) overlay(p *pkgPlan, index int) (string, error) {
-	dir := filepath.Join(s.tmp, fmt.Sprintf("pkg%d", index))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+// entryPoints generates p's entry-point files (they register its test and
+// benchmark functions with the worker at worker, and add the one test
+// benchsup starts the binary with) and adds them to the overlay. The
+// generated code uses nothing newer than Go 1.0, so it compiles at any go
+// line.
+func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
+	for _, f := range []testFuncs{p.internal, p.external} {
+		if slices.Contains(f.Tests, "TestBenchsupWorker") {
+			return fmt.Errorf("the package declares TestBenchsupWorker, the test benchsup adds to start its worker")
+		}
 	}
-	replace := map[string]string{}
+	dir := filepath.Join(in.dir, "pkg", strconv.Itoa(index))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	gen := func(name, pkgName string, funcs testFuncs, entry bool) error {
 		target := filepath.Join(p.pkg.Dir, name)
-		if _, err := os.Stat(target); err == nil {
+		if _, err := os.Lstat(target); err == nil {
 			return fmt.Errorf("%s already exists; benchsup needs that name for its generated file", target)
 		}
 		var buf bytes.Buffer
 		if err := genTemplate.Execute(&buf, map[string]any{
-			"Package": pkgName, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Entry": entry,
+			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Entry": entry,
 		}); err != nil {
 			return err
 		}
 		src := filepath.Join(dir, name)
-		replace[target] = src
+		in.replace[target] = src
 		return os.WriteFile(src, buf.Bytes(), 0o644)
 	}
 	if err := gen(genInternal, p.pkg.Name, p.internal, true); err != nil {
-		return "", err
+		return err
 	}
-	if len(p.pkg.XTestGoFiles) > 0 {
-		if err := gen(genExternal, p.pkg.Name+"_test", p.external, false); err != nil {
+	// An external test package with nothing to register gets no file: an
+	// import it would not use does not compile.
+	if len(p.external.Tests)+len(p.external.Benchmarks) > 0 {
+		return gen(genExternal, p.pkg.Name+"_test", p.external, false)
+	}
+	return nil
+}
+
+// writeOverlay writes the overlay file and returns its path. goflags is
+// the go command's GOFLAGS: an overlay the user set there is merged in,
+// because the -overlay flag benchsup passes replaces it.
+func (in *injector) writeOverlay(goflags, runDir string) (string, error) {
+	replace := maps.Clone(in.replace)
+	if user := userOverlay(goflags); user != "" {
+		if !filepath.IsAbs(user) {
+			user = filepath.Join(runDir, user) // the go command resolves it in its working directory
+		}
+		data, err := os.ReadFile(user)
+		if err != nil {
+			return "", fmt.Errorf("reading the overlay GOFLAGS names: %w", err)
+		}
+		var theirs struct{ Replace map[string]string }
+		if err := json.Unmarshal(data, &theirs); err != nil {
+			return "", fmt.Errorf("reading the overlay GOFLAGS names (%s): %w", user, err)
+		}
+		if err := mergeOverlay(replace, theirs.Replace); err != nil {
 			return "", err
 		}
 	}
-	data, err := json.Marshal(map[string]any{"Replace": replace})
+	data, err := json.MarshalIndent(map[string]any{"Replace": replace}, "", "\t")
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "overlay.json")
-	return path, os.WriteFile(path, data, 0o644)
+	p := filepath.Join(in.dir, "overlay.json")
+	return p, os.WriteFile(p, data, 0o644)
+}
+
+// userOverlay returns the file of an -overlay flag in GOFLAGS, or "".
+func userOverlay(goflags string) string {
+	for _, f := range strings.Fields(goflags) {
+		f = strings.TrimPrefix(f, "-")
+		if v, ok := strings.CutPrefix(f, "-overlay="); ok {
+			return v
+		}
+		if v, ok := strings.CutPrefix(f, "overlay="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// mergeOverlay adds the user's overlay entries to ours, as written: the go
+// command resolves relative ones in its working directory, which is the
+// one go test would have. An entry for a path benchsup generates is a
+// conflict.
+func mergeOverlay(ours, theirs map[string]string) error {
+	for k, v := range theirs {
+		if _, clash := ours[k]; clash {
+			return fmt.Errorf("the overlay in GOFLAGS replaces %s, which benchsup generates", k)
+		}
+		ours[k] = v
+	}
+	return nil
 }

@@ -7,60 +7,163 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
 // goPackage is the subset of `go list -json` output the supervisor uses.
 type goPackage struct {
-	ImportPath   string
-	Name         string
-	Dir          string
-	TestGoFiles  []string
-	XTestGoFiles []string
-	Module       *goModule
-	Error        *struct{ Err string }
+	ImportPath     string
+	Name           string
+	Dir            string
+	TestGoFiles    []string
+	XTestGoFiles   []string
+	Module         *goModule
+	Error          *struct{ Err string }
+	DepOnly        bool     // listed only as a dependency of a matched package
+	ForTest        string   // a test variant: the package whose test binary it is compiled for
+	Deps           []string // every package the package links, transitively
+	DefaultGODEBUG string   // of a main package: the test binary's GODEBUG default
 }
 
 type goModule struct {
 	Path      string
+	Version   string
+	Main      bool
 	Dir       string
 	GoMod     string
 	GoVersion string
+	Replace   *goModule
 }
 
 func (p *goPackage) hasTests() bool { return len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 }
 
-// listPackages resolves patterns as `go test` would, in dir.
-func (s *supervisor) listPackages(ctx context.Context, patterns []string) ([]*goPackage, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error"}, patterns...)
-	out, err := s.goCmd(ctx, s.cfg.Dir, args...).Output()
+// listing is what one `go list -deps -test` says of the matched packages:
+// the packages themselves, and for each its test binary with everything
+// that binary links.
+type listing struct {
+	roots  []*goPackage          // the packages the patterns matched, in the go command's order
+	byPath map[string]*goPackage // every listed package by import path, test variants included
+}
+
+// testMain returns the test binary's main package of root, or nil when
+// root has no test files.
+func (l *listing) testMain(root *goPackage) *goPackage {
+	return l.byPath[root.ImportPath+".test"]
+}
+
+// modules returns, sorted, one line per module whose packages the test
+// binary of root links: "path version", with " => path version" for a
+// replacement. Main modules have no version.
+func (l *listing) modules(root *goPackage) []string {
+	main := l.testMain(root)
+	if main == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	add := func(m *goModule) {
+		if m == nil {
+			return
+		}
+		line := m.Path + " " + m.Version
+		if r := m.Replace; r != nil {
+			line += " => " + r.Path + " " + r.Version
+		}
+		seen[strings.TrimSpace(line)] = true
+	}
+	add(main.Module)
+	for _, d := range main.Deps {
+		if p := l.byPath[d]; p != nil {
+			add(p.Module)
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// links reports whether the test binary of root links a package of the
+// module at path.
+func (l *listing) links(root *goPackage, path string) bool {
+	main := l.testMain(root)
+	if main == nil {
+		return false
+	}
+	for _, d := range main.Deps {
+		if p := l.byPath[d]; p != nil && p.Module != nil && p.Module.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// listFields are the go list fields the supervisor reads.
+const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Deps,DefaultGODEBUG"
+
+// listPackages resolves patterns as `go test` would, in the run's
+// directory, with flags added to the go command's (an overlay, for the
+// measured build's view).
+func (s *supervisor) listPackages(ctx context.Context, flags []string, patterns []string) (*listing, error) {
+	args := append([]string{"list", "-e", "-deps", "-test", "-json=" + listFields}, flags...)
+	args = append(args, patterns...)
+	out, err := s.goCmd(ctx, args...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %w", strings.Join(patterns, " "), commandError(err))
 	}
-	var pkgs []*goPackage
+	l := &listing{byPath: map[string]*goPackage{}}
+	var all []*goPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p goPackage
-		if err := dec.Decode(&p); err == io.EOF {
+		p := new(goPackage)
+		if err := dec.Decode(p); err == io.EOF {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("go list: reading its output: %w", err)
 		}
-		pkgs = append(pkgs, &p)
+		l.byPath[p.ImportPath] = p
+		all = append(all, p)
 	}
-	if len(pkgs) == 0 {
+	for _, p := range all {
+		// -test adds, for each matched package with tests, its test
+		// variants (ForTest set) and the test binary's main package
+		// "path.test"; the matched packages are the rest.
+		isTestMain := p.Name == "main" && strings.HasSuffix(p.ImportPath, ".test") && l.byPath[strings.TrimSuffix(p.ImportPath, ".test")] != nil
+		if !p.DepOnly && p.ForTest == "" && !isTestMain {
+			l.roots = append(l.roots, p)
+		}
+	}
+	if len(l.roots) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoPackages, strings.Join(patterns, " "))
 	}
-	return pkgs, nil
+	return l, nil
 }
 
-// goCmd returns a go command run in dir. It never gets -mod=mod without
-// -modfile: the user's go.mod and go.sum are not to be touched.
-func (s *supervisor) goCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
+// goCmd returns a go command run in the run's directory, where go test
+// would run: the main module, the workspace and the toolchain are the
+// ones go test would use there.
+func (s *supervisor) goCmd(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, s.cfg.GoCommand, args...)
-	cmd.Dir = dir
+	cmd.Dir = s.cfg.Dir
 	return cmd
+}
+
+// goEnv is the part of the go command's environment a run depends on.
+type goEnv struct {
+	GOVERSION  string // the toolchain go test would use in the run's directory
+	GOMODCACHE string
+	GOFLAGS    string
+}
+
+func (s *supervisor) readGoEnv(ctx context.Context) (goEnv, error) {
+	var e goEnv
+	out, err := s.goCmd(ctx, "env", "-json", "GOVERSION", "GOMODCACHE", "GOFLAGS").Output()
+	if err != nil {
+		return e, fmt.Errorf("go env: %w", commandError(err))
+	}
+	if err := json.Unmarshal(out, &e); err != nil {
+		return e, fmt.Errorf("go env: reading its output: %w", err)
+	}
+	return e, nil
 }
 
 // commandError adds a command's stderr to its error.

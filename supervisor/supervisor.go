@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,9 +23,10 @@ type supervisor struct {
 	cfg Config
 	tmp string
 
-	srcOnce sync.Once
-	srcDir  string
-	srcErr  error
+	env     goEnv     // the go command's environment in the run's directory
+	plain   *listing  // the packages as go test builds them
+	inj     *injector // the worker and entry points, as one overlay
+	overlay string    // the overlay file every build and the measured listing use
 
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
@@ -36,7 +38,7 @@ type pkgPlan struct {
 	pkg      *goPackage
 	internal testFuncs
 	external testFuncs
-	build    *moduleBuild
+	route    string // routeOverlay or routeModule
 	binary   string
 	failure  *report.Row // a package-level failure (build, discovery)
 }
@@ -69,6 +71,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
 	s.buildAll(ctx, plans)
+	doc.Meta.Provenance = s.provenance(ctx, plans)
 	for _, p := range plans {
 		if p.failure != nil {
 			rows = append(rows, *p.failure)
@@ -103,25 +106,33 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 
 func (s *supervisor) close() { os.RemoveAll(s.tmp) }
 
-// plan resolves the packages, finds their functions and prepares each
-// module's build. Packages that keep rejects (nothing to run) are dropped
-// quietly.
+// plan resolves the packages as go test does, finds their functions and
+// writes the overlay that links the worker into each package's test
+// binary. Packages that keep rejects (nothing to run) are dropped quietly.
 func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []report.Row, error) {
 	if s.cfg.Dir != "" {
 		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
 			return nil, nil, fmt.Errorf("directory %s: not a directory", s.cfg.Dir)
 		}
 	}
-	pkgs, err := s.listPackages(ctx, s.cfg.Packages)
-	if err != nil {
+	var err error
+	if s.env, err = s.readGoEnv(ctx); err != nil {
+		return nil, nil, err
+	}
+	if s.plain, err = s.listPackages(ctx, nil, s.cfg.Packages); err != nil {
+		return nil, nil, err
+	}
+	if s.inj, err = newInjector(filepath.Join(s.tmp, "gen"), benchsupVersion()); err != nil {
 		return nil, nil, err
 	}
 	var plans []*pkgPlan
 	var rows []report.Row
-	modules := map[string]*moduleBuild{}
-	for _, pkg := range pkgs {
+	fail := func(pkg *goPackage, msg, output string) {
+		rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, msg, output))
+	}
+	for _, pkg := range s.plain.roots {
 		if pkg.Error != nil {
-			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, firstLine(pkg.Error.Err), pkg.Error.Err))
+			fail(pkg, firstLine(pkg.Error.Err), pkg.Error.Err)
 			continue
 		}
 		if !pkg.hasTests() {
@@ -132,34 +143,40 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 			p.external, err = scanTestFiles(pkg.Dir, pkg.XTestGoFiles)
 		}
 		if err != nil {
-			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, err.Error(), ""))
+			fail(pkg, err.Error(), "")
 			continue
 		}
 		if !keep(p) {
 			continue
 		}
-		if pkg.Module == nil {
-			rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, ErrUnsupported.Error()+": package outside a module", ""))
+		worker, err := s.workerFor(p)
+		if err == nil {
+			err = s.inj.entryPoints(p, len(plans), worker)
+		}
+		if err != nil {
+			fail(pkg, err.Error(), "")
 			continue
 		}
-		mb, ok := modules[pkg.Module.GoMod]
-		if !ok {
-			if mb, err = s.prepareModule(ctx, pkg.Module, len(modules)); err != nil {
-				return nil, nil, err
-			}
-			modules[pkg.Module.GoMod] = mb
-			for _, c := range mb.changes {
-				fmt.Fprintf(s.cfg.Warnings, "linking the worker changed %s in %s's build list: %s => %s; the measured code changed\n",
-					c.Path, pkg.Module.Path, c.From, c.To)
-			}
-			if mb.compared != nil {
-				fmt.Fprintf(s.cfg.Warnings, "could not check whether linking the worker changed %s's build list: %v\n", pkg.Module.Path, firstLine(mb.compared.Error()))
-			}
-		}
-		p.build = mb
 		plans = append(plans, p)
 	}
+	if s.overlay, err = s.inj.writeOverlay(s.env.GOFLAGS, s.cfg.Dir); err != nil {
+		return nil, nil, err
+	}
 	return plans, rows, nil
+}
+
+// workerFor decides how the worker gets into p's test binary and returns
+// the worker's import path. A test binary that already links benchsup
+// (the module uses the measure API, or is benchsup) uses that version's
+// worker, so the two agree on the hooks between them; any other gets a
+// copy injected into its module.
+func (s *supervisor) workerFor(p *pkgPlan) (string, error) {
+	if m := p.pkg.Module; m != nil && (m.Path == benchsupModule || s.plain.links(p.pkg, benchsupModule)) {
+		p.route = routeModule
+		return benchsupModule + "/worker", nil
+	}
+	p.route = routeOverlay
+	return s.inj.inject(p.pkg.Module, s.env.GOVERSION, s.env.GOMODCACHE)
 }
 
 // buildAll compiles every package's test binary once, in parallel.
@@ -172,20 +189,73 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 	})
 }
 
+// build compiles p's test binary as go test would, with the overlay as
+// the only addition. -vet=off: vet would try to enter the injected
+// directory, which exists only in the overlay.
 func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
-	ov, err := s.overlay(p, index)
-	if err != nil {
-		return err
-	}
 	bin := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath)))
-	args := append([]string{"test", "-c", "-o", bin, "-overlay=" + ov}, p.build.goFlags...)
-	args = append(args, p.pkg.ImportPath)
-	out, err := s.goCmd(ctx, p.build.dir, args...).CombinedOutput()
+	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", bin, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s", firstLines(string(out), 20))
+		return errors.New(describeBuildFailure(string(out), s.inj.name))
 	}
 	p.binary = bin
 	return nil
+}
+
+// describeBuildFailure says whose code failed to build: the package's
+// own (the compiler's first lines, as go test shows them), benchsup's
+// generated entry point, or benchsup's injected worker.
+func describeBuildFailure(out, injectedDir string) string {
+	out = firstLines(out, 20)
+	switch {
+	case injectedDir != "" && strings.Contains(out, injectedDir):
+		return "benchsup's injected worker does not build here (a benchsup bug, please report it):\n" + out
+	case strings.Contains(out, genInternal) || strings.Contains(out, genExternal):
+		return "benchsup's generated entry point does not compile with this package (a name it declares collides?):\n" + out
+	}
+	return out
+}
+
+// provenance compares each built package's measured build with the one
+// go test makes, and warns about any difference.
+func (s *supervisor) provenance(ctx context.Context, plans []*pkgPlan) report.Provenance {
+	pv := report.Provenance{Toolchain: s.env.GOVERSION, Workers: s.inj.importPaths(), Builds: []report.BuildCompare{}}
+	var routes, paths []string
+	for _, p := range plans {
+		if !slices.Contains(routes, p.route) {
+			routes = append(routes, p.route)
+		}
+		if p.binary != "" {
+			paths = append(paths, p.pkg.ImportPath)
+		}
+	}
+	slices.Sort(routes)
+	pv.Injection = strings.Join(routes, ",")
+	if len(paths) == 0 {
+		return pv
+	}
+	measured, err := s.listPackages(ctx, []string{"-overlay=" + s.overlay}, paths)
+	for _, p := range plans {
+		if p.binary == "" {
+			continue
+		}
+		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION)}
+		if err != nil {
+			bc.Note = "listing the measured build: " + firstLine(err.Error())
+		} else {
+			var note string
+			bc.Measured, note = measuredFacts(measured, p.pkg, p.binary)
+			bc.Same, bc.Note = compareBuilds(bc.Plain, bc.Measured)
+			if note != "" {
+				bc.Same, bc.Note = false, strings.TrimPrefix(bc.Note+"; "+note, "; ")
+			}
+		}
+		if !bc.Same {
+			fmt.Fprintf(s.cfg.Warnings, "the measured build of %s is not the one go test makes: %s\n", bc.Package, bc.Note)
+		}
+		pv.Builds = append(pv.Builds, bc)
+	}
+	return pv
 }
 
 // childConfig is the sandbox configuration of one child of p.
@@ -240,28 +310,17 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 			PerfBatch:        s.cfg.PerfBatch,
 			PerfScaled:       s.cfg.PerfScaled,
 		},
-		Provenance: report.Provenance{ChangedModules: []report.ModuleChange{}},
 	}
 	if s.cfg.Mode == ModeBench {
 		m.Mode = "bench"
 		m.Sources = s.sourceReports()
 	}
-	seen := map[*moduleBuild]bool{}
-	var methods []string
 	for _, p := range plans {
-		if m.Module == "" && p.pkg.Module != nil {
+		if p.pkg.Module != nil {
 			m.Module = p.pkg.Module.Path
+			break
 		}
-		if seen[p.build] {
-			continue
-		}
-		seen[p.build] = true
-		if !slices.Contains(methods, p.build.method) {
-			methods = append(methods, p.build.method)
-		}
-		m.Provenance.ChangedModules = append(m.Provenance.ChangedModules, p.build.changes...)
 	}
-	m.Provenance.Injection = strings.Join(methods, ",")
 	return m
 }
 

@@ -42,22 +42,6 @@ func TestIsTestName(t *testing.T) {
 	}
 }
 
-func TestMergeSums(t *testing.T) {
-	tests := []struct {
-		name, sum, extra, want string
-	}{
-		{"empty user sum", "", "a h1\nb h1\n", "a h1\nb h1\n"},
-		{"dedupe", "a h1\n", "a h1\nb h1\n", "a h1\nb h1\n"},
-		{"missing final newline", "a h1", "b h1", "a h1\nb h1\n"},
-		{"nothing to add", "a h1\n", "", "a h1\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, string(mergeSums([]byte(tt.sum), []byte(tt.extra))))
-		})
-	}
-}
-
 func u64(v uint64) *uint64 { return &v }
 
 func process(idx int, nsPerOp ...int64) report.ProcessResult {

@@ -60,8 +60,18 @@ func Serve(t *testing.T) {
 	}
 }
 
-// Version returns the worker's module version as the build recorded it.
+// injectedVersion is set by a file the supervisor generates into a copy of
+// this package injected into a user's module, where the build information
+// knows nothing of benchsup; it is empty when the package is linked from
+// the benchsup module itself.
+var injectedVersion string
+
+// Version returns the worker's version: the benchsup module version the
+// build recorded, or what the supervisor stamped into an injected copy.
 func Version() string {
+	if injectedVersion != "" {
+		return injectedVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

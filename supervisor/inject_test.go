@@ -1,0 +1,240 @@
+package supervisor
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+func TestRewriteWorkerFile(t *testing.T) {
+	tests := []struct {
+		name, src, want, err string
+	}{
+		{
+			name: "no constraint, benchsup and std imports",
+			src:  "// Package w is a worker.\npackage w\n\nimport (\n\t\"fmt\"\n\tp \"github.com/benchsup/benchsup/protocol\"\n)\n",
+			want: "//go:build go1.22\n\n// Package w is a worker.\npackage w\n\nimport (\n\t\"fmt\"\n\tp \"example.com/m/zz_x/protocol\"\n)\n",
+		},
+		{
+			name: "constraint joined",
+			src:  "//go:build linux || darwin\n\npackage w\n\nimport \"github.com/benchsup/benchsup/sources\"\n",
+			want: "//go:build go1.22 && (linux || darwin)\n\npackage w\n\nimport \"example.com/m/zz_x/sources\"\n",
+		},
+		{
+			name: "constraint after a comment",
+			src:  "// Copyright.\n\n//go:build !linux\n\npackage w\n",
+			want: "// Copyright.\n\n//go:build go1.22 && !linux\n\npackage w\n",
+		},
+		{
+			name: "a go:build inside the package is not the constraint",
+			src:  "package w\n\n//go:build linux\nvar x = 1\n",
+			want: "//go:build go1.22\n\npackage w\n\n//go:build linux\nvar x = 1\n",
+		},
+		{
+			name: "a module import is refused",
+			src:  "package w\n\nimport \"golang.org/x/sys/unix\"\n",
+			err:  "imports golang.org/x/sys/unix, which is neither the standard library nor benchsup",
+		},
+		{name: "not Go", src: "pack age", err: "expected 'package'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rewriteWorkerFile([]byte(tt.src), "example.com/m/zz_x", "go1.22")
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+// TestEmbeddedWorkerIsStandardOnly rewrites every embedded file as an
+// injection does: any import outside the standard library and benchsup's
+// own packages fails it.
+func TestEmbeddedWorkerIsStandardOnly(t *testing.T) {
+	in, err := newInjector(t.TempDir(), "v0.0.0")
+	require.NoError(t, err)
+	require.NotEmpty(t, in.files)
+	dirs := map[string]bool{}
+	for rel, src := range in.files {
+		dirs[filepath.Dir(rel)] = true
+		_, err := rewriteWorkerFile(src, "example.com/m/"+in.name, workerMinGo)
+		assert.NoError(t, err, rel)
+		assert.False(t, strings.HasSuffix(rel, "_test.go"), "%s: test files are not injected", rel)
+	}
+	assert.Equal(t, map[string]bool{"worker": true, "protocol": true, "sources": true, "measure": true}, dirs)
+	assert.Regexp(t, `^zz_benchsup_[0-9a-f]{12}$`, in.name)
+}
+
+// TestEmbeddedWorkerBuildsOffline extracts the injected worker into a
+// module with an old go line and no requirements, as an injection places
+// it, and builds and vets it with the network and the module cache out of
+// reach: it must need nothing but the standard library, and vet's
+// stdversion check holds it to Go 1.22's standard library.
+func TestEmbeddedWorkerBuildsOffline(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/old\n\ngo 1.12\n"), 0o644))
+	in, err := newInjector(t.TempDir(), "v0.0.0")
+	require.NoError(t, err)
+	worker, err := in.inject(&goModule{Path: "example.com/old", Dir: root}, "go1.26.0", "")
+	require.NoError(t, err)
+	assert.Equal(t, "example.com/old/"+in.name+"/worker", worker)
+	for dst, src := range in.replace {
+		data, err := os.ReadFile(src)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+	}
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOMODCACHE="+filepath.Join(root, "nocache"), "GOTOOLCHAIN=local", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		assert.NoError(t, err, "go %s: %s", strings.Join(args, " "), out)
+	}
+}
+
+func TestInjectRefuses(t *testing.T) {
+	root := t.TempDir()
+	in, err := newInjector(filepath.Join(root, "gen"), "v0.0.0")
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		mod       *goModule
+		toolchain string
+		setup     func(dir string)
+		err       string
+	}{
+		{name: "GOPATH mode", err: "package outside a module"},
+		{name: "old toolchain", mod: &goModule{Path: "m", Dir: filepath.Join(root, "a")}, toolchain: "go1.21.5",
+			err: "benchsup's worker needs go1.22 or newer, and this module builds with go1.21.5"},
+		{name: "module cache", mod: &goModule{Path: "m", Dir: filepath.Join(root, "cache", "m@v1.0.0")},
+			err: "package in the module cache"},
+		{name: "directory exists", mod: &goModule{Path: "m", Dir: filepath.Join(root, "b")},
+			setup: func(dir string) { require.NoError(t, os.MkdirAll(filepath.Join(dir, in.name), 0o755)) },
+			err:   "exists; benchsup needs that name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.setup != nil {
+				tt.setup(tt.mod.Dir)
+			}
+			if tt.toolchain == "" {
+				tt.toolchain = "go1.26.8"
+			}
+			_, err := in.inject(tt.mod, tt.toolchain, filepath.Join(root, "cache"))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.err)
+		})
+	}
+	t.Run("a devel toolchain is not refused", func(t *testing.T) {
+		_, err := in.inject(&goModule{Path: "m", Dir: filepath.Join(root, "c")}, "devel go1.27-abcdef", "")
+		assert.NoError(t, err)
+	})
+}
+
+func TestEntryPoints(t *testing.T) {
+	pkgDir := t.TempDir()
+	in, err := newInjector(t.TempDir(), "v0.0.0")
+	require.NoError(t, err)
+	p := &pkgPlan{pkg: &goPackage{Name: "p", Dir: pkgDir},
+		internal: testFuncs{Tests: []string{"TestA"}, Benchmarks: []string{"BenchmarkB"}}}
+	require.NoError(t, in.entryPoints(p, 0, "example.com/m/zz/worker"))
+	internal, ok := in.replace[filepath.Join(pkgDir, genInternal)]
+	require.True(t, ok)
+	_, ok = in.replace[filepath.Join(pkgDir, genExternal)]
+	assert.False(t, ok, "an external test package with nothing to register gets no file")
+	src, err := os.ReadFile(internal)
+	require.NoError(t, err)
+	assert.Contains(t, string(src), `benchsupworker "example.com/m/zz/worker"`)
+	assert.Contains(t, string(src), `benchsupworker.RegisterTest("TestA", TestA)`)
+	assert.Contains(t, string(src), `benchsupworker.RegisterBenchmark("BenchmarkB", BenchmarkB)`)
+
+	p.external = testFuncs{Tests: []string{"TestX"}}
+	require.NoError(t, in.entryPoints(p, 1, "example.com/m/zz/worker"))
+	assert.Contains(t, in.replace, filepath.Join(pkgDir, genExternal))
+
+	p.internal.Tests = append(p.internal.Tests, "TestBenchsupWorker")
+	assert.ErrorContains(t, in.entryPoints(p, 2, "w"), "the package declares TestBenchsupWorker")
+
+	p.internal.Tests = nil
+	require.NoError(t, os.WriteFile(filepath.Join(pkgDir, genInternal), nil, 0o644))
+	assert.ErrorContains(t, in.entryPoints(p, 3, "w"), "already exists")
+}
+
+func TestUserOverlay(t *testing.T) {
+	for goflags, want := range map[string]string{
+		"":                                  "",
+		"-mod=mod":                          "",
+		"-mod=mod -overlay=/tmp/o.json":     "/tmp/o.json",
+		"--overlay=rel.json -tags=x":        "rel.json",
+		"-tags=overlay=x -trimpath":         "",
+		"-overlay=/a.json -overlay=/b.json": "/a.json",
+	} {
+		assert.Equal(t, want, userOverlay(goflags), goflags)
+	}
+	ours := map[string]string{"/m/p/zz.go": "/tmp/zz.go"}
+	require.NoError(t, mergeOverlay(ours, map[string]string{"/m/p/gen.go": "/x/gen.go"}))
+	assert.Equal(t, map[string]string{"/m/p/zz.go": "/tmp/zz.go", "/m/p/gen.go": "/x/gen.go"}, ours)
+	assert.ErrorContains(t, mergeOverlay(ours, map[string]string{"/m/p/zz.go": ""}), "which benchsup generates")
+}
+
+func TestCompareBuilds(t *testing.T) {
+	base := report.BuildFacts{GoLine: "1.12", BuildList: "sha256:aa", Modules: 2, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}
+	same, note := compareBuilds(base, base)
+	assert.True(t, same)
+	assert.Empty(t, note)
+
+	raised := base
+	raised.GoLine, raised.BuildList, raised.Modules, raised.DefaultGODEBUG = "1.21", "sha256:bb", 3, ""
+	same, note = compareBuilds(base, raised)
+	assert.False(t, same)
+	assert.Equal(t, "go line 1.12 => 1.21; build list sha256:aa (2 modules) => sha256:bb (3 modules); GODEBUG default panicnil=1 => (none)", note)
+}
+
+func TestDescribeBuildFailure(t *testing.T) {
+	tests := []struct{ name, out, want string }{
+		{"the package's own error", "# example.com/m/p\n./p.go:3:1: syntax error\n", "# example.com/m/p\n./p.go:3:1: syntax error"},
+		{"the injected worker", "# example.com/m/zz_benchsup_0a/worker\nzz_benchsup_0a/worker/a.go:1: x\n", "benchsup's injected worker does not build here"},
+		{"the entry point", "./zz_benchsup_internal_test.go:7:2: benchsupworker redeclared", "benchsup's generated entry point does not compile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.True(t, strings.HasPrefix(describeBuildFailure(tt.out, "zz_benchsup_0a"), tt.want))
+		})
+	}
+}
+
+func TestListingModules(t *testing.T) {
+	mod := func(path, version string) *goModule { return &goModule{Path: path, Version: version} }
+	l := &listing{byPath: map[string]*goPackage{
+		"m/p":             {ImportPath: "m/p", Module: &goModule{Path: "m", Main: true, GoVersion: "1.12"}},
+		"m/p [m/p.test]":  {ImportPath: "m/p [m/p.test]", ForTest: "m/p", Module: &goModule{Path: "m", Main: true}},
+		"fmt":             {ImportPath: "fmt"},
+		"example.com/dep": {ImportPath: "example.com/dep", Module: &goModule{Path: "example.com/dep", Version: "v1.0.0", Replace: mod("../dep", "")}},
+		"example.com/b/x": {ImportPath: "example.com/b/x", Module: mod("example.com/b", "v0.3.0")},
+		"m/p.test": {ImportPath: "m/p.test", Name: "main", Module: &goModule{Path: "m", Main: true}, DefaultGODEBUG: "panicnil=1",
+			Deps: []string{"example.com/b/x", "example.com/dep", "fmt", "m/p [m/p.test]"}},
+	}}
+	root := l.byPath["m/p"]
+	assert.Equal(t, []string{"example.com/b v0.3.0", "example.com/dep v1.0.0 => ../dep", "m"}, l.modules(root))
+	assert.True(t, l.links(root, "example.com/b"))
+	assert.False(t, l.links(root, benchsupModule))
+	f := listedFacts(l, root, "go1.26.8")
+	assert.Equal(t, report.BuildFacts{GoLine: "1.12", BuildList: hashLines(l.modules(root)), Modules: 3, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}, f)
+	assert.Nil(t, l.modules(&goPackage{ImportPath: "m/none"}), "no test binary, no modules")
+}
