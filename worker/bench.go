@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -188,7 +189,7 @@ func (w *session) benchmark() error {
 		}
 		for parent, msg := range out.failed {
 			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
-				return nil, w.fail(protocol.FailureFatal, firstNonEmpty(msg, parent+" failed"), "")
+				return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, parent+" failed"), "")
 			}
 		}
 		switch {
@@ -252,22 +253,10 @@ func awaitPanic() { time.Sleep(panicGrace) }
 // or skipped itself, and sends that as its end.
 func (w *session) endedBy(out *benchOutput, name string) (bool, error) {
 	if msg, failed := out.failed[name]; failed {
-		return true, w.fail(protocol.FailureFatal, firstNonEmpty(msg, name+" failed"), "")
+		return true, w.fail(protocol.FailureFatal, cmp.Or(msg, name+" failed"), "")
 	}
 	if reason, skipped := out.skipped[name]; skipped {
 		return true, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
 	}
 	return false, nil
-}
-
-// firstNonEmpty returns the first non-empty string. (cmp.Or needs Go 1.22;
-// the worker builds at the go 1.21 language version so that linking it
-// never raises a measured module's go line.)
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"testing"
@@ -229,7 +230,7 @@ func addAbsence(r *protocol.Result, m, why string) {
 	if len(r.Absences) < protocol.MaxAbsences {
 		r.Absences = append(r.Absences, protocol.Absence{
 			Name:   protocol.TruncateText(m, protocol.MaxNameLen),
-			Reason: protocol.TruncateText(firstNonEmpty(why, "no reason given"), protocol.MaxTextLen),
+			Reason: protocol.TruncateText(cmp.Or(why, "no reason given"), protocol.MaxTextLen),
 		})
 	}
 }

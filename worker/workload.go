@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sort"
@@ -288,7 +289,7 @@ func (e *edges) close(name string, reps int) protocol.Window {
 		disk = ptr(max(cgSome-e.cgSome, 0))
 		e.notes = append(e.notes, "disk: the child's own cgroup io.pressure (some)")
 	default:
-		e.notes = append(e.notes, "disk: unattributed ("+firstNonEmpty(e.cgWhy, cgWhy, "no cgroup pressure")+")")
+		e.notes = append(e.notes, "disk: unattributed ("+cmp.Or(e.cgWhy, cgWhy, "no cgroup pressure")+")")
 	}
 	b := measure.Decompose(win.WallNs, user, kernel, runq, disk)
 	win.OnCPUUserNs, win.OnCPUKernelNs, win.OffCPURunqueueNs, win.OffCPUDiskNs = nonNeg(b.User), nonNeg(b.Kernel), nonNeg(b.Runqueue), nonNeg(b.Disk)
