@@ -70,8 +70,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		return nil, err
 	}
 	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
+	measured := s.listMeasured(ctx, plans) // in parallel with the builds
 	s.buildAll(ctx, plans)
-	doc.Meta.Provenance = s.provenance(ctx, plans)
+	doc.Meta.Provenance = s.provenance(plans, measured)
 	for _, p := range plans {
 		if p.failure != nil {
 			rows = append(rows, *p.failure)
@@ -216,25 +217,45 @@ func describeBuildFailure(out, injectedDir string) string {
 	return out
 }
 
+// listMeasured starts listing plans' packages as the measured builds see
+// them (with the overlay) and returns a function that waits for the
+// listing.
+func (s *supervisor) listMeasured(ctx context.Context, plans []*pkgPlan) func() (*listing, error) {
+	var paths []string
+	for _, p := range plans {
+		paths = append(paths, p.pkg.ImportPath)
+	}
+	if len(paths) == 0 {
+		return func() (*listing, error) { return nil, ErrNoPackages }
+	}
+	type result struct {
+		l   *listing
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		l, err := s.listPackages(ctx, []string{"-overlay=" + s.overlay}, paths)
+		done <- result{l, err}
+	}()
+	return func() (*listing, error) {
+		r := <-done
+		return r.l, r.err
+	}
+}
+
 // provenance compares each built package's measured build with the one
 // go test makes, and warns about any difference.
-func (s *supervisor) provenance(ctx context.Context, plans []*pkgPlan) report.Provenance {
+func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listing, error)) report.Provenance {
 	pv := report.Provenance{Toolchain: s.env.GOVERSION, Workers: s.inj.importPaths(), Builds: []report.BuildCompare{}}
-	var routes, paths []string
+	var routes []string
 	for _, p := range plans {
 		if !slices.Contains(routes, p.route) {
 			routes = append(routes, p.route)
 		}
-		if p.binary != "" {
-			paths = append(paths, p.pkg.ImportPath)
-		}
 	}
 	slices.Sort(routes)
 	pv.Injection = strings.Join(routes, ",")
-	if len(paths) == 0 {
-		return pv
-	}
-	measured, err := s.listPackages(ctx, []string{"-overlay=" + s.overlay}, paths)
+	measured, err := measuredListing()
 	for _, p := range plans {
 		if p.binary == "" {
 			continue
