@@ -5,8 +5,12 @@ import "fmt"
 // Version is the protocol version this package speaks. A peer speaking any
 // other version is refused at the handshake with a *VersionError.
 //
-// Version 2 added the Window message (workloads).
-const Version = 2
+// Version 2 added the Window message (workloads). Version 3 has discovery
+// calibrate each listed leaf (Listed.Iterations, Calibration, Problem,
+// Skipped) so that every process of an identity measures the same N, and
+// adds Sample.Exact, MetricCell.Uncertainty and Note, and
+// RequestConfig.WindowMetrics.
+const Version = 3
 
 // EnvFD names the environment variable through which a child learns the
 // descriptor number of its protocol endpoint.
@@ -46,6 +50,8 @@ const (
 	MaxArgs = 256
 	// MaxTotalsPerWindow bounds the source totals of one Window.
 	MaxTotalsPerWindow = 256
+	// MaxCalibrationRuns bounds the calibration runs of one Listed leaf.
+	MaxCalibrationRuns = 64
 )
 
 // Kind identifies a message type on the wire. It is the first payload byte.
@@ -157,12 +163,14 @@ type Request struct {
 // RequestConfig carries the measurement configuration. Zero values mean the
 // worker's documented default.
 type RequestConfig struct {
-	// MinSampleNs is the auto-scaling target: N doubles until one sample
-	// takes at least this long.
+	// MinSampleNs is the calibration target: the time one sample should
+	// take. In discover mode, a positive value asks the worker to
+	// calibrate every listed benchmark leaf to it (Listed.Iterations).
 	MinSampleNs int64 `msgpack:"minSampleNs"`
 	// Samples is the number of timed samples after calibration.
 	Samples int `msgpack:"samples"`
-	// Iterations, when positive, pins N and skips calibration.
+	// Iterations, when positive, pins N and skips calibration: the N
+	// discovery calibrated, shared by every process of the identity.
 	Iterations int64 `msgpack:"iterations"`
 	// Run is a `go test -run` pattern (test mode, discovery of tests).
 	Run string `msgpack:"run"`
@@ -192,6 +200,10 @@ type RequestConfig struct {
 	// PerfScaled keeps a multiplexed hardware group; every scaled value is
 	// then marked estimated.
 	PerfScaled bool `msgpack:"perfScaled"`
+	// WindowMetrics names the catalog metrics read at the edges of every
+	// workload window (package sources); empty means only the sources a
+	// window always reads.
+	WindowMetrics []string `msgpack:"windowMetrics,omitempty"`
 }
 
 // Ready acknowledges the Request: the child parsed it and starts work.
@@ -256,6 +268,11 @@ type Sample struct {
 	// Extra holds b.ReportMetric values of this sample, as reported (per
 	// iteration unless the unit says otherwise).
 	Extra []Metric `msgpack:"extra,omitempty"`
+	// Exact says the totals were read from testing's B after the run;
+	// false means they were reconstructed from testing's printed per-op
+	// values (ns/op to at least four significant digits, B/op and
+	// allocs/op truncated to integers).
+	Exact bool `msgpack:"exact,omitempty"`
 }
 
 // Metric is one user-reported value with its unit.
@@ -271,6 +288,11 @@ type MetricCell struct {
 	Value float64 `msgpack:"value"`
 	// Estimated marks a scaled or otherwise derived value.
 	Estimated bool `msgpack:"estimated"`
+	// Uncertainty is the value's half-range over the repeated measurements
+	// it was derived from (same unit as Value); zero when not known.
+	Uncertainty float64 `msgpack:"uncertainty,omitempty"`
+	// Note qualifies the value, e.g. what it includes.
+	Note string `msgpack:"note,omitempty"`
 }
 
 // Absence is a metric that was asked for and not measured, with the reason.
@@ -326,6 +348,15 @@ type Listing struct {
 type Listed struct {
 	Name string     `msgpack:"name"`
 	Kind ListedKind `msgpack:"kind"`
+	// Iterations is the N calibrated for a benchmark leaf (discovery with
+	// MinSampleNs set); zero when it was not calibrated.
+	Iterations int64 `msgpack:"n,omitempty"`
+	// Calibration holds the runs Iterations was chosen from.
+	Calibration []Sample `msgpack:"calibration,omitempty"`
+	// Problem says why the leaf cannot be measured (it failed, or reported
+	// no time, while calibrating); Skipped is the reason it skipped itself.
+	Problem string `msgpack:"problem,omitempty"`
+	Skipped string `msgpack:"skipped,omitempty"`
 }
 
 // ListedKind says what a Listed identity is.

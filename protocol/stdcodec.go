@@ -51,7 +51,11 @@ func appendRequest(b []byte, v *Request) []byte {
 }
 
 func appendRequestConfig(b []byte, v *RequestConfig) []byte {
-	b = appendMapLen(b, 13)
+	n := 13
+	if len(v.WindowMetrics) > 0 {
+		n++
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "minSampleNs")
 	b = appendInt(b, v.MinSampleNs)
 	b = appendString(b, "samples")
@@ -77,7 +81,12 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	b = appendString(b, "perfBatch")
 	b = appendInt(b, v.PerfBatch)
 	b = appendString(b, "perfScaled")
-	return appendBool(b, v.PerfScaled)
+	b = appendBool(b, v.PerfScaled)
+	if len(v.WindowMetrics) > 0 {
+		b = appendString(b, "windowMetrics")
+		b = appendStrings(b, v.WindowMetrics)
+	}
+	return b
 }
 
 func appendReady(b []byte, v *Ready) []byte {
@@ -148,6 +157,9 @@ func appendSample(b []byte, v *Sample) []byte {
 	if len(v.Extra) > 0 {
 		n++
 	}
+	if v.Exact {
+		n++
+	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "n")
 	b = appendInt(b, v.Iterations)
@@ -173,6 +185,10 @@ func appendSample(b []byte, v *Sample) []byte {
 			b = appendFloat(b, e.Value)
 		}
 	}
+	if v.Exact {
+		b = appendString(b, "exact")
+		b = appendBool(b, true)
+	}
 	return b
 }
 
@@ -185,13 +201,28 @@ func appendMetricCells(b []byte, cells []MetricCell) []byte {
 	b = appendArrayLen(b, len(cells))
 	for i := range cells {
 		c := &cells[i]
-		b = appendMapLen(b, 3)
+		n := 3
+		if c.Uncertainty != 0 {
+			n++
+		}
+		if c.Note != "" {
+			n++
+		}
+		b = appendMapLen(b, n)
 		b = appendString(b, "name")
 		b = appendString(b, c.Name)
 		b = appendString(b, "value")
 		b = appendFloat(b, c.Value)
 		b = appendString(b, "estimated")
 		b = appendBool(b, c.Estimated)
+		if c.Uncertainty != 0 {
+			b = appendString(b, "uncertainty")
+			b = appendFloat(b, c.Uncertainty)
+		}
+		if c.Note != "" {
+			b = appendString(b, "note")
+			b = appendString(b, c.Note)
+		}
 	}
 	return b
 }
@@ -229,11 +260,36 @@ func appendListing(b []byte, v *Listing) []byte {
 	b = appendArrayLen(b, len(v.Identities))
 	for i := range v.Identities {
 		l := &v.Identities[i]
-		b = appendMapLen(b, 2)
+		n := 2
+		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.Problem != "", l.Skipped != ""} {
+			if set {
+				n++
+			}
+		}
+		b = appendMapLen(b, n)
 		b = appendString(b, "name")
 		b = appendString(b, l.Name)
 		b = appendString(b, "kind")
 		b = appendString(b, string(l.Kind))
+		if l.Iterations != 0 {
+			b = appendString(b, "n")
+			b = appendInt(b, l.Iterations)
+		}
+		if len(l.Calibration) > 0 {
+			b = appendString(b, "calibration")
+			b = appendArrayLen(b, len(l.Calibration))
+			for j := range l.Calibration {
+				b = appendSample(b, &l.Calibration[j])
+			}
+		}
+		if l.Problem != "" {
+			b = appendString(b, "problem")
+			b = appendString(b, l.Problem)
+		}
+		if l.Skipped != "" {
+			b = appendString(b, "skipped")
+			b = appendString(b, l.Skipped)
+		}
 	}
 	return b
 }
@@ -340,19 +396,19 @@ var (
 	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
 	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
-		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled"}
+		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "windowMetrics"}
 	readyKeys      = []string{"identity"}
 	progressKeys   = []string{"phase", "done", "total"}
 	resultKeys     = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod"}
-	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra"}
+	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact"}
 	metricKeys     = []string{"unit", "value"}
-	metricCellKeys = []string{"name", "value", "estimated"}
+	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
 	absenceKeys    = []string{"name", "reason"}
 	logKeys        = []string{"text"}
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
-	listedKeys     = []string{"name", "kind"}
+	listedKeys     = []string{"name", "kind", "n", "calibration", "problem", "skipped"}
 	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
@@ -468,8 +524,10 @@ func (d *decoder) requestConfig(v *RequestConfig) error {
 			return d.i64(&v.PerfIters)
 		case 11:
 			return d.i64(&v.PerfBatch)
-		default:
+		case 12:
 			return d.boolean(&v.PerfScaled)
+		default:
+			return d.strs(&v.WindowMetrics, MaxMetricCells)
 		}
 	})
 }
@@ -527,8 +585,10 @@ func (d *decoder) sample(v *Sample) error {
 			return d.u64Ptr(&v.AllocBytes)
 		case 3:
 			return d.u64Ptr(&v.Allocs)
-		default:
+		case 4:
 			return array(d, &v.Extra, MaxExtraPerSample, d.metric)
+		default:
+			return d.boolean(&v.Exact)
 		}
 	})
 }
@@ -583,8 +643,12 @@ func (d *decoder) metricCell(v *MetricCell) error {
 			return d.str(&v.Name)
 		case 1:
 			return d.float(&v.Value)
-		default:
+		case 2:
 			return d.boolean(&v.Estimated)
+		case 3:
+			return d.float(&v.Uncertainty)
+		default:
+			return d.str(&v.Note)
 		}
 	})
 }
@@ -627,10 +691,20 @@ func (d *decoder) listing(v *Listing) error {
 
 func (d *decoder) listed(v *Listed) error {
 	return d.object(listedKeys, func(i int) error {
-		if i == 0 {
+		switch i {
+		case 0:
 			return d.str(&v.Name)
+		case 1:
+			return typed(d, &v.Kind)
+		case 2:
+			return d.i64(&v.Iterations)
+		case 3:
+			return array(d, &v.Calibration, MaxCalibrationRuns, d.sample)
+		case 4:
+			return d.str(&v.Problem)
+		default:
+			return d.str(&v.Skipped)
 		}
-		return typed(d, &v.Kind)
 	})
 }
 

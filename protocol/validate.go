@@ -86,6 +86,7 @@ func (m Request) validate() error {
 		checkCount("config.args", len(c.Args), MaxArgs),
 		checkCount("config.skip", len(c.Skip), MaxIdentitiesPerFrame),
 		checkCount("config.metrics", len(c.Metrics), MaxMetricCells),
+		checkCount("config.windowMetrics", len(c.WindowMetrics), MaxMetricCells),
 		checkNonNegative("config.perfIters", c.PerfIters),
 		checkNonNegative("config.perfBatch", c.PerfBatch),
 		checkNonNegative("repetition", int64(m.Repetition)),
@@ -104,6 +105,11 @@ func (m Request) validate() error {
 	}
 	for _, name := range c.Metrics {
 		if err := checkString("config.metrics[]", name, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.WindowMetrics {
+		if err := checkString("config.windowMetrics[]", name, MaxNameLen); err != nil {
 			return err
 		}
 	}
@@ -144,30 +150,17 @@ func (m Result) validate() error {
 		return err
 	}
 	for i, s := range m.Samples {
-		if s.Iterations <= 0 {
-			return fmt.Errorf("samples[%d].n: %d iterations, want at least 1", i, s.Iterations)
-		}
-		if err := firstErr(
-			checkNonNegative("samples[].ns", s.ElapsedNs),
-			checkCount("samples[].extra", len(s.Extra), MaxExtraPerSample),
-		); err != nil {
+		if err := s.validate(); err != nil {
 			return fmt.Errorf("samples[%d]: %w", i, err)
-		}
-		if (s.AllocBytes == nil) != (s.Allocs == nil) {
-			return fmt.Errorf("samples[%d]: allocBytes and allocs must be reported together", i)
-		}
-		for _, e := range s.Extra {
-			if err := firstErr(checkString("unit", e.Unit, MaxNameLen), checkFinite("value", e.Value)); err != nil {
-				return fmt.Errorf("samples[%d].extra: %w", i, err)
-			}
-			if e.Unit == "" {
-				return fmt.Errorf("samples[%d].extra: empty unit", i)
-			}
 		}
 	}
 	for _, c := range m.Metrics {
-		if err := firstErr(checkString("metrics[].name", c.Name, MaxNameLen), checkFinite("metrics[].value", c.Value)); err != nil {
+		if err := firstErr(checkString("metrics[].name", c.Name, MaxNameLen), checkFinite("metrics[].value", c.Value),
+			checkFinite("metrics[].uncertainty", c.Uncertainty), checkString("metrics[].note", c.Note, MaxTextLen)); err != nil {
 			return err
+		}
+		if c.Uncertainty < 0 {
+			return fmt.Errorf("metrics[].uncertainty: negative %v", c.Uncertainty)
 		}
 	}
 	for _, a := range m.Absences {
@@ -176,6 +169,30 @@ func (m Result) validate() error {
 		}
 		if a.Reason == "" {
 			return fmt.Errorf("absences: %q has no reason", truncate(a.Name))
+		}
+	}
+	return nil
+}
+
+func (s Sample) validate() error {
+	if s.Iterations <= 0 {
+		return fmt.Errorf("n: %d iterations, want at least 1", s.Iterations)
+	}
+	if err := firstErr(
+		checkNonNegative("ns", s.ElapsedNs),
+		checkCount("extra", len(s.Extra), MaxExtraPerSample),
+	); err != nil {
+		return err
+	}
+	if (s.AllocBytes == nil) != (s.Allocs == nil) {
+		return fmt.Errorf("allocBytes and allocs must be reported together")
+	}
+	for _, e := range s.Extra {
+		if err := firstErr(checkString("unit", e.Unit, MaxNameLen), checkFinite("value", e.Value)); err != nil {
+			return fmt.Errorf("extra: %w", err)
+		}
+		if e.Unit == "" {
+			return fmt.Errorf("extra: empty unit")
 		}
 	}
 	return nil
@@ -206,6 +223,19 @@ func (m Listing) validate() error {
 		}
 		if !l.Kind.valid() {
 			return fmt.Errorf("identities[].kind: unknown %q", truncate(string(l.Kind)))
+		}
+		if err := firstErr(
+			checkNonNegative("identities[].n", l.Iterations),
+			checkCount("identities[].calibration", len(l.Calibration), MaxCalibrationRuns),
+			checkString("identities[].problem", l.Problem, MaxTextLen),
+			checkString("identities[].skipped", l.Skipped, MaxTextLen),
+		); err != nil {
+			return err
+		}
+		for i, s := range l.Calibration {
+			if err := s.validate(); err != nil {
+				return fmt.Errorf("identities[].calibration[%d]: %w", i, err)
+			}
 		}
 	}
 	return nil

@@ -150,6 +150,16 @@ func boundCases() []boundCase {
 		}},
 		{"request.config.samples", protocol.MaxSamplesPerFrame, func(n int) protocol.Message { return req(protocol.RequestConfig{Samples: n}) }},
 		{"window.totals", protocol.MaxTotalsPerWindow, func(n int) protocol.Message { return window(protocol.Window{Totals: cells(n)}) }},
+		{"request.config.windowMetrics", protocol.MaxMetricCells, func(n int) protocol.Message {
+			return req(protocol.RequestConfig{WindowMetrics: strs(n, "tier0")})
+		}},
+		{"listing.identities[].calibration", protocol.MaxCalibrationRuns, func(n int) protocol.Message {
+			runs := make([]protocol.Sample, n)
+			for i := range runs {
+				runs[i] = protocol.Sample{Iterations: int64(i + 1), ElapsedNs: 10, Exact: true}
+			}
+			return protocol.Listing{Identities: []protocol.Listed{{Name: "B", Kind: protocol.ListedBenchmark, Iterations: 1, Calibration: runs}}}
+		}},
 	}
 }
 

@@ -63,7 +63,9 @@ func messageCases() []msgCase {
 	add("full", protocol.Request{Mode: protocol.ModeBenchmark, Identity: id, Repetition: 3, Seed: 1 << 60, Config: protocol.RequestConfig{
 		MinSampleNs: 5e6, Samples: 32, Iterations: 0, Run: "^TestX$", Bench: ".", After: "TestA",
 		TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode", ""}, Skip: []string{"TestDone", "TestCrashed"},
-		Metrics: []string{"instructions", "syscalls:read"}, PerfIters: 1000, PerfBatch: 10, PerfScaled: true}})
+		Metrics: []string{"instructions", "syscalls:read"}, PerfIters: 1000, PerfBatch: 10, PerfScaled: true,
+		WindowMetrics: []string{"tier0", "perf-sw.task-clock"}}})
+	add("empty window metrics", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{WindowMetrics: []string{}}})
 	add("empty slices", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Args: []string{}, Skip: []string{}, Metrics: []string{}}})
 	add("nil slices", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{Args: nil, Skip: nil, Metrics: nil}})
 	add("slices of empty strings", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Args: make([]string, 16), Skip: []string{""}}})
@@ -100,11 +102,12 @@ func messageCases() []msgCase {
 		Samples: []protocol.Sample{
 			{Iterations: 1000, ElapsedNs: 5_123_456, AllocBytes: u64(64000), Allocs: u64(1000),
 				Extra: []protocol.Metric{{Unit: "widgets/op", Value: 2.5}, {Unit: "p99-ns", Value: -1e-300}}},
-			{Iterations: 1000, ElapsedNs: 5_000_001},
+			{Iterations: 1000, ElapsedNs: 5_000_001, Exact: true},
 			{Iterations: 1, ElapsedNs: 0, AllocBytes: u64(0), Allocs: u64(0), Extra: []protocol.Metric{}},
 			{Iterations: math.MaxInt64, ElapsedNs: math.MaxInt64, AllocBytes: u64(math.MaxUint64), Allocs: u64(1 << 32)},
 		},
-		Metrics:         []protocol.MetricCell{{Name: "instructions", Value: 1234.5, Estimated: true}, {Name: "cycles"}},
+		Metrics: []protocol.MetricCell{{Name: "instructions", Value: 1234.5, Estimated: true}, {Name: "cycles"},
+			{Name: "task-clock", Value: 12.5, Uncertainty: 0.25, Note: "includes the bracket's own cost"}},
 		Absences:        []protocol.Absence{{Name: "cycles", Reason: "no cpu PMU under /sys/bus/event_source/devices"}, {Name: "", Reason: unicodeText}},
 		CountIterations: 5000, CountMethod: "difference of 2 runs"})
 	for _, u := range edgeUints {
@@ -140,6 +143,12 @@ func messageCases() []msgCase {
 	add("empty", protocol.Listing{Identities: []protocol.Listed{}})
 	add("kinds", protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkW", Kind: protocol.ListedWorkload}}})
 	add("unicode", protocol.Listing{Identities: []protocol.Listed{{Name: "Test日本/🙂", Kind: protocol.ListedTest}}})
+	add("calibrated", protocol.Listing{Identities: []protocol.Listed{
+		{Name: "BenchmarkA/n=1", Kind: protocol.ListedBenchmark, Iterations: 1 << 20,
+			Calibration: []protocol.Sample{{Iterations: 1, ElapsedNs: 900, Exact: true}, {Iterations: 100, ElapsedNs: 41_000, AllocBytes: u64(800), Allocs: u64(100)}}},
+		{Name: "BenchmarkZero", Kind: protocol.ListedBenchmark, Problem: "reported 0 ns/op"},
+		{Name: "BenchmarkSkips", Kind: protocol.ListedBenchmark, Skipped: "no corpus"},
+		{Name: "BenchmarkEmptyCalibration", Kind: protocol.ListedBenchmark, Calibration: []protocol.Sample{}}}})
 
 	// TestEvent.
 	for _, a := range []protocol.TestAction{protocol.TestRun, protocol.TestPass, protocol.TestFail, protocol.TestSkip, protocol.TestOutput} {
@@ -193,6 +202,23 @@ func normalize(m protocol.Message) protocol.Message {
 	case protocol.Window:
 		if len(m.Totals) == 0 {
 			m.Totals = nil
+		}
+		return m
+	case protocol.Request:
+		if len(m.Config.WindowMetrics) == 0 {
+			m.Config.WindowMetrics = nil
+		}
+		return m
+	case protocol.Listing:
+		if m.Identities != nil {
+			ids := make([]protocol.Listed, len(m.Identities))
+			copy(ids, m.Identities)
+			for i := range ids {
+				if len(ids[i].Calibration) == 0 {
+					ids[i].Calibration = nil
+				}
+			}
+			m.Identities = ids
 		}
 		return m
 	}
