@@ -146,7 +146,7 @@ func cmdSummary(ts *testscript.TestScript, neg bool, args []string) {
 	if row.Summary == nil || row.Summary.Processes != procs || row.Summary.Samples != samples || len(row.Processes) != procs {
 		ts.Fatalf("%s: summary %+v with %d processes, want %d processes and %d samples", args[1], row.Summary, len(row.Processes), procs, samples)
 	}
-	if procs > 1 && row.Summary.SpreadNs == nil {
+	if procs > 1 && row.Summary.Interval == nil {
 		ts.Fatalf("%s: several processes but no between-process spread", args[1])
 	}
 }

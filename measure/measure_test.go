@@ -180,3 +180,31 @@ func TestReportRateUnderPlainTesting(t *testing.T) {
 	assert.Positive(t, rate)
 	assert.Less(t, rate, 1e6, "at most one item per microsecond")
 }
+
+func TestMedianInterval(t *testing.T) {
+	tests := []struct {
+		name       string
+		xs         []float64
+		confidence float64
+		want       Interval
+		ok         bool
+	}{
+		{"one value has none", []float64{1}, 0.95, Interval{}, false},
+		{"three: the range at 75%", []float64{3, 1, 2}, 0.95, Interval{Low: 1, High: 3, Confidence: 0.75}, true},
+		{"five: the range at 93.75%", []float64{5, 1, 4, 2, 3}, 0.95, Interval{Low: 1, High: 5, Confidence: 0.9375}, true},
+		{"five at 90% still needs the range", []float64{5, 1, 4, 2, 3}, 0.90, Interval{Low: 1, High: 5, Confidence: 0.9375}, true},
+		{"five at 60%: second order statistics", []float64{5, 1, 4, 2, 3}, 0.60, Interval{Low: 2, High: 4, Confidence: 0.625}, true},
+		{"ten at 95%: x(2), x(9)", []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 0.95, Interval{Low: 2, High: 9, Confidence: 1 - 2*11.0/1024}, true},
+		{"an outlier process moves only the end it is at", []float64{100, 101, 102, 103, 200}, 0.9, Interval{Low: 100, High: 200, Confidence: 0.9375}, true},
+		{"NaN is no interval", []float64{1, math.NaN()}, 0.5, Interval{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := MedianInterval(tt.xs, tt.confidence)
+			require.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want.Low, got.Low)
+			assert.Equal(t, tt.want.High, got.High)
+			assert.InDelta(t, tt.want.Confidence, got.Confidence, 1e-12)
+		})
+	}
+}

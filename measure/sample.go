@@ -11,6 +11,15 @@ type Sample struct {
 	// Extra holds user-reported metrics (b.ReportMetric) by unit, as
 	// reported: per iteration unless the unit says otherwise.
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Exact says the totals were read from testing's B after the run;
+	// false means they were rebuilt from testing's printed per-iteration
+	// values (ns/op to at least four significant digits, B/op and
+	// allocs/op truncated to integers).
+	Exact bool `json:"exact"`
+	// Short marks a sample shorter than half the sample target: its
+	// process ran faster than calibration predicted, and timer and
+	// start-up effects weigh more in it. It is kept, counted and shown.
+	Short bool `json:"short,omitempty"`
 }
 
 // NsPerOp returns the sample's nanoseconds per iteration.

@@ -49,3 +49,51 @@ func medianSorted(s []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// Interval is a confidence interval with the confidence it achieves.
+type Interval struct {
+	Low, High  float64
+	Confidence float64 // the probability that the interval covers the true median
+}
+
+// MedianInterval returns the distribution-free confidence interval of the
+// median of the population xs were drawn from (independently): the order
+// statistics x(k) and x(n+1-k) of the sorted values for the largest k whose
+// coverage, 1 - 2·P(Binomial(n, 1/2) < k), is at least confidence. With too
+// few values for that confidence it returns the whole range and the smaller
+// confidence the range achieves (3 values: 75%; 5: 93.75%; 6: 96.9%). It
+// assumes nothing about the shape of the distribution, which suits
+// processes whose medians differ for reasons (heap layout, code placement)
+// no model describes. False for fewer than two values.
+func MedianInterval(xs []float64, confidence float64) (Interval, bool) {
+	n := len(xs)
+	if n < 2 {
+		return Interval{}, false
+	}
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return Interval{}, false
+		}
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	k := 1
+	for k+1 <= n/2 && coverage(n, k+1) >= confidence {
+		k++
+	}
+	return Interval{Low: sorted[k-1], High: sorted[n-k], Confidence: coverage(n, k)}, true
+}
+
+// coverage is the probability that [x(k), x(n+1-k)] of n independent
+// values covers their median: 1 - 2·P(Binomial(n, 1/2) <= k-1).
+func coverage(n, k int) float64 {
+	tail := 0.0
+	c := 1.0 // C(n, i)
+	for i := 0; i < k; i++ {
+		if i > 0 {
+			c = c * float64(n-i+1) / float64(i)
+		}
+		tail += c
+	}
+	return 1 - 2*tail*math.Pow(0.5, float64(n))
+}

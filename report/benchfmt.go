@@ -49,7 +49,8 @@ const (
 // computed value, as in go test's own output.
 //
 // Each counted metric (Document.Columns) that a process has a value for is
-// one more value on every result line of that process: the process's
+// one more value on the first result line of that process (it is one
+// measurement per process, not one per sample): the process's
 // per-iteration value with unit <name>/op, or a level with unit <name>
 // (the metric's name followed by its column's unit). benchstat treats each
 // unit on its own. A metric the process has no value for is not written.
@@ -58,9 +59,12 @@ const (
 // metric, every result carries benchsup-diagnostic naming those.
 //
 // Because benchsup-process is file configuration, benchstat's default
-// -table .config shows each process in its own table; "benchstat -col
-// benchsup-process" compares processes side by side, and "benchstat -ignore
-// benchsup-process" pools them, which is then the reader's explicit choice.
+// -table .config shows each process in its own table and "benchstat -col
+// benchsup-process" compares processes side by side. "benchstat -ignore
+// benchsup-process" pools the processes' samples as if they were
+// independent, which they are not: between-process variance then reads as
+// significance (an A/A run of identical code shows "significant"
+// differences). benchsup's own table and JSON keep the process as the unit.
 // Values are written as benchfmt.Writer formats them, with %v: the shortest
 // exact form, in exponent notation for large values (1.52e+06 ns/op), which
 // every benchfmt reader parses.
@@ -124,6 +128,11 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 			for j, s := range p.Samples {
 				if err := sampleValues(res, s); err != nil {
 					return fmt.Errorf("report: rows[%d] (%s) process %d sample %d: %w", i, row.Name, p.Index, j, err)
+				}
+				if j > 0 {
+					// One value per process: repeating it on every sample
+					// line would count it as that many observations.
+					counted = nil
 				}
 				for _, v := range counted {
 					if slices.ContainsFunc(res.Values, func(have benchfmt.Value) bool { return have.Unit == v.Unit }) {

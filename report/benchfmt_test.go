@@ -64,7 +64,7 @@ func wantResults(doc Document) []readResult {
 			if p.Outcome != OutcomeOK {
 				continue
 			}
-			for _, s := range p.Samples {
+			for j, s := range p.Samples {
 				r := readResult{
 					name:   strings.TrimPrefix(row.Name, "Benchmark") + "-2",
 					iters:  int(s.Iterations),
@@ -91,7 +91,9 @@ func wantResults(doc Document) []readResult {
 						diag = append(diag, c.Name)
 					}
 					if v, ok := p.Counted[c.Name]; ok {
-						r.values[c.Name+c.Unit] = v
+						if j == 0 { // counted values once per process
+							r.values[c.Name+c.Unit] = v
+						}
 						if slices.Contains(p.Estimated, c.Name) {
 							est = append(est, c.Name)
 						}

@@ -61,7 +61,7 @@ func TestTableCountedColumns(t *testing.T) {
 	for _, c := range g.cols {
 		headers = append(headers, c.header)
 	}
-	assert.Equal(t, []string{"benchmark", "n", "median/iter", "spread", "min", "max", "B/op", "allocs/op",
+	assert.Equal(t, []string{"benchmark", "n", "median/iter", "interval", "±within", "B/op", "allocs/op",
 		"instr/op", "ipc", "task-clock/op", "minflt/op", "rchar/op"}, headers,
 		"quantitative columns follow the metric units in Columns order; diagnostic ones are not headline columns")
 }
@@ -165,7 +165,7 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		head, _, _ := strings.Cut(out, "\n\n")
 		var lines []string
 		for _, l := range strings.Split(head, "\n")[2:] { // after host and containment
-			if !strings.HasPrefix(l, "build: ") && !strings.HasPrefix(l, "warning: the measured build") {
+			if !strings.HasPrefix(l, "build: ") && !strings.HasPrefix(l, "warning: the measured build") && !strings.HasPrefix(l, "interval: ") {
 				lines = append(lines, l)
 			}
 		}

@@ -156,7 +156,7 @@ type Meta struct {
 type Knobs struct {
 	Bench            string `json:"bench"`
 	Run              string `json:"run"`
-	MinSampleTimeNs  int64  `json:"minSampleTimeNs"`
+	SampleTimeNs     int64  `json:"sampleTimeNs"` // the calibration target of one sample
 	SampleCount      int    `json:"sampleCount"`
 	Repetitions      int    `json:"repetitions"`
 	TimeoutNs        int64  `json:"timeoutNs"`
@@ -287,6 +287,10 @@ type Row struct {
 	// ElapsedNs is a test's own duration; nil for benchmarks.
 	ElapsedNs *int64 `json:"elapsedNs,omitempty"`
 
+	// Calibration is how N was chosen (benchmarks calibrated in
+	// discovery); nil otherwise.
+	Calibration *Calibration `json:"calibration,omitempty"`
+
 	// CountIterations is how many iterations the counting pass attributed
 	// its totals to, and CountMethod how; absent when no pass ran.
 	CountIterations *int64 `json:"countIterations,omitempty"`
@@ -296,18 +300,30 @@ type Row struct {
 	Absences []MetricAbsence `json:"absences,omitempty"`
 }
 
-// Summary is the across-process view of a benchmark: medians of per-process
-// medians, with the between-process spread next to the within-process
-// deviation.
+// Summary is the across-process view of a benchmark. The process is the
+// unit: the median and the interval are over per-process medians, so
+// samples of one process never count as independent evidence.
 type Summary struct {
-	Processes   int      `json:"processes"`   // processes with samples
-	Iterations  int64    `json:"iterations"`  // N per sample of the first process
-	Samples     int      `json:"samples"`     // samples over all processes
-	MedianNs    float64  `json:"medianNs"`    // median of per-process median ns/op
-	DeviationNs float64  `json:"deviationNs"` // median of per-process MADs (within)
-	SpreadNs    *float64 `json:"spreadNs"`    // MAD of per-process medians (between); nil for one process
-	MinNs       float64  `json:"minNs"`       // smallest sample over all processes
-	MaxNs       float64  `json:"maxNs"`       // largest sample over all processes
+	Processes  int     `json:"processes"`  // processes with samples
+	Iterations int64   `json:"iterations"` // N per sample of the first process
+	Samples    int     `json:"samples"`    // samples over all processes
+	MedianNs   float64 `json:"medianNs"`   // median of per-process median ns/op
+	// Interval is the distribution-free confidence interval of the median
+	// process's ns/op, from the order statistics of the per-process
+	// medians (with 5 processes their range, at 93.75%); nil for one
+	// process.
+	Interval *Interval `json:"interval"`
+	// WithinMADNs is the median over processes of each one's median
+	// absolute deviation of its samples (unscaled): noise inside a
+	// process, not a confidence interval. Nil when no process has two
+	// samples.
+	WithinMADNs *float64 `json:"withinMadNs"`
+	MinNs       float64  `json:"minNs"` // smallest sample over all processes
+	MaxNs       float64  `json:"maxNs"` // largest sample over all processes
+	// ShortSamples counts the samples shorter than half the sample target
+	// (their process ran faster than calibration predicted); they are
+	// kept and marked short in Processes.
+	ShortSamples int `json:"shortSamples"`
 	// Metrics are per-iteration medians of per-process medians by unit
 	// ("B/op", "allocs/op", "MB/s", b.ReportMetric units); a unit some
 	// process lacks is nil.
@@ -323,17 +339,35 @@ type Summary struct {
 	EstimatedMetrics []string `json:"estimatedMetrics,omitempty"`
 }
 
+// Interval is a confidence interval of a median, in nanoseconds per
+// iteration, with the confidence it achieves.
+type Interval struct {
+	LowNs      float64 `json:"lowNs"`
+	HighNs     float64 `json:"highNs"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Calibration is how a benchmark's N was chosen, once, before any of its
+// processes ran: the runs of the ramp and the three confirming runs whose
+// median time per iteration was scaled to the target.
+type Calibration struct {
+	N        int64            `json:"n"`
+	TargetNs int64            `json:"targetNs"`
+	Runs     []measure.Sample `json:"runs"`
+}
+
 // ProcessResult is one fresh process of a benchmark identity.
 type ProcessResult struct {
 	Index   int     `json:"index"`
 	PID     int     `json:"pid"`
 	Outcome string  `json:"outcome"`
 	Error   *string `json:"error"`
-	// StartupNs is spawn to the worker's hello; WallNs spawn to reaped.
-	// Both are the supervisor's monotonic clock, so WallNs minus the
-	// samples' elapsed time is what the process cost beyond its timed work.
-	StartupNs int64 `json:"startupNs"`
-	WallNs    int64 `json:"wallNs"`
+	// StartupNs is spawn to the worker's hello (nil when the process never
+	// said hello); WallNs spawn to reaped. Both are the supervisor's
+	// monotonic clock, so WallNs minus the samples' elapsed time is what
+	// the process cost beyond its timed work.
+	StartupNs *int64 `json:"startupNs"`
+	WallNs    int64  `json:"wallNs"`
 	// NsPerOp is nil when the process produced no samples.
 	NsPerOp *measure.Stats   `json:"nsPerOp"`
 	Samples []measure.Sample `json:"samples"` // raw totals

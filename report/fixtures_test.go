@@ -88,10 +88,17 @@ func summarize(procs []ProcessResult) *Summary {
 	if !ok {
 		return nil
 	}
-	s.Processes, s.MedianNs, s.DeviationNs = a.Processes, a.Median, a.Within
-	if a.Processes > 1 {
-		spread := a.Between.MAD
-		s.SpreadNs = &spread
+	s.Processes, s.MedianNs = a.Processes, a.Median
+	medians := make([]float64, len(per))
+	for i, st := range per {
+		medians[i] = st.Median
+		if st.N > 1 {
+			within := a.Within
+			s.WithinMADNs = &within
+		}
+	}
+	if iv, ok := measure.MedianInterval(medians, 0.95); ok {
+		s.Interval = &Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
 	metric := func(unit string, f func(measure.Process) (measure.Stats, bool)) {
 		var ms []measure.Stats
@@ -144,7 +151,7 @@ func meta(mode string, repetitions int) Meta {
 		Mode:            mode,
 		Knobs: Knobs{
 			Bench:            ".",
-			MinSampleTimeNs:  10_000_000,
+			SampleTimeNs:     10_000_000,
 			SampleCount:      3,
 			Repetitions:      repetitions,
 			TimeoutNs:        600_000_000_000,

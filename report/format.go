@@ -151,6 +151,29 @@ func formatPercent(frac float64) string {
 	return "±" + strconv.FormatFloat(p, 'f', 0, 64) + "%"
 }
 
+// formatInterval formats an interval around a median as the signed
+// distances of its ends from the median, relative to it (−1.2% +3.4%), or
+// as absolute durations when the median is zero.
+func formatInterval(lowNs, highNs, medianNs float64) string {
+	if medianNs == 0 {
+		return formatDuration(lowNs) + "…" + formatDuration(highNs)
+	}
+	signed := func(frac float64) string {
+		p := 100 * frac
+		digits := 1
+		if math.Abs(p) >= 9.95 {
+			digits = 0
+		}
+		s := strconv.FormatFloat(math.Abs(p), 'f', digits, 64) + "%"
+		if p < 0 {
+			return "−" + s
+		}
+		return "+" + s
+	}
+	m := math.Abs(medianNs)
+	return signed((lowNs-medianNs)/m) + " " + signed((highNs-medianNs)/m)
+}
+
 // formatDeviation formats a deviation relative to the median it belongs to,
 // or, when the median is zero and a ratio is undefined, as an absolute
 // duration.

@@ -139,10 +139,18 @@ func checkFinite(doc Document) error {
 				v    *float64
 			}{
 				{"medianNs", &s.MedianNs},
-				{"deviationNs", &s.DeviationNs},
-				{"spreadNs", s.SpreadNs},
+				{"withinMadNs", s.WithinMADNs},
 				{"minNs", &s.MinNs},
 				{"maxNs", &s.MaxNs},
+			}
+			if iv := s.Interval; iv != nil {
+				fields = append(fields, struct {
+					name string
+					v    *float64
+				}{"interval.lowNs", &iv.LowNs}, struct {
+					name string
+					v    *float64
+				}{"interval.highNs", &iv.HighNs})
 			}
 			for _, f := range fields {
 				if err := finite(row+".summary."+f.name, f.v); err != nil {

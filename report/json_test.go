@@ -87,7 +87,7 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 		path string
 	}{
 		{"summary field", func(d *Document) { d.Rows[0].Summary.MaxNs = math.Inf(1) }, "rows[0].summary.maxNs is +Inf"},
-		{"spread", func(d *Document) { *d.Rows[1].Summary.SpreadNs = math.NaN() }, "rows[1].summary.spreadNs is NaN"},
+		{"interval", func(d *Document) { d.Rows[1].Summary.Interval.HighNs = math.NaN() }, "rows[1].summary.interval.highNs is NaN"},
 		{"metric", func(d *Document) { d.Rows[2].Summary.Metrics["B/op"] = new(math.NaN()) }, `rows[2].summary.metrics["B/op"] is NaN`},
 		{"process stats", func(d *Document) { d.Rows[0].Processes[2].NsPerOp = &measure.Stats{N: 1, MAD: math.Inf(-1)} },
 			"rows[0].processes[2].nsPerOp.mad is -Inf"},

@@ -41,10 +41,14 @@ func (opt TableOptions) noteWidth() int {
 // "bench"): a header naming the host and the containment, one line per row,
 // and, below the table, the full error and output tail of every error row.
 //
-// Columns are benchmark, n, median/iter (with the within-process deviation
-// as a percentage of the median), spread (the between-process deviation,
-// only when some row ran in more than one process), min, max, the metric
-// units, the quantitative counted metrics (Document.Columns, in order, each
+// Columns are benchmark, n (processes×samples, with the count of short
+// samples), median/iter (the median of the process medians), interval (the
+// distribution-free confidence interval of the median process, from the
+// order statistics of the process medians, relative to the median; only
+// when some row ran in more than one process, with a header line giving
+// its confidence), ±within (the median within-process MAD, only when some
+// process took several samples; noise, not a confidence interval), the
+// metric units, the quantitative counted metrics (Document.Columns, in order, each
 // headed by its header and unit: instr/op), and notes (only when some row is
 // an error or a skip). Error rows sort last; the others keep measurement
 // order. Unavailable cells, and every numeric cell of an error or skip row,
@@ -102,6 +106,9 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	d := discloseCounting(doc, rows, prefixes)
 	for _, l := range d.header {
 		bw.WriteString(p.paint(yellow, l) + "\n")
+	}
+	if l := intervalLine(rows); l != "" {
+		bw.WriteString(l + "\n")
 	}
 	bw.WriteString("\n")
 
@@ -222,7 +229,7 @@ func measured(r Row) bool {
 // index of the notes column, or -1 when there is none.
 func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted []Column, opt TableOptions) (*grid, int) {
 	var units []string
-	spread, notes := false, false
+	interval, within, notes := false, false, false
 	for _, r := range rows {
 		if r.Outcome != OutcomeOK {
 			notes = true
@@ -230,9 +237,8 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 		if !measured(r) {
 			continue
 		}
-		if r.Summary.Processes > 1 || r.Summary.SpreadNs != nil {
-			spread = true
-		}
+		interval = interval || r.Summary.Interval != nil
+		within = within || r.Summary.WithinMADNs != nil
 		for u := range r.Summary.Metrics {
 			if !slices.Contains(units, u) {
 				units = append(units, u)
@@ -246,10 +252,12 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 		{"n", alignRight},
 		{"median/iter", alignRight},
 	}}
-	if spread {
-		g.cols = append(g.cols, column{"spread", alignRight})
+	if interval {
+		g.cols = append(g.cols, column{"interval", alignRight})
 	}
-	g.cols = append(g.cols, column{"min", alignDecimal}, column{"max", alignDecimal})
+	if within {
+		g.cols = append(g.cols, column{"±within", alignRight})
+	}
 	for _, u := range units {
 		g.cols = append(g.cols, column{u, alignDecimal})
 	}
@@ -276,17 +284,25 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 			}
 		} else {
 			s := r.Summary
-			cells = append(cells,
-				samplesCell(r, repetitions),
-				formatDuration(s.MedianNs)+" "+formatDeviation(s.DeviationNs, s.MedianNs))
-			if spread {
+			n := samplesCell(r, repetitions)
+			if s.ShortSamples > 0 {
+				n += fmt.Sprintf(" (%d short)", s.ShortSamples)
+			}
+			cells = append(cells, n, formatDuration(s.MedianNs))
+			if interval {
 				cell := dash
-				if s.SpreadNs != nil {
-					cell = formatDeviation(*s.SpreadNs, s.MedianNs)
+				if iv := s.Interval; iv != nil {
+					cell = formatInterval(iv.LowNs, iv.HighNs, s.MedianNs)
 				}
 				cells = append(cells, cell)
 			}
-			cells = append(cells, formatDuration(s.MinNs), formatDuration(s.MaxNs))
+			if within {
+				cell := dash
+				if s.WithinMADNs != nil {
+					cell = formatDeviation(*s.WithinMADNs, s.MedianNs)
+				}
+				cells = append(cells, cell)
+			}
 			for _, u := range units {
 				cell := dash
 				if v := s.Metrics[u]; v != nil {
@@ -322,6 +338,30 @@ func orderUnits(units []string) []string {
 	}
 	slices.Sort(rest)
 	return append(out, rest...)
+}
+
+// intervalLine says what the interval column is and how sure it is: one
+// confidence when every row shares it, else where to find each.
+func intervalLine(rows []Row) string {
+	conf, procs, mixed := 0.0, 0, false
+	for _, r := range rows {
+		if !measured(r) || r.Summary.Interval == nil {
+			continue
+		}
+		c := r.Summary.Interval.Confidence
+		if conf != 0 && (c != conf || r.Summary.Processes != procs) {
+			mixed = true
+		}
+		conf, procs = c, r.Summary.Processes
+	}
+	switch {
+	case conf == 0:
+		return ""
+	case mixed:
+		return "interval: order statistics of the process medians, a distribution-free confidence interval of the median process (each row's confidence is in the JSON)"
+	}
+	return fmt.Sprintf("interval: order statistics of the %d process medians, a distribution-free %s confidence interval of the median process",
+		procs, strconv.FormatFloat(100*conf, 'f', -1, 64)+"%")
 }
 
 // samplesCell renders n: the sample count of a single-process run, or

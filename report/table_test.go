@@ -110,10 +110,28 @@ func TestTableColumns(t *testing.T) {
 		for _, c := range g.cols {
 			headers = append(headers, c.header)
 		}
-		assert.Equal(t, []string{"benchmark", "n", "median/iter", "spread", "min", "max",
+		assert.Equal(t, []string{"benchmark", "n", "median/iter", "interval", "±within",
 			"B/op", "allocs/op", "MB/s", "hit-ratio", "rows/op"}, headers)
 	})
-	t.Run("no spread column for single-process runs", func(t *testing.T) {
+	t.Run("one sample per process: no ±within column", func(t *testing.T) {
+		doc := greenDoc()
+		for i := range doc.Rows {
+			for j := range doc.Rows[i].Processes {
+				p := &doc.Rows[i].Processes[j]
+				if len(p.Samples) > 0 {
+					p.Samples = p.Samples[:1]
+					st, _ := (measure.Process{Samples: p.Samples}).NsPerOp()
+					p.NsPerOp = &st
+				}
+			}
+			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+		}
+		g, _ := gridOf(doc, doc.Rows, TableOptions{})
+		for _, c := range g.cols {
+			assert.NotEqual(t, "±within", c.header)
+		}
+	})
+	t.Run("no interval column for single-process runs", func(t *testing.T) {
 		doc := greenDoc()
 		doc.Meta.Knobs.Repetitions = 1
 		for i := range doc.Rows {
@@ -122,7 +140,7 @@ func TestTableColumns(t *testing.T) {
 		}
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		for _, c := range g.cols {
-			assert.NotEqual(t, "spread", c.header)
+			assert.NotEqual(t, "interval", c.header)
 		}
 	})
 	t.Run("unavailable metric is an em dash, never 0", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/benchsup/benchsup/measure"
 	"github.com/benchsup/benchsup/protocol"
@@ -24,6 +25,11 @@ type benchIdentity struct {
 	procs    []report.ProcessResult
 	stopped  bool   // skipped or failed: no further repetitions
 	notRun   string // why a repetition was not started
+
+	// n is the calibrated N every process measures; calibration its runs.
+	n           int64
+	calibration []measure.Sample
+	sampleTime  time.Duration // the target N was calibrated for
 
 	metrics     []string          // the selected catalog metrics
 	absent      map[string]string // metric -> why a process had no value
@@ -73,15 +79,14 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity 
 	for ctx.Err() == nil {
 		current := int64(-1)
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
-			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after}}
+			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after, MinSampleNs: int64(s.cfg.SampleTime)}}
 		out := s.run(ctx, s.childConfig(p), req, func(m protocol.Message) {
 			switch m := m.(type) {
 			case protocol.Progress:
 				current = m.Done
 			case protocol.Listing:
 				for _, l := range m.Identities {
-					ids = append(ids, &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics,
-						workload: l.Kind == protocol.ListedWorkload})
+					ids = append(ids, s.listed(p, l))
 				}
 			}
 		})
@@ -106,6 +111,23 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity 
 		after = fn
 	}
 	return ids
+}
+
+// listed makes the identity of one discovered leaf: calibrated (its N and
+// the runs it came from), or already ended by calibration (a failure or a
+// skip, which no process needs to repeat).
+func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
+	id := &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
+		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime}
+	switch {
+	case l.Problem != "":
+		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassFailure.String(),
+			Error: ptr(firstLine(l.Problem)), Output: l.Problem, Processes: []report.ProcessResult{}}
+	case l.Skipped != "":
+		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassSkipped.String(),
+			Skipped: ptr(l.Skipped), Processes: []report.ProcessResult{}}
+	}
+	return id
 }
 
 func topLevel(name string) string {
@@ -152,7 +174,8 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				Repetition: rep,
 				Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
 				Config: protocol.RequestConfig{
-					MinSampleNs: int64(s.cfg.MinSampleTime),
+					MinSampleNs: int64(s.cfg.SampleTime),
+					Iterations:  id.n, // calibrated once, in discovery
 					Samples:     s.cfg.Samples,
 					Metrics:     s.cfg.Metrics,
 					PerfIters:   s.cfg.PerfIters,
@@ -169,8 +192,10 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				}
 			})
 			id.windows = append(id.windows, windows...)
-			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String(),
-				StartupNs: int64(out.StartupDuration), WallNs: int64(out.Elapsed)}
+			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String(), WallNs: int64(out.Elapsed)}
+			if out.Hello != nil {
+				proc.StartupNs = ptr(int64(out.StartupDuration))
+			}
 			if out.Err != nil {
 				proc.Error = ptr(describe(out))
 			}
@@ -179,6 +204,8 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 			}
 			if result != nil && out.Class == sandbox.ClassSuccess {
 				proc.Samples = samples(result.Samples)
+				markShort(proc.Samples, s.cfg.SampleTime)
+				addThroughput(proc.Samples, result.BytesPerOp)
 				if st, ok := (measure.Process{Samples: proc.Samples}).NsPerOp(); ok {
 					proc.NsPerOp = &st
 				}
@@ -211,10 +238,40 @@ func seed(pkg, name string, rep int) uint64 {
 	return h.Sum64() + uint64(rep)
 }
 
+// markShort flags the samples shorter than half the sample target.
+func markShort(samples []measure.Sample, target time.Duration) {
+	for i := range samples {
+		samples[i].Short = time.Duration(samples[i].ElapsedNs) < target/2
+	}
+}
+
+// addThroughput derives MB/s from exact totals and the b.SetBytes value,
+// as testing computes it (bytes per iteration times N over the elapsed
+// time, in 10^6 bytes per second) but unrounded; samples rebuilt from the
+// printed line keep the MB/s testing printed.
+func addThroughput(samples []measure.Sample, bytesPerOp int64) {
+	if bytesPerOp <= 0 {
+		return
+	}
+	for i := range samples {
+		s := &samples[i]
+		if !s.Exact || s.ElapsedNs <= 0 {
+			continue
+		}
+		if s.Extra == nil {
+			s.Extra = map[string]float64{}
+		}
+		s.Extra["MB/s"] = float64(bytesPerOp) * float64(s.Iterations) / float64(s.ElapsedNs) * 1e3
+	}
+}
+
 func samples(in []protocol.Sample) []measure.Sample {
+	if len(in) == 0 {
+		return nil
+	}
 	out := make([]measure.Sample, len(in))
 	for i, s := range in {
-		out[i] = measure.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs}
+		out[i] = measure.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
 		if len(s.Extra) > 0 {
 			out[i].Extra = make(map[string]float64, len(s.Extra))
 			for _, e := range s.Extra {
@@ -244,6 +301,9 @@ func (id *benchIdentity) result() report.Row {
 	row.Processes = id.procs
 	if row.Processes == nil {
 		row.Processes = []report.ProcessResult{}
+	}
+	if len(id.calibration) > 0 {
+		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
 	if row.Summary != nil && len(id.metrics) > 0 {
@@ -345,6 +405,10 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 	}
 }
 
+// intervalConfidence is the confidence the summary's interval aims at; with
+// few processes it is the whole range and achieves less (recorded).
+const intervalConfidence = 0.95
+
 // summarize combines the processes that produced samples; nil when none did.
 func summarize(procs []report.ProcessResult) *report.Summary {
 	var good []measure.Process
@@ -360,20 +424,33 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 		return nil
 	}
 	sum := &report.Summary{
-		Processes:   across.Processes,
-		Iterations:  good[0].Samples[0].Iterations,
-		MedianNs:    across.Median,
-		DeviationNs: across.Within,
-		MinNs:       math.Inf(1),
-		MaxNs:       math.Inf(-1),
-		Metrics:     map[string]*float64{},
+		Processes:  across.Processes,
+		Iterations: good[0].Samples[0].Iterations,
+		MedianNs:   across.Median,
+		MinNs:      math.Inf(1),
+		MaxNs:      math.Inf(-1),
+		Metrics:    map[string]*float64{},
 	}
-	if across.Processes >= 2 {
-		sum.SpreadNs = ptr(across.Between.MAD)
-	}
-	for _, st := range per {
+	medians := make([]float64, len(per))
+	within := false
+	for i, st := range per {
+		medians[i] = st.Median
+		within = within || st.N > 1
 		sum.MinNs = math.Min(sum.MinNs, st.Min)
 		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
+	}
+	if iv, ok := measure.MedianInterval(medians, intervalConfidence); ok {
+		sum.Interval = &report.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
+	}
+	if within {
+		sum.WithinMADNs = ptr(across.Within)
+	}
+	for _, p := range good {
+		for _, s := range p.Samples {
+			if s.Short {
+				sum.ShortSamples++
+			}
+		}
 	}
 	units := map[string]func(measure.Process) (measure.Stats, bool){
 		"B/op":      measure.Process.BytesPerOp,

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -17,10 +18,11 @@ import (
 
 // Defaults for zero RequestConfig fields.
 const (
-	DefaultMinSample = 5 * time.Millisecond
-	DefaultSamples   = 32
-	// maxIterations is testing's own cap on b.N.
-	maxIterations = 1e9
+	// DefaultMinSample is the time one sample should take: long enough
+	// that the garbage collection testing forces before every run, and
+	// the page faults and pacing that follow it, are small against it.
+	DefaultMinSample = 200 * time.Millisecond
+	DefaultSamples   = 1
 )
 
 // topLevel returns the top-level function name of a benchmark path.
@@ -56,6 +58,12 @@ func lookupBenchmark(name string) (testing.InternalBenchmark, bool) {
 // testing reruns only the leaf, not the parent function's setup, and prints
 // one result line per run as it ends; onResult, if set, sees each as it
 // arrives.
+//
+// When the pattern selects exactly the top-level function and that function
+// is a leaf (it runs no sub-benchmark), the worker's wrapper around it
+// skips testing's probe run at N=1 (for n > 1), so the function's setup
+// runs once per sample rather than twice, and reads each run's totals
+// exactly from the B after the run (out.exact).
 func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64, count int, onResult func(name string)) (*benchOutput, error) {
 	var fs flagState
 	defer fs.restore()
@@ -72,31 +80,59 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	}
 	out := newBenchOutput(b.Name, runtime.GOMAXPROCS(0))
 	out.onResult = onResult
-	guarded := testing.InternalBenchmark{Name: b.Name, F: w.guardBenchmark(b.F)}
+	leaf := pattern == exactPattern(b.Name) && w.leaves[b.Name]
+	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, out)}
 	err := captureStdout(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
 	}, out.line)
 	return out, err
 }
 
-// guardBenchmark reports a panic of the top-level function as a Failure
-// before letting it end the process as it would under go test.
-func (w *session) guardBenchmark(f func(*testing.B)) func(*testing.B) {
+// wrapBenchmark reports a panic of the top-level function as a Failure
+// before letting it end the process as it would under go test, and, for a
+// leaf, skips testing's probe run and records each run's exact totals.
+func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf bool, out *benchOutput) func(*testing.B) {
 	return func(b *testing.B) {
+		if leaf && n > 1 && b.N == 1 {
+			// testing's probe run (run1), which only finds out whether the
+			// function has sub-benchmarks; a leaf has none, and the run of
+			// n that follows is the sample. (At n = 1 the probe is the
+			// sample.)
+			return
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				_ = w.fail(protocol.FailurePanic, fmt.Sprint(r), string(debug.Stack()))
 				panic(r)
 			}
 		}()
+		if leaf {
+			// testing reports a skip as such only from its probe run; from
+			// the run of n it would print a result line. The skip is
+			// recorded here, with the text the benchmark logged.
+			defer func() {
+				if b.Skipped() {
+					out.skippedRun, out.skipLog = true, loggedText(b)
+				}
+			}()
+		}
 		f(b)
+		if leaf {
+			b.StopTimer() // testing's own StopTimer after the function is then a no-op
+			if s, bytesPerOp, ok := exactSample(b); ok {
+				out.exact = append(out.exact, s)
+				out.bytesPerOp = bytesPerOp
+			}
+		}
 	}
 }
 
 // discover runs every registered benchmark function (after Config.After)
 // once, at one iteration, under the requested -test.bench pattern, and
-// lists the leaves each one produced. Progress before each function tells
-// the supervisor which one was running if the process dies.
+// lists the leaves each one produced; with Config.MinSampleNs set it then
+// calibrates each benchmark leaf (workloads measure windows, not samples).
+// Progress before each function tells the supervisor which one was running
+// if the process dies.
 func (w *session) discover() error {
 	registry.mu.Lock()
 	all := append([]testing.InternalBenchmark(nil), registry.benchmarks...)
@@ -122,28 +158,79 @@ func (w *session) discover() error {
 		if err != nil {
 			return err
 		}
-		leaves := out.leaves()
-		for len(leaves) > 0 {
-			n := min(len(leaves), protocol.MaxIdentitiesPerFrame)
-			l := protocol.Listing{Identities: make([]protocol.Listed, n)}
-			for j, name := range leaves[:n] {
-				kind := protocol.ListedBenchmark
-				if w.isWorkload(name) {
-					kind = protocol.ListedWorkload
+		var listed []protocol.Listed
+		for _, name := range out.leaves() {
+			l := protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
+			if w.isWorkload(name) {
+				l.Kind = protocol.ListedWorkload
+			}
+			if name == all[i].Name {
+				w.leaves[name] = true
+			}
+			if l.Kind == protocol.ListedBenchmark && w.req.Config.MinSampleNs > 0 {
+				if err := w.calibrateLeaf(all[i], name, &l); err != nil {
+					return err
 				}
-				l.Identities[j] = protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: kind}
 			}
-			if err := w.send(l); err != nil {
-				return err
-			}
-			leaves = leaves[n:]
+			listed = append(listed, l)
+		}
+		if err := w.sendListing(listed); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// sampling returns the request's minimum sample time and sample count, or
-// their defaults.
+// sendListing sends listed in frames that stay within the protocol's
+// bounds.
+func (w *session) sendListing(listed []protocol.Listed) error {
+	const perFrame = 256 // calibration runs make entries up to ~4 KiB
+	for len(listed) > 0 {
+		n := min(len(listed), perFrame)
+		if err := w.send(protocol.Listing{Identities: listed[:n]}); err != nil {
+			return err
+		}
+		listed = listed[n:]
+	}
+	return nil
+}
+
+// calibrateLeaf chooses N for the leaf name of b (see calibrate) and
+// records it, with the runs it came from, in l; a leaf that fails, skips
+// or reports no time while calibrating gets the reason instead, and the
+// other leaves are still listed.
+func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *protocol.Listed) error {
+	_ = w.phase(protocol.PhaseCalibration, 0, 0)
+	var end *ending
+	N, runs, err := calibrate(w.req.Config.MinSampleNs, func(n int64) (*protocol.Sample, error) {
+		samples, e, err := w.measureRuns(b, name, n, 1, nil)
+		if err != nil || e != nil {
+			end = e
+			return nil, err
+		}
+		return &samples[0], nil
+	})
+	if len(runs) > protocol.MaxCalibrationRuns {
+		runs = runs[len(runs)-protocol.MaxCalibrationRuns:]
+	}
+	l.Calibration = runs
+	switch {
+	case err != nil && errors.Is(err, errNoTime):
+		l.Problem = protocol.TruncateText(name+" "+err.Error(), protocol.MaxTextLen)
+	case err != nil:
+		return err
+	case end != nil && end.skip:
+		l.Skipped = protocol.TruncateText(end.message, protocol.MaxTextLen)
+	case end != nil:
+		l.Problem = protocol.TruncateText(cmp.Or(end.message, name+" failed while calibrating"), protocol.MaxTextLen)
+	default:
+		l.Iterations = N
+	}
+	return nil
+}
+
+// sampling returns the request's sample target and sample count, or their
+// defaults.
 func (w *session) sampling() (time.Duration, int) {
 	minSample, samples := time.Duration(w.req.Config.MinSampleNs), w.req.Config.Samples
 	if minSample <= 0 {
@@ -155,51 +242,104 @@ func (w *session) sampling() (time.Duration, int) {
 	return minSample, samples
 }
 
-// benchmark measures one leaf: calibration, then the timed samples, all of
-// them in one testing.RunBenchmarks call (-test.count), so the parent
-// function's setup runs once for them rather than once per sample.
+// ending is how a run ended when it produced no result: a failure (class,
+// message, stack) or a skip (message is the reason).
+type ending struct {
+	skip    bool
+	class   protocol.FailureClass
+	message string
+}
+
+// measureRuns runs count runs of n iterations of the benchmark leaf name of
+// b and returns their samples (exact where the wrapper read them), or how
+// the leaf ended instead.
+func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64, count int, onResult func(string)) ([]protocol.Sample, *ending, error) {
+	out, err := w.runBenchmark(b, exactPattern(name), n, count, onResult)
+	if err != nil {
+		return nil, nil, err
+	}
+	if msg, failed := out.failed[name]; failed {
+		return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, name+" failed")}, nil
+	}
+	if reason, skipped := out.skipped[name]; skipped {
+		return nil, &ending{skip: true, message: reason}, nil
+	}
+	if out.skippedRun {
+		// The reason is what the benchmark logged: kept by B, or printed
+		// (under -test.v testing prints it as it is logged).
+		return nil, &ending{skip: true, message: cmp.Or(out.skipLog, out.takePending(), "skipped")}, nil
+	}
+	s := out.results[name]
+	switch {
+	case len(s) == count:
+		if len(out.exact) == count {
+			s = out.exact
+			w.bytesPerOp = out.bytesPerOp
+		}
+		return s, nil, nil
+	case len(s) > 0:
+		awaitPanic()
+		return nil, &ending{class: protocol.FailureError, message: fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count)}, nil
+	}
+	for parent, msg := range out.failed {
+		if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
+			return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, parent+" failed")}, nil
+		}
+	}
+	switch {
+	case !slices.Contains(out.started, name):
+		return nil, &ending{class: protocol.FailureError, message: "no benchmark matches " + name}, nil
+	case !slices.Contains(out.leaves(), name):
+		return nil, &ending{class: protocol.FailureError, message: name + " has sub-benchmarks; measure its leaves"}, nil
+	}
+	awaitPanic()
+	return nil, &ending{class: protocol.FailureError, message: name + " printed no result"}, nil
+}
+
+// endedBy reports whether testing's output shows that the identity failed
+// or skipped itself, and sends that as its end.
+func (w *session) endedBy(out *benchOutput, name string) (bool, error) {
+	if msg, failed := out.failed[name]; failed {
+		return true, w.fail(protocol.FailureFatal, cmp.Or(msg, name+" failed"), "")
+	}
+	if reason, skipped := out.skipped[name]; skipped {
+		return true, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
+	}
+	return false, nil
+}
+
+// benchmark measures one leaf: Config.Samples timed samples of
+// Config.Iterations iterations (calibrated here when the request does not
+// pin N), all of them in one testing.RunBenchmarks call (-test.count), so
+// a parent function's setup runs once for them.
 func (w *session) benchmark() error {
 	name := w.req.Identity.Name
 	b, ok := lookupBenchmark(topLevel(name))
 	if !ok {
 		return w.fail(protocol.FailureError, fmt.Sprintf("no benchmark function %s in this test binary", topLevel(name)), "")
 	}
+	if !strings.Contains(name, "/") {
+		w.leaves[name] = true
+	}
 	cfg := w.req.Config
 	minSample, samples := w.sampling()
-	pattern := exactPattern(name)
+	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed}
 
 	// run measures count runs of n iterations; nil samples with a nil
 	// error mean the identity ended (a skip or a failure was sent).
 	run := func(n int64, count int, onResult func(string)) ([]protocol.Sample, error) {
-		out, err := w.runBenchmark(b, pattern, n, count, onResult)
-		if err != nil {
-			return nil, err
-		}
-		if w.owned != nil { // measure.Iter or measure.Case: the worker ran the loop
-			return nil, w.finishOwned()
-		}
-		if ended, err := w.endedBy(out, name); ended {
-			return nil, err
-		}
-		if s := out.results[name]; len(s) == count {
-			return s, nil
-		} else if len(s) > 0 {
-			awaitPanic()
-			return nil, w.fail(protocol.FailureError, fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count), "")
-		}
-		for parent, msg := range out.failed {
-			if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
-				return nil, w.fail(protocol.FailureFatal, cmp.Or(msg, parent+" failed"), "")
-			}
-		}
+		s, end, err := w.measureRuns(b, name, n, count, onResult)
 		switch {
-		case !slices.Contains(out.started, name):
-			return nil, w.fail(protocol.FailureError, "no benchmark matches "+name, "")
-		case !slices.Contains(out.leaves(), name):
-			return nil, w.fail(protocol.FailureError, name+" has sub-benchmarks; measure its leaves", "")
+		case err != nil:
+			return nil, err
+		case w.owned != nil: // measure.Iter or measure.Case: the worker ran the loop
+			return nil, w.finishOwned()
+		case end != nil && end.skip:
+			return nil, w.send(protocol.Skip{Reason: protocol.TruncateText(end.message, protocol.MaxTextLen)})
+		case end != nil:
+			return nil, w.fail(end.class, end.message, "")
 		}
-		awaitPanic()
-		return nil, w.fail(protocol.FailureError, name+" printed no result", "")
+		return s, nil
 	}
 
 	n := cfg.Iterations
@@ -207,14 +347,21 @@ func (w *session) benchmark() error {
 		if err := w.phase(protocol.PhaseCalibration, 0, 0); err != nil {
 			return err
 		}
-		for n = 1; ; n *= 2 {
+		var err error
+		ended := false
+		n, _, err = calibrate(int64(minSample), func(n int64) (*protocol.Sample, error) {
 			s, err := run(n, 1, nil)
 			if s == nil {
-				return err
+				ended = true
+				return nil, err
 			}
-			if time.Duration(s[0].ElapsedNs) >= minSample || n*2 > maxIterations {
-				break
+			return &s[0], nil
+		})
+		if ended || err != nil {
+			if errors.Is(err, errNoTime) {
+				return w.fail(protocol.FailureError, name+" "+err.Error(), "")
 			}
+			return err
 		}
 	}
 	if err := w.phase(protocol.PhaseTiming, 0, int64(samples)); err != nil {
@@ -230,8 +377,8 @@ func (w *session) benchmark() error {
 	if timed == nil {
 		return err
 	}
-	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed, Samples: timed}
-	if err := w.countPasses(b, pattern, n, &result); err != nil {
+	result.Samples, result.BytesPerOp = timed, w.bytesPerOp
+	if err := w.countPasses(b, exactPattern(name), n, &result); err != nil {
 		return err
 	}
 	return w.send(result)
@@ -248,15 +395,3 @@ const panicGrace = time.Second
 // missing result instead of the panic that the exit status and stderr are
 // about to show.
 func awaitPanic() { time.Sleep(panicGrace) }
-
-// endedBy reports whether testing's output shows that the identity failed
-// or skipped itself, and sends that as its end.
-func (w *session) endedBy(out *benchOutput, name string) (bool, error) {
-	if msg, failed := out.failed[name]; failed {
-		return true, w.fail(protocol.FailureFatal, cmp.Or(msg, name+" failed"), "")
-	}
-	if reason, skipped := out.skipped[name]; skipped {
-		return true, w.send(protocol.Skip{Reason: protocol.TruncateText(reason, protocol.MaxTextLen)})
-	}
-	return false, nil
-}

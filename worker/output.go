@@ -24,6 +24,15 @@ type benchOutput struct {
 	failed   map[string]string
 	pending  strings.Builder // indented output since the last name line
 	current  string          // the benchmark whose name line came last
+	// exact are the totals the wrapper read from B after each run of a
+	// leaf top-level function, in run order, and bytesPerOp its
+	// b.SetBytes value.
+	exact      []protocol.Sample
+	bytesPerOp int64
+	// skippedRun says a leaf skipped itself in a run of n (testing then
+	// prints a result line, not a skip), skipLog what it logged.
+	skippedRun bool
+	skipLog    string
 }
 
 func newBenchOutput(top string, procs int) *benchOutput {

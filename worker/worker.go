@@ -96,8 +96,11 @@ type session struct {
 	ended bool // a Skip or Failure was sent: only Log and Done may follow
 
 	workloads map[string]bool // discovery: identities that called measure.Workload
-	measuring *workloadSession
-	owned     *owned // a loop the worker ran itself (measure.Iter, measure.Case)
+	leaves    map[string]bool // top-level functions known to run no sub-benchmark
+	// bytesPerOp is the b.SetBytes value the last exact run read.
+	bytesPerOp int64
+	measuring  *workloadSession
+	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 }
 
 // errEnded is returned by send for work reported after the identity ended,
@@ -124,6 +127,7 @@ func (w *session) send(m protocol.Message) error {
 }
 
 func (w *session) serve() error {
+	w.leaves = map[string]bool{}
 	measure.Install(w)
 	defer measure.Install(nil)
 	if err := w.send(protocol.Hello{

@@ -148,7 +148,8 @@ func commonFlags() []cli.Flag {
 func runFlags() []cli.Flag {
 	return append(commonFlags(),
 		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark"},
-		&cli.DurationFlag{Name: "bench-min-time", Value: supervisor.DefaultMinSampleTime, Usage: "auto-scaling target of one sample"},
+		&cli.DurationFlag{Name: "sample-time", Aliases: []string{"bench-min-time"}, Value: supervisor.DefaultSampleTime,
+			Usage: "time one sample should take: N is calibrated once per benchmark for it, and samples under half of it are flagged"},
 		&cli.IntFlag{Name: "samples", Value: supervisor.DefaultSamples, Usage: "timed samples per process"},
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test (default 10m)"},
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE`"},
@@ -211,7 +212,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Repetitions = c.Int("repetitions")
-	cfg.MinSampleTime = c.Duration("bench-min-time")
+	cfg.SampleTime = c.Duration("sample-time")
 	cfg.Samples = c.Int("samples")
 	cfg.TestDeadline = c.Duration("test-timeout")
 	cfg.FailFast = c.Bool("fail-fast")
@@ -235,8 +236,8 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return usagef("--repetitions must be at least 1, got %d", cfg.Repetitions)
 	case cfg.Samples < 1:
 		return usagef("--samples must be at least 1, got %d", cfg.Samples)
-	case cfg.MinSampleTime <= 0:
-		return usagef("--bench-min-time must be positive, got %v", cfg.MinSampleTime)
+	case cfg.SampleTime <= 0:
+		return usagef("--sample-time must be positive, got %v", cfg.SampleTime)
 	case c.IsSet("test-timeout") && cfg.TestDeadline <= 0:
 		return usagef("--test-timeout must be positive, got %v", cfg.TestDeadline)
 	case cfg.Parallel < 0:
