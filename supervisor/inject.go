@@ -72,6 +72,7 @@ type injector struct {
 	files   map[string][]byte // the worker's closure: slash path ("worker/bench.go") -> source, tests excluded
 	replace map[string]string // the overlay: path in the user's tree -> generated file
 	workers map[string]string // module directory -> import path of the worker injected there
+	digest  string            // of the overlay's content, set by writeOverlay
 }
 
 // newInjector reads the worker's embedded source. Its hash names the
@@ -324,6 +325,18 @@ func (in *injector) writeOverlay(goflags, runDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The digest covers what the overlay places where, not where benchsup
+	// keeps it, which changes with every run.
+	h := sha256.New()
+	for _, target := range slices.Sorted(maps.Keys(replace)) {
+		content, err := os.ReadFile(replace[target])
+		if err != nil && replace[target] != "" {
+			content = []byte(replace[target]) // the user's entry, as written
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", target, len(content))
+		h.Write(content)
+	}
+	in.digest = hex.EncodeToString(h.Sum(nil))
 	p := filepath.Join(in.dir, "overlay.json")
 	return p, os.WriteFile(p, data, 0o644)
 }

@@ -152,17 +152,26 @@ type goEnv struct {
 	GOVERSION  string // the toolchain go test would use in the run's directory
 	GOMODCACHE string
 	GOFLAGS    string
+	raw        []byte // all of go env -json: what a cached test binary is keyed by
 }
 
 func (s *supervisor) readGoEnv(ctx context.Context) (goEnv, error) {
 	var e goEnv
-	out, err := s.goCmd(ctx, "env", "-json", "GOVERSION", "GOMODCACHE", "GOFLAGS").Output()
+	out, err := s.goCmd(ctx, "env", "-json").Output()
 	if err != nil {
 		return e, fmt.Errorf("go env: %w", commandError(err))
 	}
 	if err := json.Unmarshal(out, &e); err != nil {
 		return e, fmt.Errorf("go env: reading its output: %w", err)
 	}
+	var all map[string]string
+	if err := json.Unmarshal(out, &all); err != nil {
+		return e, fmt.Errorf("go env: reading its output: %w", err)
+	}
+	// GOGCCFLAGS names a fresh temporary directory each time; the rest is
+	// what it is for every build.
+	delete(all, "GOGCCFLAGS")
+	e.raw, _ = json.Marshal(all) // sorted keys
 	return e, nil
 }
 

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,9 @@ type supervisor struct {
 	plain   *listing  // the packages as go test builds them
 	inj     *injector // the worker and entry points, as one overlay
 	overlay string    // the overlay file every build and the measured listing use
+	// binCache is the per-user directory test binaries are linked into;
+	// "" links into tmp.
+	binCache string
 
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
@@ -102,7 +106,11 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &supervisor{cfg: cfg, tmp: tmp}, nil
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir()}
+	if s.binCache != "" {
+		pruneBinCache(s.binCache, time.Now())
+	}
+	return s, nil
 }
 
 func (s *supervisor) close() { os.RemoveAll(s.tmp) }
@@ -193,11 +201,25 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 // build compiles p's test binary as go test would, with the overlay as
 // the only addition. -vet=off: vet would try to enter the injected
 // directory, which exists only in the overlay.
+//
+// The binary is linked into the per-user cache (see bincache.go), where
+// the go command finds it up to date on the next run, and linked from there
+// into the run's own directory.
 func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
 	bin := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath)))
-	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", bin, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
+	target := bin
+	if s.binCache != "" {
+		dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
+		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, s.env.raw, s.inj.digest))
+	}
+	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", target, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
 	if err != nil {
 		return errors.New(describeBuildFailure(string(out), s.inj.name))
+	}
+	if target != bin {
+		if err := useCached(target, bin); err != nil {
+			return fmt.Errorf("copying the test binary out of the cache: %w", err)
+		}
 	}
 	p.binary = bin
 	return nil
@@ -320,7 +342,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		Knobs: report.Knobs{
 			Bench:            s.cfg.Bench,
 			Run:              s.cfg.Run,
-			MinSampleTimeNs:  int64(s.cfg.MinSampleTime),
+			SampleTimeNs:     int64(s.cfg.SampleTime),
 			SampleCount:      s.cfg.Samples,
 			Repetitions:      s.cfg.Repetitions,
 			TimeoutNs:        int64(s.cfg.Timeout),
