@@ -43,7 +43,7 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report
 	found := make([][]*benchIdentity, len(plans))
 	parallel(s.cfg.Parallel, len(plans), func(i int) {
 		if plans[i].binary != "" {
-			found[i] = s.discover(ctx, plans[i])
+			found[i] = s.discover(ctx, plans[i], true)
 		}
 	})
 	var ids []*benchIdentity
@@ -72,21 +72,48 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report
 // discover lists the leaves of p's benchmark functions. A function whose
 // discovery ends its process becomes one error identity, and discovery
 // resumes with the next function in a new process.
-func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity {
+//
+// With calibrate, every benchmark leaf is also calibrated there (see
+// listed); listing alone does not need it. The worker lists a function's
+// leaves before it calibrates them, one at a time: a process that dies
+// while calibrating a leaf is charged to that leaf alone, and discovery
+// resumes with the same function, skipping the leaves already done.
+func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) []*benchIdentity {
 	funcs := p.benchmarks()
+	target := int64(0)
+	if calibrate {
+		target = int64(s.cfg.SampleTime)
+	}
 	var ids []*benchIdentity
+	byName := map[string]*benchIdentity{}
 	after := ""
+	var skip []string // leaves of the resumed function already calibrated or charged
 	for ctx.Err() == nil {
-		current := int64(-1)
+		current, leaf := int64(-1), int64(-1)
+		var leaves []string // of the function now running, as listed
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
-			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after, MinSampleNs: int64(s.cfg.SampleTime)}}
+			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after, MinSampleNs: target, Skip: skip}}
 		out := s.run(ctx, s.childConfig(p), req, func(m protocol.Message) {
 			switch m := m.(type) {
 			case protocol.Progress:
-				current = m.Done
+				switch m.Phase {
+				case protocol.PhaseDiscovery: // the function now running, by index
+					current, leaf, leaves = m.Done, -1, nil
+				case protocol.PhaseCalibration: // its leaf now calibrating, by index
+					leaf = m.Done
+				}
 			case protocol.Listing:
 				for _, l := range m.Identities {
-					ids = append(ids, s.listed(p, l))
+					if l.Iterations == 0 && len(l.Calibration) == 0 && l.Problem == "" && l.Skipped == "" {
+						leaves = append(leaves, l.Name) // the function's leaves, in the order calibration indexes them
+					}
+					if id, ok := byName[l.Name]; ok {
+						s.update(id, l)
+						continue
+					}
+					id := s.listed(p, l)
+					byName[l.Name] = id
+					ids = append(ids, id)
 				}
 			}
 		})
@@ -99,18 +126,49 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan) []*benchIdentity 
 			return append(ids, &benchIdentity{plan: p, row: &row})
 		}
 		fn := funcs[current]
-		// Leaves listed for fn before it died are replaced by one row.
-		for len(ids) > 0 && topLevel(ids[len(ids)-1].name) == fn {
-			ids = ids[:len(ids)-1]
+		if leaf >= 0 && leaf < int64(len(leaves)) {
+			// The process died calibrating one leaf: that leaf's row, and
+			// the function again from the next leaf on.
+			id := byName[leaves[leaf]]
+			row := errorRow(p.pkg.ImportPath, id.name, id.kind(), out)
+			row.Error = ptr("while calibrating: " + *row.Error)
+			id.row = &row
+			skip = skip[:0]
+			for _, name := range leaves[:leaf+1] {
+				skip = append(skip, name)
+			}
+			if current > 0 {
+				after = funcs[current-1]
+			} else {
+				after = ""
+			}
+			continue
 		}
+		// Leaves listed for fn before it died are replaced by one row.
+		ids = slices.DeleteFunc(ids, func(id *benchIdentity) bool {
+			if topLevel(id.name) == fn {
+				delete(byName, id.name)
+				return true
+			}
+			return false
+		})
 		row := errorRow(p.pkg.ImportPath, fn, "benchmark", out)
 		ids = append(ids, &benchIdentity{plan: p, name: fn, row: &row})
 		if int(current) == len(funcs)-1 {
 			break
 		}
-		after = fn
+		after, skip = fn, nil
 	}
 	return ids
+}
+
+// update applies a leaf's calibration, listed after the leaf itself.
+func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
+	if l.Iterations == 0 && len(l.Calibration) == 0 && l.Problem == "" && l.Skipped == "" {
+		return // listed again (a resumed function), nothing new
+	}
+	fresh := s.listed(id.plan, l)
+	id.n, id.calibration, id.row = fresh.n, fresh.calibration, fresh.row
 }
 
 // listed makes the identity of one discovered leaf: calibrated (its N and
@@ -183,6 +241,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 					PerfScaled:  s.cfg.PerfScaled,
 				},
 			}
+			req.Config.WindowMetrics = s.cfg.WindowMetrics // read at workload windows' edges
 			out := s.run(ctx, s.childConfig(id.plan), req, func(m protocol.Message) {
 				switch m := m.(type) {
 				case protocol.Result:

@@ -96,6 +96,12 @@ type Config struct {
 	// PerfScaled keeps a multiplexed hardware group, every scaled value
 	// marked estimated.
 	PerfScaled bool
+	// WindowMetrics are the catalog metrics read at every workload
+	// window's edges besides what every window reads; empty means none.
+	// sources.WindowDefault is the cheap set a window reads by default;
+	// any other source is a counter enabled over the window, whose
+	// measured cost each window's note discloses.
+	WindowMetrics []string
 	// Env is the children's environment policy (strict by default).
 	Env sandbox.EnvPolicy
 	// FailFast stops scheduling new work after the first failure.

@@ -43,7 +43,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
 			}
 		}
-		for _, id := range s.discover(ctx, p) {
+		for _, id := range s.discover(ctx, p, false) {
 			e := ListEntry{Package: p.pkg.ImportPath, Kind: id.kind(), Name: id.name}
 			if id.row != nil {
 				e.Kind, e.Error = id.row.Kind, deref(id.row.Error)

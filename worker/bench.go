@@ -158,6 +158,8 @@ func (w *session) discover() error {
 		if err != nil {
 			return err
 		}
+		// The leaves first, then each one's calibration: if calibrating a
+		// leaf ends the process, the supervisor knows which leaf it was.
 		var listed []protocol.Listed
 		for _, name := range out.leaves() {
 			l := protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
@@ -167,15 +169,27 @@ func (w *session) discover() error {
 			if name == all[i].Name {
 				w.leaves[name] = true
 			}
-			if l.Kind == protocol.ListedBenchmark && w.req.Config.MinSampleNs > 0 {
-				if err := w.calibrateLeaf(all[i], name, &l); err != nil {
-					return err
-				}
-			}
 			listed = append(listed, l)
 		}
 		if err := w.sendListing(listed); err != nil {
 			return err
+		}
+		if w.req.Config.MinSampleNs <= 0 {
+			continue
+		}
+		for j, l := range listed {
+			if l.Kind != protocol.ListedBenchmark || slices.Contains(w.req.Config.Skip, l.Name) {
+				continue // a window is not calibrated; a skipped leaf was done by an earlier process
+			}
+			if err := w.phase(protocol.PhaseCalibration, int64(j), int64(len(listed))); err != nil {
+				return err
+			}
+			if err := w.calibrateLeaf(all[i], l.Name, &l); err != nil {
+				return err
+			}
+			if err := w.send(protocol.Listing{Identities: []protocol.Listed{l}}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -200,7 +214,6 @@ func (w *session) sendListing(listed []protocol.Listed) error {
 // or reports no time while calibrating gets the reason instead, and the
 // other leaves are still listed.
 func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *protocol.Listed) error {
-	_ = w.phase(protocol.PhaseCalibration, 0, 0)
 	var end *ending
 	N, runs, err := calibrate(w.req.Config.MinSampleNs, func(n int64) (*protocol.Sample, error) {
 		samples, e, err := w.measureRuns(b, name, n, 1, nil)
