@@ -3,6 +3,7 @@ package measure
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // Iter measures f as the benchmark: everything else in the benchmark
@@ -16,19 +17,27 @@ import (
 // millisecond; --perf-batch pins the batch) instead of a whole testing run.
 func Iter(b *testing.B, f func()) {
 	b.Helper()
-	loop(b, f, nil)
+	loop(b, iterLoop{f}, f, nil)
 }
 
 // Case runs one case of a matrix benchmark as the sub-benchmark
 // name/key=value/... (labels in the order given, as benchstat reads them).
 // Each iteration calls timed, then after with timed's result to verify or
 // release it; an error from after fails this case alone, which becomes one
-// error row while the other cases measure. Under benchsup after is untimed
-// and outside every counter bracket. Under plain `go test -bench` it is an
-// ordinary sub-benchmark and after is timed with the call: stopping
-// testing's timer around every call reads the runtime's memory statistics
-// each time, which costs more than most calls and lets b.N grow without
-// bound.
+// error row while the other cases measure.
+//
+// Under benchsup after is untimed, its allocations are not counted, and it
+// runs outside every counter bracket: the worker calls timed for a chunk of
+// iterations with the clock running, keeping each result, then stops the
+// clock and calls after on each result in order. A chunk is long enough
+// that reading the clock and the allocation counters around it costs under
+// 1% of it, and short enough that the results it keeps stay small (about a
+// MiB).
+//
+// Under plain `go test -bench` it is an ordinary sub-benchmark and after is
+// timed with the call: stopping testing's timer around every call reads the
+// runtime's memory statistics each time, which costs more than most calls
+// and lets b.N grow without bound.
 func Case[T any](b *testing.B, name string, labels []Label, timed func() T, after func(T) error) {
 	b.Helper()
 	full := name
@@ -41,17 +50,18 @@ func Case[T any](b *testing.B, name string, labels []Label, timed func() T, afte
 		if after != nil {
 			check = func() error { return after(last) }
 		}
-		loop(b, func() { last = timed() }, check)
+		loop(b, &caseLoop[T]{timed: timed, after: after}, func() { last = timed() }, check)
 	})
 }
 
 // Label is one key=value dimension of a Case.
 type Label struct{ Key, Value string }
 
-// loop is Iter with an optional untimed hook after each call.
-func loop(b *testing.B, timed func(), after func() error) {
+// loop runs body under the installed LoopRunner, or else as plain testing
+// would: timed then the optional untimed hook after, b.N times.
+func loop(b *testing.B, body LoopBody, timed func(), after func() error) {
 	if r := currentRunner(); r != nil {
-		if lr, ok := r.(LoopRunner); ok && lr.Loop(b, timed, after) {
+		if lr, ok := r.(LoopRunner); ok && lr.Loop(b, body) {
 			return
 		}
 	}
@@ -64,6 +74,87 @@ func loop(b *testing.B, timed func(), after func() error) {
 			}
 		}
 	}
+}
+
+// LoopBody is a benchmark loop the worker may run itself (Iter's, Case's):
+// the measured calls, and the untimed hook over their results. The worker
+// calls Reserve(n) before Timed(n), outside its clock and its allocation
+// count, and After after Timed, outside both too.
+type LoopBody interface {
+	// Timed calls the measured function n times, keeping each result for
+	// After when there is a hook.
+	Timed(n int)
+	// After calls the untimed hook on each result of the last Timed call,
+	// in order, and releases them; the first error stops it (the rest are
+	// released unchecked). Without a hook it does nothing.
+	After() error
+	// HasAfter reports whether there is an untimed hook.
+	HasAfter() bool
+	// Reserve makes room for the results of n calls, so that Timed(n)
+	// allocates nothing of its own, and returns the bytes that room takes.
+	Reserve(n int) int
+}
+
+// iterLoop is Iter's body: calls with no result and no hook.
+type iterLoop struct{ f func() }
+
+func (l iterLoop) Timed(n int) {
+	for i := 0; i < n; i++ {
+		l.f()
+	}
+}
+func (iterLoop) After() error    { return nil }
+func (iterLoop) HasAfter() bool  { return false }
+func (iterLoop) Reserve(int) int { return 0 }
+
+// caseLoop is Case's body: each result is kept in buf for after.
+type caseLoop[T any] struct {
+	timed func() T
+	after func(T) error
+	buf   []T
+	last  T // without a hook, the last result (as the plain loop keeps it)
+}
+
+func (l *caseLoop[T]) Timed(n int) {
+	if l.after == nil {
+		for i := 0; i < n; i++ {
+			l.last = l.timed()
+		}
+		return
+	}
+	if cap(l.buf) < n {
+		l.buf = make([]T, n)
+	}
+	l.buf = l.buf[:n]
+	for i := range l.buf {
+		l.buf[i] = l.timed()
+	}
+}
+
+func (l *caseLoop[T]) After() error {
+	var zero T
+	var err error
+	for i := range l.buf {
+		if err == nil {
+			err = l.after(l.buf[i])
+		}
+		l.buf[i] = zero // released: the garbage collector may take it
+	}
+	l.buf = l.buf[:0]
+	return err
+}
+
+func (l *caseLoop[T]) HasAfter() bool { return l.after != nil }
+
+func (l *caseLoop[T]) Reserve(n int) int {
+	if l.after == nil {
+		return 0
+	}
+	if cap(l.buf) < n {
+		l.buf = make([]T, 0, n)
+	}
+	var zero T
+	return n * int(unsafe.Sizeof(zero))
 }
 
 // MetricMode says how a client metric relates to time.
@@ -109,9 +200,9 @@ func BlackBox[T any](x T) T {
 // LoopRunner is the part of a Runner that owns benchmark loops. benchsup's
 // worker implements it; user code never does.
 type LoopRunner interface {
-	// Loop measures timed (with after untimed after each call) for the
-	// benchmark b; false means run it as plain testing would.
-	Loop(b *testing.B, timed func(), after func() error) bool
+	// Loop measures body for the benchmark b; false means run it as
+	// plain testing would.
+	Loop(b *testing.B, body LoopBody) bool
 	// Metric records a client metric for b's measurement; false means
 	// report it through testing.
 	Metric(b *testing.B, unit string, amount float64, mode MetricMode) bool

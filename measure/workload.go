@@ -11,6 +11,9 @@ type Regime string
 const (
 	// Cold: each file is flushed (fdatasync) and dropped from the page
 	// cache (POSIX_FADV_DONTNEED), so the window reads it from the disk.
+	// Where that cannot work (a file on tmpfs or another memory-only file
+	// system, or a file system that ignores the advice) the window's
+	// regime is not-evictable, never cold, and its note says why.
 	Cold Regime = "cold"
 	// Warm: each file is read through, so the window finds it cached.
 	Warm Regime = "warm"

@@ -2,9 +2,12 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/measure"
 )
 
 // diagnosticsTitle heads the table of diagnostic-class columns, which are
@@ -33,10 +36,12 @@ func columnHeader(c Column) string {
 
 // countedCell renders one counted value of a summary: formatted by the
 // column's format, with a ≈ prefix when it is an estimate, or an em dash
-// when it is unavailable.
+// when it is unavailable or below the noise (a per-iteration value its
+// uncertainty reaches: the notes say so, with the interval). A counted
+// value is never printed as a 0 it was not measured to be.
 func countedCell(s *Summary, c Column) string {
 	v := s.Counted[c.Name]
-	if v == nil {
+	if v == nil || belowNoise(s, c) {
 		return dash
 	}
 	cell := formatCounted(*v, c.Format)
@@ -44,6 +49,71 @@ func countedCell(s *Summary, c Column) string {
 		cell = estimated + cell
 	}
 	return cell
+}
+
+// belowNoise reports whether a summary's per-iteration value of column c
+// is not distinguishable from zero by its uncertainty.
+func belowNoise(s *Summary, c Column) bool {
+	v := s.Counted[c.Name]
+	u, ok := s.Uncertainty[c.Name]
+	return v != nil && ok && c.Unit == "/op" && measure.BelowNoise(*v, u)
+}
+
+// uncertaintyShare is the share of its value from which a counted value's
+// uncertainty is written out in the table's notes (the JSON document
+// always has it).
+const uncertaintyShare = 0.1
+
+// uncertaintyNote is the note of one counted value whose uncertainty is
+// large (over uncertaintyShare of it) or reaches it; "" for the others.
+func uncertaintyNote(s *Summary, c Column) string {
+	v := s.Counted[c.Name]
+	u, ok := s.Uncertainty[c.Name]
+	if v == nil || !ok || u <= 0 {
+		return ""
+	}
+	pm := formatCounted(*v, c.Format) + " ± " + formatCounted(u, c.Format)
+	if belowNoise(s, c) {
+		return oneLine(c.Name) + ": below the noise: " + pm + " per iteration, which includes 0"
+	}
+	if *v == 0 || u <= uncertaintyShare*math.Abs(*v) {
+		return ""
+	}
+	return fmt.Sprintf("%s %s (±%.0f%%)", columnHeader(c), pm, 100*u/math.Abs(*v))
+}
+
+// sameEventNote compares the two counts of one kernel event, perf-sw's
+// page-faults and tier0's minflt + majflt, when a row has both: it says
+// how they differ when they differ by more than their uncertainties, and
+// is "" otherwise.
+func sameEventNote(s *Summary, cols []Column) string {
+	col := map[string]Column{}
+	for _, c := range cols {
+		col[c.Name] = c
+	}
+	pf, mf := s.Counted["page-faults"], s.Counted["minflt"]
+	if pf == nil || mf == nil || belowNoise(s, col["page-faults"]) || belowNoise(s, col["minflt"]) {
+		return ""
+	}
+	sum, tol := *mf, s.Uncertainty["page-faults"]+s.Uncertainty["minflt"]
+	what := "minflt/op " + formatCounted(*mf, FormatCount)
+	if mj := s.Counted["majflt"]; mj != nil {
+		sum += *mj
+		tol += s.Uncertainty["majflt"]
+		what += " + majflt/op " + formatCounted(*mj, FormatCount)
+	} else if _, selected := col["majflt"]; selected {
+		what += " (majflt not counted)"
+	} else {
+		what += " (majflt not selected)"
+	}
+	if math.Abs(*pf-sum) <= tol {
+		return ""
+	}
+	return "faults/op " + formatCounted(*pf, FormatCount) + " vs " + what +
+		": one kernel event counted by perf-sw and by getrusage over the same brackets; they differ by what only one counts:" +
+		" page-faults also counts faults that failed and faults of child processes the benchmark started," +
+		" minflt + majflt also count faults the kernel took on the process's behalf (get_user_pages)," +
+		" and getrusage's window also spans the perf counters' enable and disable calls, where other threads may fault"
 }
 
 // diagnosticGrid builds the diagnostics table: the benchmark name and the
@@ -155,6 +225,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 		addHeader("counting: " + countingText(passes[0]))
 	}
 
+	noisy := false
 	for _, r := range rows {
 		if !measured(r) {
 			// The notes column says why the row has no numbers.
@@ -164,6 +235,9 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 		if !agree && (r.CountIterations != nil || r.CountMethod != "") {
 			d.notes = append(d.notes, name+": counting: "+countingText(r))
 		}
+		// Absences with one reason are noted once, their metrics listed.
+		var reasons []string
+		metricsOf := map[string][]string{}
 		for _, a := range r.Absences {
 			if explained[a.Metric] {
 				continue
@@ -172,7 +246,22 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 			if reason == "" {
 				reason = "unavailable (no reason recorded)"
 			}
-			d.notes = append(d.notes, name+": "+oneLine(a.Metric)+": "+reason)
+			if _, seen := metricsOf[reason]; !seen {
+				reasons = append(reasons, reason)
+			}
+			metricsOf[reason] = appendNew(metricsOf[reason], oneLine(a.Metric))
+		}
+		for _, reason := range reasons {
+			d.notes = append(d.notes, name+": "+strings.Join(metricsOf[reason], ", ")+": "+reason)
+		}
+		for _, c := range doc.Columns {
+			if n := uncertaintyNote(r.Summary, c); n != "" {
+				noisy = true
+				d.notes = append(d.notes, name+": "+n)
+			}
+		}
+		if n := sameEventNote(r.Summary, doc.Columns); n != "" {
+			d.notes = append(d.notes, name+": "+n)
 		}
 		for _, c := range doc.Columns {
 			if r.Summary.Counted[c.Name] != nil || explained[c.Name] ||
@@ -181,6 +270,9 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 			}
 			d.notes = append(d.notes, name+": "+oneLine(c.Name)+": unavailable (no reason recorded)")
 		}
+	}
+	if noisy {
+		addHeader(fmt.Sprintf("counted ±: half the range of a counting pass's repeated measurements, or of the processes' values where wider; noted below where over %.0f%% of the value", 100*uncertaintyShare))
 	}
 	return d
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -385,4 +386,154 @@ func TestWriteBenchfmtCounted(t *testing.T) {
 		doc.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"minflt/op": 7}
 		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `"minflt/op" is also a reported unit`)
 	})
+}
+
+// notesOf returns a table's notes block, without its indentation.
+func notesOf(t *testing.T, doc Document) []string {
+	t.Helper()
+	out := tableText(t, doc)
+	if !strings.Contains(out, "\nnotes\n") {
+		return nil
+	}
+	var notes []string
+	for _, l := range tableLines(t, out, "notes")[1:] {
+		notes = append(notes, strings.TrimPrefix(l, "  "))
+	}
+	return notes
+}
+
+func TestTableCountedUncertainty(t *testing.T) {
+	tests := []struct {
+		name        string
+		row         int
+		uncertainty map[string]float64
+		wantNotes   []string // besides the fixture's own
+		wantCells   map[string]string
+	}{
+		{name: "small uncertainties stay in the JSON", row: 1,
+			uncertainty: map[string]float64{"task-clock": 0.1e6, "minflt": 10, "maxrss": 1 << 20},
+			wantCells:   map[string]string{"task-clock/op": "≈1.555ms", "minflt/op": "1.234k"}},
+		{name: "a large one is noted, with its share", row: 1,
+			uncertainty: map[string]float64{"task-clock": 0.3e6},
+			wantNotes:   []string{"BenchmarkDecode: task-clock/op 1.555ms ± 300.0µs (±19%)"},
+			wantCells:   map[string]string{"task-clock/op": "≈1.555ms"}},
+		{name: "a value its uncertainty reaches is below the noise: a dash, never a number", row: 0,
+			uncertainty: map[string]float64{"minflt": 0.004, "task-clock": 1},
+			wantNotes:   []string{"BenchmarkEncode/size=1K: minflt: below the noise: 0.0025 ± 0.004 per iteration, which includes 0"},
+			wantCells:   map[string]string{"minflt/op": dash, "task-clock/op": "1.244µs"}},
+		{name: "a level is never below the noise", row: 2,
+			uncertainty: map[string]float64{"maxrss": 20 << 20},
+			wantNotes:   []string{"BenchmarkScan: maxrss 12.45MiB ± 20.00MiB (±161%)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := countedDoc()
+			base := notesOf(t, doc)
+			doc.Rows[tt.row].Summary.Uncertainty = tt.uncertainty
+			notes := notesOf(t, doc)
+			var added []string
+			for _, n := range notes {
+				if !slices.Contains(base, n) {
+					added = append(added, n)
+				}
+			}
+			assert.Equal(t, tt.wantNotes, added)
+			out := tableText(t, doc)
+			if len(tt.wantNotes) > 0 {
+				assert.Contains(t, out, "\ncounted ±: half the range of a counting pass's repeated measurements, or of the processes' values where wider; noted below where over 10% of the value\n")
+			} else {
+				assert.NotContains(t, out, "counted ±")
+			}
+			lines := tableLines(t, out, "benchmark ")
+			header := lines[0]
+			for col, want := range tt.wantCells {
+				start := runeColumn(header, col, 0)
+				require.GreaterOrEqual(t, start, 0, col)
+				// The cell that ends under the header's end (decimal
+				// alignment may start it earlier).
+				cells := strings.Fields(string([]rune(lines[1+tt.row])[start-2:]))
+				assert.Equal(t, want, cells[0], "%s of row %d", col, tt.row)
+			}
+		})
+	}
+}
+
+func TestSameEventNote(t *testing.T) {
+	cols := []Column{
+		{Name: "page-faults", Header: "faults", Unit: "/op", Format: FormatCount},
+		{Name: "minflt", Header: "minflt", Unit: "/op", Format: FormatCount},
+		{Name: "majflt", Header: "majflt", Unit: "/op", Format: FormatCount},
+	}
+	explain := ": one kernel event counted by perf-sw and by getrusage over the same brackets; they differ by what only one counts:"
+	tests := []struct {
+		name    string
+		counted map[string]float64
+		unc     map[string]float64
+		cols    []Column
+		want    string
+	}{
+		{name: "equal", counted: map[string]float64{"page-faults": 20.3, "minflt": 20.3, "majflt": 0}},
+		{name: "within their uncertainties", counted: map[string]float64{"page-faults": 4.444, "minflt": 4.1, "majflt": 0},
+			unc: map[string]float64{"page-faults": 0.2, "minflt": 0.2}},
+		{name: "beyond them (issue #9: 4.444 vs 2.667)", counted: map[string]float64{"page-faults": 4.444, "minflt": 2.667, "majflt": 0},
+			unc:  map[string]float64{"page-faults": 0.5, "minflt": 0.5},
+			want: "faults/op 4.444 vs minflt/op 2.667 + majflt/op 0" + explain},
+		{name: "majflt makes up the difference", counted: map[string]float64{"page-faults": 10, "minflt": 7, "majflt": 3}},
+		{name: "majflt not selected", counted: map[string]float64{"page-faults": 10, "minflt": 7}, cols: cols[:2],
+			want: "faults/op 10 vs minflt/op 7 (majflt not selected)" + explain},
+		{name: "one below the noise: nothing to compare", counted: map[string]float64{"page-faults": 0.1, "minflt": 7},
+			unc: map[string]float64{"page-faults": 0.5}},
+		{name: "one missing", counted: map[string]float64{"minflt": 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Summary{Counted: map[string]*float64{}, Uncertainty: tt.unc}
+			for m, v := range tt.counted {
+				s.Counted[m] = new(v)
+			}
+			c := tt.cols
+			if c == nil {
+				c = cols
+			}
+			got := sameEventNote(s, c)
+			if tt.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.True(t, strings.HasPrefix(got, tt.want), "%q", got)
+			}
+		})
+	}
+}
+
+func TestTableAbsencesOfOneReasonNotedOnce(t *testing.T) {
+	doc := countedDoc()
+	why := "not counted by default: 3 pairs of runs at 2 and 4 iterations would add 27% to the 90 iterations this process timed (the cap is 25%); --perf-iters=2 counts it"
+	for _, m := range []string{"task-clock", "minflt", "rchar"} {
+		doc.Rows[1].Summary.Counted[m] = nil
+		doc.Rows[1].Absences = append(doc.Rows[1].Absences, MetricAbsence{Metric: m, Reason: why})
+	}
+	assert.Contains(t, notesOf(t, doc), "BenchmarkDecode: task-clock, minflt, rchar: "+why)
+}
+
+func TestWriteJSONCountedUncertainty(t *testing.T) {
+	doc := countedDoc()
+	doc.Rows[1].Summary.Uncertainty = map[string]float64{"task-clock": 1234.5}
+	doc.Rows[1].Processes[0].Uncertainty = map[string]float64{"task-clock": 1000}
+	doc.Rows[1].Processes[0].CountedNotes = map[string]string{"task-clock": "the median empty bracket was subtracted"}
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(&buf, doc))
+	var got struct {
+		Rows []struct {
+			Summary struct {
+				Uncertainty map[string]float64 `json:"uncertainty"`
+			} `json:"summary"`
+			Processes []map[string]any `json:"processes"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
+	assert.Equal(t, map[string]float64{"task-clock": 1234.5}, got.Rows[1].Summary.Uncertainty, "next to the value, in its unit")
+	assert.Equal(t, map[string]any{"task-clock": 1000.0}, got.Rows[1].Processes[0]["uncertainty"])
+	assert.Equal(t, map[string]any{"task-clock": "the median empty bracket was subtracted"}, got.Rows[1].Processes[0]["countedNotes"])
+	assert.Nil(t, got.Rows[0].Summary.Uncertainty, "absent where no process reported one")
+	assert.NotContains(t, got.Rows[1].Processes[1], "uncertainty")
 }

@@ -21,6 +21,74 @@ type Document struct {
 	// measurement order; absent (not empty) when no workload ran, so a
 	// windowless document keeps its earlier shape.
 	Windows []Window `json:"windows,omitempty"`
+	// WindowSummaries holds one summary per window of a workload (package,
+	// workload and window name) across its processes, in order of first
+	// measurement: what the table shows. Absent when no workload ran.
+	WindowSummaries []WindowSummary `json:"windowSummaries,omitempty"`
+}
+
+// WindowSummary is one window of one workload across the fresh processes
+// that measured it, as Summary is a benchmark's: the median of the
+// per-process values, with the spread between processes. The process is the
+// unit: each contributes its one value of each quantity, and each quantity
+// is summarized on its own, so the component medians need not add up to
+// the median wall. Durations are nanoseconds; a nil quantity is unavailable
+// (some measured process did not attribute it; Note says why).
+type WindowSummary struct {
+	Package  string `json:"package"`
+	Workload string `json:"workload"`
+	Name     string `json:"name"`
+	// Processes counts the processes whose window was measured and is
+	// summarized; Unmeasured those whose process failed or skipped
+	// (Window.Error, Window.Skipped): their windows stay in Windows, out of
+	// the summary.
+	Processes  int `json:"processes"`
+	Unmeasured int `json:"unmeasured"`
+	Reps       int `json:"reps"`
+	// Scope is the measured windows' shared decomposition scope, or
+	// "mixed" (then no component is summarized).
+	Scope             string      `json:"scope"`
+	WallNs            *WindowStat `json:"wallNs"` // nil when no process measured the window
+	OnCPUUserNs       *WindowStat `json:"onCpuUserNs"`
+	OnCPUKernelNs     *WindowStat `json:"onCpuKernelNs"`
+	OffCPURunqueueNs  *WindowStat `json:"offCpuRunqueueNs"`
+	OffCPUDiskNs      *WindowStat `json:"offCpuDiskNs"`
+	OffCPUOtherNs     *WindowStat `json:"offCpuOtherNs"`
+	OtherThreadsCPUNs *WindowStat `json:"otherThreadsCpuNs"`
+	// IOStallNs is the system-wide PSI io "some" stall during the window:
+	// a diagnostic, never attributed to the workload.
+	IOStallNs *WindowStat `json:"ioStallNs"`
+	// Totals are medians of the per-process source totals; a total some
+	// measured process lacks is null.
+	Totals map[string]*float64 `json:"totals"`
+	// Regimes are the page-cache stamps of the measured processes' windows,
+	// one entry per distinct requested and effective pair.
+	Regimes []WindowRegimeCount `json:"regimes,omitempty"`
+	// Note holds the notes every measured window shares, then each other
+	// note prefixed with its process ("proc 1: ...").
+	Note string `json:"note,omitempty"`
+	// Error and Skipped are set when no process measured the window: the
+	// first unmeasured process's reason.
+	Error   *string `json:"error,omitempty"`
+	Skipped *string `json:"skipped,omitempty"`
+}
+
+// WindowStat is one quantity of a window across processes.
+type WindowStat struct {
+	Median float64 `json:"median"`
+	// Spread is the median absolute deviation of the per-process values
+	// from Median: the spread between processes; nil for one process.
+	Spread *float64 `json:"spread"`
+	Min    float64  `json:"min"`
+	Max    float64  `json:"max"`
+}
+
+// WindowRegimeCount is one page-cache stamp shared by some processes'
+// windows.
+type WindowRegimeCount struct {
+	Requested string `json:"requested"`
+	Effective string `json:"effective"`
+	Processes []int  `json:"processes"` // the process indexes whose window had it
 }
 
 // Window is one measured window of one workload process: where its
@@ -168,6 +236,10 @@ type Knobs struct {
 	PerfIters  int64    `json:"perfIters"`
 	PerfBatch  int64    `json:"perfBatch"`
 	PerfScaled bool     `json:"perfScaled"`
+	// WindowMetrics are the catalog metrics read at every workload
+	// window's edges besides what every window reads; absent when no
+	// workload ran.
+	WindowMetrics []string `json:"windowMetrics,omitempty"`
 }
 
 // Environment describes the children's environment without any value.
@@ -333,10 +405,18 @@ type Summary struct {
 	// per-iteration value (or level); nil when unavailable (the row's
 	// Absences say why).
 	Counted map[string]*float64 `json:"counted"`
-	// EstimatedMetrics names the Counted keys whose values are
-	// multiplex-scaled estimates (≈ in the table); absent when all are
+	// EstimatedMetrics names the Counted keys whose values are estimates
+	// (≈ in the table): multiplex-scaled, or counted in brackets whose own
+	// count, subtracted, was larger than the value; absent when all are
 	// exact.
 	EstimatedMetrics []string `json:"estimatedMetrics,omitempty"`
+	// Uncertainty holds, for each Counted metric with a value, its
+	// uncertainty in the same unit (measure.CountedAcross: the larger of
+	// the median process's own uncertainty and half the range of the
+	// processes' values); absent when no process reported one. The table
+	// shows it in its notes where it exceeds a tenth of the value, and an
+	// em dash where it reaches the value (below the noise).
+	Uncertainty map[string]float64 `json:"uncertainty,omitempty"`
 }
 
 // Interval is a confidence interval of a median, in nanoseconds per
@@ -375,4 +455,11 @@ type ProcessResult struct {
 	// Estimated the ones that were scaled.
 	Counted   map[string]float64 `json:"counted,omitempty"`
 	Estimated []string           `json:"estimated,omitempty"`
+	// Uncertainty holds each counted value's uncertainty, half the range
+	// of the repeated measurements it is the median of (the pair
+	// differences or parts of the counting pass), and CountedNotes what
+	// qualifies a value (what was subtracted from it); both by metric,
+	// absent when empty.
+	Uncertainty  map[string]float64 `json:"uncertainty,omitempty"`
+	CountedNotes map[string]string  `json:"countedNotes,omitempty"`
 }

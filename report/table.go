@@ -69,13 +69,15 @@ func (opt TableOptions) noteWidth() int {
 //     when the rows do not agree.
 //
 // When workloads ran (Document.Windows), a table titled "windows" follows,
-// after the notes block and before the error blocks: one line per window,
-// in measurement order (error and skip windows are not moved), named as
-// benchmarks are (package-relative, with the package's suffix when the run
-// spans several packages). Its columns are window; proc, the process
-// index, only when some workload ran in more than one process; scope only
-// when the windows' scopes differ; reps; wall and the decomposition of it
-// (user, kernel, runqueue, disk, other); then, right of a | separator,
+// after the notes block and before the error blocks: one line per window
+// of a workload summarized across its processes (Document.WindowSummaries,
+// in order of first measurement; see windowGrid), named as benchmarks are
+// (package-relative, with the package's suffix when the run spans several
+// packages). Its columns are window; n, the processes summarized; scope
+// only when the windows' scopes differ; reps; wall, the median, and
+// spread, the between-process spread (only when some window ran in more
+// than one process); the medians of the decomposition (user, kernel,
+// runqueue, disk, other); then, right of a | separator,
 // what is not part of the decomposition: other threads (CPU the rest of the
 // process burned during the window, only when some window disclosed it),
 // io-stall (system) (the system-wide PSI io "some" stall during the window:
@@ -146,7 +148,7 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 		if len(rows) > 0 {
 			bw.WriteString("\n")
 		}
-		writeWindows(bw, doc.Windows, prefixes, opt, p)
+		writeWindows(bw, doc, prefixes, opt, p)
 	}
 	writeErrorBlocks(bw, rows, prefixes)
 	if err := bw.Flush(); err != nil {

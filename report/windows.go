@@ -2,7 +2,11 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,68 +114,108 @@ func durationCell(ns *int64) string {
 	return formatDuration(float64(*ns))
 }
 
+// regimesCell renders the page-cache stamps of a summary's processes: one
+// stamp as regimeCell does, several each with the number of processes
+// that had it (cold×2, cold→partial×1); an em dash when no prep preceded
+// the window.
+func regimesCell(rs []WindowRegimeCount) string {
+	switch len(rs) {
+	case 0:
+		return dash
+	case 1:
+		return regimeCell(&WindowRegime{Requested: rs[0].Requested, Effective: rs[0].Effective})
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = regimeCell(&WindowRegime{Requested: r.Requested, Effective: r.Effective}) + "×" + strconv.Itoa(len(r.Processes))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// summaryName is a summary's package-relative name, as windowName is a
+// window's.
+func summaryName(s WindowSummary) string {
+	return windowName(Window{Workload: s.Workload, Name: s.Name})
+}
+
+// displaySummaryName is a summary's name in a table, with its package
+// prefix.
+func displaySummaryName(s WindowSummary, prefixes map[string]string) string {
+	return displayWindowName(Window{Package: s.Package, Workload: s.Workload, Name: s.Name}, prefixes)
+}
+
+// summaryMeasured reports whether a summary has numbers to show.
+func summaryMeasured(s WindowSummary) bool { return s.WallNs != nil }
+
+// statCell renders a summarized duration's median; an em dash when it is
+// not available.
+func statCell(st *WindowStat) string {
+	if st == nil {
+		return dash
+	}
+	return formatDuration(st.Median)
+}
+
 // windowLayout is which optional columns the windows table has.
 type windowLayout struct {
-	proc         bool // some workload ran in more than one process
+	spread       bool // some window was measured in more than one process
 	scope        bool // the windows' decomposition scopes differ
 	otherThreads bool // some window disclosed other threads' CPU
 	regime       bool // some window has a regime stamp
 	notes        bool // some window has a note, an error or a skip
 }
 
-func layoutWindows(windows []Window) windowLayout {
+func layoutWindows(sums []WindowSummary) windowLayout {
 	var l windowLayout
-	procs := map[[2]string][]int{}
-	for _, w := range windows {
-		key := [2]string{w.Package, w.Workload}
-		if !slices.Contains(procs[key], w.Process) {
-			procs[key] = append(procs[key], w.Process)
+	for _, s := range sums {
+		if s.Processes > 1 {
+			l.spread = true
 		}
-		if len(procs[key]) > 1 {
-			l.proc = true
-		}
-		if w.Scope != windows[0].Scope {
+		if s.Scope != sums[0].Scope {
 			l.scope = true
 		}
-		if w.OtherThreadsCPUNs != nil {
+		if s.OtherThreadsCPUNs != nil {
 			l.otherThreads = true
 		}
-		if w.Regime != nil {
+		if len(s.Regimes) > 0 {
 			l.regime = true
 		}
 	}
 	// Whether other threads' CPU is a column decides whether its absence
 	// is a note.
-	for _, w := range windows {
-		if windowNote(w, l.otherThreads) != "" {
+	for _, s := range sums {
+		if windowNote(s, l.otherThreads) != "" {
 			l.notes = true
 		}
 	}
 	return l
 }
 
-// windowGrid builds the windows table, windows in measurement order. It
+// windowGrid builds the windows table: one row per window of a workload,
+// summarized across its processes, in order of first measurement. It
 // returns the grid and the index of its notes column, or -1 when there is
 // none.
 //
-// Columns: window, proc (the process index, only when some workload ran in
-// more than one process), scope (only when the windows' scopes differ),
-// reps, wall, then the decomposition (user, kernel, runqueue, disk,
-// other), a | separator, other threads (only when some window disclosed
-// them), io-stall (system), regime (only when some window was prepared)
-// and notes (only when some window has one).
-func windowGrid(windows []Window, prefixes map[string]string, opt TableOptions) (*grid, int) {
-	l := layoutWindows(windows)
-	g := &grid{cols: []column{{"window", alignLeft}}}
-	if l.proc {
-		g.cols = append(g.cols, column{"proc", alignRight})
-	}
+// Columns: window; n, the processes that measured it ("1 of 2" when
+// others failed or skipped); scope (only when the windows' scopes differ);
+// reps; wall, the median over processes; spread, the median absolute
+// deviation of the processes' walls as a share of the median (only when
+// some window ran in more than one process, an em dash for those that did
+// not); the decomposition's medians (user, kernel, runqueue, disk, other);
+// a | separator; other threads (only when some window disclosed them);
+// io-stall (system); regime (only when some window was prepared) and notes
+// (only when some window has one).
+func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptions) (*grid, int) {
+	l := layoutWindows(sums)
+	g := &grid{cols: []column{{"window", alignLeft}, {"n", alignRight}}}
 	if l.scope {
 		g.cols = append(g.cols, column{"scope", alignLeft})
 	}
+	g.cols = append(g.cols, column{"reps", alignRight}, column{"wall", alignDecimal})
+	if l.spread {
+		g.cols = append(g.cols, column{"spread", alignRight})
+	}
 	g.cols = append(g.cols,
-		column{"reps", alignRight},
-		column{"wall", alignDecimal},
 		column{"user", alignDecimal},
 		column{"kernel", alignDecimal},
 		column{"runqueue", alignDecimal},
@@ -193,159 +237,198 @@ func windowGrid(windows []Window, prefixes map[string]string, opt TableOptions) 
 	}
 
 	noteWidth := opt.noteWidth()
-	for _, w := range windows {
-		ok := windowMeasured(w)
-		num := func(s string) string {
+	for _, s := range sums {
+		ok := summaryMeasured(s)
+		num := func(v string) string {
 			if !ok {
 				return dash
 			}
-			return s
+			return v
 		}
-		cells := []string{displayWindowName(w, prefixes)}
-		if l.proc {
-			cells = append(cells, strconv.Itoa(w.Process))
+		n := strconv.Itoa(s.Processes)
+		if s.Unmeasured > 0 {
+			n += " of " + strconv.Itoa(s.Processes+s.Unmeasured)
 		}
+		cells := []string{displaySummaryName(s, prefixes), n}
 		if l.scope {
-			cells = append(cells, orDash(oneLine(w.Scope)))
+			cells = append(cells, orDash(oneLine(s.Scope)))
 		}
-		ioStall := dash
-		if w.PSI != nil {
-			ioStall = formatDuration(float64(w.PSI.IOSomeNs))
+		cells = append(cells, num(strconv.Itoa(s.Reps)), num(statCell(s.WallNs)))
+		if l.spread {
+			spread := dash
+			if s.WallNs != nil && s.WallNs.Spread != nil {
+				spread = formatDeviation(*s.WallNs.Spread, s.WallNs.Median)
+			}
+			cells = append(cells, spread)
 		}
 		cells = append(cells,
-			num(strconv.Itoa(w.Reps)),
-			num(formatDuration(float64(w.WallNs))),
-			num(durationCell(w.OnCPUUserNs)),
-			num(durationCell(w.OnCPUKernelNs)),
-			num(durationCell(w.OffCPURunqueueNs)),
-			num(durationCell(w.OffCPUDiskNs)),
-			num(durationCell(w.OffCPUOtherNs)),
+			num(statCell(s.OnCPUUserNs)),
+			num(statCell(s.OnCPUKernelNs)),
+			num(statCell(s.OffCPURunqueueNs)),
+			num(statCell(s.OffCPUDiskNs)),
+			num(statCell(s.OffCPUOtherNs)),
 			windowsSeparator,
 		)
 		if l.otherThreads {
-			cells = append(cells, num(durationCell(w.OtherThreadsCPUNs)))
+			cells = append(cells, num(statCell(s.OtherThreadsCPUNs)))
 		}
-		cells = append(cells, num(ioStall))
+		cells = append(cells, num(statCell(s.IOStallNs)))
 		if l.regime {
-			// The stamp predates the window, so an error or skip
-			// window keeps it.
-			cells = append(cells, regimeCell(w.Regime))
+			// The stamps predate the window, so an unmeasured
+			// window keeps them.
+			cells = append(cells, regimesCell(s.Regimes))
 		}
 		if l.notes {
-			cells = append(cells, truncate(windowNote(w, l.otherThreads), noteWidth))
+			cells = append(cells, truncate(windowNote(s, l.otherThreads), noteWidth))
 		}
 		g.cells = append(g.cells, cells)
 	}
 	return g, notesCol
 }
 
-// windowNote is a window's notes cell before capping: "error: …" or
-// "skipped: …" for a window whose process failed or skipped, else the
-// first line of its Note. A measured window with an unavailable value and
-// no Note says that no reason was recorded, so that an em dash never
-// stands without one; otherThreads is whether the table shows that column.
-func windowNote(w Window, otherThreads bool) string {
+// windowNote is a summary's notes cell before capping: "error: …" or
+// "skipped: …" for a window no process measured, else the first line of
+// its Note. A measured window with an unavailable value and no Note says
+// that no reason was recorded, so that an em dash never stands without
+// one; otherThreads is whether the table shows that column.
+func windowNote(s WindowSummary, otherThreads bool) string {
 	switch {
-	case w.IsError():
-		if *w.Error != "" {
-			return "error: " + oneLine(*w.Error)
+	case s.Error != nil:
+		if *s.Error != "" {
+			return "error: " + oneLine(*s.Error)
 		}
 		return "error"
-	case w.IsSkipped():
-		if *w.Skipped != "" {
-			return "skipped: " + oneLine(*w.Skipped)
+	case s.Skipped != nil:
+		if *s.Skipped != "" {
+			return "skipped: " + oneLine(*s.Skipped)
 		}
 		return "skipped"
-	case w.Note != "":
-		return oneLine(w.Note)
+	case s.Note != "":
+		return oneLine(s.Note)
 	}
-	if missing := unavailableWindowValues(w, otherThreads); len(missing) > 0 {
+	if missing := unavailableWindowValues(s, otherThreads); len(missing) > 0 {
 		return "unavailable: " + strings.Join(missing, ", ") + " (no reason recorded)"
 	}
 	return ""
 }
 
-// unavailableWindowValues names the cells of a measured window that are em
-// dashes.
-func unavailableWindowValues(w Window, otherThreads bool) []string {
+// unavailableWindowValues names the cells of a measured summary that are
+// em dashes.
+func unavailableWindowValues(s WindowSummary, otherThreads bool) []string {
+	if !summaryMeasured(s) {
+		return nil
+	}
 	var missing []string
 	for _, v := range []struct {
 		name string
-		v    *int64
+		v    *WindowStat
 	}{
-		{"user", w.OnCPUUserNs}, {"kernel", w.OnCPUKernelNs}, {"runqueue", w.OffCPURunqueueNs},
-		{"disk", w.OffCPUDiskNs}, {"other", w.OffCPUOtherNs},
+		{"user", s.OnCPUUserNs}, {"kernel", s.OnCPUKernelNs}, {"runqueue", s.OffCPURunqueueNs},
+		{"disk", s.OffCPUDiskNs}, {"other", s.OffCPUOtherNs},
 	} {
 		if v.v == nil {
 			missing = append(missing, v.name)
 		}
 	}
-	if otherThreads && w.OtherThreadsCPUNs == nil {
+	if otherThreads && s.OtherThreadsCPUNs == nil {
 		missing = append(missing, "other threads")
 	}
-	if w.PSI == nil {
+	if s.IOStallNs == nil {
 		missing = append(missing, "io-stall")
 	}
 	return missing
 }
 
+// summaryText is what the summarized numbers are, for the notes block.
+const summaryText = "each value is the median over the processes that measured the window, of that quantity " +
+	"taken on its own (so a row's components need not add up to its wall); spread is the median absolute " +
+	"deviation of the processes' walls from their median, the spread between processes"
+
 // windowNotes returns the lines of the block below the windows table: the
-// scope of the decomposition when every window shares it, every note,
-// error or skip reason its cell had to cut, and the residency of every
-// regime that carries a note or was not the one requested.
-func windowNotes(windows []Window, prefixes map[string]string, opt TableOptions) []string {
-	l := layoutWindows(windows)
+// scope of the decomposition when every window shares it, what the
+// summarized numbers are when some window ran in several processes, every
+// note, error or skip reason its cell had to cut, and, per process, the
+// residency of every regime that carries a note or was not the one
+// requested (from the per-process windows).
+func windowNotes(doc Document, prefixes map[string]string, opt TableOptions) []string {
+	sums := doc.WindowSummaries
+	l := layoutWindows(sums)
 	noteWidth := opt.noteWidth()
 	var out []string
 	if !l.scope {
-		out = append(out, "scope: "+scopeText(windows[0].Scope))
+		out = append(out, "scope: "+scopeText(sums[0].Scope))
 	}
-	for _, w := range windows {
-		name := displayWindowName(w, prefixes)
-		if l.proc {
-			name += " (proc " + strconv.Itoa(w.Process) + ")"
-		}
-		cell := truncate(windowNote(w, l.otherThreads), noteWidth)
-		full := strings.TrimRight(w.Note, "\n")
+	if l.spread {
+		out = append(out, summaryText)
+	}
+	for _, s := range sums {
+		name := displaySummaryName(s, prefixes)
+		cell := truncate(windowNote(s, l.otherThreads), noteWidth)
+		full := strings.TrimRight(s.Note, "\n")
 		switch {
-		case w.IsError() && *w.Error != "":
-			full = "error: " + strings.TrimRight(*w.Error, "\n")
-		case w.IsSkipped() && *w.Skipped != "":
-			full = "skipped: " + strings.TrimRight(*w.Skipped, "\n")
+		case s.Error != nil && *s.Error != "":
+			full = "error: " + strings.TrimRight(*s.Error, "\n")
+		case s.Skipped != nil && *s.Skipped != "":
+			full = "skipped: " + strings.TrimRight(*s.Skipped, "\n")
 		}
 		if full != "" && full != cell {
 			out = append(out, indentedNote(name, full)...)
 		}
-		if !windowMeasured(w) && w.Note != "" {
+		if (s.Error != nil || s.Skipped != nil) && s.Note != "" {
 			// The cell shows the error or skip, not the note.
-			out = append(out, indentedNote(name, w.Note)...)
+			out = append(out, indentedNote(name, s.Note)...)
 		}
-		if r := w.Regime; r != nil && (r.Note != "" || regimeDiffers(r)) {
+		several := s.Processes+s.Unmeasured > 1
+		for _, w := range doc.Windows {
+			if w.Package != s.Package || w.Workload != s.Workload || w.Name != s.Name {
+				continue
+			}
+			r := w.Regime
+			if r == nil || (r.Note == "" && !regimeDiffers(r)) {
+				continue
+			}
 			text := fmt.Sprintf("regime %s: %s of %s resident after the prep (%s before)",
-				regimeCell(r), formatBytes(float64(r.ResidentAfter)), formatBytes(float64(r.TotalBytes)),
-				formatBytes(float64(r.ResidentBefore)))
+				regimeCell(r), residentBytes(r.ResidentAfter), formatBytes(float64(r.TotalBytes)),
+				residentBytes(r.ResidentBefore))
 			if r.Note != "" {
 				text += "; " + r.Note
 			}
-			out = append(out, indentedNote(name, text)...)
+			who := name
+			if several {
+				who += " (proc " + strconv.Itoa(w.Process) + ")"
+			}
+			out = append(out, indentedNote(who, text)...)
 		}
 	}
 	return out
+}
+
+// residentBytes renders a residency, which is -1 when it was not observed.
+func residentBytes(n int64) string {
+	if n < 0 {
+		return "unobserved"
+	}
+	return formatBytes(float64(n))
 }
 
 // scopeText explains what a decomposition scope covers.
 func scopeText(scope string) string {
 	switch scope {
 	case ScopeThread:
-		return "thread (the window's own OS thread: wall = user + kernel + runqueue + disk + other)"
+		return "thread (the window's own OS thread: wall = user + kernel + runqueue + disk + other in each process)"
 	case ScopeProcess:
 		return "process (user and kernel are the whole process's CPU, every thread's)"
 	case ScopeWallOnly:
 		return "wall-only (no CPU or off-CPU reading on this platform)"
+	case ScopeMixed:
+		return "mixed (the processes' scopes differ: no component is summarized)"
 	default:
 		return orDash(oneLine(scope))
 	}
 }
+
+// ScopeMixed is a WindowSummary's scope when its processes' differ.
+const ScopeMixed = "mixed"
 
 // indentedNote renders a possibly multi-line text as a notes-block entry:
 // the first line after the window's name, the others indented under it.
@@ -361,22 +444,81 @@ func indentedNote(name, text string) []string {
 	return out
 }
 
+// noSummaries is what the windows table says for a document whose windows
+// were not summarized across processes (one written by hand, or before
+// summaries existed): the per-process windows are in the JSON document.
+const noSummaries = "(no cross-process summary in this document: its %d per-process windows are in the JSON document)"
+
 // writeWindows writes the windows table and its notes block.
-func writeWindows(w *bufio.Writer, windows []Window, prefixes map[string]string, opt TableOptions, p painter) {
-	g, notes := windowGrid(windows, prefixes, opt)
-	header, cells := g.layout()
+func writeWindows(w *bufio.Writer, doc Document, prefixes map[string]string, opt TableOptions, p painter) {
 	w.WriteString(windowsTitle + "\n")
+	sums := doc.WindowSummaries
+	if len(sums) == 0 {
+		fmt.Fprintf(w, noSummaries+"\n", len(doc.Windows))
+		return
+	}
+	g, notes := windowGrid(sums, prefixes, opt)
+	header, cells := g.layout()
 	w.WriteString(p.paint(bold, joinCells(header)) + "\n")
 	for i, row := range cells {
-		if notes >= 0 && windows[i].IsError() {
+		if notes >= 0 && sums[i].Error != nil {
 			row[notes] = p.paint(red, row[notes])
 		}
 		w.WriteString(joinCells(row) + "\n")
 	}
-	if ns := windowNotes(windows, prefixes, opt); len(ns) > 0 {
+	if ns := windowNotes(doc, prefixes, opt); len(ns) > 0 {
 		w.WriteString("\nwindow notes\n")
 		for _, n := range ns {
 			w.WriteString("  " + n + "\n")
 		}
 	}
+}
+
+// MarshalJSON writes a summary with its totals always an object (null
+// keeps the single meaning "not available"), and refuses a non-finite
+// number rather than writing part of a document.
+func (s WindowSummary) MarshalJSON() ([]byte, error) {
+	type plain WindowSummary // without this method
+	if s.Totals == nil {
+		s.Totals = map[string]*float64{}
+	}
+	check := func(name string, v *float64) error {
+		if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+			return fmt.Errorf("%w: windowSummaries %s %s is %v", ErrNonFinite, summaryName(s), name, *v)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		st   *WindowStat
+	}{
+		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
+		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
+		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
+	} {
+		if f.st == nil {
+			continue
+		}
+		for _, v := range []struct {
+			name string
+			v    *float64
+		}{{"median", &f.st.Median}, {"spread", f.st.Spread}, {"min", &f.st.Min}, {"max", &f.st.Max}} {
+			if err := check(f.name+"."+v.name, v.v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Totals)) {
+		if err := check(fmt.Sprintf("totals[%q]", k), s.Totals[k]); err != nil {
+			return nil, err
+		}
+	}
+	// As WriteJSON's encoder: <, > and & stay as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(s)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -11,13 +11,86 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+func f64(v float64) *float64 { return &v }
+
+// stat is a WindowStat; spread < 0 means none (one process).
+func stat(median, spread, lo, hi float64) *WindowStat {
+	s := &WindowStat{Median: median, Min: lo, Max: hi}
+	if spread >= 0 {
+		s.Spread = f64(spread)
+	}
+	return s
+}
+
+// one is the WindowStat of a quantity a single process measured.
+func one(v float64) *WindowStat { return stat(v, -1, v, v) }
+
+// windowSummaries are windowDoc's windows summarized across processes, as
+// the supervisor summarizes them (supervisor/windows_test.go pins that
+// arithmetic): BenchmarkIngest over two processes, one of which could not
+// attribute disk wait and verified its cold prep only partially;
+// BenchmarkIngest/parse measured by process 0 only, process 1 having
+// panicked; BenchmarkReplay skipped; and BenchmarkCompact's two windows.
+func windowSummaries() []WindowSummary {
+	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
+	const disk = "disk: not attributed (no per-cgroup io.pressure)"
+	return []WindowSummary{
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Processes: 2, Reps: 1, Scope: ScopeThread,
+			WallNs:            stat(156_179_011.5, 3_833_333.5, 152_345_678, 160_012_345),
+			OnCPUUserNs:       stat(97_882_716, 882_716, 97_000_000, 98_765_432),
+			OnCPUKernelNs:     stat(12_672_839, 327_161, 12_345_678, 13_000_000),
+			OffCPURunqueueNs:  stat(1_617_283.5, 382_716.5, 1_234_567, 2_000_000),
+			OffCPUOtherNs:     stat(34_006_173, 14_006_172, 20_000_001, 48_012_345),
+			OtherThreadsCPUNs: stat(1_922_839, 422_839, 1_500_000, 2_345_678),
+			IOStallNs:         stat(6_666_666, 3_209_877, 3_456_789, 9_876_543),
+			Totals:            map[string]*float64{"tier0.read-bytes": f64(16_566_272), "tier0.syscr": f64(4098), "perf-sw.task-clock": nil},
+			Regimes: []WindowRegimeCount{
+				{Requested: "cold", Effective: "cold", Processes: []int{0}},
+				{Requested: "cold", Effective: "partial", Processes: []int{1}},
+			},
+			Note: "proc 1: " + disk,
+		},
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Processes: 1, Unmeasured: 1, Reps: 3, Scope: ScopeThread,
+			WallNs: one(45_678_901), OnCPUUserNs: one(40_123_456), OnCPUKernelNs: one(2_345_678), OffCPUOtherNs: one(3_209_767),
+			OtherThreadsCPUNs: one(0), IOStallNs: one(0),
+			Totals:  map[string]*float64{"tier0.syscr": f64(12)},
+			Regimes: []WindowRegimeCount{{Requested: "warm", Effective: "warm", Processes: []int{1}}},
+			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " + disk +
+				"; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)",
+		},
+		{
+			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Unmeasured: 1, Reps: 1, Scope: ScopeThread,
+			Totals: map[string]*float64{}, Skipped: str("no replay corpus in testdata/replay"),
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Processes: 1, Reps: 1, Scope: ScopeThread,
+			WallNs: one(1_234_567_890), OnCPUUserNs: one(1_100_000_000), OnCPUKernelNs: one(100_000_000),
+			OffCPURunqueueNs: one(4_567_890), OffCPUOtherNs: one(30_000_000), OtherThreadsCPUNs: one(250_000_000), IOStallNs: one(512),
+			Totals: map[string]*float64{}, Note: disk,
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Processes: 1, Reps: 1, Scope: ScopeThread,
+			WallNs: one(999), OnCPUUserNs: one(600), OnCPUKernelNs: one(0), OffCPURunqueueNs: one(0), OffCPUOtherNs: one(399),
+			OtherThreadsCPUNs: one(0), Totals: map[string]*float64{},
+		},
+	}
+}
+
+// summarized returns doc with its windows summarized.
+func summarized(doc Document) Document {
+	doc.WindowSummaries = windowSummaries()
+	return doc
+}
+
 func TestWindowsGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		doc  Document
 	}{
-		{"windows", windowDoc()},
-		{"windows-only", windowsOnlyDoc()},
+		{"windows", summarized(windowDoc())},
+		{"windows-only", summarized(windowsOnlyDoc())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,7 +107,8 @@ func TestWindowsGolden(t *testing.T) {
 
 			var back Document
 			require.NoError(t, json.Unmarshal(first.Bytes(), &back))
-			assert.Equal(t, normalize(tt.doc).Windows, back.Windows, "every window round-trips, nil durations staying nil")
+			assert.Equal(t, normalize(tt.doc).Windows, back.Windows, "every per-process window round-trips, nil durations staying nil")
+			assert.Equal(t, tt.doc.WindowSummaries, back.WindowSummaries, "every summary round-trips")
 		})
 	}
 }
@@ -68,19 +142,28 @@ func fieldsOf(line string) []string {
 }
 
 func TestWindowsTable(t *testing.T) {
-	doc := windowDoc()
+	doc := summarized(windowDoc())
 	header, rows := windowLines(t, doc)
-	require.Len(t, rows, len(doc.Windows), "one line per window, none dropped")
+	require.Len(t, rows, len(doc.WindowSummaries), "one line per window summarized across processes, none dropped")
+	assert.Less(t, len(rows), len(doc.Windows), "not one line per process")
 
 	t.Run("columns", func(t *testing.T) {
-		g, notes := windowGrid(doc.Windows, nil, TableOptions{})
+		g, notes := windowGrid(doc.WindowSummaries, nil, TableOptions{})
 		var got []string
 		for _, c := range g.cols {
 			got = append(got, c.header)
 		}
-		assert.Equal(t, []string{"window", "proc", "reps", "wall", "user", "kernel", "runqueue", "disk", "other",
+		assert.Equal(t, []string{"window", "n", "reps", "wall", "spread", "user", "kernel", "runqueue", "disk", "other",
 			"|", "other threads", "io-stall (system)", "regime", "notes"}, got)
 		assert.Equal(t, len(g.cols)-1, notes)
+	})
+
+	t.Run("medians and the spread between processes", func(t *testing.T) {
+		f := fieldsOf(rows[0])
+		require.Equal(t, "ingest.BenchmarkIngest", f[0])
+		// window n reps wall spread user kernel runqueue disk other | threads io regime…
+		assert.Equal(t, []string{"2", "1", "156.2ms", "±2.5%", "97.88ms", "12.67ms", "1.617ms", dash, "34.01ms", "|", "1.923ms", "6.667ms"}, f[1:13])
+		assert.Contains(t, rows[0], "cold×1, cold→partial×1", "each stamp with its processes")
 	})
 
 	t.Run("io-stall is set apart from the decomposition", func(t *testing.T) {
@@ -96,43 +179,37 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("unavailable is an em dash, never 0", func(t *testing.T) {
-		// BenchmarkIngest/parse process 0: runqueue and disk are nil;
-		// its other threads and io stall are measured zeros.
+		// BenchmarkIngest/parse: one process measured it (one of two),
+		// no spread; runqueue and disk are nil; other threads and io
+		// stall are measured zeros.
 		f := fieldsOf(rows[1])
 		require.Equal(t, "ingest.BenchmarkIngest/parse", f[0])
-		// window proc reps wall user kernel runqueue disk other | threads io regime notes…
-		assert.Equal(t, []string{"0", "3", "45.68ms", "40.12ms", "2.346ms", dash, dash, "3.210ms", "|", "0ns", "0ns", dash}, f[1:13])
+		assert.Equal(t, []string{"1", "of", "2", "3", "45.68ms", dash, "40.12ms", "2.346ms", dash, dash, "3.210ms", "|", "0ns", "0ns", "warm"}, f[1:16])
 		// BenchmarkCompact#2 has no PSI reading and no note.
-		f = fieldsOf(rows[6])
+		f = fieldsOf(rows[4])
 		require.Equal(t, "ingest.BenchmarkCompact#2", f[0])
-		assert.Equal(t, dash, f[7], "disk")
-		assert.Equal(t, dash, f[11], "io-stall")
-		assert.Contains(t, rows[6], "unavailable: disk, io-stall (no reason recorded)", "an em dash never stands without a reason")
+		assert.Equal(t, dash, f[8], "disk")
+		assert.Equal(t, dash, f[12], "io-stall")
+		assert.Contains(t, rows[4], "unavailable: disk, io-stall (no reason recorded)", "an em dash never stands without a reason")
 	})
 
-	t.Run("error and skip windows", func(t *testing.T) {
-		for _, i := range []int{3, 4} {
-			f := fieldsOf(rows[i])
-			for c := 2; c <= 11; c++ {
-				if c == 9 {
-					assert.Equal(t, "|", f[c])
-					continue
-				}
-				assert.Equal(t, dash, f[c], "%s: cell %d", f[0], c)
+	t.Run("a window no process measured", func(t *testing.T) {
+		f := fieldsOf(rows[2])
+		require.Equal(t, "replay.BenchmarkReplay", f[0])
+		assert.Equal(t, "0", f[1])
+		assert.Equal(t, []string{"of", "1"}, f[2:4])
+		for c := 4; c <= 14; c++ {
+			if c == 12 {
+				assert.Equal(t, "|", f[c])
+				continue
 			}
+			assert.Equal(t, dash, f[c], "cell %d", c)
 		}
-		assert.Contains(t, rows[3], "warm  ", "the regime stamp predates the window and is kept")
-		assert.Contains(t, rows[3], "error: benchmark-failure: panic")
-		assert.Contains(t, rows[4], "skipped: no replay corpus in testdata/replay")
-	})
-
-	t.Run("regime", func(t *testing.T) {
-		assert.Contains(t, rows[2], " cold→partial ")
-		assert.Equal(t, "cold", fieldsOf(rows[0])[12])
+		assert.Contains(t, rows[2], "skipped: no replay corpus in testdata/replay")
 	})
 
 	t.Run("decimal points line up", func(t *testing.T) {
-		g, _ := windowGrid(doc.Windows, nil, TableOptions{})
+		g, _ := windowGrid(doc.WindowSummaries, nil, TableOptions{})
 		h, cells := g.layout()
 		for c, col := range g.cols {
 			if col.align != alignDecimal {
@@ -151,19 +228,21 @@ func TestWindowsTable(t *testing.T) {
 		}
 	})
 
-	t.Run("window notes give what the cells cut", func(t *testing.T) {
+	t.Run("window notes", func(t *testing.T) {
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		out := buf.String()
 		assert.Contains(t, out, "\nwindow notes\n  scope: thread ")
-		assert.Contains(t, out, "  ingest.BenchmarkIngest/parse (proc 0): runqueue: /proc/thread-self/schedstat unreadable: permission denied; disk:")
-		assert.Contains(t, out, "  ingest.BenchmarkIngest (proc 1): regime cold→partial: 412.0KiB of 16.00MiB resident after the prep (16.00MiB before); pages mapped")
-		assert.Contains(t, out, "index out of range [3] with length 3\n      goroutine 9 [running]:\n")
+		assert.Contains(t, out, "\n  "+summaryText+"\n", "what a summarized number is")
+		assert.Contains(t, out, "  ingest.BenchmarkIngest/parse: runqueue: /proc/thread-self/schedstat unreadable: permission denied; disk:")
+		assert.Contains(t, out, "; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)")
+		assert.Contains(t, out, "  ingest.BenchmarkIngest (proc 1): regime cold→partial: 412.0KiB of 16.00MiB resident after the prep (16.00MiB before); pages mapped",
+			"a regime that missed its request, per process, from the per-process windows")
 		assert.NotContains(t, out, "BenchmarkIngest (proc 0): regime", "a regime that met its request needs no note")
 	})
 
 	t.Run("order: benchmark table, windows, then error blocks", func(t *testing.T) {
-		doc := windowDoc()
+		doc := summarized(windowDoc())
 		doc.Rows = append(doc.Rows, errorDoc().Rows[1])
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
@@ -173,15 +252,16 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("color", func(t *testing.T) {
+		doc := summarized(windowDoc())
+		doc.WindowSummaries[2].Skipped, doc.WindowSummaries[2].Error = nil, str("exit: status 2")
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{Color: true}))
 		assert.Contains(t, buf.String(), "\x1b[1mwindow ")
-		assert.Contains(t, buf.String(), "\x1b[31merror: ")
-		assert.NotContains(t, buf.String(), "\x1b[31mskipped")
+		assert.Contains(t, buf.String(), "\x1b[31merror: exit: status 2")
 	})
 
 	t.Run("notes are capped", func(t *testing.T) {
-		g, notes := windowGrid(doc.Windows, nil, TableOptions{NoteWidth: 20})
+		g, notes := windowGrid(doc.WindowSummaries, nil, TableOptions{NoteWidth: 20})
 		for _, row := range g.cells {
 			assert.LessOrEqual(t, runeLen(row[notes]), 20)
 		}
@@ -190,7 +270,7 @@ func TestWindowsTable(t *testing.T) {
 
 func TestWindowsOnly(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, windowsOnlyDoc(), TableOptions{}))
+	require.NoError(t, WriteTable(&buf, summarized(windowsOnlyDoc()), TableOptions{}))
 	out := buf.String()
 	assert.NotContains(t, out, "no benchmark results")
 	assert.NotContains(t, out, "benchmark ", "no empty benchmark table")
@@ -198,12 +278,18 @@ func TestWindowsOnly(t *testing.T) {
 	assert.Regexp(t, `containment: cgroup\nbuild: [^\n]*\n\nwindows\nwindow `, out)
 }
 
+func TestWindowsWithoutSummaries(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, windowDoc(), TableOptions{}))
+	assert.Contains(t, buf.String(), "\nwindows\n(no cross-process summary in this document: its 7 per-process windows are in the JSON document)\n")
+}
+
 func TestWindowsOptionalColumns(t *testing.T) {
-	plain := Window{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Reps: 1, WallNs: 1000, Scope: ScopeThread,
-		OnCPUUserNs: i64(500), OnCPUKernelNs: i64(100), OffCPURunqueueNs: i64(100), OffCPUDiskNs: i64(100), OffCPUOtherNs: i64(200),
-		PSI: &WindowPSI{Scope: "system", IOSomeNs: 7}}
-	headers := func(ws ...Window) []string {
-		g, _ := windowGrid(ws, nil, TableOptions{})
+	plain := WindowSummary{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Processes: 1, Reps: 1, Scope: ScopeThread,
+		WallNs: one(1000), OnCPUUserNs: one(500), OnCPUKernelNs: one(100), OffCPURunqueueNs: one(100), OffCPUDiskNs: one(100),
+		OffCPUOtherNs: one(200), IOStallNs: one(7)}
+	headers := func(ss ...WindowSummary) []string {
+		g, _ := windowGrid(ss, nil, TableOptions{})
 		var h []string
 		for _, c := range g.cols {
 			h = append(h, c.header)
@@ -211,34 +297,40 @@ func TestWindowsOptionalColumns(t *testing.T) {
 		return h
 	}
 	t.Run("minimal", func(t *testing.T) {
-		assert.Equal(t, []string{"window", "reps", "wall", "user", "kernel", "runqueue", "disk", "other", "|", "io-stall (system)"},
+		assert.Equal(t, []string{"window", "n", "reps", "wall", "user", "kernel", "runqueue", "disk", "other", "|", "io-stall (system)"},
 			headers(plain))
 	})
-	t.Run("one process per workload has no proc column", func(t *testing.T) {
-		other := plain
-		other.Workload, other.Name, other.Process = "BenchmarkV", "BenchmarkV", 1
-		assert.NotContains(t, headers(plain, other), "proc")
-		again := plain
-		again.Process = 1
-		assert.Contains(t, headers(plain, again), "proc")
+	t.Run("spread only when some window ran in several processes", func(t *testing.T) {
+		several := plain
+		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, stat(1000, 50, 900, 1200)
+		h := headers(plain, several)
+		assert.Equal(t, "spread", h[4])
+		g, _ := windowGrid([]WindowSummary{plain, several}, nil, TableOptions{})
+		assert.Equal(t, dash, g.cells[0][4], "one process: no spread")
+		assert.Equal(t, "±5.0%", g.cells[1][4])
+		assert.Equal(t, summaryText, windowNotes(Document{WindowSummaries: []WindowSummary{plain, several}}, nil, TableOptions{})[1])
+		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{}) {
+			assert.NotEqual(t, summaryText, l, "no medians to explain with one process each")
+		}
 	})
 	t.Run("mixed scopes", func(t *testing.T) {
 		proc := plain
 		proc.Scope = ScopeProcess
-		assert.Equal(t, "scope", headers(plain, proc)[1])
-		for _, l := range windowNotes([]Window{plain, proc}, nil, TableOptions{}) {
+		assert.Equal(t, "scope", headers(plain, proc)[2])
+		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain, proc}}, nil, TableOptions{}) {
 			assert.NotContains(t, l, "scope:", "no common scope line when scopes differ")
 		}
-		assert.Equal(t, "scope: "+scopeText(ScopeThread), windowNotes([]Window{plain}, nil, TableOptions{})[0])
+		assert.Equal(t, "scope: "+scopeText(ScopeThread), windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{})[0])
+		assert.Contains(t, scopeText(ScopeMixed), "no component is summarized")
 	})
 	t.Run("other threads", func(t *testing.T) {
 		threads := plain
-		threads.OtherThreadsCPUNs = i64(42)
+		threads.OtherThreadsCPUNs = one(42)
 		h := headers(plain, threads)
-		assert.Equal(t, "other threads", h[9])
-		g, notes := windowGrid([]Window{plain, threads}, nil, TableOptions{})
-		assert.Equal(t, dash, g.cells[0][9])
-		assert.Equal(t, "42.00ns", g.cells[1][9])
+		assert.Equal(t, "other threads", h[10])
+		g, notes := windowGrid([]WindowSummary{plain, threads}, nil, TableOptions{})
+		assert.Equal(t, dash, g.cells[0][10])
+		assert.Equal(t, "42.00ns", g.cells[1][10])
 		assert.Equal(t, "unavailable: other threads (no reason recorded)", g.cells[0][notes])
 	})
 }
@@ -254,6 +346,7 @@ func TestWindowName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, windowName(Window{Workload: tt.workload, Name: tt.name}))
+		assert.Equal(t, tt.want, summaryName(WindowSummary{Workload: tt.workload, Name: tt.name}))
 	}
 	w := Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
 	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []Window{w}))),
@@ -273,6 +366,7 @@ func TestRegimeCell(t *testing.T) {
 		{"warm", &WindowRegime{Requested: "warm", Effective: "warm"}, "warm"},
 		{"steady", &WindowRegime{Requested: "steady", Effective: "steady"}, "steady"},
 		{"partial", &WindowRegime{Requested: "cold", Effective: "partial"}, "cold→partial"},
+		{"not evictable", &WindowRegime{Requested: "cold", Effective: "not-evictable"}, "cold→not-evictable"},
 		{"unverified", &WindowRegime{Requested: "warm", Effective: "unverified"}, "warm→unverified"},
 		{"no effective", &WindowRegime{Requested: "cold"}, "cold"},
 	}
@@ -281,6 +375,10 @@ func TestRegimeCell(t *testing.T) {
 			assert.Equal(t, tt.want, regimeCell(tt.regime))
 		})
 	}
+	assert.Equal(t, dash, regimesCell(nil))
+	assert.Equal(t, "cold→not-evictable", regimesCell([]WindowRegimeCount{{Requested: "cold", Effective: "not-evictable", Processes: []int{0, 1}}}))
+	assert.Equal(t, "cold×2, cold→partial×1", regimesCell([]WindowRegimeCount{
+		{Requested: "cold", Effective: "cold", Processes: []int{0, 2}}, {Requested: "cold", Effective: "partial", Processes: []int{1}}}))
 }
 
 func TestWindowsJSON(t *testing.T) {
@@ -288,22 +386,25 @@ func TestWindowsJSON(t *testing.T) {
 		for _, doc := range []Document{greenDoc(), errorDoc(), countedDoc(), {}} {
 			var nilWindows, emptyWindows bytes.Buffer
 			require.NoError(t, WriteJSON(&nilWindows, doc))
-			doc.Windows = []Window{}
+			doc.Windows, doc.WindowSummaries = []Window{}, []WindowSummary{}
 			require.NoError(t, WriteJSON(&emptyWindows, doc))
 			assert.Equal(t, nilWindows.String(), emptyWindows.String())
-			assert.NotContains(t, nilWindows.String(), `"windows"`)
+			assert.NotContains(t, nilWindows.String(), `"windows`)
+			assert.NotContains(t, nilWindows.String(), `"windowMetrics"`)
 		}
 	})
 	t.Run("nulls and objects", func(t *testing.T) {
-		doc := windowDoc()
+		doc := summarized(windowDoc())
 		doc.Windows[6].Totals = nil
+		doc.WindowSummaries[4].Totals = nil
 		var buf bytes.Buffer
 		require.NoError(t, WriteJSON(&buf, doc))
 		var got struct {
-			Windows []map[string]any `json:"windows"`
+			Windows   []map[string]any `json:"windows"`
+			Summaries []map[string]any `json:"windowSummaries"`
 		}
 		require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
-		require.Len(t, got.Windows, len(doc.Windows))
+		require.Len(t, got.Windows, len(doc.Windows), "the per-process windows stay in the document")
 		parse := got.Windows[1]
 		for _, k := range []string{"offCpuRunqueueNs", "offCpuDiskNs"} {
 			v, ok := parse[k]
@@ -318,9 +419,27 @@ func TestWindowsJSON(t *testing.T) {
 		assert.Equal(t, "partial", got.Windows[2]["regime"].(map[string]any)["effective"])
 		assert.Contains(t, got.Windows[3], "regime", "an error window keeps its regime stamp")
 		assert.Nil(t, doc.Windows[6].Totals, "the caller's document is untouched")
+
+		require.Len(t, got.Summaries, len(doc.WindowSummaries))
+		ingest := got.Summaries[0]
+		assert.Equal(t, map[string]any{"median": 156_179_011.5, "spread": 3_833_333.5, "min": 152_345_678.0, "max": 160_012_345.0}, ingest["wallNs"])
+		v, ok := ingest["offCpuDiskNs"]
+		assert.True(t, ok)
+		assert.Nil(t, v, "a component some process did not attribute is null")
+		assert.Nil(t, ingest["totals"].(map[string]any)["perf-sw.task-clock"], "a total some process lacks is null")
+		assert.Nil(t, got.Summaries[1]["wallNs"].(map[string]any)["spread"], "one process: no spread, null not 0")
+		assert.Nil(t, got.Summaries[2]["wallNs"], "no process measured it")
+		assert.Equal(t, map[string]any{}, got.Summaries[4]["totals"], "summary totals are always an object")
 	})
-	t.Run("non-finite totals are refused", func(t *testing.T) {
-		doc := windowDoc()
+	t.Run("HTML characters stay as they are", func(t *testing.T) {
+		doc := summarized(windowDoc())
+		doc.WindowSummaries[0].Note = "a <b> & c"
+		var buf bytes.Buffer
+		require.NoError(t, WriteJSON(&buf, doc))
+		assert.Contains(t, buf.String(), `"note": "a <b> & c"`)
+	})
+	t.Run("non-finite numbers are refused", func(t *testing.T) {
+		doc := summarized(windowDoc())
 		doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
 		var buf bytes.Buffer
 		err := WriteJSON(&buf, doc)
@@ -328,21 +447,29 @@ func TestWindowsJSON(t *testing.T) {
 		assert.ErrorContains(t, err, `windows[2].totals["tier0.syscr"] is NaN`)
 		assert.Zero(t, buf.Len(), "no partial document")
 		assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), ErrNonFinite)
+
+		doc = summarized(windowDoc())
+		doc.WindowSummaries[0].Totals["tier0.syscr"] = f64(math.Inf(1))
+		buf.Reset()
+		err = WriteJSON(&buf, doc)
+		assert.ErrorIs(t, err, ErrNonFinite)
+		assert.ErrorContains(t, err, `BenchmarkIngest totals["tier0.syscr"] is +Inf`)
+		assert.Zero(t, buf.Len(), "no partial document")
 	})
 }
 
 func TestWindowsBenchfmt(t *testing.T) {
 	t.Run("windows only: an empty, valid stream", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteBenchfmt(&buf, windowsOnlyDoc()))
+		require.NoError(t, WriteBenchfmt(&buf, summarized(windowsOnlyDoc())))
 		assert.Empty(t, readBenchfmt(t, buf.Bytes()))
 		assert.Zero(t, buf.Len())
 	})
 	t.Run("windows are not results", func(t *testing.T) {
-		doc := windowDoc()
+		doc := summarized(windowDoc())
 		var with, without bytes.Buffer
 		require.NoError(t, WriteBenchfmt(&with, doc))
-		doc.Windows = nil
+		doc.Windows, doc.WindowSummaries = nil, nil
 		require.NoError(t, WriteBenchfmt(&without, doc))
 		assert.Equal(t, without.String(), with.String())
 		assert.Equal(t, wantResults(doc), readBenchfmt(t, with.Bytes()))

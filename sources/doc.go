@@ -3,9 +3,12 @@
 // per kind of counter, each probed on the host that runs it.
 //
 // The worker, linked into a user's test binary, opens the sources a run
-// selected and brackets a counting pass of the benchmark with each Counter's
-// Start and Stop; the clock never runs while a counter is enabled. The CLI
-// uses Probe to say what this host can measure and why not the rest.
+// selected and brackets a counting pass of the benchmark with all of them
+// at once (Bracket: one set of runs serves every source, and no source's
+// reads fall inside another's counting window); the clock never runs while
+// a counter is enabled. The CLI uses Probe to say what this host can
+// measure and why not the rest, and Defaults to count, without --metrics,
+// only what this host can.
 //
 // # Dependencies and architectures
 //
@@ -99,8 +102,10 @@
 //     opened thread in turn, so what other threads do during those few
 //     microseconds is counted in part. The ioctls themselves (kernel mode,
 //     on the calling thread) are a fixed floor per bracket that grows with
-//     the number of threads; batching amortizes it, and it is disclosed,
-//     never subtracted.
+//     the number of threads. Where the worker subtracts two brackets (runs
+//     of an unmodified benchmark) it cancels; where it brackets calls
+//     itself (measure.Iter, measure.Case), empty brackets measure it and
+//     it is subtracted.
 //   - Everything the process does during a bracket is counted: the garbage
 //     collector, other goroutines, and child processes started by the body
 //     (inherit follows fork, as perf stat does), whereas tier0's

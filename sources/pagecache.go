@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // Page-cache regimes for workloads.
@@ -38,7 +40,17 @@ const (
 	// was done but residency cannot be observed here (Stamp.Note says
 	// why).
 	RegimeUnverified Regime = "unverified"
+	// RegimeNotEvictable is only ever an effective regime: cold was asked
+	// for, and the files' pages cannot be evicted here. A memory-only file
+	// system (tmpfs, ramfs) has no disk copy to drop them to, and some file
+	// systems ignore POSIX_FADV_DONTNEED; either way the window reads
+	// memory, not a disk, and Stamp.Note says which it was.
+	RegimeNotEvictable Regime = "not-evictable"
 )
+
+// evict drops a file's pages from the page cache (evictFile); tests
+// replace it to play a file system that ignores the advice.
+var evict = evictFile
 
 // ErrNoResidency is wrapped by Resident's error when page-cache residency
 // cannot be observed for a file here (no mincore, a file system that cannot
@@ -94,8 +106,12 @@ type Stamp struct {
 // after; warm: everything resident), RegimePartial when only part of it was
 // achieved (the kernel keeps pages another process maps, or reclaim evicts
 // what was read), RegimeUnverified when residency cannot be observed here;
-// for steady it is steady. Note says why whenever Effective is not the
-// regime requested, or residency was not observed.
+// for steady it is steady. Cold is never claimed where eviction cannot
+// work: for files on a memory-only file system (tmpfs, ramfs, hugetlbfs:
+// statfs says which, whether or not residency can be observed), or when
+// the advice evicted no page at all, Effective is RegimeNotEvictable. Note
+// says why whenever Effective is not the regime requested, or residency
+// was not observed.
 //
 // An error means Prepare could not do what was asked (an unknown regime, a
 // file that cannot be opened or is not a regular file, a failing fdatasync,
@@ -129,11 +145,16 @@ func Prepare(regime Regime, paths ...string) (Stamp, error) {
 		st.ResidentBefore = before.ResidentBytes
 	}
 
+	// Files whose pages exist in memory only: cold cannot evict them.
+	var inMemory []string
 	for _, f := range files {
 		var err error
 		switch regime {
 		case RegimeCold:
-			err = evictFile(f)
+			if fs, memoryOnly := fileSystem(f); memoryOnly {
+				inMemory = append(inMemory, fmt.Sprintf("%s is on %s", f.Name(), fs))
+			}
+			err = evict(f)
 		case RegimeWarm:
 			err = preloadFile(f)
 		}
@@ -152,6 +173,11 @@ func Prepare(regime Regime, paths ...string) (Stamp, error) {
 			st.ResidentAfter = after.ResidentBytes
 		}
 	}
+	memoryOnly := ""
+	if len(inMemory) > 0 {
+		memoryOnly = strings.Join(inMemory, ", ") +
+			", a file system that keeps file pages in memory only: with no disk copy to drop them to, POSIX_FADV_DONTNEED cannot evict them, so the window reads memory, not a disk"
+	}
 	if resErr != nil {
 		st.ResidentBefore, st.ResidentAfter = -1, -1
 		st.Effective = RegimeUnverified
@@ -159,14 +185,35 @@ func Prepare(regime Regime, paths ...string) (Stamp, error) {
 			st.Effective = RegimeSteady
 		}
 		st.Note = "residency not verified: " + resErr.Error()
+		if len(inMemory) == len(files) {
+			st.Effective = RegimeNotEvictable
+			st.Note = memoryOnly + "; " + st.Note
+		} else if memoryOnly != "" {
+			st.Note = memoryOnly + "; " + st.Note
+		}
 		return st, nil
 	}
 
 	switch {
 	case regime == RegimeSteady:
 		st.Effective = RegimeSteady
+	case regime == RegimeCold && len(inMemory) == len(files):
+		st.Effective = RegimeNotEvictable
+		st.Note = memoryOnly
+	case regime == RegimeCold && len(inMemory) > 0:
+		st.Effective = RegimePartial
+		st.Note = fmt.Sprintf("%d of %d bytes still resident after fdatasync and POSIX_FADV_DONTNEED: %s", st.ResidentAfter, st.TotalBytes, memoryOnly)
 	case regime == RegimeCold && st.ResidentAfter == 0:
 		st.Effective = RegimeCold
+	case regime == RegimeCold && st.ResidentBefore > 0 && st.ResidentAfter >= st.ResidentBefore:
+		// Not one page left: the advice had no effect at all.
+		st.Effective = RegimeNotEvictable
+		fs := make([]string, len(files))
+		for i, f := range files {
+			fs[i], _ = fileSystem(f)
+		}
+		st.Note = fmt.Sprintf("fdatasync and POSIX_FADV_DONTNEED evicted nothing: %d of %d bytes resident before, %d after; the file system (%s) ignores the advice, or another process maps or locks every page, so the window reads memory, not a disk",
+			st.ResidentBefore, st.TotalBytes, st.ResidentAfter, strings.Join(slices.Compact(fs), ", "))
 	case regime == RegimeWarm && st.ResidentAfter == st.TotalBytes:
 		st.Effective = RegimeWarm
 	case regime == RegimeCold:

@@ -125,3 +125,51 @@ func preloadFile(f *os.File) error {
 	}
 	return nil
 }
+
+// File system magic numbers (statfs f_type, include/uapi/linux/magic.h):
+// memoryOnlyFS are those whose file pages live in memory only, the rest
+// name a few common disk-backed ones in notes.
+var (
+	memoryOnlyFS = map[uint32]string{
+		0x01021994: "tmpfs",
+		0x858458f6: "ramfs",
+		0x958458f6: "hugetlbfs",
+	}
+	knownFS = map[uint32]string{
+		0xef53:     "ext2/3/4",
+		0x58465342: "xfs",
+		0x9123683e: "btrfs",
+		0x794c7630: "overlayfs",
+		0x6969:     "nfs",
+		0x65735546: "fuse",
+		0x01021997: "9p",
+		0x2fc12fc1: "zfs",
+		0xf2f52010: "f2fs",
+	}
+)
+
+// statfsType is fstatfs's f_type of an open file; tests replace it to play
+// a file system this host does not have.
+var statfsType = func(fd int) (uint32, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Fstatfs(fd, &st); err != nil {
+		return 0, err
+	}
+	return uint32(st.Type), nil
+}
+
+// fileSystem names the file system f is on, and says whether it keeps file
+// pages in memory only (so that no eviction is possible).
+func fileSystem(f *os.File) (name string, memoryOnly bool) {
+	t, err := statfsType(int(f.Fd()))
+	if err != nil {
+		return fmt.Sprintf("file system unknown: fstatfs: %v", err), false
+	}
+	if n, ok := memoryOnlyFS[t]; ok {
+		return n, true
+	}
+	if n, ok := knownFS[t]; ok {
+		return fmt.Sprintf("%s, f_type 0x%x", n, t), false
+	}
+	return fmt.Sprintf("f_type 0x%x", t), false
+}

@@ -217,3 +217,120 @@ func mustOpen(t *testing.T, path string) *os.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// TestPrepareColdOnTmpfs prepares a file on tmpfs (/dev/shm) cold: its
+// pages cannot be evicted, so the stamp must say so and never claim cold.
+func TestPrepareColdOnTmpfs(t *testing.T) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &fs); err != nil {
+		t.Skipf("no /dev/shm here (%v): no tmpfs to test on", err)
+	}
+	if uint32(fs.Type) != unix.TMPFS_MAGIC {
+		t.Skipf("/dev/shm is not tmpfs here (f_type 0x%x)", uint32(fs.Type))
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "benchsup-pagecache-")
+	if err != nil {
+		t.Skipf("/dev/shm is not writable: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "data")
+	writeFile(t, path, strings.Repeat("s", 1<<20))
+
+	st, err := Prepare(RegimeCold, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cold on tmpfs: %+v", st)
+	if st.Requested != RegimeCold || st.Effective != RegimeNotEvictable {
+		t.Errorf("cold on tmpfs: effective %q, want %q", st.Effective, RegimeNotEvictable)
+	}
+	for _, want := range []string{path, "tmpfs", "memory only", "cannot evict"} {
+		if !strings.Contains(st.Note, want) {
+			t.Errorf("note %q does not say %q", st.Note, want)
+		}
+	}
+	if st.ResidentAfter != 1<<20 || st.TotalBytes != 1<<20 {
+		t.Errorf("residency after %d of %d, want every byte resident", st.ResidentAfter, st.TotalBytes)
+	}
+
+	// With residency unobservable, statfs alone still forbids "cold".
+	saved := mincore
+	defer func() { mincore = saved }()
+	mincore = func(unsafe.Pointer, uintptr, *byte) error { return unix.ENOSYS }
+	st, err = Prepare(RegimeCold, path)
+	if err != nil || st.Effective != RegimeNotEvictable || !strings.Contains(st.Note, "tmpfs") || !strings.Contains(st.Note, "mincore") {
+		t.Errorf("cold on tmpfs without mincore: %+v, %v", st, err)
+	}
+
+	// Warm and steady on tmpfs are what they say.
+	mincore = saved
+	if st, err := Prepare(RegimeWarm, path); err != nil || st.Effective != RegimeWarm {
+		t.Errorf("warm on tmpfs: %+v, %v", st, err)
+	}
+}
+
+// TestPrepareColdIgnored plays file systems on which cold cannot work, on a
+// disk-backed file: one that ignores POSIX_FADV_DONTNEED, a memory-only one
+// (by its statfs type), and a mix of a memory-only and a disk-backed file.
+func TestPrepareColdIgnored(t *testing.T) {
+	dir := diskDir(t)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	writeFile(t, a, strings.Repeat("a", 5*4096))
+	writeFile(t, b, strings.Repeat("b", 3*4096))
+
+	savedEvict, savedType := evict, statfsType
+	t.Cleanup(func() { evict, statfsType = savedEvict, savedType })
+
+	t.Run("advice ignored", func(t *testing.T) {
+		if st, err := Prepare(RegimeWarm, a); err != nil || st.Effective != RegimeWarm {
+			t.Fatalf("warm: %+v, %v", st, err)
+		}
+		evict = func(*os.File) error { return nil }
+		defer func() { evict = savedEvict }()
+		st, err := Prepare(RegimeCold, a)
+		if err != nil || st.Effective != RegimeNotEvictable {
+			t.Fatalf("cold, advice ignored: %+v, %v", st, err)
+		}
+		for _, want := range []string{"evicted nothing", "20480 of 20480 bytes resident before", "f_type 0x"} {
+			if !strings.Contains(st.Note, want) {
+				t.Errorf("note %q does not say %q", st.Note, want)
+			}
+		}
+	})
+	t.Run("memory-only file system", func(t *testing.T) {
+		statfsType = func(int) (uint32, error) { return 0x858458f6, nil } // ramfs
+		defer func() { statfsType = savedType }()
+		st, err := Prepare(RegimeCold, a)
+		if err != nil || st.Effective != RegimeNotEvictable || !strings.Contains(st.Note, a+" is on ramfs") {
+			t.Errorf("cold on ramfs: %+v, %v", st, err)
+		}
+	})
+	t.Run("one of two files in memory", func(t *testing.T) {
+		if _, err := Prepare(RegimeWarm, a, b); err != nil {
+			t.Fatal(err)
+		}
+		fa := mustOpen(t, a)
+		var sa unix.Stat_t
+		if err := unix.Fstat(int(fa.Fd()), &sa); err != nil {
+			t.Fatal(err)
+		}
+		statfsType = func(fd int) (uint32, error) {
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err == nil && st.Ino == sa.Ino {
+				return 0x01021994, nil // a plays tmpfs
+			}
+			return savedType(fd)
+		}
+		evict = func(f *os.File) error {
+			if f.Name() == a {
+				return nil // tmpfs keeps it
+			}
+			return savedEvict(f)
+		}
+		defer func() { statfsType, evict = savedType, savedEvict }()
+		st, err := Prepare(RegimeCold, a, b)
+		if err != nil || st.Effective != RegimePartial || !strings.Contains(st.Note, a+" is on tmpfs") || strings.Contains(st.Note, b) {
+			t.Errorf("cold, a on tmpfs and b on disk: %+v, %v", st, err)
+		}
+	})
+}

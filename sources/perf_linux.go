@@ -316,7 +316,7 @@ type procGroup struct {
 
 	buf           []byte
 	before, after []sample
-	started       bool
+	state         int // pgIdle, pgArmed, pgEnabled or pgDisabled
 }
 
 // openProcess opens events on every thread of the process. Threads that
@@ -444,20 +444,50 @@ func (p *procGroup) ioctlAll(req uint) error {
 	return first
 }
 
+// The edges of a bracket, in order: arm (the opening read, while nothing
+// counts), enable, disable, collect (the closing read). start and stop are
+// the first two and the last two; a Bracket shared with other sources calls
+// them one by one, so that the other sources' reads fall outside this
+// group's enabled window.
+const (
+	pgIdle = iota
+	pgArmed
+	pgEnabled
+	pgDisabled
+)
+
 // start reads every group, then enables them all: the bracket's opening
 // read is taken while nothing counts.
 func (p *procGroup) start() error {
-	if p.started {
+	if err := p.arm(); err != nil {
+		return err
+	}
+	return p.enable()
+}
+
+// arm takes the bracket's opening read.
+func (p *procGroup) arm() error {
+	if p.state != pgIdle {
 		return errors.New("sources: Start called twice without Stop")
 	}
 	if err := p.read(p.before); err != nil {
 		return err
 	}
+	p.state = pgArmed
+	return nil
+}
+
+// enable enables every group of an armed bracket.
+func (p *procGroup) enable() error {
+	if p.state != pgArmed {
+		return errors.New("sources: enable without arm")
+	}
 	if err := p.ioctlAll(perfEventIOCEnable); err != nil {
 		p.ioctlAll(perfEventIOCDisable)
+		p.state = pgIdle
 		return fmt.Errorf("PERF_EVENT_IOC_ENABLE: %v", err)
 	}
-	p.started = true
+	p.state = pgEnabled
 	return nil
 }
 
@@ -466,14 +496,38 @@ func (p *procGroup) start() error {
 // an event's own count but not what exited inherited children folded into
 // it, so reset-and-read totals would drift once threads come and go.
 func (p *procGroup) stop() (Reading, error) {
-	if !p.started {
+	if p.state != pgEnabled {
+		p.state = pgIdle
 		return unavailableReading(p.metrics, "Stop without Start"), errors.New("sources: Stop called without Start")
 	}
-	p.started = false
-	if err := p.ioctlAll(perfEventIOCDisable); err != nil {
-		err = fmt.Errorf("PERF_EVENT_IOC_DISABLE: %v", err)
+	if err := p.disable(); err != nil {
 		return unavailableReading(p.metrics, err.Error()), err
 	}
+	return p.collect()
+}
+
+// disable disables every group of an enabled bracket.
+func (p *procGroup) disable() error {
+	if p.state != pgEnabled {
+		p.state = pgIdle
+		return errors.New("sources: Stop called without Start")
+	}
+	if err := p.ioctlAll(perfEventIOCDisable); err != nil {
+		p.state = pgIdle
+		return fmt.Errorf("PERF_EVENT_IOC_DISABLE: %v", err)
+	}
+	p.state = pgDisabled
+	return nil
+}
+
+// collect takes the closing read of a disabled bracket and returns its
+// totals.
+func (p *procGroup) collect() (Reading, error) {
+	if p.state != pgDisabled {
+		p.state = pgIdle
+		return unavailableReading(p.metrics, "Stop without Start"), errors.New("sources: Stop called without Start")
+	}
+	p.state = pgIdle
 	if err := p.read(p.after); err != nil {
 		return unavailableReading(p.metrics, err.Error()), err
 	}
@@ -513,6 +567,30 @@ func (c *perfCounter) Stop() (Reading, error) {
 		return unavailableReading(c.metrics, "counter closed"), errors.New("sources: Stop on a closed counter")
 	}
 	r, err := c.pg.stop()
+	if err != nil {
+		return unavailableReading(c.metrics, err.Error()), err
+	}
+	if c.derive {
+		r = Derive(r)
+	}
+	return r, nil
+}
+
+// The edges of a bracket one by one (see Bracket).
+
+func (c *perfCounter) arm() error {
+	if c.closed {
+		return errors.New("sources: Start on a closed counter")
+	}
+	return c.pg.arm()
+}
+
+func (c *perfCounter) enable() error { return c.pg.enable() }
+
+func (c *perfCounter) disable() error { return c.pg.disable() }
+
+func (c *perfCounter) collect() (Reading, error) {
+	r, err := c.pg.collect()
 	if err != nil {
 		return unavailableReading(c.metrics, err.Error()), err
 	}

@@ -40,6 +40,15 @@ func Derive(r Reading) Reading {
 	return out
 }
 
+// DerivedFrom returns the metrics a derived metric is computed from (ipc:
+// instructions and cycles), or nil for a metric that is counted itself.
+func DerivedFrom(metric string) []string {
+	if metric == "ipc" {
+		return []string{"instructions", "cycles"}
+	}
+	return nil
+}
+
 // Sum combines the readings of several brackets of one counter, such as the
 // batched brackets of one counting pass, into one reading of their total:
 // totals add, levels keep the largest, estimates stay labeled, and derived

@@ -25,12 +25,7 @@ import (
 // without it. An empty value selects the default set.
 func Select(list string) (names []string, warnings []string, help bool) {
 	if strings.TrimSpace(list) == "" {
-		for _, d := range catalog {
-			if d.Default {
-				names = append(names, d.Name)
-			}
-		}
-		return names, nil, false
+		return defaultNames(), nil, false
 	}
 	picked := map[string]bool{}
 	pick := func(n string) {
@@ -88,6 +83,49 @@ func Select(list string) (names []string, warnings []string, help bool) {
 	}
 	sort.SliceStable(names, func(i, j int) bool { return catalogRank(names[i]) < catalogRank(names[j]) })
 	return names, warnings, help
+}
+
+// defaultNames returns the catalog's default set, in catalog order.
+func defaultNames() []string {
+	var names []string
+	for _, d := range catalog {
+		if d.Default {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// Defaults returns the metrics a run counts when --metrics is not given:
+// the catalog's default set, less what this host cannot count (Probe with
+// opts). A default whose source is unavailable here would only be an em
+// dash in every row, and a counting pass for nothing; `benchsup
+// list-metrics` says why it is missing.
+func Defaults(opts Options) []string {
+	return countable(defaultNames(), Probe(opts))
+}
+
+// countable returns the names whose source one of reports says is
+// available and that no absence of it names, in order.
+func countable(names []string, reports []Report) []string {
+	ok := map[string]bool{}
+	absent := map[string]bool{}
+	for _, r := range reports {
+		ok[r.Source] = r.Available
+		for _, a := range r.Absences {
+			for _, m := range a.Metrics {
+				absent[m] = true
+			}
+		}
+	}
+	var out []string
+	for _, n := range names {
+		d, known := Describe(n)
+		if known && ok[d.Source] && !absent[d.Name] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // globCatalog picks every concrete catalog name pattern matches and says how

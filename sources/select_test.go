@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestSelect(t *testing.T) {
@@ -78,4 +80,36 @@ func TestSelectWarnsOncePerSelector(t *testing.T) {
 	if len(warns) != 4 {
 		t.Errorf("warnings %q, want 4", warns)
 	}
+}
+
+func TestCountable(t *testing.T) {
+	defaults := []string{"instructions", "ipc", "branch-misses", "task-clock", "minflt", "syscr"}
+	tests := []struct {
+		name    string
+		reports []Report
+		want    []string
+	}{
+		{"every source counts", []Report{{Source: SourcePerfHW, Available: true}, {Source: SourcePerfSW, Available: true}, {Source: SourceTier0, Available: true}},
+			defaults},
+		{"no PMU (this development VM)", []Report{
+			{Source: SourcePerfHW, Absences: []Absence{{Capability: CapCounting, Metrics: []string{"instructions"}, Reason: "ENOENT"}}},
+			{Source: SourcePerfSW, Available: true}, {Source: SourceTier0, Available: true}},
+			[]string{"task-clock", "minflt", "syscr"}},
+		{"the branch pair dropped from the group", []Report{
+			{Source: SourcePerfHW, Available: true, Absences: []Absence{{Capability: CapCounting, Metrics: []string{"branches", "branch-misses"}, Reason: "multiplexed"}}},
+			{Source: SourcePerfSW, Available: true}, {Source: SourceTier0, Available: true}},
+			[]string{"instructions", "ipc", "task-clock", "minflt", "syscr"}},
+		{"no perf at all, no I/O accounting", []Report{
+			{Source: SourcePerfHW}, {Source: SourcePerfSW},
+			{Source: SourceTier0, Available: true, Absences: []Absence{{Capability: CapIOAccounting, Metrics: []string{"syscr"}, Reason: "ENOENT"}}}},
+			[]string{"minflt"}},
+		{"a source not probed is not counted", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, countable(defaults, tt.reports))
+		})
+	}
+	got, _, _ := Select("")
+	assert.Equal(t, defaults, got, "the catalog's default set, before the host is asked")
 }

@@ -122,8 +122,9 @@ func (c *tier0Counter) Metrics() []string { return append([]string(nil), c.metri
 // them in the opposite order: the CPU time of reading /proc/self/io then
 // falls outside the getrusage window, and the I/O window holds, besides the
 // body, only getrusage (no I/O) and Start's own read of the file (one syscr,
-// the file's size in rchar), a fixed floor that is disclosed, not
-// subtracted.
+// the file's size in rchar), a fixed floor per bracket, which cancels in
+// a difference of brackets and which the worker's empty brackets measure
+// where it brackets calls itself.
 func (c *tier0Counter) Start() error {
 	if c.closed {
 		return errors.New("sources: Start on a closed counter")

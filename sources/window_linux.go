@@ -110,8 +110,9 @@ func ReadProcessTimes() (ProcessTimes, error) {
 		return ProcessTimes{}, fmt.Errorf("getrusage(RUSAGE_SELF): %v", err)
 	}
 	p := ProcessTimes{
-		UserNs: timevalNs(ru.Utime),
-		SysNs:  timevalNs(ru.Stime),
+		UserNs:      timevalNs(ru.Utime),
+		SysNs:       timevalNs(ru.Stime),
+		MaxRSSBytes: int64(ru.Maxrss) * 1024, // KiB on Linux
 		Counts: map[string]float64{
 			"minflt": float64(ru.Minflt),
 			"majflt": float64(ru.Majflt),
@@ -205,18 +206,10 @@ func psiHint(err error) string {
 // The cgroup2 mount is found in /proc/self/mountinfo, never assumed: it is
 // /sys/fs/cgroup on most hosts, /sys/fs/cgroup/unified on hybrid ones.
 func ReadCgroupIOPressure() (some, full int64, ok bool, reason string) {
-	named := os.Getenv(CgroupEnv)
-	if named == "" {
-		return 0, 0, false, CgroupEnv + " unset: this process is not in a cgroup of its own, so its cgroup's io stall may be other processes'"
-	}
-	dir, why := ownCgroupDir()
+	path, why := cgroupIOPressurePath()
 	if why != "" {
 		return 0, 0, false, why
 	}
-	if filepath.Base(dir) != named {
-		return 0, 0, false, fmt.Sprintf("this process's cgroup %s is not the one %s names (%q): not taken as a cgroup of its own", filepath.Base(dir), CgroupEnv, named)
-	}
-	path := filepath.Join(dir, "io.pressure")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, 0, false, fmt.Sprintf("%v%s", err, psiHint(err))
@@ -229,6 +222,42 @@ func ReadCgroupIOPressure() (some, full int64, ok bool, reason string) {
 		return 0, 0, false, fmt.Sprintf("%s: %v", path, err)
 	}
 	return s, f, true, ""
+}
+
+// cgroupIOPressurePath finds the io.pressure file of this process's own
+// cgroup (see ReadCgroupIOPressure), or says why there is none to read.
+func cgroupIOPressurePath() (path, why string) {
+	named := os.Getenv(CgroupEnv)
+	if named == "" {
+		return "", CgroupEnv + " unset: this process is not in a cgroup of its own, so its cgroup's io stall may be other processes'"
+	}
+	dir, why := ownCgroupDir()
+	if why != "" {
+		return "", why
+	}
+	if filepath.Base(dir) != named {
+		return "", fmt.Sprintf("this process's cgroup %s is not the one %s names (%q): not taken as a cgroup of its own", filepath.Base(dir), CgroupEnv, named)
+	}
+	return filepath.Join(dir, "io.pressure"), ""
+}
+
+// readCgroupIOSome reads the "some" total of an io.pressure file found by
+// cgroupIOPressurePath, with one open, read and close on a stack buffer:
+// it runs at a window's edges.
+func readCgroupIOSome(path string) (some int64, ok bool, why string) {
+	var buf [256]byte
+	n, err := readSmall(path, buf[:])
+	if err != nil {
+		return 0, false, fmt.Sprintf("%s: %v%s", path, err, psiHint(err))
+	}
+	s, _, haveFull, err := parsePSI(buf[:n])
+	if err == nil && !haveFull {
+		err = errors.New(`no "full" line`)
+	}
+	if err != nil {
+		return 0, false, fmt.Sprintf("%s: %v", path, err)
+	}
+	return s, true, ""
 }
 
 // ownCgroupDir finds the directory of this process's cgroup2 cgroup, or

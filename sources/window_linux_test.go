@@ -308,10 +308,46 @@ func TestReadCgroupIOPressureHelper(t *testing.T) {
 	if some < full || full < 0 {
 		t.Errorf("some %d, full %d", some, full)
 	}
+	// The edge reader reads the same file, found once.
+	var e Edge
+	NewEdgeReader().Open(&e)
+	if !e.CgroupOK || e.CgroupIOSome < some {
+		t.Errorf("edge reader: ok %v (%s), some %d after %d", e.CgroupOK, e.CgroupWhy, e.CgroupIOSome, some)
+	}
 	cg, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		t.Fatal(err)
 	}
 	path, _, _ := parseProcCgroupV2(cg)
 	fmt.Printf("cgroup io.pressure: some=%d full=%d cgroup=%s\n", some, full, path)
+}
+
+func TestEdgeReader(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := NewEdgeReader()
+	var a, b Edge
+	r.Open(&a)
+	for t0 := time.Now(); time.Since(t0) < 2*time.Millisecond; {
+	}
+	r.Close(&b)
+	if a.ThreadErr != nil || b.ThreadErr != nil || a.ProcessErr != nil || b.ProcessErr != nil {
+		t.Fatalf("thread %v/%v, process %v/%v", a.ThreadErr, b.ThreadErr, a.ProcessErr, b.ProcessErr)
+	}
+	if d := b.At.Sub(a.At); d < 2*time.Millisecond {
+		t.Errorf("wall %v across a 2 ms spin", d)
+	}
+	if b.Thread.UserNs+b.Thread.SysNs < a.Thread.UserNs+a.Thread.SysNs || b.Process.MaxRSSBytes < 1<<20 {
+		t.Errorf("readings went backwards or no maxrss: %+v, %+v", a, b)
+	}
+	if os.Getenv(CgroupEnv) == "" && (a.CgroupOK || !strings.Contains(a.CgroupWhy, CgroupEnv)) {
+		t.Errorf("cgroup: ok %v, why %q", a.CgroupOK, a.CgroupWhy)
+	}
+
+	skip := EdgeReader{SkipThread: true, SkipProcess: true, SkipPressure: true, SkipCgroup: true}
+	var c Edge
+	skip.Open(&c)
+	if c.ThreadErr == nil || c.ProcessErr == nil || c.PressureErr == nil || c.CgroupOK || c.At.IsZero() {
+		t.Errorf("skipped readers: %+v; the clock is always read", c)
+	}
 }

@@ -36,3 +36,11 @@ func ReadSystemPressure() (Pressure, error) {
 func ReadCgroupIOPressure() (some, full int64, ok bool, reason string) {
 	return 0, 0, false, windowUnsupported("cgroup io.pressure").Error()
 }
+
+func cgroupIOPressurePath() (path, why string) {
+	return "", windowUnsupported("cgroup io.pressure").Error()
+}
+
+func readCgroupIOSome(path string) (some int64, ok bool, why string) {
+	return 0, false, windowUnsupported("cgroup io.pressure").Error()
+}

@@ -180,7 +180,10 @@ func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	switch {
 	case l.Problem != "":
 		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassFailure.String(),
-			Error: ptr(firstLine(l.Problem)), Output: l.Problem, Processes: []report.ProcessResult{}}
+			Error: ptr(firstLine(l.Problem)), Processes: []report.ProcessResult{}}
+		if strings.Contains(strings.TrimSpace(l.Problem), "\n") {
+			id.row.Output = l.Problem // the rest of what it said
+		}
 	case l.Skipped != "":
 		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassSkipped.String(),
 			Skipped: ptr(l.Skipped), Processes: []report.ProcessResult{}}
@@ -412,6 +415,18 @@ func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result)
 		if c.Estimated {
 			proc.Estimated = append(proc.Estimated, c.Name)
 		}
+		if c.Uncertainty > 0 {
+			if proc.Uncertainty == nil {
+				proc.Uncertainty = map[string]float64{}
+			}
+			proc.Uncertainty[c.Name] = c.Uncertainty
+		}
+		if c.Note != "" {
+			if proc.CountedNotes == nil {
+				proc.CountedNotes = map[string]string{}
+			}
+			proc.CountedNotes[c.Name] = c.Note
+		}
 	}
 	if id.absent == nil {
 		id.absent = map[string]string{}
@@ -429,7 +444,7 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 	sum := row.Summary
 	sum.Counted = map[string]*float64{}
 	for _, m := range id.metrics {
-		var vals []float64
+		var vals, uncs []float64
 		estimated := false
 		for _, p := range row.Processes {
 			if p.NsPerOp == nil {
@@ -441,9 +456,10 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 				break
 			}
 			vals = append(vals, v)
+			uncs = append(uncs, p.Uncertainty[m])
 			estimated = estimated || slices.Contains(p.Estimated, m)
 		}
-		st, ok := measure.Summarize(vals)
+		v, u, ok := measure.CountedAcross(vals, uncs)
 		if !ok {
 			sum.Counted[m] = nil
 			why := id.absent[m]
@@ -453,7 +469,13 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 			row.Absences = append(row.Absences, report.MetricAbsence{Metric: m, Reason: why})
 			continue
 		}
-		sum.Counted[m] = ptr(st.Median)
+		sum.Counted[m] = ptr(v)
+		if u > 0 {
+			if sum.Uncertainty == nil {
+				sum.Uncertainty = map[string]float64{}
+			}
+			sum.Uncertainty[m] = u
+		}
 		if estimated {
 			sum.EstimatedMetrics = append(sum.EstimatedMetrics, m)
 		}

@@ -85,6 +85,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	if s.cfg.Mode == ModeBench {
 		var benchRows []report.Row
 		benchRows, doc.Windows = s.benchmarks(ctx, plans)
+		s.finishWindows(doc, benchRows)
 		rows = append(rows, benchRows...)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)

@@ -72,8 +72,13 @@ func TestExactTotals(t *testing.T) {
 		assert.True(t, s.Exact)
 		assert.Equal(t, int64(1000), s.Iterations)
 		require.NotNil(t, s.Allocs)
-		assert.Equal(t, uint64(500), *s.Allocs, "one allocation every other iteration: 0.5 allocs/op")
-		assert.Equal(t, uint64(500*32), *s.AllocBytes)
+		// One allocation every other iteration: 0.5 allocs/op, which the
+		// printed line truncates to 0. The runtime's counters are
+		// process-wide, so the test's own goroutines (the supervisor side
+		// of the pipe) may add a few.
+		assert.GreaterOrEqual(t, *s.Allocs, uint64(500))
+		assert.Less(t, *s.Allocs, uint64(550))
+		assert.GreaterOrEqual(t, *s.AllocBytes, uint64(500*32))
 	}
 	t.Run("a sub-benchmark leaf has only the printed line", func(t *testing.T) {
 		msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: "BenchmarkFixtureTable/n=x"},

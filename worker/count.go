@@ -3,137 +3,382 @@ package worker
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/benchsup/benchsup/measure"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/sources"
 )
 
-// DefaultPerfIters caps the iterations a counting pass attributes its
-// totals to when the request does not pin them.
-const DefaultPerfIters = 100000
+// What a counting pass may cost, and how it is sized.
+//
+// A counting pass runs after the timed samples of a process and adds to its
+// wall time. By default it may take countShare of the process's timed work
+// (about 50 ms next to one 200 ms sample; the process's startup, setup and
+// calibration come on top of the timed work, so that is less than a quarter
+// of what the run spends on the benchmark), measured on the wall clock, and
+// it is skipped, with the reason, where it cannot count within that:
+// --perf-iters pins the pass's size and counts anyway. The cost is the same
+// whether one metric or every metric of every source is selected, because
+// all the selected sources count over the same brackets (sources.Bracket).
+const (
+	countShare = 0.25
+	// fixedMargin scales the fixed cost of a run measured once, to plan
+	// the runs that follow.
+	fixedMargin = 1.5
+	// countPairs is how many pairs of runs a pass by differences runs:
+	// the value is the median (the mean) of their differences, its
+	// uncertainty half their range. Each run of an unmodified benchmark
+	// costs its setup and testing's forced garbage collections (5 to 30 ms
+	// on the development VM, where a forced collection takes 1 to 16 ms)
+	// besides its iterations, so two pairs are what fits in countShare, if
+	// anything does.
+	countPairs = 2
+	// smallRun is the iterations of the short run of each pair; the long
+	// one runs smallRun + k, so their difference covers exactly k. With
+	// -test.benchtime=1x testing uses its probe run at N=1 as the run and
+	// runs no second one, while at N >= 2 it runs the probe and then the
+	// run of N (and benchsup's wrapper may skip the probe's body): a run at
+	// 1 and a run at 2 would differ by two iterations plus one whole run's
+	// fixed costs. Runs of at least 2 have the same shape whichever way the
+	// probe goes.
+	smallRun = 2
+	// countParts is how many parts a bracketed pass splits its k
+	// iterations into: the value is the median of the parts' per-iteration
+	// values, its uncertainty half their range.
+	countParts = 3
+	// emptyBrackets is how many empty brackets a bracketed pass takes
+	// first, to measure what a bracket counts (and costs) of itself, and
+	// emptyInterleaved about how many more it takes between the measured
+	// brackets (one after each, when there are fewer).
+	emptyBrackets    = 8
+	emptyInterleaved = 32
+)
 
-// countRunTarget is how long, at least, a counting run at k iterations
-// should take (within DefaultPerfIters): per-run costs that do not cancel
-// exactly (a garbage collection more or less) must stay small against what
-// k iterations count.
-const countRunTarget = 20 * time.Millisecond
+// diffRunsLeft is the runs of a default pass by differences after its
+// first (short) one.
+const diffRunsLeft = 2*countPairs - 1
+
+// tooSlowToDiff says why a default pass by differences cannot fit in
+// budgetNs for an iteration of perOpNs, even with k = 1 and no cost beyond
+// the iterations, or "" when it may.
+func tooSlowToDiff(budgetNs, perOpNs float64) string {
+	// Every run may hold a probe iteration besides its own.
+	least := float64(countPairs) * float64(2*(smallRun+1)+1) * perOpNs
+	if least <= budgetNs {
+		return ""
+	}
+	return fmt.Sprintf("not counted by default: %d pairs of runs at %d and %d iterations would take at least %s, more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
+		countPairs, smallRun, smallRun+1, fmtNs(least), 100*countShare, fmtNs(budgetNs/countShare))
+}
+
+// sizeDifference returns k for a default pass by differences: what the
+// rest of the pass (diffRunsLeft runs, each costing fixedNs beyond its
+// iterations of perOpNs, one short and countPairs long ones of smallRun + k)
+// may take after spentNs of budgetNs; 0 when not even k = 1 fits.
+func sizeDifference(budgetNs, spentNs, fixedNs, perOpNs float64) int64 {
+	if perOpNs <= 0 {
+		return 0
+	}
+	rest := budgetNs - spentNs - diffRunsLeft*(fixedNs+(smallRun+1)*perOpNs)
+	k := math.Floor(rest / (countPairs * perOpNs))
+	if k < 1 {
+		return 0
+	}
+	return int64(math.Min(k, maxIterations-smallRun))
+}
+
+// fmtNs formats nanoseconds for a reason.
+func fmtNs(ns float64) string {
+	return formatCount(sources.Descriptor{Format: sources.FormatDuration}, ns)
+}
+
+// sizeBracketed returns k for a default pass that brackets calls of
+// perOpNs itself, batch calls to a bracket that costs bracketNs of its
+// own: as many calls as fit in budgetNs, 0 when fewer than countParts do.
+func sizeBracketed(budgetNs, perOpNs, bracketNs float64, batch int64) int64 {
+	perCall := perOpNs + bracketNs/float64(max(batch, 1))
+	if perCall <= 0 {
+		return 0
+	}
+	k := math.Floor(budgetNs / perCall)
+	if k < countParts {
+		return 0
+	}
+	return int64(math.Min(k, maxIterations))
+}
 
 // openCounters is sources.Open; tests replace it with a fake source.
 var openCounters = sources.Open
 
 // countPasses measures the selected metrics after the timing pass, never
-// during it: for each counter, the identity runs at k and at 2k iterations
-// under it, three times, and the median difference of the two brackets
-// divided by k is the per-iteration value. testing gives the worker no bracket around the
-// loop body of an unmodified benchmark, so each bracket spans a whole
-// testing.RunBenchmarks call; what both runs share (the parent function's
-// setup, testing's run at N=1, its garbage collections) cancels in the
-// difference. Each counter gets runs of its own, so one source's reads are
-// never inside another's bracket.
-func (w *session) countPasses(b testing.InternalBenchmark, pattern string, timingN int64, result *protocol.Result) error {
+// during it. testing gives the worker no bracket around the loop body of an
+// unmodified benchmark, so the identity runs countPairs pairs of runs, a
+// short one at smallRun iterations and a long one at smallRun + k, and each
+// pair's difference covers exactly k iterations (see smallRun). A run's
+// bracket is every call of the top-level function in it (their readings
+// summed): testing's forced garbage collections before each call, its
+// output and the worker's own edges stay outside. What both runs of a pair
+// share cancels: the function's setup, and for a sub-benchmark everything
+// testing does around the leaf inside its parent (its probe run, two
+// forced garbage collections). What does not cancel is in the uncertainty:
+// garbage collections and page faults that land in one run and not the
+// other, and setup that grows with b.N. All the selected sources share each
+// bracket (sources.Bracket), so one set of runs serves them all and
+// counters of the same kernel event count the same code.
+//
+// By default k is sized from the first (short) run's wall time, which
+// shows what a run costs beyond its iterations, so that the pass takes
+// about countShare of the process's timed work; --perf-iters pins k. The
+// timing pass's N is not needed: its samples give the time per iteration.
+func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int64, result *protocol.Result) error {
 	cfg := w.req.Config
 	if len(cfg.Metrics) == 0 {
 		return nil
 	}
-	k := cfg.PerfIters
-	if k <= 0 {
-		k = countIterations(timingN, result.Samples)
+	perOp, timed := medianNsPerOp(result.Samples), 0.0
+	for _, s := range result.Samples {
+		timed += float64(s.ElapsedNs)
 	}
+	budget := countShare * timed
+	start := time.Now() // opening the counters is part of the pass's cost
 	counters := w.openSelected(result)
 	defer closeAll(counters)
+	if len(counters) == 0 {
+		return nil
+	}
+	br := sources.NewBracket(counters)
+	if cfg.PerfIters <= 0 {
+		if why := tooSlowToDiff(budget, perOp); why != "" {
+			absentAll(result, br.Metrics(), why)
+			return nil
+		}
+	}
 	name := w.req.Identity.Name
-	// One unbracketed run first, so that first-touch costs (page faults on
-	// a fresh heap, lazy initialization) fall on no bracket.
-	if _, err := w.runBenchmark(b, pattern, k, 1, nil); err != nil {
+	var calls []sources.Reading
+	bracketed := testing.InternalBenchmark{Name: b.Name, F: func(tb *testing.B) {
+		br.Start()
+		defer func() { calls = append(calls, br.Stop()) }()
+		b.F(tb)
+	}}
+	runs := 0
+	// run runs n iterations under the bracket: its reading and wall time,
+	// or false when the run ended without a result.
+	run := func(n int64) (sources.Reading, time.Duration, bool, error) {
+		if err := w.phase(protocol.PhaseCounting, int64(runs), 2*countPairs); err != nil {
+			return sources.Reading{}, 0, false, err
+		}
+		runs++
+		calls = calls[:0]
+		t0 := time.Now()
+		out, err := w.runBenchmark(bracketed, pattern, n, 1, nil)
+		wall := time.Since(t0)
+		if err != nil {
+			return sources.Reading{}, 0, false, err
+		}
+		if len(out.results[name]) != 1 || len(calls) == 0 {
+			awaitPanic()
+			absentAll(result, br.Metrics(), "the counting run ended without a result (the benchmark failed or skipped there)")
+			return sources.Reading{}, 0, false, nil
+		}
+		return sources.Sum(calls...), wall, true, nil
+	}
+	first, wall, ok, err := run(smallRun)
+	if !ok {
 		return err
 	}
-	for i, c := range counters {
-		if err := w.phase(protocol.PhaseCounting, int64(i), int64(len(counters))); err != nil {
-			return err
-		}
-		diffs := make([]sources.Reading, 0, countPairs)
-		why := ""
-	pairs:
-		for p := 0; p < countPairs; p++ {
-			var readings [2]sources.Reading
-			for j, n := range []int64{k, 2 * k} {
-				if err := c.Start(); err != nil {
-					why = fmt.Sprintf("cannot start %s: %v", c.Source(), err)
-					break pairs
-				}
-				out, err := w.runBenchmark(b, pattern, n, 1, nil)
-				r, stopErr := c.Stop()
-				if err != nil {
-					return err
-				}
-				if stopErr != nil {
-					why = fmt.Sprintf("cannot read %s: %v", c.Source(), stopErr)
-					break pairs
-				}
-				if len(out.results[name]) != 1 {
-					awaitPanic()
-					why = "the counting run ended without a result (the benchmark failed or skipped there)"
-					break pairs
-				}
-				readings[j] = r
-			}
-			diffs = append(diffs, sources.Derive(difference(readings[0], readings[1])))
-		}
-		if why != "" {
-			for _, m := range c.Metrics() {
-				addAbsence(result, m, why)
-			}
-			continue
-		}
-		diff := medianReading(diffs)
-		for _, m := range c.Metrics() {
-			addCell(result, m, diff, k)
+	k := cfg.PerfIters
+	if k <= 0 {
+		// One run shows a run's fixed cost only roughly (a forced
+		// garbage collection takes 1 to 16 ms on the development VM):
+		// the rest of the pass is planned with half as much again.
+		fixed := math.Max(0, float64(wall)-(smallRun+1)*perOp)
+		if k = sizeDifference(budget, float64(time.Since(start)), fixedMargin*fixed, perOp); k < 1 {
+			absentAll(result, br.Metrics(), fmt.Sprintf("not counted by default: a run of this benchmark costs %s beyond its iterations (its setup, testing's garbage collections), so %d pairs of runs would take more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
+				fmtNs(fixed), countPairs, 100*countShare, fmtNs(timed)))
+			return nil
 		}
 	}
+	var diffs []attributed
+	for p := 0; p < countPairs; p++ {
+		short := first
+		if p > 0 {
+			if short, _, ok, err = run(smallRun); !ok {
+				return err
+			}
+		}
+		long, _, ok, err := run(smallRun + k)
+		if !ok {
+			return err
+		}
+		diffs = append(diffs, attributed{r: sources.Derive(difference(short, long)), iters: k})
+	}
+	cells, absences := countedCells(br.Metrics(), diffs, nil, "pair differences")
+	for i := range absences {
+		if strings.HasPrefix(absences[i].Reason, "below the noise: ") {
+			absences[i].Reason += fmt.Sprintf("; a larger --perf-iters (here %d) narrows it", k)
+		}
+	}
+	addCounted(result, cells, absences)
 	result.CountIterations = k
-	result.CountMethod = fmt.Sprintf("median of %d differences of runs at %d and %d iterations", countPairs, k, 2*k)
+	result.CountMethod = fmt.Sprintf("median of %d differences of runs at %d and %d iterations", countPairs, smallRun, smallRun+k)
 	return nil
 }
 
-// countPairs is how many (k, 2k) pairs a counting pass runs per counter; the
-// median of their differences resists one disturbed run.
-const countPairs = 3
+// attributed is one repeated measurement of a counting pass: a reading and
+// the iterations it covers (a pair's difference, or a part of a bracketed
+// pass).
+type attributed struct {
+	r     sources.Reading
+	iters int64
+}
 
-// medianReading combines readings metric by metric: the median value, an
-// estimate if any input was, unavailable if any input was.
-func medianReading(rs []sources.Reading) sources.Reading {
-	out := sources.Reading{Values: map[string]float64{}, Estimated: map[string]bool{}, Unavailable: map[string]string{}}
-	vals := map[string][]float64{}
-	for _, r := range rs {
-		for m, v := range r.Values {
-			vals[m] = append(vals[m], v)
+// countedCells turns the repeated measurements of a pass into one cell per
+// metric, or an absence with the reason. A per-iteration metric's value is
+// the median over the measurements of each one's total divided by its
+// iterations, and its uncertainty half their range plus extra[m] (what the
+// pass knows it adds, per iteration, beyond that spread); a level's or a
+// ratio's is the median of the values themselves. A per-iteration value
+// that its uncertainty reaches (|value| <= uncertainty, uncertainty > 0) or
+// that is negative is below the noise: an absence saying so, with the
+// interval, never a number. A derived metric (ipc) whose inputs are below
+// the noise is absent too. what names the measurements in reasons.
+func countedCells(metrics []string, ms []attributed, extra map[string]float64, what string) ([]protocol.MetricCell, []protocol.Absence) {
+	var cells []protocol.MetricCell
+	var absences []protocol.Absence
+	for _, m := range metrics {
+		reason := ""
+		for _, in := range sources.DerivedFrom(m) {
+			// The inputs are judged whether or not they were selected
+			// (Stop reads a derived metric's inputs with it).
+			if _, why := countedCell(in, ms, extra[in], what); why != "" {
+				reason = "its input " + in + " is not reported: " + why
+				break
+			}
 		}
-		for m, e := range r.Estimated {
-			out.Estimated[m] = out.Estimated[m] || e
+		var cell protocol.MetricCell
+		if reason == "" {
+			cell, reason = countedCell(m, ms, extra[m], what)
 		}
-		for m, why := range r.Unavailable {
-			out.Unavailable[m] = why
-		}
-	}
-	for m, vs := range vals {
-		if _, ok := out.Unavailable[m]; ok {
+		if reason != "" {
+			absences = append(absences, protocol.Absence{Name: m, Reason: reason})
 			continue
 		}
-		if len(vs) < len(rs) {
-			out.Unavailable[m] = fmt.Sprintf("counted in %d of %d pairs", len(vs), len(rs))
-			continue
+		cells = append(cells, cell)
+	}
+	return cells, absences
+}
+
+// countedCell is one metric's cell from ms, or why there is none.
+func countedCell(m string, ms []attributed, extra float64, what string) (protocol.MetricCell, string) {
+	d, known := sources.Describe(m)
+	perOp := known && d.Unit == "/op"
+	if len(ms) == 0 {
+		return protocol.MetricCell{}, "no counting run completed"
+	}
+	xs := make([]float64, 0, len(ms))
+	estimated := false
+	for _, a := range ms {
+		if why, ok := a.r.Unavailable[m]; ok {
+			return protocol.MetricCell{}, why
 		}
-		sort.Float64s(vs)
-		if n := len(vs); n%2 == 1 {
-			out.Values[m] = vs[n/2]
-		} else {
-			out.Values[m] = (vs[n/2-1] + vs[n/2]) / 2
+		v, ok := a.r.Values[m]
+		if !ok {
+			return protocol.MetricCell{}, "the counter produced no value"
+		}
+		if perOp {
+			if a.iters <= 0 {
+				return protocol.MetricCell{}, "no iterations to divide by"
+			}
+			v /= float64(a.iters)
+		}
+		xs = append(xs, v)
+		estimated = estimated || a.r.Estimated[m]
+	}
+	v, u := medianHalfRange(xs)
+	u += extra
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(u) || math.IsInf(u, 0) {
+		return protocol.MetricCell{}, "the counter produced no finite value"
+	}
+	if perOp && measure.BelowNoise(v, u) {
+		return protocol.MetricCell{}, belowNoise(d, v, u, len(xs), what)
+	}
+	return protocol.MetricCell{Name: protocol.TruncateText(m, protocol.MaxNameLen), Value: v, Estimated: estimated, Uncertainty: u}, ""
+}
+
+// belowNoise is the reason of a per-iteration value its uncertainty
+// reaches, or of a negative one: the interval the measurements give.
+func belowNoise(d sources.Descriptor, v, u float64, n int, what string) string {
+	interval := fmt.Sprintf("%s to %s per iteration (the median of %d %s ± half their range)",
+		formatCount(d, v-u), formatCount(d, v+u), n, what)
+	if u == 0 {
+		interval = fmt.Sprintf("%s per iteration (%d %s, all equal)", formatCount(d, v), n, what)
+	}
+	if v+u < 0 {
+		return "below the noise: " + interval + ": the longer runs counted less"
+	}
+	return "below the noise: " + interval + ", which includes 0"
+}
+
+// medianHalfRange returns the median of xs and half their range.
+func medianHalfRange(xs []float64) (median, halfRange float64) {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	median = s[n/2]
+	if n%2 == 0 {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return median, (s[n-1] - s[0]) / 2
+}
+
+// formatCount formats a counted value for a reason: three significant
+// digits in the metric's unit.
+func formatCount(d sources.Descriptor, v float64) string {
+	switch d.Format {
+	case sources.FormatDuration:
+		a := math.Abs(v)
+		switch {
+		case a >= 1e9:
+			return fmt.Sprintf("%.3gs", v/1e9)
+		case a >= 1e6:
+			return fmt.Sprintf("%.3gms", v/1e6)
+		case a >= 1e3:
+			return fmt.Sprintf("%.3gµs", v/1e3)
+		}
+		return fmt.Sprintf("%.3gns", v)
+	case sources.FormatBytes:
+		return fmt.Sprintf("%.3gB", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// addCounted adds a pass's cells and absences to r, within the protocol's
+// bounds.
+func addCounted(r *protocol.Result, cells []protocol.MetricCell, absences []protocol.Absence) {
+	for _, c := range cells {
+		if len(r.Metrics) < protocol.MaxMetricCells {
+			c.Note = protocol.TruncateText(c.Note, protocol.MaxTextLen)
+			r.Metrics = append(r.Metrics, c)
 		}
 	}
-	return out
+	for _, a := range absences {
+		addAbsence(r, a.Name, a.Reason)
+	}
+}
+
+// absentAll records one reason for every metric of metrics.
+func absentAll(r *protocol.Result, metrics []string, why string) {
+	for _, m := range metrics {
+		addAbsence(r, m, why)
+	}
 }
 
 // openSelected opens the sources of the selected metrics and records, in
@@ -155,32 +400,12 @@ func closeAll(counters []sources.Counter) {
 	}
 }
 
-// countIterations is the default k: at least the timing pass's N, enough
-// for a run of about countRunTarget at the measured speed, at most
-// DefaultPerfIters.
-func countIterations(timingN int64, samples []protocol.Sample) int64 {
-	k := timingN
-	perOp := make([]float64, 0, len(samples))
-	for _, s := range samples {
-		if s.Iterations > 0 {
-			perOp = append(perOp, float64(s.ElapsedNs)/float64(s.Iterations))
-		}
-	}
-	if len(perOp) > 0 {
-		sort.Float64s(perOp)
-		if med := perOp[len(perOp)/2]; med > 0 {
-			k = max(k, int64(float64(countRunTarget)/med))
-		}
-	}
-	return max(1, min(k, DefaultPerfIters))
-}
-
 // difference is the reading of what the second bracket counted beyond the
 // first: totals subtract, levels keep the second bracket's value.
 func difference(first, second sources.Reading) sources.Reading {
 	out := sources.Reading{Values: map[string]float64{}, Estimated: map[string]bool{}, Unavailable: map[string]string{}}
 	for m, v := range second.Values {
-		if d, ok := sources.Describe(m); ok && d.Unit == "" {
+		if isLevel(m) {
 			out.Values[m] = v
 			continue
 		}
@@ -200,30 +425,11 @@ func difference(first, second sources.Reading) sources.Reading {
 	return out
 }
 
-// addCell adds metric m of the difference reading diff to r: divided by k
-// for per-iteration metrics, as is for levels and ratios, or as an absence
-// with its reason. A negative difference is noise larger than the count
-// itself, not a measurement.
-func addCell(r *protocol.Result, m string, diff sources.Reading, k int64) {
-	if why, ok := diff.Unavailable[m]; ok {
-		addAbsence(r, m, why)
-		return
-	}
-	v, ok := diff.Values[m]
-	if !ok {
-		addAbsence(r, m, "the counter produced no value")
-		return
-	}
-	if d, ok := sources.Describe(m); ok && d.Unit == "/op" {
-		if v < 0 {
-			addAbsence(r, m, fmt.Sprintf("runs at %d iterations counted less than runs at %d (median of %d pairs): the per-iteration count is below the noise", 2*k, k, countPairs))
-			return
-		}
-		v /= float64(k)
-	}
-	if len(r.Metrics) < protocol.MaxMetricCells {
-		r.Metrics = append(r.Metrics, protocol.MetricCell{Name: protocol.TruncateText(m, protocol.MaxNameLen), Value: v, Estimated: diff.Estimated[m]})
-	}
+// isLevel reports whether m is a catalog metric that is not a total over a
+// bracket (a level such as maxrss, a ratio such as ipc).
+func isLevel(m string) bool {
+	d, ok := sources.Describe(m)
+	return ok && d.Unit == ""
 }
 
 func addAbsence(r *protocol.Result, m, why string) {

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -319,8 +320,8 @@ func (f *fakeCounter) Stop() (sources.Reading, error) {
 	*f.on = false
 	*f.events = append(*f.events, "stop")
 	f.starts++
-	// Alternately a run at k=4 and at 2k=8 iterations: 10 per run plus 1
-	// per iteration, and the first pair disturbed by 100 extra.
+	// Alternately a short run (2 iterations) and a long one (2+k = 6): the
+	// values differ by k = 4, and the first run is disturbed by 100 extra.
 	v := 14.0
 	if f.starts%2 == 0 {
 		v = 18
@@ -367,35 +368,14 @@ func TestCountingNeverOverlapsTiming(t *testing.T) {
 	r := only[protocol.Result](msgs)
 	require.Len(t, r, 1)
 	assert.Len(t, r[0].Samples, 3)
-	assert.Equal(t, []protocol.MetricCell{{Name: "minflt", Value: 1}}, r[0].Metrics, "(18-14)/4: the difference cancels per-run costs, the median the disturbed pair")
-	assert.Equal(t, 6, fake.starts, "three pairs")
-	assert.Equal(t, []protocol.Absence{{Name: "nonesuch", Reason: "unknown metric"}}, r[0].Absences)
+	assert.Empty(t, r[0].Metrics, "(18-14)/4 = 1 in one pair, but the disturbed pair's -96/4 puts 0 inside the noise (half the range of the differences)")
+	assert.Equal(t, 4, fake.starts, "two pairs")
+	require.Len(t, r[0].Absences, 2)
+	assert.Equal(t, protocol.Absence{Name: "nonesuch", Reason: "unknown metric"}, r[0].Absences[0])
+	assert.Equal(t, "minflt", r[0].Absences[1].Name)
+	assert.Contains(t, r[0].Absences[1].Reason, "below the noise: -24 to 1 per iteration")
 	assert.Equal(t, int64(4), r[0].CountIterations)
-	assert.Equal(t, "median of 3 differences of runs at 4 and 8 iterations", r[0].CountMethod)
-}
-
-func TestCountIterations(t *testing.T) {
-	tests := []struct {
-		name    string
-		timingN int64
-		nsPerOp int64
-		want    int64
-	}{
-		{"slow op: the timing N", 4, int64(50 * time.Millisecond), 4},
-		{"medium op: a 20ms run", 100, 10000, 2000},
-		{"fast op: the cap", 1 << 20, 5, DefaultPerfIters},
-		{"timing N above the target", 5000, 1000, 20000},
-		{"no samples", 0, 0, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var samples []protocol.Sample
-			if tt.nsPerOp > 0 {
-				samples = []protocol.Sample{{Iterations: 10, ElapsedNs: 10 * tt.nsPerOp}}
-			}
-			assert.Equal(t, tt.want, countIterations(tt.timingN, samples))
-		})
-	}
+	assert.Equal(t, "median of 2 differences of runs at 2 and 6 iterations", r[0].CountMethod)
 }
 
 func TestCountingRealSources(t *testing.T) {
@@ -416,5 +396,6 @@ func TestCountingRealSources(t *testing.T) {
 	for _, m := range []string{"task-clock", "minflt", "instructions"} {
 		assert.True(t, got[m], "%s is neither a value nor a reasoned absence", m)
 	}
-	assert.Equal(t, countIterations(1000, r[0].Samples), r[0].CountIterations)
+	assert.True(t, r[0].CountIterations > 0 || strings.Contains(fmt.Sprint(r[0].Absences), "not counted by default"),
+		"a pass ran, or the reason it did not is given: %+v", r[0])
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -74,12 +75,26 @@ func (w *session) workload() error {
 // workloadSession measures the windows of one workload. Its methods run on
 // the workload's goroutine, which it locks to one OS thread for the whole
 // measurement, so that the thread's own accounting is the window's.
+//
+// At each window's edges it reads the default edge set (sources.EdgeReader:
+// the thread's and the process's accounting, this cgroup's io.pressure,
+// the system's PSI), which only reads cumulative totals and enables
+// nothing, and whose perturbation bench/windows measured below 2%; the
+// tier0 metrics of RequestConfig.WindowMetrics come from the same process
+// reading. Any other source WindowMetrics names is a counter enabled over
+// every window: opt-in (--window-metrics), opened once for the session, and
+// each window's note discloses its measured perturbation
+// (sources.WindowCostNote). RequestConfig.Metrics is for benchmarks'
+// counting passes and is never read at window edges.
 type workloadSession struct {
 	w        *session
 	name     string
 	reps     int
 	rep      int
-	counters []sources.Counter // selected metrics' sources; what cannot be opened the run header names
+	reader   *sources.EdgeReader
+	counters []sources.Counter // the opt-in window metrics' sources, enabled over every window
+	tier0    []string          // the tier0 window metrics, read from the process reading
+	disclose []string          // notes every window carries: what the opt-in sources cost, what could not be read
 
 	windows   int              // in-body windows measured so far
 	open      bool             // an in-body window is running
@@ -90,13 +105,47 @@ type workloadSession struct {
 }
 
 func newWorkloadSession(w *session, name string, reps int) *workloadSession {
-	s := &workloadSession{w: w, name: name, reps: reps}
-	if len(w.req.Config.Metrics) > 0 {
-		s.counters, _ = openCounters(w.req.Config.Metrics, sources.Options{Scaled: w.req.Config.PerfScaled})
-	}
+	s := &workloadSession{w: w, name: name, reps: reps, reader: sources.NewEdgeReader()}
+	s.openWindowMetrics(w.req.Config.WindowMetrics, sources.Options{Scaled: w.req.Config.PerfScaled})
 	runtime.LockOSThread()
 	s.candidate = s.openEdges()
 	return s
+}
+
+// openWindowMetrics sorts the requested window metrics: tier0's are read
+// from the process reading every window takes anyway; the others' sources
+// are opened as counters, and every window discloses what they cost, and
+// which requested metrics cannot be read here and why.
+func (s *workloadSession) openWindowMetrics(names []string, opts sources.Options) {
+	var counted []string
+	for _, n := range names {
+		if d, ok := sources.Describe(n); ok && d.Source == sources.SourceTier0 {
+			if !slices.Contains(s.tier0, d.Name) {
+				s.tier0 = append(s.tier0, d.Name)
+			}
+			continue
+		}
+		counted = append(counted, n)
+	}
+	if len(counted) == 0 {
+		return
+	}
+	counters, absences := openCounters(counted, opts)
+	s.counters = counters
+	for _, c := range counters {
+		s.disclose = append(s.disclose, sources.WindowCostNote(c.Source()))
+	}
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, a := range absences {
+		if _, ok := byReason[a.Reason]; !ok {
+			reasons = append(reasons, a.Reason)
+		}
+		byReason[a.Reason] = append(byReason[a.Reason], a.Metrics...)
+	}
+	for _, why := range reasons {
+		s.disclose = append(s.disclose, fmt.Sprintf("window metrics not read: %s: %s", strings.Join(byReason[why], ", "), why))
+	}
 }
 
 func (s *workloadSession) Rep(i int) { s.rep = i }
@@ -196,30 +245,16 @@ func (s *workloadSession) finish(win *protocol.Window, notes []string) {
 // edges holds the readings taken when a window opened.
 type edges struct {
 	s       *workloadSession
-	psi     sources.Pressure
-	psiErr  error
-	t0      time.Time
-	cgSome  int64
-	cgOK    bool
-	cgWhy   string
-	thread  sources.ThreadTimes
-	thErr   error
-	proc    sources.ProcessTimes
-	procErr error
+	at      sources.Edge
 	started []sources.Counter
 	notes   []string
 }
 
-// openEdges reads every source at a window's opening edge, outermost first:
-// PSI (so its reads are outside every other window), the wall clock, the
-// thread and process accounting, then the counters.
+// openEdges reads every source at a window's opening edge: the default
+// edge set, outermost, then the opt-in counters are enabled, innermost.
 func (s *workloadSession) openEdges() *edges {
 	e := &edges{s: s}
-	e.psi, e.psiErr = sources.ReadSystemPressure()
-	e.t0 = time.Now()
-	e.cgSome, _, e.cgOK, e.cgWhy = sources.ReadCgroupIOPressure()
-	e.thread, e.thErr = sources.ReadThreadTimes()
-	e.proc, e.procErr = sources.ReadProcessTimes()
+	s.reader.Open(&e.at)
 	for _, c := range s.counters {
 		if err := c.Start(); err != nil {
 			e.notes = append(e.notes, fmt.Sprintf("%s: cannot start: %v", c.Source(), err))
@@ -260,36 +295,39 @@ func (e *edges) close(name string, reps int) protocol.Window {
 		}
 	}
 	e.started = nil
-	proc, procErr := sources.ReadProcessTimes()
-	thread, thErr := sources.ReadThreadTimes()
-	cgSome, _, cgOK, cgWhy := sources.ReadCgroupIOPressure()
-	wall := time.Since(e.t0)
-	psi, psiErr := sources.ReadSystemPressure()
+	var end sources.Edge
+	e.s.reader.Close(&end)
+	wall := end.At.Sub(e.at.At)
+	o := e.at
+	proc, procErr, thread, thErr := end.Process, end.ProcessErr, end.Thread, end.ThreadErr
+	cgSome, cgOK, cgWhy := end.CgroupIOSome, end.CgroupOK, end.CgroupWhy
+	psi, psiErr := end.Pressure, end.PressureErr
+	e.notes = append(e.notes, e.s.disclose...)
 
 	win.WallNs = int64(wall)
 	var user, kernel, runq, disk *int64
 	switch {
-	case e.thErr == nil && thErr == nil:
+	case o.ThreadErr == nil && thErr == nil:
 		win.Scope = "thread"
-		user, kernel = ptr(thread.UserNs-e.thread.UserNs), ptr(thread.SysNs-e.thread.SysNs)
-		if thread.HaveSchedstat && e.thread.HaveSchedstat {
-			runq = ptr(thread.WaitNs - e.thread.WaitNs)
+		user, kernel = ptr(thread.UserNs-o.Thread.UserNs), ptr(thread.SysNs-o.Thread.SysNs)
+		if thread.HaveSchedstat && o.Thread.HaveSchedstat {
+			runq = ptr(thread.WaitNs - o.Thread.WaitNs)
 		} else {
-			e.notes = append(e.notes, "runqueue: /proc/thread-self/schedstat unreadable")
+			e.notes = append(e.notes, "runqueue: unattributed ("+cmp.Or(o.Thread.SchedstatAbsence, thread.SchedstatAbsence, "/proc/thread-self/schedstat unreadable")+")")
 		}
-	case e.procErr == nil && procErr == nil:
+	case o.ProcessErr == nil && procErr == nil:
 		win.Scope = "process"
-		user, kernel = ptr(proc.UserNs-e.proc.UserNs), ptr(proc.SysNs-e.proc.SysNs)
-		e.notes = append(e.notes, fmt.Sprintf("thread accounting unavailable (%v): process-wide CPU, no runqueue", firstNonNil(e.thErr, thErr)))
+		user, kernel = ptr(proc.UserNs-o.Process.UserNs), ptr(proc.SysNs-o.Process.SysNs)
+		e.notes = append(e.notes, fmt.Sprintf("thread accounting unavailable (%v): process-wide CPU, no runqueue", firstNonNil(o.ThreadErr, thErr)))
 	default:
 		e.notes = append(e.notes, "no CPU accounting: wall only")
 	}
 	switch {
-	case e.cgOK && cgOK:
-		disk = ptr(max(cgSome-e.cgSome, 0))
+	case o.CgroupOK && cgOK:
+		disk = ptr(max(cgSome-o.CgroupIOSome, 0))
 		e.notes = append(e.notes, "disk: the child's own cgroup io.pressure (some)")
 	default:
-		e.notes = append(e.notes, "disk: unattributed ("+cmp.Or(e.cgWhy, cgWhy, "no cgroup pressure")+")")
+		e.notes = append(e.notes, "disk: unattributed ("+cmp.Or(o.CgroupWhy, cgWhy, "no cgroup pressure")+")")
 	}
 	b := measure.Decompose(win.WallNs, user, kernel, runq, disk)
 	win.OnCPUUserNs, win.OnCPUKernelNs, win.OffCPURunqueueNs, win.OffCPUDiskNs = nonNeg(b.User), nonNeg(b.Kernel), nonNeg(b.Runqueue), nonNeg(b.Disk)
@@ -299,30 +337,64 @@ func (e *edges) close(name string, reps int) protocol.Window {
 	if b.Clamped > 0 {
 		e.notes = append(e.notes, fmt.Sprintf("the components exceed wall by %v: other clamped to 0", time.Duration(b.Clamped)))
 	}
-	if win.Scope == "thread" && e.procErr == nil && procErr == nil {
-		procCPU := (proc.UserNs - e.proc.UserNs) + (proc.SysNs - e.proc.SysNs)
-		thCPU := (thread.UserNs - e.thread.UserNs) + (thread.SysNs - e.thread.SysNs)
+	if win.Scope == "thread" && o.ProcessErr == nil && procErr == nil {
+		procCPU := (proc.UserNs - o.Process.UserNs) + (proc.SysNs - o.Process.SysNs)
+		thCPU := (thread.UserNs - o.Thread.UserNs) + (thread.SysNs - o.Thread.SysNs)
 		win.OtherThreadsCPUNs = ptr(max(procCPU-thCPU, 0))
 	}
-	if e.procErr == nil && procErr == nil {
-		for _, k := range sortedKeys(proc.Counts) {
-			if v0, ok := e.proc.Counts[k]; ok {
-				totals = append(totals, protocol.MetricCell{Name: "tier0." + k, Value: proc.Counts[k] - v0})
-			}
-		}
+	if o.ProcessErr == nil && procErr == nil {
+		totals = append(totals, e.tier0Totals(o.Process, proc)...)
+	} else if len(e.s.tier0) > 0 {
+		e.notes = append(e.notes, fmt.Sprintf("tier0 window metrics not read: %v", firstNonNil(o.ProcessErr, procErr)))
 	}
 	if len(totals) > protocol.MaxTotalsPerWindow {
 		totals = totals[:protocol.MaxTotalsPerWindow]
 	}
 	win.Totals = totals
-	if e.psiErr == nil && psiErr == nil {
+	if o.PressureErr == nil && psiErr == nil {
 		win.PSI = &protocol.PSI{
-			IOSomeNs: max(psi.IOSome-e.psi.IOSome, 0), IOFullNs: max(psi.IOFull-e.psi.IOFull, 0),
-			MemSomeNs: max(psi.MemSome-e.psi.MemSome, 0), MemFullNs: max(psi.MemFull-e.psi.MemFull, 0),
-			CPUSomeNs: max(psi.CPUSome-e.psi.CPUSome, 0),
+			IOSomeNs: max(psi.IOSome-o.Pressure.IOSome, 0), IOFullNs: max(psi.IOFull-o.Pressure.IOFull, 0),
+			MemSomeNs: max(psi.MemSome-o.Pressure.MemSome, 0), MemFullNs: max(psi.MemFull-o.Pressure.MemFull, 0),
+			CPUSomeNs: max(psi.CPUSome-o.Pressure.CPUSome, 0),
 		}
 	}
 	return win
+}
+
+// tier0Totals are the window's tier0 totals from the process readings at
+// its edges: every count the reading has (faults, context switches, I/O),
+// and the tier0 window metrics it holds beyond them (cpu-user and cpu-sys
+// in ns, maxrss as its level at the closing edge). A requested count the
+// reading lacks is named in a note, with the reason.
+func (e *edges) tier0Totals(open, end sources.ProcessTimes) []protocol.MetricCell {
+	var totals []protocol.MetricCell
+	for _, k := range sortedKeys(end.Counts) {
+		if v0, ok := open.Counts[k]; ok {
+			totals = append(totals, protocol.MetricCell{Name: "tier0." + k, Value: end.Counts[k] - v0})
+		}
+	}
+	var missing []string
+	for _, m := range e.s.tier0 {
+		var v float64
+		switch m {
+		case "cpu-user":
+			v = float64(end.UserNs - open.UserNs)
+		case "cpu-sys":
+			v = float64(end.SysNs - open.SysNs)
+		case "maxrss":
+			v = float64(end.MaxRSSBytes)
+		default:
+			if _, ok := end.Counts[m]; !ok {
+				missing = append(missing, m)
+			}
+			continue
+		}
+		totals = append(totals, protocol.MetricCell{Name: "tier0." + m, Value: v})
+	}
+	if len(missing) > 0 {
+		e.notes = append(e.notes, fmt.Sprintf("window metrics not read: %s: %s", strings.Join(missing, ", "), cmp.Or(end.IOAbsence, "not in this reading")))
+	}
+	return totals
 }
 
 func ptr(v int64) *int64 { return &v }

@@ -161,7 +161,7 @@ func TestWorkloadFilesColdWarm(t *testing.T) {
 	cold, unstamped, warm := wins[0], wins[1], wins[2]
 	require.NotNil(t, cold.Regime)
 	assert.Equal(t, "cold", cold.Regime.Requested)
-	assert.Contains(t, []string{"cold", "partial", "unverified"}, cold.Regime.Effective)
+	assert.Contains(t, []string{"cold", "partial", "unverified", "not-evictable"}, cold.Regime.Effective)
 	assert.Nil(t, unstamped.Regime, "a stamp is consumed by the next window only")
 	require.NotNil(t, warm.Regime)
 	assert.Equal(t, "warm", warm.Regime.Requested)
@@ -222,4 +222,105 @@ func TestWorkloadSkippedBeforeItStarts(t *testing.T) {
 	require.Len(t, s, 1)
 	assert.Contains(t, s[0].Reason, "no corpus on this machine")
 	assert.Empty(t, only[protocol.Failure](msgs))
+}
+
+// windowBody, when set, runs inside BenchmarkFixtureWindowMetrics's window.
+var windowBody func()
+
+func init() {
+	RegisterBenchmark("BenchmarkFixtureWindowMetrics", func(b *testing.B) {
+		measure.Workload(b, func(w *measure.W) {
+			w.Window("", func() {
+				if windowBody != nil {
+					windowBody()
+				}
+				spin(5 * time.Millisecond)
+			})
+		})
+	})
+}
+
+// windowCounter plays an opt-in window source (perf-sw's task-clock).
+type windowCounter struct {
+	on             bool
+	starts, closes int
+}
+
+func (c *windowCounter) Source() string { return sources.SourcePerfSW }
+func (c *windowCounter) Report() sources.Report {
+	return sources.Report{Source: sources.SourcePerfSW, Available: true}
+}
+func (c *windowCounter) Metrics() []string { return []string{"task-clock"} }
+func (c *windowCounter) Close() error      { c.closes++; return nil }
+func (c *windowCounter) Start() error      { c.on = true; c.starts++; return nil }
+func (c *windowCounter) Stop() (sources.Reading, error) {
+	c.on = false
+	return sources.Reading{Values: map[string]float64{"task-clock": 5e6}}, nil
+}
+
+func totalsOf(w protocol.Window) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range w.Totals {
+		out[c.Name] = c.Value
+	}
+	return out
+}
+
+// TestWorkloadBenchmarkMetricsNotAtWindowEdges pins issue #9's first
+// defect: the metrics of the benchmarks' counting passes (--metrics) are
+// never enabled at a window's edges; without window metrics a window reads
+// only the default edge set, and its note discloses no counter.
+func TestWorkloadBenchmarkMetricsNotAtWindowEdges(t *testing.T) {
+	openCounters = func(names []string, _ sources.Options) ([]sources.Counter, []sources.Absence) {
+		t.Errorf("a workload opened counters for %v", names)
+		return nil, nil
+	}
+	defer func() { openCounters = sources.Open }()
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeWorkload, Identity: protocol.Identity{Name: "BenchmarkFixtureWindowMetrics"},
+		Config: protocol.RequestConfig{Metrics: []string{"instructions", "task-clock", "minflt", "syscr"}}})
+	require.Empty(t, only[protocol.Failure](msgs))
+	wins := only[protocol.Window](msgs)
+	require.Len(t, wins, 1)
+	for name := range totalsOf(wins[0]) {
+		assert.True(t, strings.HasPrefix(name, "tier0."), "total %s: only the process reading's tier0 counts", name)
+	}
+	assert.Contains(t, totalsOf(wins[0]), "tier0.minflt", "the default edge set's counts")
+	assert.NotContains(t, wins[0].Note, "enabled over this window")
+}
+
+// TestWorkloadWindowMetrics: tier0 window metrics come from the process
+// reading (no counter opened for them); the others are opened once,
+// enabled exactly over each window, their totals attached, and every
+// window's note discloses their measured cost and what could not be read.
+func TestWorkloadWindowMetrics(t *testing.T) {
+	fake := &windowCounter{}
+	var asked []string
+	openCounters = func(names []string, _ sources.Options) ([]sources.Counter, []sources.Absence) {
+		asked = append(asked, names...)
+		return []sources.Counter{fake}, []sources.Absence{{Capability: sources.CapCounting, Metrics: []string{"instructions"}, Reason: "no PMU here (test)"}}
+	}
+	sawOn := false
+	windowBody = func() { sawOn = fake.on }
+	defer func() { openCounters, windowBody = sources.Open, nil }()
+
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeWorkload, Identity: protocol.Identity{Name: "BenchmarkFixtureWindowMetrics"},
+		Config: protocol.RequestConfig{WindowMetrics: []string{"task-clock", "cpu-user", "maxrss", "minflt", "instructions"}}})
+	require.Empty(t, only[protocol.Failure](msgs))
+	wins := only[protocol.Window](msgs)
+	require.Len(t, wins, 1)
+	w := wins[0]
+
+	assert.Equal(t, []string{"task-clock", "instructions"}, asked, "tier0's metrics open no counter")
+	assert.True(t, sawOn, "the opt-in counter is enabled while the window runs")
+	assert.False(t, fake.on, "and disabled after it")
+	assert.Equal(t, 1, fake.closes, "opened once, closed at the end")
+
+	totals := totalsOf(w)
+	assert.Equal(t, 5e6, totals["perf-sw.task-clock"])
+	assert.Greater(t, totals["tier0.cpu-user"]+totals["tier0.cpu-sys"], 0.0, "cpu-user and cpu-sys from the process reading")
+	assert.Greater(t, totals["tier0.maxrss"], float64(1<<20), "maxrss is the level, in bytes")
+	assert.Contains(t, totals, "tier0.minflt")
+
+	assert.Contains(t, w.Note, sources.WindowCostNote(sources.SourcePerfSW), "the measured cost is disclosed")
+	assert.Contains(t, w.Note, "window metrics not read: instructions: no PMU here (test)")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,10 +158,11 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fail-fast", Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (default: number of CPUs)"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
-		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog (default: the catalog's default set)"},
-		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass (default: the timing N, at most 100000)"},
+		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog (default: the catalog's default set, less what this host cannot count)"},
+		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass; it then runs even where the default would skip it (default: sized to about 15% of the process's timed work, skipped where that cannot be done within 25%)"},
 		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call; default: about 1 ms)"},
 		&cli.BoolFlag{Name: "perf-scaled", Usage: "keep a multiplexed hardware counter group; every scaled value is marked ≈"},
+		&cli.StringFlag{Name: "window-metrics", Usage: "read `LIST` at every workload window's edges, as --metrics selects (default: tier0's metrics, which every window reads anyway; other sources are counters enabled over the window, and each window's note gives their measured cost)"},
 	)
 }
 
@@ -229,7 +231,23 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "benchsup: --metrics: %s\n", w)
 		}
+		if strings.TrimSpace(c.String("metrics")) == "" {
+			// The default set: only what this host can count.
+			names = sources.Defaults(sources.Options{Scaled: cfg.PerfScaled})
+		}
 		cfg.Metrics = names
+		cfg.WindowMetrics = sources.WindowDefault()
+		if c.IsSet("window-metrics") {
+			// Select reads "" as the benchmarks' default set; here it is none.
+			names, warnings, help := sources.Select(cmp.Or(strings.TrimSpace(c.String("window-metrics")), "none"))
+			if help {
+				return listMetrics(stdout, cfg.PerfScaled)
+			}
+			for _, w := range warnings {
+				fmt.Fprintf(stderr, "benchsup: --window-metrics: %s\n", w)
+			}
+			cfg.WindowMetrics = names
+		}
 	}
 	switch {
 	case cfg.Repetitions < 1:

@@ -1,0 +1,131 @@
+package measure
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCaseLoopBody(t *testing.T) {
+	next := 0
+	var seen []int
+	l := &caseLoop[int]{
+		timed: func() int { next++; return next },
+		after: func(v int) error {
+			seen = append(seen, v)
+			if v == 5 {
+				return errors.New("five")
+			}
+			return nil
+		},
+	}
+	require.True(t, l.HasAfter())
+	assert.Equal(t, 3*8, l.Reserve(3), "room for three int results")
+	allocs := testing.AllocsPerRun(10, func() {
+		l.Timed(3)
+		l.buf = l.buf[:0]
+	})
+	assert.Zero(t, allocs, "Timed within the reserved room allocates nothing of its own")
+
+	seen, next = nil, 0
+	l.Timed(3)
+	assert.Equal(t, []int{1, 2, 3}, l.buf, "each result kept, in order")
+	require.NoError(t, l.After())
+	assert.Equal(t, []int{1, 2, 3}, seen, "the hook sees every result of the chunk, in order")
+	assert.Empty(t, l.buf)
+
+	seen = nil
+	l.Reserve(4)
+	l.Timed(4) // 4, 5, 6, 7
+	assert.EqualError(t, l.After(), "five")
+	assert.Equal(t, []int{4, 5}, seen, "the first error stops the checks")
+	assert.Equal(t, []int{0, 0, 0, 0}, l.buf[:4], "and every result is released")
+
+	plain := &caseLoop[[]byte]{timed: func() []byte { return make([]byte, 8) }}
+	assert.False(t, plain.HasAfter())
+	assert.Zero(t, plain.Reserve(100), "no hook: nothing is kept")
+	plain.Timed(5)
+	assert.Len(t, plain.last, 8, "without a hook only the last result is kept, as the plain loop keeps it")
+	assert.NoError(t, plain.After())
+}
+
+func TestIterLoopBody(t *testing.T) {
+	calls := 0
+	l := iterLoop{func() { calls++ }}
+	l.Timed(7)
+	assert.Equal(t, 7, calls)
+	assert.False(t, l.HasAfter())
+	assert.Zero(t, l.Reserve(10))
+	assert.NoError(t, l.After())
+}
+
+// loopRecorder is a LoopRunner that takes every loop and records its body.
+type loopRecorder struct{ bodies []LoopBody }
+
+func (r *loopRecorder) StartWorkload(testing.TB, int) (WorkloadSession, bool) { return nil, true }
+func (r *loopRecorder) Loop(b *testing.B, body LoopBody) bool {
+	r.bodies = append(r.bodies, body)
+	return true
+}
+func (r *loopRecorder) Metric(*testing.B, string, float64, MetricMode) bool { return true }
+
+func TestLoopsGoToTheRunner(t *testing.T) {
+	shortBenchtime(t)
+	rec := &loopRecorder{}
+	Install(rec)
+	defer Install(nil)
+	calls := 0
+	testing.Benchmark(func(b *testing.B) {
+		Iter(b, func() { calls++ })
+		Case(b, "c", nil, func() int { calls++; return 1 }, func(int) error { return nil })
+	})
+	assert.Zero(t, calls, "the runner owns the loops: nothing ran on its own")
+	require.NotEmpty(t, rec.bodies)
+	_, isIter := rec.bodies[0].(iterLoop)
+	assert.True(t, isIter)
+	var sawCase bool
+	for _, b := range rec.bodies {
+		if c, ok := b.(*caseLoop[int]); ok {
+			sawCase = true
+			assert.True(t, c.HasAfter())
+		}
+	}
+	assert.True(t, sawCase)
+}
+
+func TestCountedAcross(t *testing.T) {
+	tests := []struct {
+		name   string
+		vs, us []float64
+		v, u   float64
+		ok     bool
+	}{
+		{"agreeing processes: their own noise", []float64{10, 10.1, 9.9}, []float64{0.5, 0.4, 0.6}, 10, 0.5, true},
+		{"disagreeing processes: their spread", []float64{10, 14, 9}, []float64{0.1, 0.1, 0.1}, 10, 2.5, true},
+		{"exact everywhere", []float64{3, 3}, []float64{0, 0}, 3, 0, true},
+		{"nothing", nil, nil, 0, 0, false},
+		{"lengths differ", []float64{1}, nil, 0, 0, false},
+		{"negative uncertainty", []float64{1}, []float64{-1}, 0, 0, false},
+		{"NaN", []float64{math.NaN()}, []float64{0}, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, u, ok := CountedAcross(tt.vs, tt.us)
+			require.Equal(t, tt.ok, ok)
+			assert.InDelta(t, tt.v, v, 1e-12)
+			assert.InDelta(t, tt.u, u, 1e-12)
+		})
+	}
+}
+
+func TestBelowNoise(t *testing.T) {
+	for _, tt := range []struct {
+		v, u float64
+		want bool
+	}{{4, 0.2, false}, {0.1, 2, true}, {-0.1, 2, true}, {2, 2, true}, {0, 0, false}, {-1, 0, true}, {5, 0, false}} {
+		assert.Equal(t, tt.want, BelowNoise(tt.v, tt.u), "%v ± %v", tt.v, tt.u)
+	}
+}
