@@ -83,6 +83,9 @@ func TestScripts(t *testing.T) {
 			"windows":    cmdWindows,
 			"treehash":   cmdTreeHash,
 			"provenance": cmdProvenance,
+			"setuponce":  cmdSetupOnce,
+			"numbers":    cmdNumbers,
+			"calibrated": cmdCalibrated,
 		},
 	})
 }
@@ -368,5 +371,76 @@ func cmdProvenance(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Logf("%s: go line %q, %d modules %s, GODEBUG %q, %s (%s)", b.Package, b.Plain.GoLine, b.Plain.Modules,
 			b.Plain.BuildList[:15], b.Plain.DefaultGODEBUG, b.Plain.Toolchain, pv.Injection)
+	}
+}
+
+// cmdSetupOnce: setuponce FILE NAME DIR checks that every process of the
+// benchmark NAME ran its setup exactly once: the fixture appends a line per
+// setup to DIR/<pid>.
+func cmdSetupOnce(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: setuponce FILE NAME DIR")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	if len(row.Processes) == 0 {
+		ts.Fatalf("%s: no processes", args[1])
+	}
+	for _, p := range row.Processes {
+		data, err := os.ReadFile(filepath.Join(ts.MkAbs(args[2]), strconv.Itoa(p.PID)))
+		ts.Check(err)
+		if n := strings.Count(string(data), "\n"); n != 1 {
+			ts.Fatalf("%s: process %d (pid %d) ran its setup %d times, want once", args[1], p.Index, p.PID, n)
+		}
+	}
+}
+
+// cmdNumbers: numbers FILE NAME UNIT LOW HIGH checks that the row's summary
+// metric UNIT lies in [LOW, HIGH) and that every process's samples are
+// exact.
+func cmdNumbers(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 5 || neg {
+		ts.Fatalf("usage: numbers FILE NAME UNIT LOW HIGH")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	low, err := strconv.ParseFloat(args[3], 64)
+	ts.Check(err)
+	high, err := strconv.ParseFloat(args[4], 64)
+	ts.Check(err)
+	if row.Summary == nil || row.Summary.Metrics[args[2]] == nil {
+		ts.Fatalf("%s: no %s", args[1], args[2])
+	}
+	if v := *row.Summary.Metrics[args[2]]; v < low || v >= high {
+		ts.Fatalf("%s: %s = %v, want in [%v, %v)", args[1], args[2], v, low, high)
+	}
+	for _, p := range row.Processes {
+		for _, s := range p.Samples {
+			if !s.Exact {
+				ts.Fatalf("%s: process %d has a sample rebuilt from the printed line", args[1], p.Index)
+			}
+		}
+	}
+}
+
+// cmdCalibrated: calibrated FILE NAME exact|printed checks that the row was
+// calibrated once, to the N every process measured, and whether its
+// samples' totals are exact or rebuilt from testing's printed line.
+func cmdCalibrated(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: calibrated FILE NAME exact|printed")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	c := row.Calibration
+	if c == nil || c.N <= 0 || len(c.Runs) < 3 || c.TargetNs <= 0 {
+		ts.Fatalf("%s: not calibrated: %+v", args[1], c)
+	}
+	for _, p := range row.Processes {
+		for _, s := range p.Samples {
+			if s.Iterations != c.N {
+				ts.Fatalf("%s: process %d measured N=%d, calibrated %d", args[1], p.Index, s.Iterations, c.N)
+			}
+			if s.Exact != (args[2] == "exact") {
+				ts.Fatalf("%s: sample exact=%v, want %s", args[1], s.Exact, args[2])
+			}
+		}
 	}
 }

@@ -353,6 +353,11 @@ type Listed struct {
 	Iterations int64 `msgpack:"n,omitempty"`
 	// Calibration holds the runs Iterations was chosen from.
 	Calibration []Sample `msgpack:"calibration,omitempty"`
+	// SampleNs is the sample time Iterations was chosen for when
+	// calibration lengthened the target, because each run carries
+	// FixedNs of cost whatever N; both zero otherwise.
+	SampleNs int64 `msgpack:"sampleNs,omitempty"`
+	FixedNs  int64 `msgpack:"fixedNs,omitempty"`
 	// Problem says why the leaf cannot be measured (it failed, or reported
 	// no time, while calibrating); Skipped is the reason it skipped itself.
 	Problem string `msgpack:"problem,omitempty"`

@@ -261,7 +261,7 @@ func appendListing(b []byte, v *Listing) []byte {
 	for i := range v.Identities {
 		l := &v.Identities[i]
 		n := 2
-		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.Problem != "", l.Skipped != ""} {
+		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.Problem != "", l.Skipped != ""} {
 			if set {
 				n++
 			}
@@ -281,6 +281,14 @@ func appendListing(b []byte, v *Listing) []byte {
 			for j := range l.Calibration {
 				b = appendSample(b, &l.Calibration[j])
 			}
+		}
+		if l.SampleNs != 0 {
+			b = appendString(b, "sampleNs")
+			b = appendInt(b, l.SampleNs)
+		}
+		if l.FixedNs != 0 {
+			b = appendString(b, "fixedNs")
+			b = appendInt(b, l.FixedNs)
 		}
 		if l.Problem != "" {
 			b = appendString(b, "problem")
@@ -408,7 +416,7 @@ var (
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
-	listedKeys     = []string{"name", "kind", "n", "calibration", "problem", "skipped"}
+	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "problem", "skipped"}
 	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
@@ -701,6 +709,10 @@ func (d *decoder) listed(v *Listed) error {
 		case 3:
 			return array(d, &v.Calibration, MaxCalibrationRuns, d.sample)
 		case 4:
+			return d.i64(&v.SampleNs)
+		case 5:
+			return d.i64(&v.FixedNs)
+		case 6:
 			return d.str(&v.Problem)
 		default:
 			return d.str(&v.Skipped)

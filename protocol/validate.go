@@ -226,6 +226,8 @@ func (m Listing) validate() error {
 		}
 		if err := firstErr(
 			checkNonNegative("identities[].n", l.Iterations),
+			checkNonNegative("identities[].sampleNs", l.SampleNs),
+			checkNonNegative("identities[].fixedNs", l.FixedNs),
 			checkCount("identities[].calibration", len(l.Calibration), MaxCalibrationRuns),
 			checkString("identities[].problem", l.Problem, MaxTextLen),
 			checkString("identities[].skipped", l.Skipped, MaxTextLen),

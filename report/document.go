@@ -431,9 +431,14 @@ type Interval struct {
 // processes ran: the runs of the ramp and the three confirming runs whose
 // median time per iteration was scaled to the target.
 type Calibration struct {
-	N        int64            `json:"n"`
-	TargetNs int64            `json:"targetNs"`
-	Runs     []measure.Sample `json:"runs"`
+	N        int64 `json:"n"`
+	TargetNs int64 `json:"targetNs"`
+	// FixedNs is a cost every run of this benchmark pays whatever its N
+	// (found by fitting the calibration runs), for which the sample time
+	// (TargetNs) was lengthened so that it is at most a tenth of a
+	// sample; zero when there is none.
+	FixedNs int64            `json:"fixedNs,omitempty"`
+	Runs    []measure.Sample `json:"runs"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.

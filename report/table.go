@@ -287,6 +287,10 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 		} else {
 			s := r.Summary
 			n := samplesCell(r, repetitions)
+			if c := r.Calibration; c != nil && c.FixedNs > 0 {
+				// Each run pays a fixed cost: calibration lengthened the samples.
+				n += " (" + formatDuration(float64(c.TargetNs)) + " samples)"
+			}
 			if s.ShortSamples > 0 {
 				n += fmt.Sprintf(" (%d short)", s.ShortSamples)
 			}

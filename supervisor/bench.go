@@ -30,6 +30,7 @@ type benchIdentity struct {
 	n           int64
 	calibration []measure.Sample
 	sampleTime  time.Duration // the target N was calibrated for
+	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
 
 	metrics     []string          // the selected catalog metrics
 	absent      map[string]string // metric -> why a process had no value
@@ -168,7 +169,7 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 		return // listed again (a resumed function), nothing new
 	}
 	fresh := s.listed(id.plan, l)
-	id.n, id.calibration, id.row = fresh.n, fresh.calibration, fresh.row
+	id.n, id.calibration, id.row, id.sampleTime, id.fixedNs = fresh.n, fresh.calibration, fresh.row, fresh.sampleTime, fresh.fixedNs
 }
 
 // listed makes the identity of one discovered leaf: calibrated (its N and
@@ -176,7 +177,10 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 // skip, which no process needs to repeat).
 func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	id := &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
-		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime}
+		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs}
+	if l.SampleNs > 0 {
+		id.sampleTime = time.Duration(l.SampleNs)
+	}
 	switch {
 	case l.Problem != "":
 		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassFailure.String(),
@@ -266,7 +270,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 			}
 			if result != nil && out.Class == sandbox.ClassSuccess {
 				proc.Samples = samples(result.Samples)
-				markShort(proc.Samples, s.cfg.SampleTime)
+				markShort(proc.Samples, id.sampleTime)
 				addThroughput(proc.Samples, result.BytesPerOp)
 				if st, ok := (measure.Process{Samples: proc.Samples}).NsPerOp(); ok {
 					proc.NsPerOp = &st
@@ -365,7 +369,7 @@ func (id *benchIdentity) result() report.Row {
 		row.Processes = []report.ProcessResult{}
 	}
 	if len(id.calibration) > 0 {
-		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), Runs: id.calibration}
+		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs, Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
 	if row.Summary != nil && len(id.metrics) > 0 {

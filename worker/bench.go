@@ -215,7 +215,7 @@ func (w *session) sendListing(listed []protocol.Listed) error {
 // other leaves are still listed.
 func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *protocol.Listed) error {
 	var end *ending
-	N, runs, err := calibrate(w.req.Config.MinSampleNs, func(n int64) (*protocol.Sample, error) {
+	c, err := calibrateFull(w.req.Config.MinSampleNs, func(n int64) (*protocol.Sample, error) {
 		samples, e, err := w.measureRuns(b, name, n, 1, nil)
 		if err != nil || e != nil {
 			end = e
@@ -223,6 +223,7 @@ func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *pro
 		}
 		return &samples[0], nil
 	})
+	runs := c.runs
 	if len(runs) > protocol.MaxCalibrationRuns {
 		runs = runs[len(runs)-protocol.MaxCalibrationRuns:]
 	}
@@ -237,7 +238,10 @@ func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *pro
 	case end != nil:
 		l.Problem = protocol.TruncateText(cmp.Or(end.message, name+" failed while calibrating"), protocol.MaxTextLen)
 	default:
-		l.Iterations = N
+		l.Iterations = c.n
+		if c.fixed != nil {
+			l.SampleNs, l.FixedNs = c.sampleNs, int64(c.fixed.fixedNs)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -10,10 +11,21 @@ import (
 
 // Calibration chooses, once per identity, the N every process of it then
 // measures: one sample of N iterations should take about the target time
-// (RequestConfig.MinSampleNs). It ramps up as testing does, to an eighth of
-// the target, then runs that N twice more and scales the median time per
+// (RequestConfig.MinSampleNs). It ramps up as testing does, to a sixteenth
+// of the target, then runs that N twice more and scales the median time per
 // iteration of the three runs to the target, so one disturbed run cannot
 // set N for every process.
+//
+// Some benchmarks pay a large cost once per run, whatever N: testing
+// forces a garbage collection before every run, which empties sync.Pools,
+// so a benchmark whose iterations reuse pooled buffers re-creates them in
+// every run. Scaling the time per iteration of a short run then picks an N
+// far too small (a 60 ms first call and 3 ms after it make N = 3 for a
+// 200 ms sample). So calibration also runs twice the ramp's N once and
+// fits time = fixed + N·per-iteration; when the fixed part would be more
+// than a twentieth of a sample, the sample is lengthened until it is not
+// (at most maxSampleNs), as go test's 1 s runs amortize it, and N comes
+// from the fit (see calibrateFull).
 
 // maxIterations is testing's own cap on b.N.
 const maxIterations = 1e9
@@ -21,6 +33,11 @@ const maxIterations = 1e9
 // confirmRuns is how many runs at the final ramp N calibration takes the
 // median of.
 const confirmRuns = 3
+
+// maxSampleNs bounds how far a large fixed cost per run lengthens a
+// sample: go test's default run of 1 s carries the same fixed cost, so a
+// sample of that length carries go test's own share of it.
+const maxSampleNs = int64(1e9)
 
 // zeroTimeAfter is the iteration count from which a run that reports no
 // elapsed time at all is taken to report none (ns/op replaced by 0 through
@@ -31,9 +48,10 @@ const zeroTimeAfter = 1000
 // errNoTime is the calibration failure of a benchmark that reports no time.
 var errNoTime = errors.New("reports no elapsed time")
 
-// rampGoal is the time a ramp run aims at: an eighth of the target, so
-// that ramping and confirming cost about half a sample.
-func rampGoal(targetNs int64) int64 { return max(targetNs/8, 1) }
+// rampGoal is the time a ramp run aims at: a sixteenth of the target, so
+// that ramping, confirming and the run at twice the N cost under half a
+// sample.
+func rampGoal(targetNs int64) int64 { return max(targetNs/16, 1) }
 
 // nextN predicts the iterations of the next ramp run from the last one, as
 // testing's predictN does: aim 20% past the goal, grow by at least one
@@ -58,6 +76,51 @@ func rampDone(goalNs, n, ns int64) (bool, error) {
 		return false, fmt.Errorf("%w for %d iterations (ns/op 0 or missing: replaced through b.ReportMetric?); nothing to scale by", errNoTime, n)
 	}
 	return ns >= goalNs || n >= maxIterations, nil
+}
+
+// fit is calibration's model of one run: fixed plus n times perIter
+// nanoseconds.
+type fit struct {
+	fixedNs, perIterNs float64
+}
+
+// fitRuns fits runs at n (median of them) and one run at 2n: the fixed
+// part, when the two disagree clearly enough to show one (a tenth of the
+// median run or more), else none.
+func fitRuns(at []protocol.Sample, twice protocol.Sample) (fit, bool) {
+	if len(at) == 0 || at[0].Iterations <= 0 || twice.Iterations != 2*at[0].Iterations {
+		return fit{}, false
+	}
+	ns := make([]float64, len(at))
+	for i, r := range at {
+		ns[i] = float64(r.ElapsedNs)
+	}
+	sort.Float64s(ns)
+	t1 := ns[len(ns)/2]
+	n := float64(at[0].Iterations)
+	perIter := (float64(twice.ElapsedNs) - t1) / n
+	fixed := t1 - perIter*n
+	if perIter <= 0 || fixed < t1/10 {
+		return fit{}, false
+	}
+	return fit{fixedNs: fixed, perIterNs: perIter}, true
+}
+
+// withFixedCost chooses N and the sample time for a benchmark whose runs
+// carry a fixed cost: the sample grows until the fixed part is at most a
+// twentieth of it, which biases the time per iteration by 5% at most
+// (never past maxSampleNs, never shorter than the target), and N fills
+// what remains.
+func withFixedCost(targetNs int64, f fit) (n, sampleNs int64) {
+	sampleNs = max(targetNs, min(int64(20*f.fixedNs), maxSampleNs))
+	nf := (float64(sampleNs) - f.fixedNs) / f.perIterNs
+	switch {
+	case nf < 1:
+		return 1, sampleNs
+	case nf > maxIterations:
+		return maxIterations, sampleNs
+	}
+	return int64(nf + 0.5), sampleNs
 }
 
 // chooseN returns the N for a sample of targetNs from runs of the same
@@ -91,38 +154,98 @@ func chooseN(targetNs int64, runs []protocol.Sample) (int64, error) {
 	return int64(n + 0.5), nil
 }
 
+// calibration is calibrate's choice: N, the sample time it was chosen
+// for (the target, or longer for a large fixed cost per run), and the runs
+// it was chosen from.
+type calibration struct {
+	n        int64
+	sampleNs int64
+	runs     []protocol.Sample
+	fixed    *fit // the fixed cost that lengthened the sample, if one did
+}
+
 // calibrate ramps and confirms with run, which measures one run of n
 // iterations (nil with a nil error: the identity ended, a failure or skip
 // was reported). It returns N and the runs it was chosen from.
 func calibrate(targetNs int64, run func(n int64) (*protocol.Sample, error)) (int64, []protocol.Sample, error) {
+	c, err := calibrateFull(targetNs, run)
+	return c.n, c.runs, err
+}
+
+// calibrateFull is calibrate with the sample time and the fit.
+//
+// Rounds: ramp to the goal, confirm, and run twice the N once. No fixed
+// cost, or one small enough that the sample stays at the target: N by the
+// median ratio. A larger one lengthens the sample; the fit is trusted once
+// the runs it came from are at least a quarter of that sample (a fixed cost
+// can also hide a cold start that only longer runs amortize), else the
+// ramp goes on to that quarter and fits again, three rounds at most.
+func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) (calibration, error) {
+	c := calibration{sampleNs: targetNs}
 	goal := rampGoal(targetNs)
-	var runs []protocol.Sample
 	n := int64(1)
-	for {
-		s, err := run(n)
-		if s == nil || err != nil {
-			return 0, runs, err
+	for round := 0; ; round++ {
+		for {
+			s, err := run(n)
+			if s == nil || err != nil {
+				return c, err
+			}
+			c.runs = append(c.runs, *s)
+			if len(c.runs) == 1 && s.Iterations == 1 && s.ElapsedNs >= targetNs {
+				c.n = 1 // one iteration fills a sample: N cannot be smaller
+				return c, nil
+			}
+			done, err := rampDone(goal, n, s.ElapsedNs)
+			if err != nil {
+				return c, err
+			}
+			if done {
+				break
+			}
+			n = nextN(goal, n, s.ElapsedNs)
 		}
-		runs = append(runs, *s)
-		if s.Iterations == 1 && s.ElapsedNs >= targetNs {
-			return 1, runs, nil // one iteration fills a sample: N cannot be smaller
+		for i := 1; i < confirmRuns; i++ {
+			s, err := run(n)
+			if s == nil || err != nil {
+				return c, err
+			}
+			c.runs = append(c.runs, *s)
 		}
-		done, err := rampDone(goal, n, s.ElapsedNs)
-		if err != nil {
-			return 0, runs, err
+		confirmed := c.runs[len(c.runs)-confirmRuns:]
+		var err error
+		if c.n, err = chooseN(targetNs, confirmed); err != nil {
+			return c, err
 		}
-		if done {
-			break
+		if n >= maxIterations/2 {
+			return c, nil
 		}
-		n = nextN(goal, n, s.ElapsedNs)
+		twice, err := run(2 * n)
+		if twice == nil || err != nil {
+			return c, err
+		}
+		c.runs = append(c.runs, *twice)
+		f, ok := fitRuns(confirmed, *twice)
+		if !ok {
+			return c, nil
+		}
+		fitN, sampleNs := withFixedCost(targetNs, f)
+		if sampleNs == targetNs {
+			return c, nil // a tenth of a sample or less: the ratio serves
+		}
+		if t1 := medianNs(confirmed); t1 >= sampleNs/4 || round == 2 {
+			c.n, c.sampleNs, c.fixed = fitN, sampleNs, &f
+			return c, nil
+		}
+		goal, n = sampleNs/4, nextN(sampleNs/4, 2*n, twice.ElapsedNs)
 	}
-	for i := 1; i < confirmRuns; i++ {
-		s, err := run(n)
-		if s == nil || err != nil {
-			return 0, runs, err
-		}
-		runs = append(runs, *s)
+}
+
+// medianNs is the median elapsed time of runs.
+func medianNs(runs []protocol.Sample) int64 {
+	ns := make([]int64, len(runs))
+	for i, r := range runs {
+		ns[i] = r.ElapsedNs
 	}
-	N, err := chooseN(targetNs, runs[len(runs)-confirmRuns:])
-	return N, runs, err
+	slices.Sort(ns)
+	return ns[len(ns)/2]
 }

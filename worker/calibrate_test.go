@@ -30,6 +30,58 @@ func TestNextN(t *testing.T) {
 	}
 }
 
+func TestFitRuns(t *testing.T) {
+	at := func(n int64, ns ...int64) []protocol.Sample {
+		var s []protocol.Sample
+		for _, v := range ns {
+			s = append(s, protocol.Sample{Iterations: n, ElapsedNs: v})
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		at    []protocol.Sample
+		twice protocol.Sample
+		want  fit
+		ok    bool
+	}{
+		{"proportional: no fixed part", at(100, 1000, 1010, 990), protocol.Sample{Iterations: 200, ElapsedNs: 2000}, fit{}, false},
+		{"a fixed part of half a run", at(100, 1000, 1000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1500}, fit{fixedNs: 500, perIterNs: 5}, true},
+		{"a small fixed part is noise, not fitted", at(100, 1000, 1000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1950}, fit{}, false},
+		{"the median resists one disturbed run", at(100, 1000, 9000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1500}, fit{fixedNs: 500, perIterNs: 5}, true},
+		{"slower per iteration at twice the N is no fit", at(100, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 900}, fit{}, false},
+		{"not twice the N", at(100, 1000), protocol.Sample{Iterations: 300, ElapsedNs: 1500}, fit{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := fitRuns(tt.at, tt.twice)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestWithFixedCost(t *testing.T) {
+	tests := []struct {
+		name        string
+		target      int64
+		f           fit
+		n, sampleNs int64
+	}{
+		{"a twentieth of the target: the target", 200e6, fit{fixedNs: 10e6, perIterNs: 1e6}, 190, 200e6},
+		{"larger: twenty times the fixed part", 200e6, fit{fixedNs: 40e6, perIterNs: 3e6}, 253, 800e6},
+		{"at most maxSampleNs", 200e6, fit{fixedNs: 5e8, perIterNs: 1e6}, 500, maxSampleNs},
+		{"at least one iteration", 200e6, fit{fixedNs: 1.9e9, perIterNs: 1e9}, 1, maxSampleNs},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, sample := withFixedCost(tt.target, tt.f)
+			assert.Equal(t, tt.n, n)
+			assert.Equal(t, tt.sampleNs, sample)
+		})
+	}
+}
+
 func TestChooseN(t *testing.T) {
 	run := func(n, ns int64) protocol.Sample { return protocol.Sample{Iterations: n, ElapsedNs: ns} }
 	tests := []struct {
@@ -72,20 +124,59 @@ func (f *fakeRuns) run(n int64) (*protocol.Sample, error) {
 }
 
 func TestCalibrate(t *testing.T) {
-	t.Run("ramps to an eighth, confirms three times, scales to the target", func(t *testing.T) {
+	t.Run("ramps to a sixteenth, confirms three times, scales to the target", func(t *testing.T) {
 		f := &fakeRuns{perOp: 10}
 		n, runs, err := calibrate(200_000_000, f.run)
 		require.NoError(t, err)
 		assert.Equal(t, int64(20_000_000), n)
 		assert.Len(t, runs, len(f.asked))
-		last := f.asked[len(f.asked)-1]
-		assert.Equal(t, []int64{last, last, last}, f.asked[len(f.asked)-3:], "three runs at the final ramp N")
-		assert.GreaterOrEqual(t, float64(last)*f.perOp, float64(rampGoal(200_000_000)))
+		k := len(f.asked)
+		ramp := f.asked[k-2]
+		assert.Equal(t, []int64{ramp, ramp, ramp, 2 * ramp}, f.asked[k-4:], "three runs at the final ramp N, one at twice it")
+		assert.GreaterOrEqual(t, float64(ramp)*f.perOp, float64(rampGoal(200_000_000)))
 		var spent float64
 		for _, n := range f.asked {
 			spent += float64(n) * f.perOp
 		}
-		assert.Less(t, spent, 0.6*200_000_000, "calibration costs about half a sample")
+		assert.Less(t, spent, 0.5*200_000_000, "calibration costs under half a sample")
+	})
+	t.Run("a large fixed cost per run is fitted, and lengthens the sample", func(t *testing.T) {
+		// 60 ms once per run (pools re-created after testing's forced GC),
+		// then 3 ms per iteration.
+		var asked []int64
+		run := func(n int64) (*protocol.Sample, error) {
+			asked = append(asked, n)
+			return &protocol.Sample{Iterations: n, ElapsedNs: 60_000_000 + 3_000_000*n}, nil
+		}
+		c, err := calibrateFull(200_000_000, run)
+		require.NoError(t, err)
+		require.NotNil(t, c.fixed)
+		assert.InDelta(t, 60e6, c.fixed.fixedNs, 1)
+		assert.InDelta(t, 3e6, c.fixed.perIterNs, 1)
+		assert.Equal(t, int64(1_000_000_000), c.sampleNs, "the fixed part would be a twentieth of 1.2 s; at most 1 s")
+		assert.Equal(t, int64(313), c.n, "(1000 ms - 60 ms) / 3 ms")
+		assert.GreaterOrEqual(t, asked[len(asked)-2]*3_000_000+60_000_000, int64(1_000_000_000/4),
+			"the fit is trusted from runs of a quarter of the sample")
+	})
+	t.Run("a cold start amortized only by longer runs", func(t *testing.T) {
+		// The first 20 iterations of every run cost 10 ms each, the rest
+		// 0.1 ms: short runs see a steep per-iteration cost, long ones the
+		// steady one.
+		run := func(n int64) (*protocol.Sample, error) {
+			cold := min(n, 20)
+			return &protocol.Sample{Iterations: n, ElapsedNs: cold*10_000_000 + (n-cold)*100_000}, nil
+		}
+		c, err := calibrateFull(200_000_000, run)
+		require.NoError(t, err)
+		ns, _ := run(c.n)
+		assert.InDelta(t, float64(c.sampleNs), float64(ns.ElapsedNs), 0.35*float64(c.sampleNs), "a sample at N takes about the sample time")
+	})
+	t.Run("no clear fixed cost: the median ratio", func(t *testing.T) {
+		c, err := calibrateFull(200_000_000, (&fakeRuns{perOp: 100}).run)
+		require.NoError(t, err)
+		assert.Nil(t, c.fixed)
+		assert.Equal(t, int64(200_000_000), c.sampleNs)
+		assert.Equal(t, int64(2_000_000), c.n)
 	})
 	t.Run("one iteration longer than the target is N = 1 at once", func(t *testing.T) {
 		f := &fakeRuns{perOp: 300_000_000}

@@ -144,6 +144,7 @@ func messageCases() []msgCase {
 	add("kinds", protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkW", Kind: protocol.ListedWorkload}}})
 	add("unicode", protocol.Listing{Identities: []protocol.Listed{{Name: "Test日本/🙂", Kind: protocol.ListedTest}}})
 	add("calibrated", protocol.Listing{Identities: []protocol.Listed{
+		{Name: "BenchmarkPooled", Kind: protocol.ListedBenchmark, Iterations: 180, SampleNs: 600_000_000, FixedNs: 60_000_000},
 		{Name: "BenchmarkA/n=1", Kind: protocol.ListedBenchmark, Iterations: 1 << 20,
 			Calibration: []protocol.Sample{{Iterations: 1, ElapsedNs: 900, Exact: true}, {Iterations: 100, ElapsedNs: 41_000, AllocBytes: u64(800), Allocs: u64(100)}}},
 		{Name: "BenchmarkZero", Kind: protocol.ListedBenchmark, Problem: "reported 0 ns/op"},
