@@ -200,6 +200,11 @@ type RequestConfig struct {
 	// PerfScaled keeps a multiplexed hardware group; every scaled value is
 	// then marked estimated.
 	PerfScaled bool `msgpack:"perfScaled"`
+	// SkipProbe asks the worker to skip testing's probe run at N=1 before
+	// each sample of a top-level leaf: its setup is expensive enough that
+	// running it twice per sample would cost more than the warm-up the
+	// probe gives (one-time lazy initialization, as go test does it).
+	SkipProbe bool `msgpack:"skipProbe,omitempty"`
 	// WindowMetrics names the catalog metrics read at the edges of every
 	// workload window (package sources); empty means only the sources a
 	// window always reads.
@@ -358,6 +363,10 @@ type Listed struct {
 	// FixedNs of cost whatever N; both zero otherwise.
 	SampleNs int64 `msgpack:"sampleNs,omitempty"`
 	FixedNs  int64 `msgpack:"fixedNs,omitempty"`
+	// SetupNs is what one call of a top-level leaf's function spent
+	// outside its timer (its setup), the median over calibration runs;
+	// zero when not measured.
+	SetupNs int64 `msgpack:"setupNs,omitempty"`
 	// Problem says why the leaf cannot be measured (it failed, or reported
 	// no time, while calibrating); Skipped is the reason it skipped itself.
 	Problem string `msgpack:"problem,omitempty"`

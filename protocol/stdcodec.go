@@ -52,6 +52,9 @@ func appendRequest(b []byte, v *Request) []byte {
 
 func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	n := 13
+	if v.SkipProbe {
+		n++
+	}
 	if len(v.WindowMetrics) > 0 {
 		n++
 	}
@@ -82,6 +85,10 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	b = appendInt(b, v.PerfBatch)
 	b = appendString(b, "perfScaled")
 	b = appendBool(b, v.PerfScaled)
+	if v.SkipProbe {
+		b = appendString(b, "skipProbe")
+		b = appendBool(b, true)
+	}
 	if len(v.WindowMetrics) > 0 {
 		b = appendString(b, "windowMetrics")
 		b = appendStrings(b, v.WindowMetrics)
@@ -261,7 +268,7 @@ func appendListing(b []byte, v *Listing) []byte {
 	for i := range v.Identities {
 		l := &v.Identities[i]
 		n := 2
-		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.Problem != "", l.Skipped != ""} {
+		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.SetupNs != 0, l.Problem != "", l.Skipped != ""} {
 			if set {
 				n++
 			}
@@ -289,6 +296,10 @@ func appendListing(b []byte, v *Listing) []byte {
 		if l.FixedNs != 0 {
 			b = appendString(b, "fixedNs")
 			b = appendInt(b, l.FixedNs)
+		}
+		if l.SetupNs != 0 {
+			b = appendString(b, "setupNs")
+			b = appendInt(b, l.SetupNs)
 		}
 		if l.Problem != "" {
 			b = appendString(b, "problem")
@@ -404,7 +415,7 @@ var (
 	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
 	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
-		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "windowMetrics"}
+		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics"}
 	readyKeys      = []string{"identity"}
 	progressKeys   = []string{"phase", "done", "total"}
 	resultKeys     = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod"}
@@ -416,7 +427,7 @@ var (
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
-	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "problem", "skipped"}
+	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "problem", "skipped"}
 	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
@@ -534,6 +545,8 @@ func (d *decoder) requestConfig(v *RequestConfig) error {
 			return d.i64(&v.PerfBatch)
 		case 12:
 			return d.boolean(&v.PerfScaled)
+		case 13:
+			return d.boolean(&v.SkipProbe)
 		default:
 			return d.strs(&v.WindowMetrics, MaxMetricCells)
 		}
@@ -713,6 +726,8 @@ func (d *decoder) listed(v *Listed) error {
 		case 5:
 			return d.i64(&v.FixedNs)
 		case 6:
+			return d.i64(&v.SetupNs)
+		case 7:
 			return d.str(&v.Problem)
 		default:
 			return d.str(&v.Skipped)

@@ -228,6 +228,7 @@ func (m Listing) validate() error {
 			checkNonNegative("identities[].n", l.Iterations),
 			checkNonNegative("identities[].sampleNs", l.SampleNs),
 			checkNonNegative("identities[].fixedNs", l.FixedNs),
+			checkNonNegative("identities[].setupNs", l.SetupNs),
 			checkCount("identities[].calibration", len(l.Calibration), MaxCalibrationRuns),
 			checkString("identities[].problem", l.Problem, MaxTextLen),
 			checkString("identities[].skipped", l.Skipped, MaxTextLen),

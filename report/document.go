@@ -437,8 +437,16 @@ type Calibration struct {
 	// (found by fitting the calibration runs), for which the sample time
 	// (TargetNs) was lengthened so that it is at most a tenth of a
 	// sample; zero when there is none.
-	FixedNs int64            `json:"fixedNs,omitempty"`
-	Runs    []measure.Sample `json:"runs"`
+	FixedNs int64 `json:"fixedNs,omitempty"`
+	// SetupNs is what one call of a top-level benchmark spent outside its
+	// timer (its setup), the median over calibration runs; ProbeSkipped
+	// says that, because SetupNs is a quarter of a sample or more,
+	// testing's probe run at N=1 (which also warms lazy initialization,
+	// as under go test) was skipped before each sample, so the setup ran
+	// once per process instead of twice.
+	SetupNs      int64            `json:"setupNs,omitempty"`
+	ProbeSkipped bool             `json:"probeSkipped,omitempty"`
+	Runs         []measure.Sample `json:"runs"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.

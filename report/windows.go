@@ -198,10 +198,10 @@ func layoutWindows(sums []WindowSummary) windowLayout {
 //
 // Columns: window; n, the processes that measured it ("1 of 2" when
 // others failed or skipped); scope (only when the windows' scopes differ);
-// reps; wall, the median over processes; spread, the median absolute
-// deviation of the processes' walls as a share of the median (only when
-// some window ran in more than one process, an em dash for those that did
-// not); the decomposition's medians (user, kernel, runqueue, disk, other);
+// reps; wall, the median over processes; range, the shortest and the
+// longest process's wall relative to the median, as benchmark rows show
+// their interval (only when some window ran in more than one process, an
+// em dash for those that did not); the decomposition's medians (user, kernel, runqueue, disk, other);
 // a | separator; other threads (only when some window disclosed them);
 // io-stall (system); regime (only when some window was prepared) and notes
 // (only when some window has one).
@@ -213,7 +213,7 @@ func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptio
 	}
 	g.cols = append(g.cols, column{"reps", alignRight}, column{"wall", alignDecimal})
 	if l.spread {
-		g.cols = append(g.cols, column{"spread", alignRight})
+		g.cols = append(g.cols, column{"range", alignRight})
 	}
 	g.cols = append(g.cols,
 		column{"user", alignDecimal},
@@ -255,11 +255,11 @@ func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptio
 		}
 		cells = append(cells, num(strconv.Itoa(s.Reps)), num(statCell(s.WallNs)))
 		if l.spread {
-			spread := dash
-			if s.WallNs != nil && s.WallNs.Spread != nil {
-				spread = formatDeviation(*s.WallNs.Spread, s.WallNs.Median)
+			rng := dash
+			if w := s.WallNs; w != nil && s.Processes > 1 {
+				rng = formatInterval(w.Min, w.Max, w.Median)
 			}
-			cells = append(cells, spread)
+			cells = append(cells, rng)
 		}
 		cells = append(cells,
 			num(statCell(s.OnCPUUserNs)),
@@ -341,8 +341,9 @@ func unavailableWindowValues(s WindowSummary, otherThreads bool) []string {
 
 // summaryText is what the summarized numbers are, for the notes block.
 const summaryText = "each value is the median over the processes that measured the window, of that quantity " +
-	"taken on its own (so a row's components need not add up to its wall); spread is the median absolute " +
-	"deviation of the processes' walls from their median, the spread between processes"
+	"taken on its own (so a row's components need not add up to its wall); range is the shortest and the " +
+	"longest process's wall relative to that median (with 5 processes, a 93.75% distribution-free confidence " +
+	"interval of the median process's wall)"
 
 // windowNotes returns the lines of the block below the windows table: the
 // scope of the decomposition when every window shares it, what the

@@ -153,7 +153,7 @@ func TestWindowsTable(t *testing.T) {
 		for _, c := range g.cols {
 			got = append(got, c.header)
 		}
-		assert.Equal(t, []string{"window", "n", "reps", "wall", "spread", "user", "kernel", "runqueue", "disk", "other",
+		assert.Equal(t, []string{"window", "n", "reps", "wall", "range", "user", "kernel", "runqueue", "disk", "other",
 			"|", "other threads", "io-stall (system)", "regime", "notes"}, got)
 		assert.Equal(t, len(g.cols)-1, notes)
 	})
@@ -162,7 +162,7 @@ func TestWindowsTable(t *testing.T) {
 		f := fieldsOf(rows[0])
 		require.Equal(t, "ingest.BenchmarkIngest", f[0])
 		// window n reps wall spread user kernel runqueue disk other | threads io regime…
-		assert.Equal(t, []string{"2", "1", "156.2ms", "±2.5%", "97.88ms", "12.67ms", "1.617ms", dash, "34.01ms", "|", "1.923ms", "6.667ms"}, f[1:13])
+		assert.Equal(t, []string{"2", "1", "156.2ms", "−2.5%", "+2.5%", "97.88ms", "12.67ms", "1.617ms", dash, "34.01ms", "|", "1.923ms", "6.667ms"}, f[1:14])
 		assert.Contains(t, rows[0], "cold×1, cold→partial×1", "each stamp with its processes")
 	})
 
@@ -304,10 +304,10 @@ func TestWindowsOptionalColumns(t *testing.T) {
 		several := plain
 		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, stat(1000, 50, 900, 1200)
 		h := headers(plain, several)
-		assert.Equal(t, "spread", h[4])
+		assert.Equal(t, "range", h[4])
 		g, _ := windowGrid([]WindowSummary{plain, several}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][4], "one process: no spread")
-		assert.Equal(t, "±5.0%", g.cells[1][4])
+		assert.Equal(t, "−10% +20%", g.cells[1][4], "the shortest and longest wall against the median")
 		assert.Equal(t, summaryText, windowNotes(Document{WindowSummaries: []WindowSummary{plain, several}}, nil, TableOptions{})[1])
 		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{}) {
 			assert.NotEqual(t, summaryText, l, "no medians to explain with one process each")

@@ -31,6 +31,7 @@ type benchIdentity struct {
 	calibration []measure.Sample
 	sampleTime  time.Duration // the target N was calibrated for
 	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
+	setupNs     int64         // what one call spent outside its timer (top-level leaves)
 
 	metrics     []string          // the selected catalog metrics
 	absent      map[string]string // metric -> why a process had no value
@@ -169,7 +170,7 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 		return // listed again (a resumed function), nothing new
 	}
 	fresh := s.listed(id.plan, l)
-	id.n, id.calibration, id.row, id.sampleTime, id.fixedNs = fresh.n, fresh.calibration, fresh.row, fresh.sampleTime, fresh.fixedNs
+	id.n, id.calibration, id.row, id.sampleTime, id.fixedNs, id.setupNs = fresh.n, fresh.calibration, fresh.row, fresh.sampleTime, fresh.fixedNs, fresh.setupNs
 }
 
 // listed makes the identity of one discovered leaf: calibrated (its N and
@@ -177,7 +178,7 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 // skip, which no process needs to repeat).
 func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	id := &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
-		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs}
+		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs, setupNs: l.SetupNs}
 	if l.SampleNs > 0 {
 		id.sampleTime = time.Duration(l.SampleNs)
 	}
@@ -241,6 +242,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				Config: protocol.RequestConfig{
 					MinSampleNs: int64(s.cfg.SampleTime),
 					Iterations:  id.n, // calibrated once, in discovery
+					SkipProbe:   id.skipProbe(),
 					Samples:     s.cfg.Samples,
 					Metrics:     s.cfg.Metrics,
 					PerfIters:   s.cfg.PerfIters,
@@ -369,13 +371,22 @@ func (id *benchIdentity) result() report.Row {
 		row.Processes = []report.ProcessResult{}
 	}
 	if len(id.calibration) > 0 {
-		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs, Runs: id.calibration}
+		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
+			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
 	if row.Summary != nil && len(id.metrics) > 0 {
 		id.summarizeCounted(&row)
 	}
 	return row
+}
+
+// skipProbe says whether the identity's setup is expensive enough (a
+// quarter of a sample or more) that testing's probe run before each sample
+// should be skipped: it would run the setup twice per process for the
+// warm-up the probe gives.
+func (id *benchIdentity) skipProbe() bool {
+	return id.setupNs > 0 && time.Duration(id.setupNs) >= id.sampleTime/4
 }
 
 // kind is the row kind of the identity.

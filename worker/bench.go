@@ -61,9 +61,10 @@ func lookupBenchmark(name string) (testing.InternalBenchmark, bool) {
 //
 // When the pattern selects exactly the top-level function and that function
 // is a leaf (it runs no sub-benchmark), the worker's wrapper around it
-// skips testing's probe run at N=1 (for n > 1), so the function's setup
-// runs once per sample rather than twice, and reads each run's totals
-// exactly from the B after the run (out.exact).
+// reads each run's totals exactly from the B after the run (out.exact) and
+// what the call spent outside the timer (out.outside); in discovery, and
+// when the request says so, it also skips testing's probe run at N=1 (for
+// n > 1), so the function's setup runs once per sample rather than twice.
 func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64, count int, onResult func(name string)) (*benchOutput, error) {
 	var fs flagState
 	defer fs.restore()
@@ -81,7 +82,8 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	out := newBenchOutput(b.Name, runtime.GOMAXPROCS(0))
 	out.onResult = onResult
 	leaf := pattern == exactPattern(b.Name) && w.leaves[b.Name]
-	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, out)}
+	skipProbe := leaf && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
+	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
 	err := captureStdout(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
 	}, out.line)
@@ -90,14 +92,19 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 
 // wrapBenchmark reports a panic of the top-level function as a Failure
 // before letting it end the process as it would under go test, and, for a
-// leaf, skips testing's probe run and records each run's exact totals.
-func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf bool, out *benchOutput) func(*testing.B) {
+// leaf, records each run's exact totals and may skip testing's probe run.
+//
+// The probe (run1) runs the function once at N=1 to find sub-benchmarks; a
+// leaf has none, but the probe also warms what the first call initializes
+// lazily (a codec cache, a pool) before the run that is timed, as under go
+// test. So it is skipped only where setup is expensive (skipProbe): in
+// discovery, whose runs follow each other in one process, and when
+// calibration measured a setup above a quarter of a sample, and after the
+// timed samples (a counting pass needs no warm-up). (At n = 1 the probe is
+// the sample.)
+func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf, skipProbe bool, out *benchOutput) func(*testing.B) {
 	return func(b *testing.B) {
-		if leaf && n > 1 && b.N == 1 {
-			// testing's probe run (run1), which only finds out whether the
-			// function has sub-benchmarks; a leaf has none, and the run of
-			// n that follows is the sample. (At n = 1 the probe is the
-			// sample.)
+		if skipProbe && n > 1 && b.N == 1 {
 			return
 		}
 		defer func() {
@@ -116,9 +123,11 @@ func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf bool, out *ben
 				}
 			}()
 		}
+		start := time.Now()
 		f(b)
-		if leaf {
+		if leaf && b.N == int(n) { // a run of n, not the probe before it
 			b.StopTimer() // testing's own StopTimer after the function is then a no-op
+			out.outside = append(out.outside, time.Since(start)-b.Elapsed())
 			if s, bytesPerOp, ok := exactSample(b); ok {
 				out.exact = append(out.exact, s)
 				out.bytesPerOp = bytesPerOp
@@ -215,6 +224,7 @@ func (w *session) sendListing(listed []protocol.Listed) error {
 // other leaves are still listed.
 func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *protocol.Listed) error {
 	var end *ending
+	w.outside = w.outside[:0]
 	c, err := calibrateFull(w.req.Config.MinSampleNs, func(n int64) (*protocol.Sample, error) {
 		samples, e, err := w.measureRuns(b, name, n, 1, nil)
 		if err != nil || e != nil {
@@ -241,6 +251,10 @@ func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *pro
 		l.Iterations = c.n
 		if c.fixed != nil {
 			l.SampleNs, l.FixedNs = c.sampleNs, int64(c.fixed.fixedNs)
+		}
+		if len(w.outside) > 0 {
+			slices.Sort(w.outside)
+			l.SetupNs = int64(w.outside[len(w.outside)/2])
 		}
 	}
 	return nil
@@ -293,6 +307,7 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 			s = out.exact
 			w.bytesPerOp = out.bytesPerOp
 		}
+		w.outside = append(w.outside, out.outside...)
 		return s, nil, nil
 	case len(s) > 0:
 		awaitPanic()
@@ -395,6 +410,7 @@ func (w *session) benchmark() error {
 		return err
 	}
 	result.Samples, result.BytesPerOp = timed, w.bytesPerOp
+	w.warm = true // what follows (counting) needs no probe run to warm up
 	if err := w.countPasses(b, exactPattern(name), n, &result); err != nil {
 		return err
 	}

@@ -39,18 +39,25 @@ func init() {
 	})
 }
 
-// TestSetupOncePerSample: testing's probe run at N=1 is skipped for a
-// leaf, so the setup of a top-level benchmark runs once per sample, and
-// once per process with the default single sample.
+// TestSetupOncePerSample: with SkipProbe (an expensive setup), testing's
+// probe run at N=1 is skipped for a leaf, so the setup of a top-level
+// benchmark runs once per sample, and once per process with the default
+// single sample; without it the probe runs first, as under go test.
 func TestSetupOncePerSample(t *testing.T) {
 	for _, samples := range []int{1, 3} {
-		setupRuns = 0
-		msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: "BenchmarkFixtureSetup"},
-			Config: protocol.RequestConfig{Iterations: 1000, Samples: samples}})
-		r := only[protocol.Result](msgs)
-		require.Len(t, r, 1)
-		require.Len(t, r[0].Samples, samples)
-		assert.Equal(t, samples, setupRuns, "setup runs once per sample")
+		for _, skip := range []bool{true, false} {
+			setupRuns = 0
+			msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: "BenchmarkFixtureSetup"},
+				Config: protocol.RequestConfig{Iterations: 1000, Samples: samples, SkipProbe: skip}})
+			r := only[protocol.Result](msgs)
+			require.Len(t, r, 1)
+			require.Len(t, r[0].Samples, samples)
+			want := samples
+			if !skip {
+				want = 2 * samples // the probe, then the sample
+			}
+			assert.Equal(t, want, setupRuns, "samples %d, skip probe %v", samples, skip)
+		}
 	}
 	t.Run("N = 1: the probe run is the sample", func(t *testing.T) {
 		setupRuns = 0
@@ -110,6 +117,7 @@ func TestDiscoveryCalibrates(t *testing.T) {
 		assert.Empty(t, l.Problem, name)
 	}
 	assert.True(t, listed["BenchmarkFixtureSetup"].Calibration[0].Exact)
+	assert.Positive(t, listed["BenchmarkFixtureSetup"].SetupNs, "what a call spends outside its timer is measured")
 	noTime := listed["BenchmarkFixtureNoTime/zeroed"]
 	assert.Zero(t, noTime.Iterations)
 	assert.Contains(t, noTime.Problem, "reports no elapsed time")

@@ -3,7 +3,6 @@ package worker
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -21,11 +20,11 @@ import (
 // so a benchmark whose iterations reuse pooled buffers re-creates them in
 // every run. Scaling the time per iteration of a short run then picks an N
 // far too small (a 60 ms first call and 3 ms after it make N = 3 for a
-// 200 ms sample). So calibration also runs twice the ramp's N once and
-// fits time = fixed + N·per-iteration; when the fixed part would be more
-// than a twentieth of a sample, the sample is lengthened until it is not
-// (at most maxSampleNs), as go test's 1 s runs amortize it, and N comes
-// from the fit (see calibrateFull).
+// 200 ms sample), and a heap that grows back after the collection makes
+// the first iterations slow too. So calibration checks N with whole-sample
+// runs and, where a run's cost has a part that does not grow with N,
+// lengthens the sample until that part is a twentieth of it (at most
+// maxSampleNs), as go test's 1 s runs amortize it (see calibrateFull).
 
 // maxIterations is testing's own cap on b.N.
 const maxIterations = 1e9
@@ -49,8 +48,7 @@ const zeroTimeAfter = 1000
 var errNoTime = errors.New("reports no elapsed time")
 
 // rampGoal is the time a ramp run aims at: a sixteenth of the target, so
-// that ramping, confirming and the run at twice the N cost under half a
-// sample.
+// that ramping and confirming cost a quarter of a sample.
 func rampGoal(targetNs int64) int64 { return max(targetNs/16, 1) }
 
 // nextN predicts the iterations of the next ramp run from the last one, as
@@ -82,28 +80,6 @@ func rampDone(goalNs, n, ns int64) (bool, error) {
 // nanoseconds.
 type fit struct {
 	fixedNs, perIterNs float64
-}
-
-// fitRuns fits runs at n (median of them) and one run at 2n: the fixed
-// part, when the two disagree clearly enough to show one (a tenth of the
-// median run or more), else none.
-func fitRuns(at []protocol.Sample, twice protocol.Sample) (fit, bool) {
-	if len(at) == 0 || at[0].Iterations <= 0 || twice.Iterations != 2*at[0].Iterations {
-		return fit{}, false
-	}
-	ns := make([]float64, len(at))
-	for i, r := range at {
-		ns[i] = float64(r.ElapsedNs)
-	}
-	sort.Float64s(ns)
-	t1 := ns[len(ns)/2]
-	n := float64(at[0].Iterations)
-	perIter := (float64(twice.ElapsedNs) - t1) / n
-	fixed := t1 - perIter*n
-	if perIter <= 0 || fixed < t1/10 {
-		return fit{}, false
-	}
-	return fit{fixedNs: fixed, perIterNs: perIter}, true
 }
 
 // withFixedCost chooses N and the sample time for a benchmark whose runs
@@ -174,78 +150,118 @@ func calibrate(targetNs int64, run func(n int64) (*protocol.Sample, error)) (int
 
 // calibrateFull is calibrate with the sample time and the fit.
 //
-// Rounds: ramp to the goal, confirm, and run twice the N once. No fixed
-// cost, or one small enough that the sample stays at the target: N by the
-// median ratio. A larger one lengthens the sample; the fit is trusted once
-// the runs it came from are at least a quarter of that sample (a fixed cost
-// can also hide a cold start that only longer runs amortize), else the
-// ramp goes on to that quarter and fits again, three rounds at most.
+// The ramp's runs are short, and the first iterations after testing's
+// forced garbage collection can cost far more than later ones (the heap
+// grows back, pools refill), so the N they predict is checked with runs of
+// a whole sample, as go test's own ramp ends on a run of its full time:
+// up to maxVerify runs, the first rescaled by the ratio, the next by the
+// secant through the last two, until one lands within verifyTolerance of
+// the target. The last two runs, long ones, then show any part of a run's
+// cost that does not grow with N; when it is more than a twentieth of the
+// sample, the sample is lengthened until it is not (at most maxSampleNs)
+// and N filled from the fit.
 func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) (calibration, error) {
 	c := calibration{sampleNs: targetNs}
 	goal := rampGoal(targetNs)
 	n := int64(1)
-	for round := 0; ; round++ {
-		for {
-			s, err := run(n)
-			if s == nil || err != nil {
-				return c, err
-			}
-			c.runs = append(c.runs, *s)
-			if len(c.runs) == 1 && s.Iterations == 1 && s.ElapsedNs >= targetNs {
-				c.n = 1 // one iteration fills a sample: N cannot be smaller
-				return c, nil
-			}
-			done, err := rampDone(goal, n, s.ElapsedNs)
-			if err != nil {
-				return c, err
-			}
-			if done {
-				break
-			}
-			n = nextN(goal, n, s.ElapsedNs)
-		}
-		for i := 1; i < confirmRuns; i++ {
-			s, err := run(n)
-			if s == nil || err != nil {
-				return c, err
-			}
-			c.runs = append(c.runs, *s)
-		}
-		confirmed := c.runs[len(c.runs)-confirmRuns:]
-		var err error
-		if c.n, err = chooseN(targetNs, confirmed); err != nil {
+	for {
+		s, err := run(n)
+		if s == nil || err != nil {
 			return c, err
 		}
-		if n >= maxIterations/2 {
+		c.runs = append(c.runs, *s)
+		if len(c.runs) == 1 && s.Iterations == 1 && s.ElapsedNs >= targetNs {
+			c.n = 1 // one iteration fills a sample: N cannot be smaller
 			return c, nil
 		}
-		twice, err := run(2 * n)
-		if twice == nil || err != nil {
+		done, err := rampDone(goal, n, s.ElapsedNs)
+		if err != nil {
 			return c, err
 		}
-		c.runs = append(c.runs, *twice)
-		f, ok := fitRuns(confirmed, *twice)
-		if !ok {
-			return c, nil
+		if done {
+			break
 		}
-		fitN, sampleNs := withFixedCost(targetNs, f)
-		if sampleNs == targetNs {
-			return c, nil // a tenth of a sample or less: the ratio serves
-		}
-		if t1 := medianNs(confirmed); t1 >= sampleNs/4 || round == 2 {
-			c.n, c.sampleNs, c.fixed = fitN, sampleNs, &f
-			return c, nil
-		}
-		goal, n = sampleNs/4, nextN(sampleNs/4, 2*n, twice.ElapsedNs)
+		n = nextN(goal, n, s.ElapsedNs)
 	}
+	for i := 1; i < confirmRuns; i++ {
+		s, err := run(n)
+		if s == nil || err != nil {
+			return c, err
+		}
+		c.runs = append(c.runs, *s)
+	}
+	var err error
+	if c.n, err = chooseN(targetNs, c.runs[len(c.runs)-confirmRuns:]); err != nil {
+		return c, err
+	}
+	var checked []protocol.Sample // runs at a candidate N
+	for i := 0; i < maxVerify; i++ {
+		s, err := run(c.n)
+		if s == nil || err != nil {
+			return c, err
+		}
+		c.runs = append(c.runs, *s)
+		checked = append(checked, *s)
+		if within(s.ElapsedNs, targetNs, verifyTolerance) || c.n >= maxIterations {
+			break
+		}
+		c.n = nextCandidate(targetNs, checked)
+	}
+	if len(checked) >= 2 {
+		if f, ok := fitTwo(checked[len(checked)-2], checked[len(checked)-1]); ok {
+			if n, sampleNs := withFixedCost(targetNs, f); sampleNs > targetNs {
+				c.n, c.sampleNs, c.fixed = n, sampleNs, &f
+			}
+		}
+	}
+	return c, nil
 }
 
-// medianNs is the median elapsed time of runs.
-func medianNs(runs []protocol.Sample) int64 {
-	ns := make([]int64, len(runs))
-	for i, r := range runs {
-		ns[i] = r.ElapsedNs
+// maxVerify bounds the whole-sample runs that check N; verifyTolerance is
+// how far from the target one may land and be accepted.
+const (
+	maxVerify       = 3
+	verifyTolerance = 0.2
+)
+
+// within reports whether ns is within tol (a fraction) of target.
+func within(ns, target int64, tol float64) bool {
+	d := float64(ns - target)
+	return d <= tol*float64(target) && -d <= tol*float64(target)
+}
+
+// nextCandidate is the next N to try for a sample of targetNs: the last
+// run's N rescaled by its ratio to the target, or, with two runs of
+// different N, the secant through them; at least 1, at most 100 times the
+// last N, at most maxIterations.
+func nextCandidate(targetNs int64, runs []protocol.Sample) int64 {
+	last := runs[len(runs)-1]
+	n := float64(last.Iterations) * float64(targetNs) / float64(max(last.ElapsedNs, 1))
+	if len(runs) >= 2 {
+		prev := runs[len(runs)-2]
+		if dn, dt := float64(last.Iterations-prev.Iterations), float64(last.ElapsedNs-prev.ElapsedNs); dn != 0 && dt > 0 {
+			n = float64(last.Iterations) + (float64(targetNs)-float64(last.ElapsedNs))*dn/dt
+		}
 	}
-	slices.Sort(ns)
-	return ns[len(ns)/2]
+	n = min(n, 100*float64(last.Iterations), maxIterations)
+	return max(int64(n+0.5), 1)
+}
+
+// fitTwo fits time = fixed + N·per-iteration through two runs of
+// different N: the fixed part, when it is a tenth of the shorter run or
+// more, else none.
+func fitTwo(a, b protocol.Sample) (fit, bool) {
+	if a.Iterations > b.Iterations {
+		a, b = b, a
+	}
+	dn := float64(b.Iterations - a.Iterations)
+	if dn <= 0 {
+		return fit{}, false
+	}
+	perIter := float64(b.ElapsedNs-a.ElapsedNs) / dn
+	fixed := float64(a.ElapsedNs) - perIter*float64(a.Iterations)
+	if perIter <= 0 || fixed < float64(a.ElapsedNs)/10 {
+		return fit{}, false
+	}
+	return fit{fixedNs: fixed, perIterNs: perIter}, true
 }

@@ -30,35 +30,36 @@ func TestNextN(t *testing.T) {
 	}
 }
 
-func TestFitRuns(t *testing.T) {
-	at := func(n int64, ns ...int64) []protocol.Sample {
-		var s []protocol.Sample
-		for _, v := range ns {
-			s = append(s, protocol.Sample{Iterations: n, ElapsedNs: v})
-		}
-		return s
-	}
+func TestFitTwo(t *testing.T) {
+	run := func(n, ns int64) protocol.Sample { return protocol.Sample{Iterations: n, ElapsedNs: ns} }
 	tests := []struct {
-		name  string
-		at    []protocol.Sample
-		twice protocol.Sample
-		want  fit
-		ok    bool
+		name string
+		a, b protocol.Sample
+		want fit
+		ok   bool
 	}{
-		{"proportional: no fixed part", at(100, 1000, 1010, 990), protocol.Sample{Iterations: 200, ElapsedNs: 2000}, fit{}, false},
-		{"a fixed part of half a run", at(100, 1000, 1000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1500}, fit{fixedNs: 500, perIterNs: 5}, true},
-		{"a small fixed part is noise, not fitted", at(100, 1000, 1000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1950}, fit{}, false},
-		{"the median resists one disturbed run", at(100, 1000, 9000, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 1500}, fit{fixedNs: 500, perIterNs: 5}, true},
-		{"slower per iteration at twice the N is no fit", at(100, 1000), protocol.Sample{Iterations: 200, ElapsedNs: 900}, fit{}, false},
-		{"not twice the N", at(100, 1000), protocol.Sample{Iterations: 300, ElapsedNs: 1500}, fit{}, false},
+		{"proportional: no fixed part", run(100, 1000), run(200, 2000), fit{}, false},
+		{"a fixed part of half the shorter run", run(100, 1000), run(200, 1500), fit{fixedNs: 500, perIterNs: 5}, true},
+		{"in either order", run(200, 1500), run(100, 1000), fit{fixedNs: 500, perIterNs: 5}, true},
+		{"a small fixed part is noise, not fitted", run(100, 1000), run(200, 1950), fit{}, false},
+		{"slower per iteration at more iterations is no fit", run(100, 1000), run(200, 900), fit{}, false},
+		{"the same N is no fit", run(100, 1000), run(100, 1500), fit{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := fitRuns(tt.at, tt.twice)
+			got, ok := fitTwo(tt.a, tt.b)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+func TestNextCandidate(t *testing.T) {
+	run := func(n, ns int64) protocol.Sample { return protocol.Sample{Iterations: n, ElapsedNs: ns} }
+	assert.Equal(t, int64(200), nextCandidate(1000, []protocol.Sample{run(100, 500)}), "one run: the ratio")
+	assert.Equal(t, int64(400), nextCandidate(1000, []protocol.Sample{run(100, 400), run(200, 600)}), "two: the secant through them")
+	assert.Equal(t, int64(100*7), nextCandidate(1e12, []protocol.Sample{run(7, 10)}), "at most 100-fold")
+	assert.Equal(t, int64(1), nextCandidate(10, []protocol.Sample{run(3, 1000)}), "at least one")
 }
 
 func TestWithFixedCost(t *testing.T) {
@@ -124,7 +125,7 @@ func (f *fakeRuns) run(n int64) (*protocol.Sample, error) {
 }
 
 func TestCalibrate(t *testing.T) {
-	t.Run("ramps to a sixteenth, confirms three times, scales to the target", func(t *testing.T) {
+	t.Run("ramps to a sixteenth, confirms three times, checks with one whole sample", func(t *testing.T) {
 		f := &fakeRuns{perOp: 10}
 		n, runs, err := calibrate(200_000_000, f.run)
 		require.NoError(t, err)
@@ -132,20 +133,18 @@ func TestCalibrate(t *testing.T) {
 		assert.Len(t, runs, len(f.asked))
 		k := len(f.asked)
 		ramp := f.asked[k-2]
-		assert.Equal(t, []int64{ramp, ramp, ramp, 2 * ramp}, f.asked[k-4:], "three runs at the final ramp N, one at twice it")
+		assert.Equal(t, []int64{ramp, ramp, ramp, n}, f.asked[k-4:], "three runs at the final ramp N, one at N")
 		assert.GreaterOrEqual(t, float64(ramp)*f.perOp, float64(rampGoal(200_000_000)))
 		var spent float64
-		for _, n := range f.asked {
+		for _, n := range f.asked[:k-1] {
 			spent += float64(n) * f.perOp
 		}
-		assert.Less(t, spent, 0.5*200_000_000, "calibration costs under half a sample")
+		assert.Less(t, spent, 0.4*200_000_000, "ramping and confirming cost well under half a sample; the check one sample")
 	})
-	t.Run("a large fixed cost per run is fitted, and lengthens the sample", func(t *testing.T) {
+	t.Run("a large fixed cost per run lengthens the sample", func(t *testing.T) {
 		// 60 ms once per run (pools re-created after testing's forced GC),
 		// then 3 ms per iteration.
-		var asked []int64
 		run := func(n int64) (*protocol.Sample, error) {
-			asked = append(asked, n)
 			return &protocol.Sample{Iterations: n, ElapsedNs: 60_000_000 + 3_000_000*n}, nil
 		}
 		c, err := calibrateFull(200_000_000, run)
@@ -155,21 +154,18 @@ func TestCalibrate(t *testing.T) {
 		assert.InDelta(t, 3e6, c.fixed.perIterNs, 1)
 		assert.Equal(t, int64(1_000_000_000), c.sampleNs, "the fixed part would be a twentieth of 1.2 s; at most 1 s")
 		assert.Equal(t, int64(313), c.n, "(1000 ms - 60 ms) / 3 ms")
-		assert.GreaterOrEqual(t, asked[len(asked)-2]*3_000_000+60_000_000, int64(1_000_000_000/4),
-			"the fit is trusted from runs of a quarter of the sample")
 	})
-	t.Run("a cold start amortized only by longer runs", func(t *testing.T) {
-		// The first 20 iterations of every run cost 10 ms each, the rest
-		// 0.1 ms: short runs see a steep per-iteration cost, long ones the
-		// steady one.
+	t.Run("a slow start: checked with whole samples, N lands on the target", func(t *testing.T) {
+		// The first 20 iterations of every run cost 5 ms each, the rest 0.5 ms:
+		// a short run predicts far too small an N.
 		run := func(n int64) (*protocol.Sample, error) {
 			cold := min(n, 20)
-			return &protocol.Sample{Iterations: n, ElapsedNs: cold*10_000_000 + (n-cold)*100_000}, nil
+			return &protocol.Sample{Iterations: n, ElapsedNs: cold*5_000_000 + (n-cold)*500_000}, nil
 		}
 		c, err := calibrateFull(200_000_000, run)
 		require.NoError(t, err)
-		ns, _ := run(c.n)
-		assert.InDelta(t, float64(c.sampleNs), float64(ns.ElapsedNs), 0.35*float64(c.sampleNs), "a sample at N takes about the sample time")
+		s, _ := run(c.n)
+		assert.InDelta(t, float64(c.sampleNs), float64(s.ElapsedNs), 0.2*float64(c.sampleNs), "a sample at N takes about the sample time")
 	})
 	t.Run("no clear fixed cost: the median ratio", func(t *testing.T) {
 		c, err := calibrateFull(200_000_000, (&fakeRuns{perOp: 100}).run)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/benchsup/benchsup/protocol"
 )
@@ -29,6 +30,7 @@ type benchOutput struct {
 	// b.SetBytes value.
 	exact      []protocol.Sample
 	bytesPerOp int64
+	outside    []time.Duration // per exact run: the call's time outside the timer
 	// skippedRun says a leaf skipped itself in a run of n (testing then
 	// prints a result line, not a skip), skipLog what it logged.
 	skippedRun bool

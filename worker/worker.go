@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/benchsup/benchsup/measure"
 	"github.com/benchsup/benchsup/protocol"
@@ -97,8 +98,11 @@ type session struct {
 
 	workloads map[string]bool // discovery: identities that called measure.Workload
 	leaves    map[string]bool // top-level functions known to run no sub-benchmark
-	// bytesPerOp is the b.SetBytes value the last exact run read.
+	// bytesPerOp is the b.SetBytes value the last exact run read, and
+	// outside what exact runs spent outside their timer (setup).
 	bytesPerOp int64
+	outside    []time.Duration
+	warm       bool // the timed samples ran: later runs skip testing's probe
 	measuring  *workloadSession
 	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 }

@@ -64,7 +64,7 @@ func messageCases() []msgCase {
 		MinSampleNs: 5e6, Samples: 32, Iterations: 0, Run: "^TestX$", Bench: ".", After: "TestA",
 		TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode", ""}, Skip: []string{"TestDone", "TestCrashed"},
 		Metrics: []string{"instructions", "syscalls:read"}, PerfIters: 1000, PerfBatch: 10, PerfScaled: true,
-		WindowMetrics: []string{"tier0", "perf-sw.task-clock"}}})
+		SkipProbe: true, WindowMetrics: []string{"tier0", "perf-sw.task-clock"}}})
 	add("empty window metrics", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{WindowMetrics: []string{}}})
 	add("empty slices", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Args: []string{}, Skip: []string{}, Metrics: []string{}}})
 	add("nil slices", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{Args: nil, Skip: nil, Metrics: nil}})
@@ -144,7 +144,7 @@ func messageCases() []msgCase {
 	add("kinds", protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkW", Kind: protocol.ListedWorkload}}})
 	add("unicode", protocol.Listing{Identities: []protocol.Listed{{Name: "Test日本/🙂", Kind: protocol.ListedTest}}})
 	add("calibrated", protocol.Listing{Identities: []protocol.Listed{
-		{Name: "BenchmarkPooled", Kind: protocol.ListedBenchmark, Iterations: 180, SampleNs: 600_000_000, FixedNs: 60_000_000},
+		{Name: "BenchmarkPooled", Kind: protocol.ListedBenchmark, Iterations: 180, SampleNs: 600_000_000, FixedNs: 60_000_000, SetupNs: 1_500_000},
 		{Name: "BenchmarkA/n=1", Kind: protocol.ListedBenchmark, Iterations: 1 << 20,
 			Calibration: []protocol.Sample{{Iterations: 1, ElapsedNs: 900, Exact: true}, {Iterations: 100, ElapsedNs: 41_000, AllocBytes: u64(800), Allocs: u64(100)}}},
 		{Name: "BenchmarkZero", Kind: protocol.ListedBenchmark, Problem: "reported 0 ns/op"},
