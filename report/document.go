@@ -277,6 +277,10 @@ type BuildCompare struct {
 	Same     bool       `json:"same"`
 	// Note says what differs, or why a side could not be read.
 	Note string `json:"note,omitempty"`
+	// Binary is where the measured test binary stays after the run (the
+	// per-user cache), so it can be run again by hand; "" when it is not
+	// kept.
+	Binary string `json:"binary,omitempty"`
 }
 
 // BuildFacts are what decides the code a test binary runs besides its

@@ -43,7 +43,8 @@ type pkgPlan struct {
 	internal testFuncs
 	external testFuncs
 	route    string // routeOverlay or routeModule
-	binary   string
+	binary   string // the run's own link to the test binary
+	cached   string // the test binary in the per-user cache, when kept there
 	failure  *report.Row // a package-level failure (build, discovery)
 }
 
@@ -221,6 +222,7 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
 		if err := useCached(target, bin); err != nil {
 			return fmt.Errorf("copying the test binary out of the cache: %w", err)
 		}
+		p.cached = target
 	}
 	p.binary = bin
 	return nil
@@ -283,7 +285,7 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 		if p.binary == "" {
 			continue
 		}
-		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION)}
+		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.cached}
 		if err != nil {
 			bc.Note = "listing the measured build: " + firstLine(err.Error())
 		} else {

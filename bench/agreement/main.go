@@ -16,6 +16,15 @@
 // A benchmark agrees when benchsup's median is within 3% of go test's or
 // within go test's own disagreement, whichever is larger.
 //
+// benchsup's test binary is go test's build plus the injected worker, so
+// its code sits at other addresses; for loops of a few nanoseconds code
+// alignment alone moves results by tens of percent. To tell that from a
+// difference of method, the binary benchsup measured is also run the way
+// go test runs its own (-test.count=5, 1 s), after benchsup: the
+// "benchsup's binary, go test's method" column. A row whose benchsup
+// median agrees with that column but not with go test's is a layout
+// difference ("layout"), not a measuring one.
+//
 // With -sweep, benchsup runs once per listed sample time (same budget of
 // five processes) between the two go test blocks instead, which shows how
 // the sample time biases allocating code.
