@@ -2,7 +2,9 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	"github.com/benchsup/benchsup/sandbox"
@@ -14,7 +16,80 @@ var (
 	ErrNoPackages = errors.New("no packages to run")
 	// ErrUnsupported: the module cannot be measured (GOPATH mode, ...).
 	ErrUnsupported = errors.New("unsupported module layout")
+	// ErrInvalidConfig: a Config field holds a value no run can use; the
+	// error is a *ConfigError naming the field.
+	ErrInvalidConfig = errors.New("invalid configuration")
 )
+
+// ConfigError is a Config field with a value no run can use.
+type ConfigError struct {
+	Field   string // the Config field, e.g. "Repetitions"
+	Problem string // what is wrong with its value
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Validate reports the first field of c that no run can use: a negative
+// count, duration or iteration pin (zero means the default, see each
+// field), or a -run or -bench pattern that does not compile. Run and List
+// call it before anything starts.
+func (c Config) Validate() error {
+	for _, f := range []struct {
+		field string
+		v     int64
+	}{
+		{"Repetitions", int64(c.Repetitions)},
+		{"Samples", int64(c.Samples)},
+		{"SampleTime", int64(c.SampleTime)},
+		{"Timeout", int64(c.Timeout)},
+		{"StartupTimeout", int64(c.StartupTimeout)},
+		{"TestDeadline", int64(c.TestDeadline)},
+		{"Parallel", int64(c.Parallel)},
+		{"PerfIters", c.PerfIters},
+		{"PerfBatch", c.PerfBatch},
+	} {
+		if f.v < 0 {
+			return &ConfigError{Field: f.field, Problem: fmt.Sprintf("must not be negative, got %d", f.v)}
+		}
+	}
+	for _, p := range []struct{ field, pattern string }{{"Bench", c.Bench}, {"Run", c.Run}} {
+		for _, elem := range splitPattern(p.pattern) {
+			if _, err := regexp.Compile(elem); err != nil {
+				return &ConfigError{Field: p.field, Problem: fmt.Sprintf("pattern %q does not compile: %v", p.pattern, err)}
+			}
+		}
+	}
+	return nil
+}
+
+// splitPattern splits a go test -run/-bench pattern into its
+// slash-separated elements, as testing does (a slash inside brackets or
+// after a backslash does not split).
+func splitPattern(pattern string) []string {
+	var elems []string
+	depth, start := 0, 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			if depth > 0 {
+				depth--
+			}
+		case '/':
+			if depth == 0 {
+				elems = append(elems, pattern[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(elems, pattern[start:])
+}
 
 // Mode says what a run does.
 type Mode int

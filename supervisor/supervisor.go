@@ -42,9 +42,9 @@ type pkgPlan struct {
 	pkg      *goPackage
 	internal testFuncs
 	external testFuncs
-	route    string // routeOverlay or routeModule
-	binary   string // the run's own link to the test binary
-	cached   string // the test binary in the per-user cache, when kept there
+	route    string      // routeOverlay or routeModule
+	binary   string      // the run's own link to the test binary
+	cached   string      // the test binary in the per-user cache, when kept there
 	failure  *report.Row // a package-level failure (build, discovery)
 }
 
@@ -100,6 +100,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 // directory (generated files, the worker's source, binaries); close removes
 // it.
 func newSupervisor(cfg Config) (*supervisor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("%w: fresh-process children need Linux (process groups, PR_SET_PDEATHSIG, cgroup v2); this is %s", ErrUnsupported, runtime.GOOS)
 	}

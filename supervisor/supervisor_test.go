@@ -1,7 +1,9 @@
 package supervisor
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,4 +112,48 @@ func TestDescribe(t *testing.T) {
 	out := sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 2},
 		Stderr: sandbox.Capture{Tail: []byte("goroutine noise\npanic: boom [recovered]\n\ngoroutine 1\n")}}
 	assert.Equal(t, "child exited with status 2: panic: boom [recovered]", describe(out))
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		field string
+	}{
+		{"zero values are defaults", Config{}, ""},
+		{"negative repetitions", Config{Repetitions: -1}, "Repetitions"},
+		{"negative sample time", Config{SampleTime: -time.Millisecond}, "SampleTime"},
+		{"negative timeout", Config{Timeout: -1}, "Timeout"},
+		{"negative perf iterations", Config{PerfIters: -5}, "PerfIters"},
+		{"a bench pattern that does not compile", Config{Bench: "Encode/("}, "Bench"},
+		{"a run pattern that does not compile", Config{Run: "[a-"}, "Run"},
+		{"a slash inside brackets does not split", Config{Bench: "[/]x"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.field == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tt.field, ce.Field)
+			assert.ErrorIs(t, err, ErrInvalidConfig)
+		})
+	}
+	_, err := Run(context.Background(), Config{Samples: -2})
+	assert.ErrorIs(t, err, ErrInvalidConfig, "Run refuses before anything starts")
+}
+
+func TestSplitPattern(t *testing.T) {
+	for pattern, want := range map[string][]string{
+		"":                 {""},
+		"A/B":              {"A", "B"},
+		"[/]x/y":           {"[/]x", "y"},
+		`a\/b/c`:           {`a\/b`, "c"},
+		"Encode/size=1K$/": {"Encode", "size=1K$", ""},
+	} {
+		assert.Equal(t, want, splitPattern(pattern), pattern)
+	}
 }

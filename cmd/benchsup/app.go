@@ -249,21 +249,20 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			cfg.WindowMetrics = names
 		}
 	}
+	// Zero means the default to a Config; typed on the command line it is
+	// a mistake for these.
 	switch {
-	case cfg.Repetitions < 1:
-		return usagef("--repetitions must be at least 1, got %d", cfg.Repetitions)
-	case cfg.Samples < 1:
-		return usagef("--samples must be at least 1, got %d", cfg.Samples)
-	case cfg.SampleTime <= 0:
-		return usagef("--sample-time must be positive, got %v", cfg.SampleTime)
-	case c.IsSet("test-timeout") && cfg.TestDeadline <= 0:
-		return usagef("--test-timeout must be positive, got %v", cfg.TestDeadline)
-	case cfg.Parallel < 0:
-		return usagef("--parallel must not be negative, got %d", cfg.Parallel)
-	case cfg.PerfIters < 0:
-		return usagef("--perf-iters must not be negative, got %d", cfg.PerfIters)
-	case cfg.PerfBatch < 0:
-		return usagef("--perf-batch must not be negative, got %d", cfg.PerfBatch)
+	case cfg.Repetitions == 0:
+		return usagef("--repetitions must be at least 1, got 0")
+	case cfg.Samples == 0:
+		return usagef("--samples must be at least 1, got 0")
+	case cfg.SampleTime == 0:
+		return usagef("--sample-time must be positive, got 0s")
+	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
+		return usagef("--test-timeout must be positive, got 0s")
+	}
+	if err := cfg.Validate(); err != nil {
+		return configUsage(err)
 	}
 	write, err := formatter(c.String("format"), cfg.Mode, c.Bool("verbose"))
 	if err != nil {
@@ -299,6 +298,24 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return errFailed
 	}
 	return nil
+}
+
+// flagOf names the flag that sets each validated Config field.
+var flagOf = map[string]string{
+	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
+	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
+	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
+	"Bench": "--bench", "Run": "--run",
+}
+
+// configUsage turns a Config validation error into a usage error that
+// names the flag.
+func configUsage(err error) error {
+	var ce *supervisor.ConfigError
+	if errors.As(err, &ce) && flagOf[ce.Field] != "" {
+		return usagef("%s %s", flagOf[ce.Field], ce.Problem)
+	}
+	return usageError{err}
 }
 
 // formatter picks the stdout renderer.
