@@ -40,7 +40,7 @@ const (
 //
 // The configuration lines are goos, goarch, pkg, cpu (when known),
 // benchsup-repetitions and benchsup-process; the last changes with every
-// process, so a reader can keep processes apart (rule 5 of DESIGN.md). Each
+// process, so a reader can keep processes apart (docs/design.md#rules-every-number-obeys, rule 5). Each
 // sample of each successful process is one result line, named as go test
 // names it (BenchmarkX/sub-P, without -P when GOMAXPROCS is 1), with the
 // sample's iteration count and its unrounded ns/op, MB/s, B/op and

@@ -11,7 +11,7 @@ import (
 )
 
 // diagnosticsTitle heads the table of diagnostic-class columns, which are
-// rendered apart from the headline columns (rule 3 of DESIGN.md).
+// rendered apart from the headline columns (docs/design.md#rules-every-number-obeys, rule 3).
 const diagnosticsTitle = "diagnostics (not for comparison or gating)"
 
 // splitColumns separates the quantitative columns, which the main table

@@ -9,7 +9,7 @@ import (
 )
 
 // dash is what every renderer prints for a value that is not available
-// (rule 1 of DESIGN.md: never 0).
+// (docs/design.md#rules-every-number-obeys, rule 1: never 0).
 const dash = "—"
 
 // durationUnits are the adaptive units of formatDuration, largest first.

@@ -29,7 +29,7 @@ const windowsTitle = "windows"
 const windowsSeparator = "|"
 
 // ioStallHeader heads the PSI column: a system-wide diagnostic, never
-// attributed to the workload (rule 3 of DESIGN.md).
+// attributed to the workload (docs/design.md#rules-every-number-obeys, rule 3).
 const ioStallHeader = "io-stall (system)"
 
 // IsError reports whether the window records a failure of its process.
