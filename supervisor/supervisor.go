@@ -19,6 +19,11 @@ import (
 	"github.com/benchsup/benchsup/sandbox"
 )
 
+// startFunc starts one child with its configuration and request, calls
+// observe with every message the child sends, in order, and returns its
+// outcome once the child has been reaped.
+type startFunc func(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome
+
 // supervisor is the state of one Run.
 type supervisor struct {
 	cfg Config
@@ -31,6 +36,9 @@ type supervisor struct {
 	// binCache is the per-user directory test binaries are linked into;
 	// "" links into tmp.
 	binCache string
+	// start starts one child: sandbox.RunContext, or a scripted child in
+	// tests of the schedule and of how results are collected.
+	start startFunc
 
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
@@ -111,7 +119,7 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir()}
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext}
 	if s.binCache != "" {
 		pruneBinCache(s.binCache, time.Now())
 	}
@@ -323,7 +331,7 @@ func (s *supervisor) childConfig(p *pkgPlan) sandbox.Config {
 
 // run starts one child and records the facts every child shares.
 func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
-	out := sandbox.RunContext(ctx, cfg, req, observe)
+	out := s.start(ctx, cfg, req, observe)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.first == nil && out.PID != 0 {
