@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/benchsup/benchsup/internal/hooks"
 )
 
 // Iter measures f as the benchmark: everything else in the benchmark
@@ -57,13 +59,12 @@ func Case[T any](b *testing.B, name string, labels []Label, timed func() T, afte
 // Label is one key=value dimension of a Case.
 type Label struct{ Key, Value string }
 
-// loop runs body under the installed LoopRunner, or else as plain testing
-// would: timed then the optional untimed hook after, b.N times.
-func loop(b *testing.B, body LoopBody, timed func(), after func() error) {
-	if r := currentRunner(); r != nil {
-		if lr, ok := r.(LoopRunner); ok && lr.Loop(b, body) {
-			return
-		}
+// loop runs body under the installed loop runner (the worker), or else as
+// plain testing would: timed then the optional untimed hook after, b.N
+// times.
+func loop(b *testing.B, body hooks.LoopBody, timed func(), after func() error) {
+	if lr := hooks.CurrentLoopRunner(); lr != nil && lr.Loop(b, body) {
+		return
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -76,26 +77,8 @@ func loop(b *testing.B, body LoopBody, timed func(), after func() error) {
 	}
 }
 
-// LoopBody is a benchmark loop the worker may run itself (Iter's, Case's):
-// the measured calls, and the untimed hook over their results. The worker
-// calls Reserve(n) before Timed(n), outside its clock and its allocation
-// count, and After after Timed, outside both too.
-type LoopBody interface {
-	// Timed calls the measured function n times, keeping each result for
-	// After when there is a hook.
-	Timed(n int)
-	// After calls the untimed hook on each result of the last Timed call,
-	// in order, and releases them; the first error stops it (the rest are
-	// released unchecked). Without a hook it does nothing.
-	After() error
-	// HasAfter reports whether there is an untimed hook.
-	HasAfter() bool
-	// Reserve makes room for the results of n calls, so that Timed(n)
-	// allocates nothing of its own, and returns the bytes that room takes.
-	Reserve(n int) int
-}
-
-// iterLoop is Iter's body: calls with no result and no hook.
+// iterLoop is Iter's body (a hooks.LoopBody): calls with no result and no
+// hook.
 type iterLoop struct{ f func() }
 
 func (l iterLoop) Timed(n int) {
@@ -107,7 +90,8 @@ func (iterLoop) After() error    { return nil }
 func (iterLoop) HasAfter() bool  { return false }
 func (iterLoop) Reserve(int) int { return 0 }
 
-// caseLoop is Case's body: each result is kept in buf for after.
+// caseLoop is Case's body (a hooks.LoopBody): each result is kept in buf
+// for after.
 type caseLoop[T any] struct {
 	timed func() T
 	after func(T) error
@@ -174,10 +158,8 @@ const (
 // b.ReportMetric; under benchsup every sample gets its own value.
 func ReportMetric(b *testing.B, unit string, amount float64, mode MetricMode) {
 	b.Helper()
-	if r := currentRunner(); r != nil {
-		if lr, ok := r.(LoopRunner); ok && lr.Metric(b, unit, amount, mode) {
-			return
-		}
+	if lr := hooks.CurrentLoopRunner(); lr != nil && lr.Metric(b, unit, amount, mode == Rate) {
+		return
 	}
 	if mode == Rate {
 		if s := b.Elapsed().Seconds(); s > 0 && b.N > 0 {
@@ -195,15 +177,4 @@ func ReportMetric(b *testing.B, unit string, amount float64, mode MetricMode) {
 //go:noinline
 func BlackBox[T any](x T) T {
 	return x
-}
-
-// LoopRunner is the part of a Runner that owns benchmark loops. benchsup's
-// worker implements it; user code never does.
-type LoopRunner interface {
-	// Loop measures body for the benchmark b; false means run it as
-	// plain testing would.
-	Loop(b *testing.B, body LoopBody) bool
-	// Metric records a client metric for b's measurement; false means
-	// report it through testing.
-	Metric(b *testing.B, unit string, amount float64, mode MetricMode) bool
 }

@@ -2,11 +2,12 @@ package measure
 
 import (
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/hooks"
 )
 
 func TestCaseLoopBody(t *testing.T) {
@@ -62,21 +63,26 @@ func TestIterLoopBody(t *testing.T) {
 	assert.NoError(t, l.After())
 }
 
-// loopRecorder is a LoopRunner that takes every loop and records its body.
-type loopRecorder struct{ bodies []LoopBody }
+// loopRecorder is a hooks.LoopRunner that takes every loop and records its
+// body.
+type loopRecorder struct{ bodies []hooks.LoopBody }
 
-func (r *loopRecorder) StartWorkload(testing.TB, int) (WorkloadSession, bool) { return nil, true }
-func (r *loopRecorder) Loop(b *testing.B, body LoopBody) bool {
+func (r *loopRecorder) StartWorkload(testing.TB, int) (hooks.WorkloadSession, bool) {
+	return nil, true
+}
+
+func (r *loopRecorder) Loop(b *testing.B, body hooks.LoopBody) bool {
 	r.bodies = append(r.bodies, body)
 	return true
 }
-func (r *loopRecorder) Metric(*testing.B, string, float64, MetricMode) bool { return true }
+
+func (r *loopRecorder) Metric(*testing.B, string, float64, bool) bool { return true }
 
 func TestLoopsGoToTheRunner(t *testing.T) {
 	shortBenchtime(t)
 	rec := &loopRecorder{}
-	Install(rec)
-	defer Install(nil)
+	hooks.Install(rec)
+	defer hooks.Install(nil)
 	calls := 0
 	testing.Benchmark(func(b *testing.B) {
 		Iter(b, func() { calls++ })
@@ -94,38 +100,4 @@ func TestLoopsGoToTheRunner(t *testing.T) {
 		}
 	}
 	assert.True(t, sawCase)
-}
-
-func TestCountedAcross(t *testing.T) {
-	tests := []struct {
-		name   string
-		vs, us []float64
-		v, u   float64
-		ok     bool
-	}{
-		{"agreeing processes: their own noise", []float64{10, 10.1, 9.9}, []float64{0.5, 0.4, 0.6}, 10, 0.5, true},
-		{"disagreeing processes: their spread", []float64{10, 14, 9}, []float64{0.1, 0.1, 0.1}, 10, 2.5, true},
-		{"exact everywhere", []float64{3, 3}, []float64{0, 0}, 3, 0, true},
-		{"nothing", nil, nil, 0, 0, false},
-		{"lengths differ", []float64{1}, nil, 0, 0, false},
-		{"negative uncertainty", []float64{1}, []float64{-1}, 0, 0, false},
-		{"NaN", []float64{math.NaN()}, []float64{0}, 0, 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, u, ok := CountedAcross(tt.vs, tt.us)
-			require.Equal(t, tt.ok, ok)
-			assert.InDelta(t, tt.v, v, 1e-12)
-			assert.InDelta(t, tt.u, u, 1e-12)
-		})
-	}
-}
-
-func TestBelowNoise(t *testing.T) {
-	for _, tt := range []struct {
-		v, u float64
-		want bool
-	}{{4, 0.2, false}, {0.1, 2, true}, {-0.1, 2, true}, {2, 2, true}, {0, 0, false}, {-1, 0, true}, {5, 0, false}} {
-		assert.Equal(t, tt.want, BelowNoise(tt.v, tt.u), "%v ± %v", tt.v, tt.u)
-	}
 }

@@ -2,6 +2,8 @@ package measure
 
 import (
 	"testing"
+
+	"github.com/benchsup/benchsup/internal/hooks"
 )
 
 // Regime is a page-cache state a workload asks for its files.
@@ -37,7 +39,7 @@ func Workload(tb testing.TB, body func(w *W), opts ...WorkloadOption) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if r := currentRunner(); r != nil {
+	if r := hooks.Current(); r != nil {
 		if s, run := r.StartWorkload(tb, cfg.reps); s != nil {
 			w := &W{session: s}
 			defer s.End()
@@ -78,7 +80,7 @@ func Reps(n int) WorkloadOption {
 
 // W is a workload's handle on its measurement.
 type W struct {
-	session WorkloadSession // nil: not measured (plain go test)
+	session hooks.WorkloadSession // nil: not measured (plain go test)
 	windows int
 }
 
@@ -104,34 +106,6 @@ func (w *W) Window(name string, f func()) {
 // test run must not evict anyone's page cache.
 func (w *W) Files(regime Regime, paths ...string) {
 	if w.session != nil {
-		w.session.Files(regime, paths)
+		w.session.Files(string(regime), paths)
 	}
 }
-
-// Runner measures workloads. benchsup's worker installs one in the child
-// processes it starts; user code never implements or installs it.
-type Runner interface {
-	// StartWorkload begins measuring the workload tb runs. It returns the
-	// session, or nil and run == false when the body must not run at all
-	// (discovery), or nil and run == true to run it unmeasured.
-	StartWorkload(tb testing.TB, reps int) (s WorkloadSession, run bool)
-}
-
-// WorkloadSession is one workload under measurement.
-type WorkloadSession interface {
-	// Rep is called before each repetition of the whole body.
-	Rep(i int)
-	Window(name string, f func())
-	Files(regime Regime, paths []string)
-	// End closes the measurement (the whole-body window when the body
-	// opened none).
-	End()
-}
-
-var runner Runner
-
-// Install makes r measure every Workload of this process. benchsup's worker
-// calls it in the processes it starts; nothing else should.
-func Install(r Runner) { runner = r }
-
-func currentRunner() Runner { return runner }

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // Configuration keys benchsup adds to the Go benchmark format. A reader
@@ -213,7 +213,7 @@ func countedValues(cols []Column, p ProcessResult) ([]benchfmt.Value, []string, 
 var builtinUnits = []string{"ns/op", "MB/s", "B/op", "allocs/op"}
 
 // sampleValues sets res's iteration count and values from one sample.
-func sampleValues(res *benchfmt.Result, s measure.Sample) error {
+func sampleValues(res *benchfmt.Result, s stats.Sample) error {
 	ns, ok := s.NsPerOp()
 	if !ok {
 		return fmt.Errorf("iteration count %d yields no ns/op", s.Iterations)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // readResult is one result as benchfmt.Reader returns it, with values keyed
@@ -140,7 +140,7 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 
 func TestWriteBenchfmtUnrounded(t *testing.T) {
 	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{
-		benchRow("p", "BenchmarkThird", []measure.Sample{{Iterations: 3, ElapsedNs: 1000}}),
+		benchRow("p", "BenchmarkThird", []stats.Sample{{Iterations: 3, ElapsedNs: 1000}}),
 	}}
 	doc.Meta.GOMAXPROCS = 1
 	var buf bytes.Buffer
@@ -152,9 +152,9 @@ func TestWriteBenchfmtUnrounded(t *testing.T) {
 }
 
 func TestWriteBenchfmtReportedUnitsReplaceComputed(t *testing.T) {
-	s := measure.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: u64(80),
+	s := stats.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: u64(80),
 		Extra: map[string]float64{"ns/op": 42, "MB/s": 7.5, "zz/op": 1}}
-	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{benchRow("p", "BenchmarkX", []measure.Sample{s})}}
+	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{benchRow("p", "BenchmarkX", []stats.Sample{s})}}
 	var buf bytes.Buffer
 	require.NoError(t, WriteBenchfmt(&buf, doc))
 	assert.Contains(t, buf.String(), "BenchmarkX-2 10 42 ns/op 7.5 MB/s 8 B/op 1 zz/op\n",

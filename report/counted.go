@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // diagnosticsTitle heads the table of diagnostic-class columns, which are
@@ -56,7 +56,7 @@ func countedCell(s *Summary, c Column) string {
 func belowNoise(s *Summary, c Column) bool {
 	v := s.Counted[c.Name]
 	u, ok := s.Uncertainty[c.Name]
-	return v != nil && ok && c.Unit == "/op" && measure.BelowNoise(*v, u)
+	return v != nil && ok && c.Unit == "/op" && stats.BelowNoise(*v, u)
 }
 
 // uncertaintyShare is the share of its value from which a counted value's

@@ -1,6 +1,6 @@
 package report
 
-import "github.com/benchsup/benchsup/measure"
+import "github.com/benchsup/benchsup/internal/stats"
 
 // SchemaVersion is the version of the JSON document; it changes whenever a
 // field is removed, renamed or retyped.
@@ -415,7 +415,7 @@ type Summary struct {
 	// exact.
 	EstimatedMetrics []string `json:"estimatedMetrics,omitempty"`
 	// Uncertainty holds, for each Counted metric with a value, its
-	// uncertainty in the same unit (measure.CountedAcross: the larger of
+	// uncertainty in the same unit (stats.CountedAcross: the larger of
 	// the median process's own uncertainty and half the range of the
 	// processes' values); absent when no process reported one. The table
 	// shows it in its notes where it exceeds a tenth of the value, and an
@@ -448,9 +448,9 @@ type Calibration struct {
 	// testing's probe run at N=1 (which also warms lazy initialization,
 	// as under go test) was skipped before each sample, so the setup ran
 	// once per process instead of twice.
-	SetupNs      int64            `json:"setupNs,omitempty"`
-	ProbeSkipped bool             `json:"probeSkipped,omitempty"`
-	Runs         []measure.Sample `json:"runs"`
+	SetupNs      int64          `json:"setupNs,omitempty"`
+	ProbeSkipped bool           `json:"probeSkipped,omitempty"`
+	Runs         []stats.Sample `json:"runs"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.
@@ -466,8 +466,8 @@ type ProcessResult struct {
 	StartupNs *int64 `json:"startupNs"`
 	WallNs    int64  `json:"wallNs"`
 	// NsPerOp is nil when the process produced no samples.
-	NsPerOp *measure.Stats   `json:"nsPerOp"`
-	Samples []measure.Sample `json:"samples"` // raw totals
+	NsPerOp *stats.Stats   `json:"nsPerOp"`
+	Samples []stats.Sample `json:"samples"` // raw totals
 	// Counted holds this process's counting-pass values by metric, and
 	// Estimated the ones that were scaled.
 	Counted   map[string]float64 `json:"counted,omitempty"`

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -35,10 +35,10 @@ func u64(v uint64) *uint64 { return &v }
 // samples builds samples of n iterations each, one per ns/op value, with
 // the given allocation totals per iteration (nil: not measured) and extra
 // units.
-func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []measure.Sample {
-	var out []measure.Sample
+func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []stats.Sample {
+	var out []stats.Sample
 	for _, ns := range nsPerOp {
-		s := measure.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
+		s := stats.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
 		if bytesPerOp != nil {
 			s.AllocBytes = u64(*bytesPerOp * uint64(n))
 		}
@@ -53,11 +53,11 @@ func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64,
 // benchRow builds an "ok" benchmark row whose Summary is computed from its
 // processes' samples the way the supervisor is specified to compute it, so
 // fixtures are consistent with themselves.
-func benchRow(pkg, name string, procs ...[]measure.Sample) Row {
+func benchRow(pkg, name string, procs ...[]stats.Sample) Row {
 	r := Row{Package: pkg, Name: name, Kind: KindBenchmark, Outcome: OutcomeOK}
 	for i, ss := range procs {
 		p := ProcessResult{Index: i, PID: 4100 + i, Outcome: OutcomeOK, Samples: ss}
-		if st, ok := (measure.Process{Index: i, Samples: ss}).NsPerOp(); ok {
+		if st, ok := (stats.Process{Index: i, Samples: ss}).NsPerOp(); ok {
 			p.NsPerOp = &st
 		}
 		r.Processes = append(r.Processes, p)
@@ -68,8 +68,8 @@ func benchRow(pkg, name string, procs ...[]measure.Sample) Row {
 
 // summarize computes a Summary from the processes that have samples.
 func summarize(procs []ProcessResult) *Summary {
-	var per []measure.Stats
-	var mps []measure.Process
+	var per []stats.Stats
+	var mps []stats.Process
 	s := &Summary{Metrics: map[string]*float64{}}
 	for _, p := range procs {
 		if p.NsPerOp == nil {
@@ -80,11 +80,11 @@ func summarize(procs []ProcessResult) *Summary {
 			s.MinNs, s.MaxNs = p.NsPerOp.Min, p.NsPerOp.Max
 		}
 		per = append(per, *p.NsPerOp)
-		mps = append(mps, measure.Process{Index: p.Index, Samples: p.Samples})
+		mps = append(mps, stats.Process{Index: p.Index, Samples: p.Samples})
 		s.Samples += len(p.Samples)
 		s.MinNs, s.MaxNs = min(s.MinNs, p.NsPerOp.Min), max(s.MaxNs, p.NsPerOp.Max)
 	}
-	a, ok := measure.Combine(per)
+	a, ok := stats.Combine(per)
 	if !ok {
 		return nil
 	}
@@ -97,11 +97,11 @@ func summarize(procs []ProcessResult) *Summary {
 			s.WithinMADNs = &within
 		}
 	}
-	if iv, ok := measure.MedianInterval(medians, 0.95); ok {
+	if iv, ok := stats.MedianInterval(medians, 0.95); ok {
 		s.Interval = &Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
-	metric := func(unit string, f func(measure.Process) (measure.Stats, bool)) {
-		var ms []measure.Stats
+	metric := func(unit string, f func(stats.Process) (stats.Stats, bool)) {
+		var ms []stats.Stats
 		for _, p := range mps {
 			st, ok := f(p)
 			if !ok {
@@ -110,7 +110,7 @@ func summarize(procs []ProcessResult) *Summary {
 			}
 			ms = append(ms, st)
 		}
-		c, _ := measure.Combine(ms)
+		c, _ := stats.Combine(ms)
 		s.Metrics[unit] = &c.Median
 	}
 	var units []string
@@ -127,11 +127,11 @@ func summarize(procs []ProcessResult) *Summary {
 	for _, u := range units {
 		switch u {
 		case "B/op":
-			metric(u, measure.Process.BytesPerOp)
+			metric(u, stats.Process.BytesPerOp)
 		case "allocs/op":
-			metric(u, measure.Process.AllocsPerOp)
+			metric(u, stats.Process.AllocsPerOp)
 		default:
-			metric(u, func(p measure.Process) (measure.Stats, bool) { return p.Extra(u) })
+			metric(u, func(p stats.Process) (stats.Stats, bool) { return p.Extra(u) })
 		}
 	}
 	return s

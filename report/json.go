@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // ErrNonFinite is wrapped by the error a renderer returns when the Document
@@ -202,7 +202,7 @@ func checkFinite(doc Document) error {
 	return nil
 }
 
-func finiteStats(path string, s measure.Stats) error {
+func finiteStats(path string, s stats.Stats) error {
 	for _, f := range []struct {
 		name string
 		v    float64

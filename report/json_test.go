@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 func TestWriteJSONGolden(t *testing.T) {
@@ -89,7 +89,7 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 		{"summary field", func(d *Document) { d.Rows[0].Summary.MaxNs = math.Inf(1) }, "rows[0].summary.maxNs is +Inf"},
 		{"interval", func(d *Document) { d.Rows[1].Summary.Interval.HighNs = math.NaN() }, "rows[1].summary.interval.highNs is NaN"},
 		{"metric", func(d *Document) { d.Rows[2].Summary.Metrics["B/op"] = new(math.NaN()) }, `rows[2].summary.metrics["B/op"] is NaN`},
-		{"process stats", func(d *Document) { d.Rows[0].Processes[2].NsPerOp = &measure.Stats{N: 1, MAD: math.Inf(-1)} },
+		{"process stats", func(d *Document) { d.Rows[0].Processes[2].NsPerOp = &stats.Stats{N: 1, MAD: math.Inf(-1)} },
 			"rows[0].processes[2].nsPerOp.mad is -Inf"},
 		{"sample extra", func(d *Document) {
 			d.Rows[0].Processes[1].Samples[2].Extra = map[string]float64{"MB/s": math.NaN()}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 func TestWriteTableGolden(t *testing.T) {
@@ -120,7 +120,7 @@ func TestTableColumns(t *testing.T) {
 				p := &doc.Rows[i].Processes[j]
 				if len(p.Samples) > 0 {
 					p.Samples = p.Samples[:1]
-					st, _ := (measure.Process{Samples: p.Samples}).NsPerOp()
+					st, _ := (stats.Process{Samples: p.Samples}).NsPerOp()
 					p.NsPerOp = &st
 				}
 			}
@@ -265,11 +265,11 @@ func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
 // show numbers the supervisor cannot produce.
 func TestFixtureSummary(t *testing.T) {
 	r := greenDoc().Rows[0]
-	var per []measure.Stats
+	var per []stats.Stats
 	for _, p := range r.Processes {
 		per = append(per, *p.NsPerOp)
 	}
-	a, ok := measure.Combine(per)
+	a, ok := stats.Combine(per)
 	require.True(t, ok)
 	assert.Equal(t, a.Median, r.Summary.MedianNs)
 	assert.Equal(t, 9, r.Summary.Samples)

@@ -1,24 +1,23 @@
 package sandbox
 
-import "sync"
+// The buffers behind Capture and Stacks. Both are bounded by their limit and
+// by what was actually written, count every byte, and are not safe for
+// concurrent use: a stream (stream_linux.go) serializes every write and read
+// under its own lock.
 
 // tailBuffer keeps the last limit bytes written to it and counts them all.
-// Its buffer grows with the output up to limit and then wraps, so memory is
-// bounded by the limit and by what was actually written.
+// Its buffer grows with the output up to limit and then wraps.
 type tailBuffer struct {
-	mu    sync.Mutex
-	limit int
+	limit int    // at least 1
 	buf   []byte // len(buf) <= limit; a ring once len(buf) == limit
 	next  int    // write position in the ring
-	total int64
+	total int64  // bytes written in all
 }
 
 func newTailBuffer(limit int) *tailBuffer { return &tailBuffer{limit: limit} }
 
 // Write never fails.
 func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	n := len(p)
 	t.total += int64(n)
 	if n >= t.limit {
@@ -33,13 +32,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	if room := t.limit - len(t.buf); room > 0 {
 		// Still growing: append what fits, wrap the rest.
 		k := min(room, len(p))
-		if cap(t.buf)-len(t.buf) < k {
-			// Grow by doubling, but never past the limit.
-			grown := make([]byte, len(t.buf), min(t.limit, max(2*cap(t.buf), len(t.buf)+k, 512)))
-			copy(grown, t.buf)
-			t.buf = grown
-		}
-		t.buf = append(t.buf, p[:k]...)
+		t.buf = appendBounded(t.buf, p[:k], t.limit)
 		p = p[k:]
 	}
 	for len(p) > 0 {
@@ -52,10 +45,56 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 
 // Capture returns a copy of the tail with the exact counts.
 func (t *tailBuffer) Capture() Capture {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	tail := make([]byte, 0, len(t.buf))
 	tail = append(tail, t.buf[t.next:]...)
 	tail = append(tail, t.buf[:t.next]...)
 	return Capture{Tail: tail, Total: t.total, Omitted: t.total - int64(len(tail))}
+}
+
+// headBuffer keeps the first limit bytes of a stream from a mark on, and
+// counts every byte from the mark on. The mark is a stream offset: bytes
+// before it, though read after the mark was set (they were still in the
+// pipe), are not the head's.
+type headBuffer struct {
+	limit int    // at least 1
+	from  int64  // the stream offset of the mark
+	buf   []byte // len(buf) <= limit
+	total int64  // bytes at or after from, in all
+}
+
+func newHeadBuffer(limit int, from int64) *headBuffer {
+	return &headBuffer{limit: limit, from: from}
+}
+
+// writeAt takes p, the bytes of the stream from offset off on, and keeps
+// what lies at or after the mark and fits.
+func (h *headBuffer) writeAt(off int64, p []byte) {
+	if skip := h.from - off; skip > 0 {
+		if skip >= int64(len(p)) {
+			return
+		}
+		p = p[skip:]
+	}
+	h.total += int64(len(p))
+	if room := h.limit - len(h.buf); room > 0 {
+		h.buf = appendBounded(h.buf, p[:min(room, len(p))], h.limit)
+	}
+}
+
+// stacks returns a copy of the head with the exact counts.
+func (h *headBuffer) stacks() Stacks {
+	head := make([]byte, len(h.buf))
+	copy(head, h.buf)
+	return Stacks{Requested: true, Head: head, Total: h.total, Omitted: h.total - int64(len(head))}
+}
+
+// appendBounded appends p to buf, growing it by doubling but never past
+// limit; len(buf)+len(p) must not exceed limit.
+func appendBounded(buf, p []byte, limit int) []byte {
+	if cap(buf)-len(buf) < len(p) {
+		grown := make([]byte, len(buf), min(limit, max(2*cap(buf), len(buf)+len(p), 512)))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, p...)
 }

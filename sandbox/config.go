@@ -19,6 +19,8 @@ const (
 	DefaultStartupTimeout = 10 * time.Second
 	DefaultTotalTimeout   = 10 * time.Minute
 	DefaultGrace          = time.Second
+	DefaultQuitGrace      = time.Second
+	DefaultDrainWindow    = 250 * time.Millisecond
 	DefaultCaptureLimit   = 64 << 10
 )
 
@@ -46,9 +48,27 @@ type Config struct {
 	// TotalTimeout bounds the time from Start to the child's exit; zero
 	// means DefaultTotalTimeout.
 	TotalTimeout time.Duration
+	// QuitGrace is the time between SIGQUIT and SIGTERM when a deadline
+	// expires; zero means DefaultQuitGrace. At a startup or execution
+	// timeout the root alone gets SIGQUIT first, to which the Go runtime
+	// answers by writing every goroutine's stack to stderr and exiting with
+	// status 2; the head of that dump is Outcome.Stacks. A child that exits
+	// sooner ends the wait; one that ignores or handles SIGQUIT gets SIGTERM
+	// when it is over. A Go program prints its stacks in milliseconds: the
+	// default leaves room for a large one, and costs only a child that
+	// ignores SIGQUIT.
+	QuitGrace time.Duration
 	// Grace is the time between SIGTERM and SIGKILL when a deadline expires
 	// or the context ends; zero means DefaultGrace.
 	Grace time.Duration
+	// DrainWindow bounds how long, once the child has been reaped and what
+	// was left of its process group and cgroup killed, its stdout, stderr
+	// and protocol endpoint are still read before they are closed, as
+	// os/exec.Cmd.WaitDelay bounds the wait for inherited pipes. They
+	// normally reach end-of-file at once: only a process that escaped
+	// containment can hold them open, and Outcome.DrainNote then says which
+	// it held. Zero means DefaultDrainWindow.
+	DrainWindow time.Duration
 	// StdoutLimit is how many bytes of stdout are retained (the last ones);
 	// zero means DefaultCaptureLimit. Every byte is counted either way.
 	StdoutLimit int
@@ -135,7 +155,9 @@ type resolved struct {
 	envHash        string
 	startupTimeout time.Duration
 	totalTimeout   time.Duration
+	quitGrace      time.Duration
 	grace          time.Duration
+	drainWindow    time.Duration
 	stdoutLimit    int
 	stderrLimit    int
 	cgroup         CgroupMode
@@ -172,7 +194,9 @@ func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 	}{
 		{"StartupTimeout", cfg.StartupTimeout, DefaultStartupTimeout, &r.startupTimeout},
 		{"TotalTimeout", cfg.TotalTimeout, DefaultTotalTimeout, &r.totalTimeout},
+		{"QuitGrace", cfg.QuitGrace, DefaultQuitGrace, &r.quitGrace},
 		{"Grace", cfg.Grace, DefaultGrace, &r.grace},
+		{"DrainWindow", cfg.DrainWindow, DefaultDrainWindow, &r.drainWindow},
 	}
 	for _, d := range durations {
 		if d.v < 0 {

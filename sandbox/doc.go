@@ -44,11 +44,24 @@
 // the Hello has been read; the total deadline ends when the child exits. They
 // are enforced by the Child itself, whether or not the caller is reading at
 // the time; so a Hello that arrived but was not read by the startup deadline
-// is late: call Hello promptly after Start. On expiry, or when the caller's context is done, the child's
-// process group (and every member of its cgroup) gets SIGTERM; if the root
-// has not exited after Config.Grace, the root, the group and the cgroup get
-// SIGKILL. A child that breaks the protocol, or a parent-side I/O failure,
-// is killed at once with SIGKILL.
+// is late: call Hello promptly after Start.
+//
+// A timeout leaves evidence. When a deadline expires, the root alone first
+// gets SIGQUIT, to which the Go runtime answers by writing every goroutine's
+// stack to stderr and exiting with status 2 (as a test binary does at go
+// test's -timeout). The head of what the child writes to stderr from then on,
+// within Config.StderrLimit, is Outcome.Stacks, apart from the stderr tail,
+// which keeps the end of a long dump. The process group is not asked: the
+// dumps of grandchildren would interleave on the same stderr. If the root has
+// not exited after Config.QuitGrace (it ignores or handles SIGQUIT, or is not
+// a Go program), the termination below follows. When the caller's context is
+// done, the termination comes at once, without SIGQUIT.
+//
+// Termination: the child's process group (and every member of its cgroup)
+// gets SIGTERM; if the root has not exited after Config.Grace, the root, the
+// group and the cgroup get SIGKILL. A child that breaks the protocol, or a
+// parent-side I/O failure, is killed at once with SIGKILL. Whatever signal
+// ends it, a child that timed out is classified by its timeout.
 //
 // Exit is observed without reaping (waitid with WNOWAIT): while the root is an
 // unreaped zombie its pid, and so its process-group id, cannot be reused. Only
@@ -60,8 +73,9 @@
 // Standard output and standard error are drained concurrently into bounded
 // tail buffers that count every byte (Capture), so a child that writes without
 // end delays no deadline and grows no memory. After the child is reaped the
-// pipes are drained for a short bounded window and closed, so a process that
-// escaped containment and keeps a pipe or the socket open cannot hang Wait.
+// pipes and the socket are read for at most Config.DrainWindow and closed, so
+// a process that escaped containment and keeps a pipe or the socket open
+// cannot hang Wait; Outcome.DrainNote then says which it held.
 // Wait also reads and checks the messages the caller left unread, so that a
 // Done, Skip or Failure still counts.
 //
@@ -73,9 +87,11 @@
 //     before anything was spawned (*ConfigError, ErrInvalidConfig).
 //  2. ClassCanceled: the caller's context ended the child (ErrCanceled).
 //  3. ClassStartupTimeout: no Hello by the startup deadline
-//     (*TimeoutError, ErrStartupTimeout).
+//     (*TimeoutError, ErrStartupTimeout), however the child then ended:
+//     by its exit with status 2 after the goroutine dump, or by SIGTERM or
+//     SIGKILL.
 //  4. ClassExecTimeout: the child had not exited by the total deadline
-//     (*TimeoutError, ErrExecTimeout).
+//     (*TimeoutError, ErrExecTimeout), however it then ended.
 //  5. ClassMalformed: the child sent a frame or a message sequence the
 //     protocol does not allow, or a Hello of another protocol version (the
 //     protocol package's error: protocol.ErrMalformed or protocol.ErrVersion),

@@ -105,6 +105,15 @@ func hang() {
 	}
 }
 
+// spinForever never blocks: the Go runtime must preempt it to print its
+// stack.
+func spinForever() int {
+	n := 0
+	for {
+		n++
+	}
+}
+
 // child acts as the child named by behaviour and returns its exit status.
 func child(behaviour string) int {
 	if behaviour == "gc-hang" {
@@ -199,6 +208,22 @@ func child(behaviour string) int {
 	case "hang-ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		hang()
+	case "hang-ignore-quit-term":
+		signal.Ignore(syscall.SIGQUIT, syscall.SIGTERM)
+		hang()
+	case "hang-notify-quit":
+		// Handles SIGQUIT itself (as a program that dumps its own state
+		// would), so the runtime prints no stacks and does not exit.
+		quit := make(chan os.Signal, 1)
+		signal.Notify(quit, syscall.SIGQUIT)
+		go func() {
+			<-quit
+			fmt.Fprint(os.Stderr, "got SIGQUIT, carrying on\n")
+		}()
+		hang()
+	case "spin":
+		fmt.Fprint(os.Stderr, "before the timeout\n")
+		spinForever()
 	case "garbage":
 		ep.Write(garbage)
 		hang()

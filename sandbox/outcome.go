@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall"
 	"time"
 
@@ -68,6 +69,25 @@ type Capture struct {
 	Omitted int64  // bytes not retained: Total - len(Tail), exactly
 }
 
+// Stacks is the head of what a child wrote to stderr once it was asked for
+// its goroutine stacks (SIGQUIT, at a startup or execution timeout). A Go
+// runtime dump puts the goroutine that took the signal first and can be far
+// longer than the stderr tail, which would keep its end: the head is kept
+// apart. The dump is in Outcome.Stderr too, as far as its tail reaches.
+type Stacks struct {
+	// Requested says that SIGQUIT was sent. It is false when the child did
+	// not time out, or was already being ended for another reason.
+	Requested bool
+	// Head is the first bytes written to stderr from just before the
+	// SIGQUIT on (everything written before it had been read or was still
+	// in the pipe is left out), at most the stderr limit. Empty when the
+	// child printed nothing: it ignores or handles SIGQUIT, or is not a
+	// Go program.
+	Head    []byte
+	Total   int64 // bytes written to stderr from then on, in all
+	Omitted int64 // bytes not retained: Total - len(Head), exactly
+}
+
 // Outcome is what became of one child.
 type Outcome struct {
 	Class Class
@@ -85,6 +105,8 @@ type Outcome struct {
 	Failure *protocol.Failure // nil if none arrived
 
 	Stdout, Stderr Capture
+	// Stacks is the head of the goroutine dump asked for at a timeout.
+	Stacks Stacks
 
 	Containment Containment
 	// ContainmentNote says why there was no cgroup, or what went wrong
@@ -93,6 +115,11 @@ type Outcome struct {
 	// Cgroup is the per-child cgroup directory that was used (and removed
 	// again); empty when none.
 	Cgroup string
+	// DrainNote says which of stdout, stderr and the protocol endpoint were
+	// still open Config.DrainWindow after the child was reaped (held by a
+	// process that escaped containment) and were closed without reaching
+	// their end; empty when every one that was read ended.
+	DrainNote string
 
 	// EnvPolicy names the environment policy: "strict" or "inherit",
 	// followed by the names it kept, removed and set.
@@ -186,4 +213,28 @@ func startFailure(cfg *Config, err error) Outcome {
 		}
 	}
 	return o
+}
+
+// drainNote is Outcome.DrainNote: which of stdout, stderr and the endpoint
+// were still open window after the child was reaped; "" when none was.
+func drainNote(window time.Duration, stdout, stderr, endpoint bool) string {
+	var held []string
+	for _, s := range []struct {
+		name string
+		held bool
+	}{{"stdout", stdout}, {"stderr", stderr}, {"the protocol endpoint", endpoint}} {
+		if s.held {
+			held = append(held, s.name)
+		}
+	}
+	var list string
+	switch len(held) {
+	case 0:
+		return ""
+	case 1:
+		list = held[0]
+	default:
+		list = strings.Join(held[:len(held)-1], ", ") + " and " + held[len(held)-1]
+	}
+	return fmt.Sprintf("%s still open %v after the child was reaped, held by a process outside its containment: closed without reading to the end", list, window)
 }

@@ -201,6 +201,8 @@ func TestClasses(t *testing.T) {
 			assert.Equal(t, runtime.Version(), o.Hello.GoVersion)
 			assert.Equal(t, Capture{Tail: []byte("out-line\n"), Total: 9}, o.Stdout)
 			assert.Equal(t, Capture{Tail: []byte("err-line\n"), Total: 9}, o.Stderr)
+			assert.Zero(t, o.Stacks, "no timeout, no SIGQUIT")
+			assert.Empty(t, o.DrainNote)
 			assert.Positive(t, o.StartupDuration)
 			assert.LessOrEqual(t, o.StartupDuration, o.Elapsed)
 			assert.Equal(t, "strict keep=GOCOVERDIR set="+behaviourEnv+",GORACE", o.EnvPolicy)
@@ -276,6 +278,10 @@ func TestClasses(t *testing.T) {
 			assert.Empty(t, msgs)
 			assert.GreaterOrEqual(t, o.Elapsed, 300*time.Millisecond)
 			assert.Less(t, o.Elapsed, 5*time.Second)
+			// Asked for its stacks, it shows where it waited for so long.
+			assert.True(t, o.Stacks.Requested)
+			assert.Contains(t, string(o.Stacks.Head), "sandbox.child(")
+			assert.Equal(t, 2, o.ExitCode, "the Go runtime exits 2 after a SIGQUIT dump")
 		}},
 		{"hang", func(c *Config) {
 			c.TotalTimeout = execTimeout
@@ -288,15 +294,21 @@ func TestClasses(t *testing.T) {
 			assert.NotNil(t, o.Hello)
 			assert.GreaterOrEqual(t, o.Elapsed, execTimeout)
 			assert.Less(t, o.Elapsed, execTimeout+3*time.Second)
+			assert.True(t, o.Stacks.Requested)
+			assert.Contains(t, string(o.Stacks.Head), "sandbox.hang(")
 		}},
-		{"hang-ignore-term", func(c *Config) {
+		{"hang-ignore-quit-term", func(c *Config) {
 			c.TotalTimeout = execTimeout
+			c.QuitGrace = 200 * time.Millisecond
 			c.Grace = 300 * time.Millisecond
 		}, ClassExecTimeout, func(t *testing.T, o Outcome, msgs []protocol.Message) {
 			assert.ErrorIs(t, o.Err, ErrExecTimeout)
-			// SIGTERM was ignored: only SIGKILL after the grace ended it.
-			assert.GreaterOrEqual(t, o.Elapsed, execTimeout+300*time.Millisecond)
+			// SIGQUIT and SIGTERM were ignored: only SIGKILL after both
+			// windows ended it.
+			assert.GreaterOrEqual(t, o.Elapsed, execTimeout+500*time.Millisecond)
 			assert.Less(t, o.Elapsed, execTimeout+3*time.Second)
+			assert.Equal(t, Stacks{Requested: true, Head: []byte{}}, o.Stacks, "asked, and nothing printed")
+			assert.Equal(t, -1, o.ExitCode)
 		}},
 		{"garbage", nil, ClassMalformed, func(t *testing.T, o Outcome, msgs []protocol.Message) {
 			assert.ErrorIs(t, o.Err, protocol.ErrMalformed)
@@ -372,6 +384,8 @@ func TestInvalidConfig(t *testing.T) {
 		{"set reserved", func(c *Config) { c.Env.Set = append(c.Env.Set, protocol.EnvFD+"=5") }, "Env.Set[2]"},
 		{"negative startup", func(c *Config) { c.StartupTimeout = -time.Second }, "StartupTimeout"},
 		{"negative limit", func(c *Config) { c.StderrLimit = -1 }, "StderrLimit"},
+		{"negative quit grace", func(c *Config) { c.QuitGrace = -1 }, "QuitGrace"},
+		{"negative drain window", func(c *Config) { c.DrainWindow = -time.Millisecond }, "DrainWindow"},
 		{"unknown cgroup mode", func(c *Config) { c.Cgroup = 7 }, "Cgroup"},
 	}
 	for _, tt := range tests {
@@ -602,6 +616,52 @@ func TestFlood300MB(t *testing.T) {
 	t.Logf("300 MB drained in %v; %d KiB allocated meanwhile", o.Elapsed, allocated>>10)
 }
 
+func TestStreamMark(t *testing.T) {
+	// Whatever the drain has read when the mark is set, bytes written
+	// before it are not the head's and bytes written after it are, to the
+	// byte; the tail and the counts cover both.
+	before := openFDs(t)
+	for i := range 200 {
+		rd, wr, err := os.Pipe()
+		require.NoError(t, err)
+		s := startStream(rd, 64)
+		pre := bytes.Repeat([]byte{'a'}, i%70)
+		_, err = wr.Write(pre)
+		require.NoError(t, err)
+		if i%2 == 0 {
+			runtime.Gosched() // let the drain read some of it, or not
+		}
+		s.mark(10)
+		_, err = wr.Write([]byte("SIGQUIT: quit\ngoroutine 1"))
+		require.NoError(t, err)
+		wr.Close()
+		s.finish(time.Now().Add(5 * time.Second))
+		tail, head, cut := s.capture()
+		assert.False(t, cut)
+		require.Equal(t, Stacks{Requested: true, Head: []byte("SIGQUIT: q"), Total: 25, Omitted: 15}, head, "iteration %d", i)
+		assert.EqualValues(t, len(pre)+25, tail.Total)
+	}
+	checkFDs(t, before)
+}
+
+func TestStreamCut(t *testing.T) {
+	// A writer that never closes its end: the drain deadline ends the
+	// reading, and says so.
+	rd, wr, err := os.Pipe()
+	require.NoError(t, err)
+	defer wr.Close()
+	s := startStream(rd, 64)
+	_, err = wr.Write([]byte("held"))
+	require.NoError(t, err)
+	start := time.Now()
+	s.finish(start.Add(100 * time.Millisecond))
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond)
+	tail, head, cut := s.capture()
+	assert.True(t, cut)
+	assert.Equal(t, "held", string(tail.Tail))
+	assert.Zero(t, head)
+}
+
 func TestFloodForeverUnderTimeout(t *testing.T) {
 	cfg := helper("flood-forever")
 	cfg.TotalTimeout = execTimeout
@@ -626,6 +686,72 @@ func TestFloodForeverUnderTimeout(t *testing.T) {
 	}
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20))
 	t.Logf("stdout %d bytes, stderr %d bytes in %v", o.Stdout.Total, o.Stderr.Total, o.Elapsed)
+}
+
+// ---- stacks at a timeout ----
+
+func TestStacksAtTimeout(t *testing.T) {
+	t.Run("spinning", func(t *testing.T) {
+		// A goroutine that never blocks: the runtime preempts it for the
+		// dump, which names it. What was written before the SIGQUIT is
+		// not in the head, to the byte.
+		cfg := helper("spin")
+		cfg.TotalTimeout = execTimeout
+		o, _ := run(t, cfg)
+		require.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+		assert.ErrorIs(t, o.Err, ErrExecTimeout)
+		assert.Equal(t, 2, o.ExitCode)
+		require.True(t, o.Stacks.Requested)
+		head := string(o.Stacks.Head)
+		assert.True(t, strings.HasPrefix(head, "SIGQUIT: quit\n"), "head starts with the dump: %.200q", head)
+		assert.Contains(t, head, "sandbox.spinForever(")
+		assert.Zero(t, o.Stacks.Omitted)
+		assert.EqualValues(t, len(head), o.Stacks.Total)
+		const pre = "before the timeout\n"
+		assert.Equal(t, int64(len(pre))+o.Stacks.Total, o.Stderr.Total, "stderr is what came before plus the stacks")
+		assert.True(t, strings.HasPrefix(string(o.Stderr.Tail), pre+"SIGQUIT: quit\n"))
+	})
+	t.Run("head within the bound", func(t *testing.T) {
+		// The head keeps the start of a dump longer than the limit; the
+		// stderr tail keeps its end.
+		cfg := helper("hang")
+		cfg.TotalTimeout = execTimeout
+		cfg.StderrLimit = 1000
+		o, _ := run(t, cfg)
+		require.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+		require.True(t, o.Stacks.Requested)
+		require.Greater(t, o.Stacks.Total, int64(1000), "a dump longer than the limit")
+		assert.Len(t, o.Stacks.Head, 1000)
+		assert.Equal(t, o.Stacks.Total-1000, o.Stacks.Omitted)
+		assert.True(t, strings.HasPrefix(string(o.Stacks.Head), "SIGQUIT: quit\n"))
+		assert.Equal(t, o.Stacks.Total, o.Stderr.Total)
+		assert.Len(t, o.Stderr.Tail, 1000)
+		assert.NotEqual(t, o.Stacks.Head, o.Stderr.Tail)
+	})
+	t.Run("handled", func(t *testing.T) {
+		// A child that handles SIGQUIT itself neither dumps nor exits:
+		// SIGTERM after QuitGrace ends it, well before SIGKILL would.
+		cfg := helper("hang-notify-quit")
+		cfg.TotalTimeout = execTimeout
+		cfg.QuitGrace = 300 * time.Millisecond
+		cfg.Grace = 5 * time.Second
+		o, _ := run(t, cfg)
+		require.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+		assert.True(t, o.Stacks.Requested)
+		assert.Equal(t, "got SIGQUIT, carrying on\n", string(o.Stacks.Head))
+		assert.Equal(t, -1, o.ExitCode, "ended by a signal")
+		assert.GreaterOrEqual(t, o.Elapsed, execTimeout+300*time.Millisecond)
+		assert.Less(t, o.Elapsed, execTimeout+300*time.Millisecond+5*time.Second, "SIGTERM, not SIGKILL, ended it")
+	})
+	t.Run("not asked when canceled", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		cfg := helper("hang")
+		o := RunContext(ctx, cfg, testRequest, nil)
+		assert.Equal(t, ClassCanceled, o.Class)
+		assert.Zero(t, o.Stacks)
+		assert.Zero(t, o.Stderr.Total)
+	})
 }
 
 // ---- containment ----
@@ -729,8 +855,39 @@ func TestEscapedGrandchild(t *testing.T) {
 		assert.Less(t, took, 5*time.Second)
 		assert.True(t, alive(gcs[0]), "the escaped grandchild was expected to survive without a cgroup")
 		assert.Empty(t, groupMembers(o.PID))
+		assert.Contains(t, o.DrainNote, "stdout and stderr still open 250ms after the child was reaped")
 		checkFDs(t, before)
 	})
+}
+
+func TestDrainWindow(t *testing.T) {
+	// An escaped grandchild (setsid, no cgroup) holds stdout, stderr and
+	// the endpoint after the root exited: Wait ends DrainWindow after the
+	// reaping, not before and not much later, and says what was held.
+	before := openFDs(t)
+	const window = 1500 * time.Millisecond
+	cfg := helper("escape")
+	cfg.Cgroup = CgroupOff
+	cfg.DrainWindow = window
+	var msgs []protocol.Message
+	start := time.Now()
+	o := Run(cfg, testRequest, func(m protocol.Message) { msgs = append(msgs, m) })
+	took := time.Since(start)
+	gcs := grandchildren(msgs)
+	require.Len(t, gcs, 1)
+	t.Cleanup(func() {
+		syscall.Kill(gcs[0], syscall.SIGKILL)
+		for deadline := time.Now().Add(2 * time.Second); alive(gcs[0]) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
+	// o.Elapsed ends at the reaping, and began after start.
+	assert.GreaterOrEqual(t, took-o.Elapsed, window, "the held pipes were read for the whole window")
+	assert.Less(t, took-o.Elapsed, window+2*time.Second)
+	assert.Equal(t, "stdout and stderr still open 1.5s after the child was reaped, held by a process outside its containment: closed without reading to the end", o.DrainNote)
+	assert.True(t, alive(gcs[0]))
+	checkFDs(t, before)
 }
 
 func TestNoWritableCgroup(t *testing.T) {

@@ -42,6 +42,146 @@ func TestTailBuffer(t *testing.T) {
 	}
 }
 
+func TestHeadBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, limit := range []int{1, 7, 64, 1000} {
+		for trial := range 50 {
+			var all []byte
+			chunks := make([][]byte, rng.IntN(20))
+			for i := range chunks {
+				chunks[i] = make([]byte, rng.IntN(3*limit+2))
+				for j := range chunks[i] {
+					chunks[i][j] = byte(rng.Uint32())
+				}
+				all = append(all, chunks[i]...)
+			}
+			from := int64(rng.IntN(len(all) + 2)) // may lie past the end
+			hb := newHeadBuffer(limit, from)
+			off := int64(0)
+			for _, c := range chunks {
+				hb.writeAt(off, c)
+				off += int64(len(c))
+				assert.LessOrEqual(t, cap(hb.buf), max(limit, 512), "memory is bounded by the limit")
+			}
+			var after []byte
+			if from < int64(len(all)) {
+				after = all[from:]
+			}
+			got := hb.stacks()
+			want := after[:min(limit, len(after))]
+			if !bytes.Equal(want, got.Head) {
+				t.Fatalf("limit %d trial %d from %d: head %x, want %x", limit, trial, from, got.Head, want)
+			}
+			assert.True(t, got.Requested)
+			assert.EqualValues(t, len(after), got.Total)
+			assert.Equal(t, got.Total-int64(len(got.Head)), got.Omitted)
+		}
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	t0 := time.Now()
+	d := newDeadlines(t0, 2*time.Second, 10*time.Second)
+	assert.Equal(t, t0.Add(2*time.Second), d.startup())
+	assert.Equal(t, t0.Add(10*time.Second), d.total())
+
+	cutoff := t0.Add(5 * time.Second)
+	assert.Equal(t, d.startup(), d.read(false, time.Time{}), "the Hello is outstanding")
+	assert.Equal(t, d.total(), d.read(true, time.Time{}))
+	assert.Equal(t, cutoff, d.read(true, cutoff), "the drain deadline cuts the total one short")
+	assert.Equal(t, d.startup(), d.read(false, cutoff), "but never extends a deadline")
+
+	assert.Equal(t, &TimeoutError{Phase: PhaseStartup, Limit: 2 * time.Second}, d.timeout(PhaseStartup))
+	assert.Equal(t, &TimeoutError{Phase: PhaseExecution, Limit: 10 * time.Second}, d.timeout(PhaseExecution))
+
+	clamped := newDeadlines(t0, time.Minute, time.Second)
+	assert.Equal(t, clamped.total(), clamped.startup(), "the startup deadline never lies past the total one")
+	assert.Equal(t, time.Second, clamped.timeout(PhaseStartup).Limit)
+}
+
+func TestVerdict(t *testing.T) {
+	d := newDeadlines(time.Now(), time.Second, time.Minute)
+	classOf := func(v *verdict) Class {
+		f := facts{status: exitStatus{known: true, exited: true, code: 2}}
+		v.record(&f)
+		c, _ := f.classify()
+		return c
+	}
+	t.Run("hello first: the startup deadline passes, the total one ends it", func(t *testing.T) {
+		var v verdict
+		now := time.Now()
+		require.True(t, v.hello(now))
+		end, decided := v.expire(d, false)
+		assert.False(t, end)
+		assert.False(t, decided)
+		end, decided = v.expire(d, true)
+		assert.True(t, end)
+		assert.True(t, decided, "a timeout that decides asks for stacks")
+		assert.Equal(t, now, v.record(&facts{}))
+		assert.Equal(t, ClassExecTimeout, classOf(&v))
+	})
+	t.Run("startup deadline first: the hello is late", func(t *testing.T) {
+		var v verdict
+		end, decided := v.expire(d, false)
+		assert.True(t, end)
+		assert.True(t, decided)
+		assert.False(t, v.hello(time.Now()))
+		assert.True(t, v.record(&facts{}).IsZero())
+		assert.Equal(t, ClassStartupTimeout, classOf(&v))
+	})
+	t.Run("no hello at the total deadline is a startup timeout", func(t *testing.T) {
+		var v verdict
+		_, decided := v.expire(d, true)
+		assert.True(t, decided)
+		assert.Equal(t, ClassStartupTimeout, classOf(&v))
+	})
+	t.Run("a violation first: the deadline ends it without reclassifying", func(t *testing.T) {
+		var v verdict
+		v.hello(time.Now())
+		malformed := &protocol.MalformedError{Reason: "x"}
+		v.fail(malformed, nil)
+		v.fail(&protocol.MalformedError{Reason: "later"}, nil)
+		end, decided := v.expire(d, true)
+		assert.True(t, end)
+		assert.False(t, decided, "no stacks for a child killed for another reason")
+		var f facts
+		v.record(&f)
+		assert.Same(t, malformed, f.protoErr, "the first violation counts")
+		assert.Equal(t, ClassMalformed, classOf(&v))
+	})
+	t.Run("canceled first", func(t *testing.T) {
+		var v verdict
+		v.cancel(ErrCanceled)
+		_, decided := v.expire(d, true)
+		assert.False(t, decided)
+		assert.Equal(t, ClassCanceled, classOf(&v))
+	})
+	t.Run("a timeout is not reclassified by a later cancel", func(t *testing.T) {
+		var v verdict
+		v.hello(time.Now())
+		v.expire(d, true)
+		v.cancel(ErrCanceled)
+		assert.Equal(t, ClassExecTimeout, classOf(&v))
+	})
+	t.Run("lost ends nothing", func(t *testing.T) {
+		var v verdict
+		v.hello(time.Now())
+		v.lost(&IOError{Op: "wait", Err: ErrLostChild})
+		_, decided := v.expire(d, true)
+		assert.True(t, decided)
+	})
+}
+
+func TestDrainNote(t *testing.T) {
+	w := 250 * time.Millisecond
+	assert.Empty(t, drainNote(w, false, false, false))
+	assert.Equal(t, "stdout still open 250ms after the child was reaped, held by a process outside its containment: closed without reading to the end",
+		drainNote(w, true, false, false))
+	assert.Contains(t, drainNote(w, true, true, false), "stdout and stderr still open")
+	assert.Contains(t, drainNote(w, true, true, true), "stdout, stderr and the protocol endpoint still open")
+	assert.Contains(t, drainNote(w, false, false, true), "the protocol endpoint still open")
+}
+
 func TestEnvBuild(t *testing.T) {
 	parent := []string{
 		"PATH=/bin", "HOME=/root", "SECRET=x", "GOGC=off", "PWD=/old",

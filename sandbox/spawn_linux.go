@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchsup/benchsup/protocol"
 )
 
 // Seams for tests.
@@ -24,7 +27,152 @@ var (
 	// spawnAttempts counts os.StartProcess calls, so that a test can tell
 	// that an invalid Config spawned nothing.
 	spawnAttempts atomic.Int64
+	// cloneIntoCgroup false skips clone3 CLONE_INTO_CGROUP, to exercise
+	// the fallback.
+	cloneIntoCgroup = true
 )
+
+// spawned is what spawnChild made: the running root and the supervisor's
+// ends of the child's descriptors, which the Child then owns.
+type spawned struct {
+	proc           *os.Process
+	cg             *cgroup     // nil: process group only
+	sock           *os.File    // the endpoint, non-blocking
+	stdout, stderr *os.File    // the read ends of the output pipes
+	containment    Containment // cgroup or process group
+	note           string      // why there is no cgroup, or what went wrong with it
+}
+
+// spawnChild creates the endpoint, the pipes and the cgroup and starts the
+// process. On error everything it created is released.
+func spawnChild(r *resolved) (_ *spawned, err error) {
+	var childSide, parentSide []*os.File
+	defer func() {
+		for _, f := range childSide {
+			f.Close() // the child has its own copies
+		}
+		if err != nil {
+			for _, f := range parentSide {
+				f.Close()
+			}
+		}
+	}()
+
+	fds, err := socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &IOError{Op: "socketpair", Err: err}
+	}
+	// Non-blocking, so that os.NewFile puts it in the poller and read
+	// deadlines work; the child's end stays blocking, as programs expect.
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, &IOError{Op: "socketpair", Err: err}
+	}
+	sock := os.NewFile(uintptr(fds[0]), "benchsup-protocol")
+	childSock := os.NewFile(uintptr(fds[1]), "benchsup-protocol-child")
+	parentSide = append(parentSide, sock)
+	childSide = append(childSide, childSock)
+
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, &IOError{Op: "open " + os.DevNull, Err: err}
+	}
+	childSide = append(childSide, stdin)
+	var pipes [2][2]*os.File // stdout, stderr; read end, write end
+	for i := range pipes {
+		rd, wr, err := newPipe()
+		if err != nil {
+			return nil, &IOError{Op: "pipe", Err: err}
+		}
+		parentSide = append(parentSide, rd)
+		childSide = append(childSide, wr)
+		pipes[i] = [2]*os.File{rd, wr}
+	}
+
+	sys := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	attr := &os.ProcAttr{
+		Dir:   r.dir,
+		Env:   r.env,
+		Files: []*os.File{stdin, pipes[0][1], pipes[1][1], childSock}, // fds 0-3
+		Sys:   sys,
+	}
+
+	var cg *cgroup
+	var note string
+	if r.cgroup == CgroupOff {
+		note = "cgroup containment is off (CgroupOff)"
+	} else if sup := probeCgroup(); sup.parent == "" {
+		note = sup.note
+	} else if cg, err = newCgroup(sup); err != nil {
+		note = fmt.Sprintf("cannot create a cgroup under %s: %v", sup.parent, err)
+	}
+	if cg != nil {
+		// The child may attribute its cgroup's pressure to itself only if
+		// it is really in this one: it compares the name with its own.
+		attr.Env = append(attr.Env[:len(attr.Env):len(attr.Env)], protocol.EnvCgroup+"="+filepath.Base(cg.dir))
+	}
+	proc, cg, cgNote, err := spawnContained(r, attr, cg)
+	if err != nil {
+		return nil, spawnError(err)
+	}
+	if cgNote != "" {
+		note = cgNote
+	}
+	containment := ContainmentProcessGroup
+	if cg != nil {
+		containment = ContainmentCgroup
+	}
+	return &spawned{
+		proc:        proc,
+		cg:          cg,
+		sock:        sock,
+		stdout:      pipes[0][0],
+		stderr:      pipes[1][0],
+		containment: containment,
+		note:        note,
+	}, nil
+}
+
+// spawnContained starts the process, in cg when it is not nil. It returns
+// the cgroup the process is in (nil if none) and a note when the cgroup was
+// not entered as intended. On error, cg has been removed.
+func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *cgroup, string, error) {
+	if cg == nil {
+		proc, err := spawn(r.path, r.argv, attr)
+		return proc, nil, "", err
+	}
+	// Enter the cgroup at clone time (clone3 CLONE_INTO_CGROUP), so that
+	// not even the child's first instruction runs outside it.
+	intoErr := errors.New("disabled")
+	if cloneIntoCgroup {
+		var fd int
+		if fd, intoErr = unix.Open(cg.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); intoErr == nil {
+			sys := *attr.Sys
+			sys.UseCgroupFD, sys.CgroupFD = true, fd
+			into := *attr
+			into.Sys = &sys
+			proc, err := spawn(r.path, r.argv, &into)
+			unix.Close(fd)
+			if err == nil {
+				return proc, cg, "", nil
+			}
+			intoErr = err
+		}
+	}
+	// An older kernel, or a seccomp filter refusing clone3: spawn plainly
+	// and move the child, which runs outside the cgroup in between.
+	proc, err := spawn(r.path, r.argv, attr)
+	if err != nil {
+		_ = cg.remove()
+		return nil, nil, "", err
+	}
+	if err := cg.addProc(proc.Pid); err != nil {
+		_ = cg.remove()
+		return proc, nil, fmt.Sprintf("no cgroup: entering it at clone failed (%v), and after spawn (%v)", intoErr, err), nil
+	}
+	return proc, cg, fmt.Sprintf("cgroup entered after spawn: entering it at clone failed (%v)", intoErr), nil
+}
 
 var (
 	cloexecOnce sync.Once

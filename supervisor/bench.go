@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
@@ -28,7 +28,7 @@ type benchIdentity struct {
 
 	// n is the calibrated N every process measures; calibration its runs.
 	n           int64
-	calibration []measure.Sample
+	calibration []stats.Sample
 	sampleTime  time.Duration // the target N was calibrated for
 	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
 	setupNs     int64         // what one call spent outside its timer (top-level leaves)
@@ -274,7 +274,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				proc.Samples = samples(result.Samples)
 				markShort(proc.Samples, id.sampleTime)
 				addThroughput(proc.Samples, result.BytesPerOp)
-				if st, ok := (measure.Process{Samples: proc.Samples}).NsPerOp(); ok {
+				if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
 					proc.NsPerOp = &st
 				}
 				id.counted(&proc, result)
@@ -307,7 +307,7 @@ func seed(pkg, name string, rep int) uint64 {
 }
 
 // markShort flags the samples shorter than half the sample target.
-func markShort(samples []measure.Sample, target time.Duration) {
+func markShort(samples []stats.Sample, target time.Duration) {
 	for i := range samples {
 		samples[i].Short = time.Duration(samples[i].ElapsedNs) < target/2
 	}
@@ -317,7 +317,7 @@ func markShort(samples []measure.Sample, target time.Duration) {
 // as testing computes it (bytes per iteration times N over the elapsed
 // time, in 10^6 bytes per second) but unrounded; samples rebuilt from the
 // printed line keep the MB/s testing printed.
-func addThroughput(samples []measure.Sample, bytesPerOp int64) {
+func addThroughput(samples []stats.Sample, bytesPerOp int64) {
 	if bytesPerOp <= 0 {
 		return
 	}
@@ -333,13 +333,13 @@ func addThroughput(samples []measure.Sample, bytesPerOp int64) {
 	}
 }
 
-func samples(in []protocol.Sample) []measure.Sample {
+func samples(in []protocol.Sample) []stats.Sample {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]measure.Sample, len(in))
+	out := make([]stats.Sample, len(in))
 	for i, s := range in {
-		out[i] = measure.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
+		out[i] = stats.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
 		if len(s.Extra) > 0 {
 			out[i].Extra = make(map[string]float64, len(s.Extra))
 			for _, e := range s.Extra {
@@ -474,7 +474,7 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 			uncs = append(uncs, p.Uncertainty[m])
 			estimated = estimated || slices.Contains(p.Estimated, m)
 		}
-		v, u, ok := measure.CountedAcross(vals, uncs)
+		v, u, ok := stats.CountedAcross(vals, uncs)
 		if !ok {
 			sum.Counted[m] = nil
 			why := id.absent[m]
@@ -507,15 +507,15 @@ const intervalConfidence = 0.95
 
 // summarize combines the processes that produced samples; nil when none did.
 func summarize(procs []report.ProcessResult) *report.Summary {
-	var good []measure.Process
-	var per []measure.Stats
+	var good []stats.Process
+	var per []stats.Stats
 	for _, p := range procs {
 		if p.NsPerOp != nil {
-			good = append(good, measure.Process{Index: p.Index, Samples: p.Samples})
+			good = append(good, stats.Process{Index: p.Index, Samples: p.Samples})
 			per = append(per, *p.NsPerOp)
 		}
 	}
-	across, ok := measure.Combine(per)
+	across, ok := stats.Combine(per)
 	if !ok {
 		return nil
 	}
@@ -535,7 +535,7 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 		sum.MinNs = math.Min(sum.MinNs, st.Min)
 		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
 	}
-	if iv, ok := measure.MedianInterval(medians, intervalConfidence); ok {
+	if iv, ok := stats.MedianInterval(medians, intervalConfidence); ok {
 		sum.Interval = &report.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
 	if within {
@@ -548,18 +548,18 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 			}
 		}
 	}
-	units := map[string]func(measure.Process) (measure.Stats, bool){
-		"B/op":      measure.Process.BytesPerOp,
-		"allocs/op": measure.Process.AllocsPerOp,
+	units := map[string]func(stats.Process) (stats.Stats, bool){
+		"B/op":      stats.Process.BytesPerOp,
+		"allocs/op": stats.Process.AllocsPerOp,
 	}
 	for _, p := range good {
 		sum.Samples += len(p.Samples)
 		for _, u := range p.ExtraUnits() {
-			units[u] = func(p measure.Process) (measure.Stats, bool) { return p.Extra(u) }
+			units[u] = func(p stats.Process) (stats.Stats, bool) { return p.Extra(u) }
 		}
 	}
 	for unit, stat := range units {
-		var vals []measure.Stats
+		var vals []stats.Stats
 		for _, p := range good {
 			st, ok := stat(p)
 			if !ok {
@@ -573,7 +573,7 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 			}
 			continue
 		}
-		if a, ok := measure.Combine(vals); ok {
+		if a, ok := stats.Combine(vals); ok {
 			sum.Metrics[unit] = ptr(a.Median)
 		}
 	}
@@ -581,10 +581,55 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 }
 
 // errorRow describes an identity (or a package, when name is "") whose
-// child ended badly.
+// child ended badly. A child that timed out and printed its goroutine
+// stacks when asked says where in pkg it was.
 func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
+	msg := describe(out)
+	if where := hungAt(out.Stacks.Head, pkg); where != "" {
+		msg += "; " + where
+	}
 	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: out.Class.String(),
-		Error: ptr(describe(out)), Output: output(out), Processes: []report.ProcessResult{}}
+		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}}
+}
+
+// hungAt says where a timed-out child was, from the head of the goroutine
+// dump it printed (sandbox.Outcome.Stacks): the first goroutine with a frame
+// in pkg or its external test package, other than the injected worker's
+// entry point, with its state and its topmost such frame, as "goroutine 7
+// [sync.Mutex.Lock] at example.com/p.BenchmarkX (x_test.go:12)". It is ""
+// when no goroutine was in pkg.
+func hungAt(stacks []byte, pkg string) string {
+	if pkg == "" {
+		return ""
+	}
+	lines := strings.Split(string(stacks), "\n")
+	header := ""
+	for i, line := range lines {
+		if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {
+			header = line // "goroutine 7 gp=0xc000 m=nil [sync.Mutex.Lock]:"
+			continue
+		}
+		if header == "" || !(strings.HasPrefix(line, pkg+".") || strings.HasPrefix(line, pkg+"_test.")) ||
+			strings.Contains(line, ".TestBenchsupWorker(") { // the worker's goroutine, waiting on the benchmark's
+			continue
+		}
+		fn := line
+		if j := strings.LastIndexByte(fn, '('); j > 0 {
+			fn = fn[:j] // the arguments
+		}
+		id := strings.Join(strings.Fields(header)[:2], " ")
+		if j, k := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']'); j >= 0 && k > j {
+			id += " " + header[j:k+1]
+		}
+		where := id + " at " + fn
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") {
+			if f := strings.Fields(lines[i+1]); len(f) > 0 {
+				where += " (" + f[0][strings.LastIndexByte(f[0], '/')+1:] + ")"
+			}
+		}
+		return where
+	}
+	return ""
 }
 
 // describe is the one-line account of a child's outcome.
@@ -611,11 +656,38 @@ func describe(out sandbox.Outcome) string {
 }
 
 // output is the diagnostic tail of an error row: the failure's stack, or
-// the child's stderr (and stdout when stderr is empty).
+// the child's stderr (and stdout when stderr is empty). For a child asked
+// for its goroutine stacks at a timeout, the stderr from before the request,
+// then the head of the dump, which the stderr tail would have cut.
 func output(out sandbox.Outcome) string {
 	var b strings.Builder
 	if out.Failure != nil && out.Failure.Stack != "" {
 		b.WriteString(out.Failure.Message + "\n\n" + out.Failure.Stack)
+		return b.String()
+	}
+	if st := out.Stacks; st.Requested {
+		before := out.Stderr.Total - st.Total                // bytes written before the request
+		kept := max(0, int64(len(out.Stderr.Tail))-st.Total) // of which the tail holds the last
+		if kept > 0 {
+			if before > kept {
+				b.WriteString("[stderr: " + strconv.FormatInt(before-kept, 10) + " earlier bytes omitted]\n")
+			}
+			b.Write(out.Stderr.Tail[:kept])
+			if !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte('\n')
+			}
+		}
+		if len(st.Head) == 0 {
+			b.WriteString("[no goroutine stacks: the child printed nothing when sent SIGQUIT]\n")
+			return b.String()
+		}
+		b.Write(st.Head)
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		if st.Omitted > 0 {
+			b.WriteString("[goroutine stacks: " + strconv.FormatInt(st.Omitted, 10) + " later bytes omitted]\n")
+		}
 		return b.String()
 	}
 	for _, c := range []struct {

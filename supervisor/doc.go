@@ -11,9 +11,9 @@
 // generated entry-point file to each package (registering its test and
 // benchmark functions, and the test the child is started with) and, when
 // the test binary does not already link benchsup, a copy of the worker
-// (packages worker, protocol, sources and measure, embedded in the
-// benchsup binary) as a new package of the package's own module, in a
-// directory named for the source's hash. Those packages import only the
+// (packages worker, protocol, sources, measure, internal/hooks and
+// internal/stats, embedded in the benchsup binary) as new packages of the
+// package's own module, in a directory named for the source's hash. Those packages import only the
 // standard library and carry a //go:build go1.22 line, so they add no
 // module and compile at Go 1.22 whatever the module's go line, while the
 // user's code keeps its own. Nothing raises a version: no -modfile, no
@@ -36,7 +36,7 @@
 // error only when nothing could run at all.
 //
 // What it deliberately does not do: render (package report), compute
-// statistics beyond assembling them (package measure), write anything into
-// the user's module, or test packages whose files are in the module cache
-// (the go command accepts no overlay there).
+// statistics beyond assembling them (package internal/stats), write
+// anything into the user's module, or test packages whose files are in the
+// module cache (the go command accepts no overlay there).
 package supervisor

@@ -1,9 +1,13 @@
 package supervisor
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,19 +64,50 @@ func TestRewriteWorkerFile(t *testing.T) {
 
 // TestEmbeddedWorkerIsStandardOnly rewrites every embedded file as an
 // injection does: any import outside the standard library and benchsup's
-// own packages fails it.
+// own packages fails it. The embedded directories are exactly the worker
+// and the benchsup packages it imports, directly or not. (measure is not
+// among them: a test binary that does not import it does not link it, and
+// one that does links the module's own benchsup.)
 func TestEmbeddedWorkerIsStandardOnly(t *testing.T) {
 	in, err := newInjector(t.TempDir(), "v0.0.0")
 	require.NoError(t, err)
 	require.NotEmpty(t, in.files)
 	dirs := map[string]bool{}
+	imports := map[string][]string{} // directory -> the benchsup directories its files import
 	for rel, src := range in.files {
-		dirs[filepath.Dir(rel)] = true
+		dir := path.Dir(rel)
+		dirs[dir] = true
 		_, err := rewriteWorkerFile(src, "example.com/m/"+in.name, workerMinGo)
 		assert.NoError(t, err, rel)
 		assert.False(t, strings.HasSuffix(rel, "_test.go"), "%s: test files are not injected", rel)
+		f, err := parser.ParseFile(token.NewFileSet(), rel, src, parser.ImportsOnly)
+		require.NoError(t, err, rel)
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			require.NoError(t, err)
+			if rest, ok := strings.CutPrefix(p, benchsupModule+"/"); ok {
+				imports[dir] = append(imports[dir], rest)
+			}
+		}
 	}
-	assert.Equal(t, map[string]bool{"worker": true, "protocol": true, "sources": true, "measure": true}, dirs)
+	assert.Equal(t, map[string]bool{
+		"worker": true, "protocol": true, "sources": true,
+		"internal/hooks": true, "internal/stats": true,
+	}, dirs)
+	reached := map[string]bool{}
+	var walk func(dir string)
+	walk = func(dir string) {
+		if reached[dir] {
+			return
+		}
+		reached[dir] = true
+		assert.True(t, dirs[dir], "%s is imported by the closure but not embedded", dir)
+		for _, d := range imports[dir] {
+			walk(d)
+		}
+	}
+	walk("worker")
+	assert.Equal(t, dirs, reached, "every embedded directory is the worker or imported by it")
 	assert.Regexp(t, `^zz_benchsup_[0-9a-f]{12}$`, in.name)
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
 )
@@ -49,10 +49,10 @@ func u64(v uint64) *uint64 { return &v }
 func process(idx int, nsPerOp ...int64) report.ProcessResult {
 	p := report.ProcessResult{Index: idx, Outcome: "ok"}
 	for _, ns := range nsPerOp {
-		p.Samples = append(p.Samples, measure.Sample{Iterations: 10, ElapsedNs: ns * 10,
+		p.Samples = append(p.Samples, stats.Sample{Iterations: 10, ElapsedNs: ns * 10,
 			AllocBytes: u64(80), Allocs: u64(10), Extra: map[string]float64{"MB/s": float64(ns)}})
 	}
-	st, _ := measure.Process{Samples: p.Samples}.NsPerOp()
+	st, _ := stats.Process{Samples: p.Samples}.NsPerOp()
 	p.NsPerOp = &st
 	return p
 }

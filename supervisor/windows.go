@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
 )
 
@@ -26,7 +26,7 @@ func (s *supervisor) finishWindows(doc *report.Document, rows []report.Row) {
 // reason, and one summary per window of a workload (package, workload,
 // window name), in order of first measurement.
 //
-// A summary holds the statistics of measure.SummarizeWindow over the
+// A summary holds the statistics of stats.SummarizeWindow over the
 // windows whose process succeeded: the process is the unit, each
 // quantity's median and its spread between processes. A window some
 // processes measured and others did not is summarized over those that did
@@ -111,9 +111,9 @@ func summarizeWindow(ws []report.Window) report.WindowSummary {
 			s.Scope = report.ScopeMixed
 		}
 	}
-	vals := make([]measure.WindowValues, len(measured))
+	vals := make([]stats.WindowValues, len(measured))
 	for i, w := range measured {
-		v := measure.WindowValues{Wall: w.WallNs, OtherThreads: w.OtherThreadsCPUNs, Totals: w.Totals}
+		v := stats.WindowValues{Wall: w.WallNs, OtherThreads: w.OtherThreadsCPUNs, Totals: w.Totals}
 		if s.Scope != report.ScopeMixed {
 			// Components of different scopes are different quantities.
 			v.User, v.Kernel, v.Runqueue, v.Disk, v.Other = w.OnCPUUserNs, w.OnCPUKernelNs, w.OffCPURunqueueNs, w.OffCPUDiskNs, w.OffCPUOtherNs
@@ -123,7 +123,7 @@ func summarizeWindow(ws []report.Window) report.WindowSummary {
 		}
 		vals[i] = v
 	}
-	a, ok := measure.SummarizeWindow(vals)
+	a, ok := stats.SummarizeWindow(vals)
 	if !ok {
 		s.Error = ptr("not summarized: a value is not a finite number")
 		return s
@@ -143,7 +143,7 @@ func summarizeWindow(ws []report.Window) report.WindowSummary {
 
 // windowStat converts a quantity's statistics across processes; the spread
 // is reported from two processes up.
-func windowStat(st *measure.Stats) *report.WindowStat {
+func windowStat(st *stats.Stats) *report.WindowStat {
 	if st == nil {
 		return nil
 	}

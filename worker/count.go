@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/sources"
 )
@@ -304,7 +304,7 @@ func countedCell(m string, ms []attributed, extra float64, what string) (protoco
 	if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(u) || math.IsInf(u, 0) {
 		return protocol.MetricCell{}, "the counter produced no finite value"
 	}
-	if perOp && measure.BelowNoise(v, u) {
+	if perOp && stats.BelowNoise(v, u) {
 		return protocol.MetricCell{}, belowNoise(d, v, u, len(xs), what)
 	}
 	return protocol.MetricCell{Name: protocol.TruncateText(m, protocol.MaxNameLen), Value: v, Estimated: estimated, Uncertainty: u}, ""

@@ -41,7 +41,9 @@
 //
 // It never decides what to run next (the supervisor does), never retries,
 // never reseeds the code under test's random sources (Request.Seed is echoed
-// for provenance), and keeps its dependency set to the protocol package and
-// its msgpack codec, because whatever it imports joins the measured module's
-// build list.
+// for provenance), and imports nothing but the standard library and
+// benchsup's protocol, sources, internal/hooks and internal/stats (which
+// import only the standard library too): it is copied into the measured
+// module, and anything else it imported would join that module's build
+// list (docs/design.md#injection).
 package worker

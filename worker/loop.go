@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/hooks"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/sources"
 )
@@ -47,9 +48,9 @@ type owned struct {
 	failure *protocol.Failure
 }
 
-// Loop implements measure.LoopRunner: for the identity this process
+// Loop implements hooks.LoopRunner: for the identity this process
 // measures, the worker runs the loop itself.
-func (w *session) Loop(b *testing.B, body measure.LoopBody) bool {
+func (w *session) Loop(b *testing.B, body hooks.LoopBody) bool {
 	switch w.req.Mode {
 	case protocol.ModeDiscover:
 		if w.req.Config.MinSampleNs > 0 {
@@ -73,7 +74,7 @@ func (w *session) Loop(b *testing.B, body measure.LoopBody) bool {
 // loop without failing b: calibration only times the calls, and the
 // identity's own processes report the error as its failure (listing still
 // lists it).
-func discoveryLoop(b *testing.B, body measure.LoopBody) {
+func discoveryLoop(b *testing.B, body hooks.LoopBody) {
 	b.StopTimer()
 	b.ResetTimer()
 	if !body.HasAfter() {
@@ -98,8 +99,8 @@ func discoveryLoop(b *testing.B, body measure.LoopBody) {
 	}
 }
 
-// Metric implements measure.LoopRunner.
-func (w *session) Metric(b *testing.B, unit string, amount float64, mode measure.MetricMode) bool {
+// Metric implements hooks.LoopRunner.
+func (w *session) Metric(b *testing.B, unit string, amount float64, rate bool) bool {
 	o := w.owned
 	if o == nil || b.Name() != w.req.Identity.Name || o.failure != nil {
 		return w.req.Mode == protocol.ModeDiscover
@@ -107,7 +108,7 @@ func (w *session) Metric(b *testing.B, unit string, amount float64, mode measure
 	for i := range o.result.Samples {
 		s := &o.result.Samples[i]
 		m := protocol.Metric{Unit: unit, Value: amount}
-		if mode == measure.Rate {
+		if rate {
 			secs := o.elapsed[i].Seconds()
 			if secs <= 0 {
 				continue // no time measured: no rate, rather than an infinite one
@@ -136,7 +137,7 @@ func (w *session) finishOwned() error {
 // run in chunks: the clock and the allocation counters are read around
 // each chunk's calls only, and the hook runs on the chunk's results after,
 // outside both.
-func (w *session) ownLoop(body measure.LoopBody) (o *owned) {
+func (w *session) ownLoop(body hooks.LoopBody) (o *owned) {
 	cfg := w.req.Config
 	o = &owned{result: protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed}}
 	defer func() {
@@ -225,7 +226,7 @@ type chunker struct {
 	last      int64
 }
 
-func newChunker(body measure.LoopBody) *chunker {
+func newChunker(body hooks.LoopBody) *chunker {
 	c := &chunker{}
 	if !body.HasAfter() {
 		return c
@@ -307,7 +308,7 @@ func chunkCalls(perCallNs, readNs, allocBytes, slotBytes float64) int64 {
 // By default k is what
 // fits in countShare of the timed work, brackets' own time included
 // (--perf-batch=1 makes each call pay for one); --perf-iters pins it.
-func (w *session) countOwned(body measure.LoopBody, ch *chunker, result *protocol.Result) error {
+func (w *session) countOwned(body hooks.LoopBody, ch *chunker, result *protocol.Result) error {
 	cfg := w.req.Config
 	if len(cfg.Metrics) == 0 {
 		return nil
@@ -497,6 +498,6 @@ func medianNsPerOp(samples []protocol.Sample) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	st, _ := measure.Summarize(xs)
+	st, _ := stats.Summarize(xs)
 	return st.Median
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/hooks"
 	"github.com/benchsup/benchsup/protocol"
 )
 
@@ -89,6 +89,17 @@ func Version() string {
 	return "unknown"
 }
 
+// session is the measure API's runner in this process (hooks.Install): it
+// owns the loops of measure.Iter and measure.Case and the windows of
+// measure.Workload. measure finds the loop runner by a type assertion, so
+// these keep a signature change from silently handing the loops back to
+// testing.
+var (
+	_ hooks.Runner          = (*session)(nil)
+	_ hooks.LoopRunner      = (*session)(nil)
+	_ hooks.WorkloadSession = (*workloadSession)(nil)
+)
+
 type session struct {
 	conn *protocol.Conn
 	req  protocol.Request
@@ -132,8 +143,8 @@ func (w *session) send(m protocol.Message) error {
 
 func (w *session) serve() error {
 	w.leaves = map[string]bool{}
-	measure.Install(w)
-	defer measure.Install(nil)
+	hooks.Install(w)
+	defer hooks.Install(nil)
 	if err := w.send(protocol.Hello{
 		ProtocolVersion: protocol.Version,
 		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),

@@ -10,16 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/hooks"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/sources"
 )
 
-// StartWorkload implements measure.Runner. In discovery it notes the
+// StartWorkload implements hooks.Runner. In discovery it notes the
 // identity as a workload and keeps the body from running; asked to measure
 // this identity as a workload, it opens the measurement; otherwise the body
 // runs unmeasured.
-func (w *session) StartWorkload(tb testing.TB, reps int) (measure.WorkloadSession, bool) {
+func (w *session) StartWorkload(tb testing.TB, reps int) (hooks.WorkloadSession, bool) {
 	switch w.req.Mode {
 	case protocol.ModeDiscover:
 		w.mu.Lock()
@@ -182,7 +183,7 @@ func (s *workloadSession) Window(name string, f func()) {
 }
 
 // Files prepares the page-cache regime now (see measure.W.Files).
-func (s *workloadSession) Files(regime measure.Regime, paths []string) {
+func (s *workloadSession) Files(regime string, paths []string) {
 	skipped := func(why string) {
 		s.note(fmt.Sprintf("page-cache prep (%s) skipped: %s", regime, why))
 	}
@@ -196,7 +197,7 @@ func (s *workloadSession) Files(regime measure.Regime, paths []string) {
 	}
 	stamp, err := sources.Prepare(sources.Regime(regime), paths...)
 	r := &protocol.Regime{
-		Requested: string(regime), Effective: string(stamp.Effective),
+		Requested: regime, Effective: string(stamp.Effective),
 		ResidentBefore: stamp.ResidentBefore, ResidentAfter: stamp.ResidentAfter, TotalBytes: stamp.TotalBytes,
 		Note: protocol.TruncateText(stamp.Note, protocol.MaxTextLen),
 	}
@@ -329,7 +330,7 @@ func (e *edges) close(name string, reps int) protocol.Window {
 	default:
 		e.notes = append(e.notes, "disk: unattributed ("+cmp.Or(o.CgroupWhy, cgWhy, "no cgroup pressure")+")")
 	}
-	b := measure.Decompose(win.WallNs, user, kernel, runq, disk)
+	b := stats.Decompose(win.WallNs, user, kernel, runq, disk)
 	win.OnCPUUserNs, win.OnCPUKernelNs, win.OffCPURunqueueNs, win.OffCPUDiskNs = nonNeg(b.User), nonNeg(b.Kernel), nonNeg(b.Runqueue), nonNeg(b.Disk)
 	if win.Scope != "wall-only" {
 		win.OffCPUOtherNs = ptr(b.Other)

@@ -57,7 +57,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchsup/benchsup/measure"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/sources"
 )
 
@@ -334,12 +334,12 @@ func run(out io.Writer) error {
 		for _, w := range windows {
 			res := results[[2]string{w.kind, c.source}]
 			d := relative(res.with, res.without)
-			dst, _ := measure.Summarize(d)
+			dst, _ := stats.Summarize(d)
 			lo, hi := medianCI(d)
-			wst, _ := measure.Summarize(res.without)
-			ist, _ := measure.Summarize(res.with)
-			cst, _ := measure.Summarize(relative(res.cpuWith, res.cpuWithout))
-			est, _ := measure.Summarize(res.edges)
+			wst, _ := stats.Summarize(res.without)
+			ist, _ := stats.Summarize(res.with)
+			cst, _ := stats.Summarize(relative(res.cpuWith, res.cpuWithout))
+			est, _ := stats.Summarize(res.edges)
 			fmt.Fprintf(out, "| %s | %s | %s | %s | %+.2f%% | [%+.2f%%, %+.2f%%] | %s → %s | %.1f%% | %+.1f%% | %s |\n",
 				c.source, c.what, w.kind, c.base, dst.Median, lo, hi,
 				ms(wst.Median), ms(ist.Median), 100*wst.MAD/wst.Median, cst.Median, us(est.Median))
@@ -530,7 +530,7 @@ func makeWindows() ([]window, string, func(), error) {
 				readAll(cold)
 				times = append(times, float64(time.Since(t0)))
 			}
-			st, _ := measure.Summarize(times)
+			st, _ := stats.Summarize(times)
 			next := int64(float64(size) * float64(*target) / st.Median)
 			next = min(max(next>>20, 4), 2048) << 20
 			if math.Abs(float64(next-size)) < float64(size)/10 {
@@ -562,7 +562,7 @@ func calibrate(f func(int), start int) int {
 		f(n)
 		times = append(times, float64(time.Since(t0)))
 	}
-	st, _ := measure.Summarize(times)
+	st, _ := stats.Summarize(times)
 	return max(1, int(float64(n)*float64(*target)/st.Median))
 }
 

@@ -1,4 +1,4 @@
-package measure
+package stats
 
 // Sample is one timed run of a benchmark body, stored as raw totals.
 type Sample struct {

@@ -1,4 +1,4 @@
-package measure
+package stats
 
 import "slices"
 
@@ -48,8 +48,8 @@ type WindowValues struct {
 }
 
 // WindowAcross is one window summarized over the processes that measured
-// it. The process is the unit (rule 5 of DESIGN.md): each contributes its
-// one value of each quantity, never pooled with another process's, and
+// it. The process is the unit (rule 5 of docs/design.md): each contributes
+// its one value of each quantity, never pooled with another process's, and
 // each quantity is summarized on its own, so the components' medians need
 // not add up to the median wall.
 //
