@@ -116,7 +116,7 @@ func cmdOutcome(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: outcome FILE NAME CLASS [SUBSTRING]")
 	}
 	row := findRow(ts, readDoc(ts, args[0]), args[1])
-	if row.Outcome != args[2] {
+	if string(row.Outcome) != args[2] {
 		ts.Fatalf("%s: outcome %s, want %s (error: %v)", args[1], row.Outcome, args[2], deref(row.Error))
 	}
 	if len(args) == 4 {

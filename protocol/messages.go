@@ -160,8 +160,21 @@ type Request struct {
 	Seed       uint64        `msgpack:"seed"`
 }
 
+// The defaults a zero RequestConfig field means, in one place for the
+// worker that applies them and the supervisor that fills requests.
+const (
+	// DefaultSampleNs is the time one sample should take: long enough that
+	// the garbage collection testing forces before every run, and the
+	// faults and pacing after it, weigh little in it (docs/design.md#sampling).
+	DefaultSampleNs = int64(200e6)
+	// DefaultSamples is one sample per process: the process is the unit of
+	// variance, and a top-level benchmark's setup then runs once per
+	// sample.
+	DefaultSamples = 1
+)
+
 // RequestConfig carries the measurement configuration. Zero values mean the
-// worker's documented default.
+// documented defaults (DefaultSampleNs, DefaultSamples, ...).
 type RequestConfig struct {
 	// MinSampleNs is the calibration target: the time one sample should
 	// take. In discover mode, a positive value asks the worker to

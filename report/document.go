@@ -303,20 +303,39 @@ type BuildFacts struct {
 	Toolchain string `json:"toolchain"`
 }
 
-// Outcome values of a Row or ProcessResult besides the sandbox classes
-// ("ok", "skipped", "benchmark-failure", "exit", "signal", "startup-timeout",
-// "execution-timeout", "malformed-protocol", "invalid-config", "parent-io").
+// Outcome is how a row or a process ended: one of the sandbox's classes
+// ("ok", "skipped", "benchmark-failure", "exit", "signal",
+// "startup-timeout", "execution-timeout", "malformed-protocol",
+// "invalid-config", "parent-io", "canceled") or one of the outcomes below.
+// Its predicates are the one place that decides what counts as a failure.
+type Outcome string
+
+// The outcomes besides the sandbox's classes.
 const (
-	OutcomeBuildFailure = "build-failure"
-	OutcomeTestFail     = "fail" // a test failed without crashing its process
+	OutcomeBuildFailure Outcome = "build-failure"
+	OutcomeTestFail     Outcome = "fail"    // a test failed without crashing its process
+	OutcomeNotRun       Outcome = "not-run" // never started (--fail-fast, an interrupted run)
 )
 
-// The two outcomes that are not failures; every other Outcome is an error
-// row.
+// The two outcomes that are not failures; every other Outcome is an error.
 const (
-	OutcomeOK      = "ok"
-	OutcomeSkipped = "skipped"
+	OutcomeOK      Outcome = "ok"
+	OutcomeSkipped Outcome = "skipped"
 )
+
+// IsError reports whether o records a failure: anything but OutcomeOK and
+// OutcomeSkipped.
+func (o Outcome) IsError() bool { return o != OutcomeOK && o != OutcomeSkipped }
+
+// Failed reports whether any row of d is an error: the run failed.
+func (d Document) Failed() bool {
+	for _, r := range d.Rows {
+		if r.IsError() {
+			return true
+		}
+	}
+	return false
+}
 
 // Meta.Mode values.
 const (
@@ -332,19 +351,16 @@ const (
 	KindWorkload  = "workload" // measured as windows (Document.Windows), not samples
 )
 
-// IsError reports whether the row records a failure: any outcome other than
-// OutcomeOK and OutcomeSkipped.
-func (r Row) IsError() bool {
-	return r.Outcome != OutcomeOK && r.Outcome != OutcomeSkipped
-}
+// IsError reports whether the row records a failure (Outcome.IsError).
+func (r Row) IsError() bool { return r.Outcome.IsError() }
 
 // Row is one identity: a benchmark leaf, a test, or a package that failed to
 // build.
 type Row struct {
-	Package string `json:"package"`
-	Name    string `json:"name"` // "" for a package-level row (build failure)
-	Kind    string `json:"kind"` // "benchmark", "test" or "package"
-	Outcome string `json:"outcome"`
+	Package string  `json:"package"`
+	Name    string  `json:"name"` // "" for a package-level row (build failure)
+	Kind    string  `json:"kind"` // "benchmark", "test" or "package"
+	Outcome Outcome `json:"outcome"`
 	// Error is the first line of what went wrong; nil when nothing did.
 	Error *string `json:"error"`
 	// Skipped is the skip reason; nil unless skipped.
@@ -457,7 +473,7 @@ type Calibration struct {
 type ProcessResult struct {
 	Index   int     `json:"index"`
 	PID     int     `json:"pid"`
-	Outcome string  `json:"outcome"`
+	Outcome Outcome `json:"outcome"`
 	Error   *string `json:"error"`
 	// StartupNs is spawn to the worker's hello (nil when the process never
 	// said hello); WallNs spawn to reaped. Both are the supervisor's

@@ -418,9 +418,9 @@ func note(r Row) string {
 		}
 		return "skipped"
 	case r.Error != nil && *r.Error != "":
-		return r.Outcome + ": " + oneLine(*r.Error)
+		return string(r.Outcome) + ": " + oneLine(*r.Error)
 	default:
-		return r.Outcome
+		return string(r.Outcome)
 	}
 }
 
@@ -441,7 +441,7 @@ func writeErrorBlocks(w *bufio.Writer, rows []Row, prefixes map[string]string) {
 				if p.Outcome == OutcomeOK {
 					continue
 				}
-				msg := p.Outcome
+				msg := string(p.Outcome)
 				if p.Error != nil {
 					msg += ": " + *p.Error
 				}

@@ -171,9 +171,9 @@ func writeCompilerBlock(w *bufio.Writer, r Row) {
 // outcomeLine is a failure's class and error: "signal: killed by SIGSEGV".
 func outcomeLine(r Row) string {
 	if r.Error != nil && *r.Error != "" {
-		return r.Outcome + ": " + *r.Error
+		return string(r.Outcome) + ": " + *r.Error
 	}
-	return r.Outcome
+	return string(r.Outcome)
 }
 
 // testElapsed formats a test's duration as go test does (0.12s), or an em

@@ -24,6 +24,13 @@ var (
 	// ErrCanceled is wrapped by the error of a child ended by its context;
 	// the context's cause is wrapped too.
 	ErrCanceled = errors.New("sandbox: canceled")
+	// ErrCallerDeadline, as (or wrapped by) the cause of the context that
+	// ends a child (context.WithCancelCause), says the caller's own
+	// deadline ended it, as a test's deadline inside a test child does: the
+	// child is first asked for its goroutines' stacks, as at a timeout of
+	// the sandbox's own. The class stays ClassCanceled; the caller knows it
+	// was its deadline.
+	ErrCallerDeadline = errors.New("sandbox: the caller's deadline")
 	// ErrNoHello is returned by Hello (and a first Receive) when the child
 	// closed its endpoint, usually by dying, before sending a Hello. Wait
 	// says why.

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"syscall"
 	"time"
 )
@@ -18,9 +19,10 @@ import (
 type watched int
 
 const (
-	rootExited watched = iota // the root exited (by itself, or killed on a violation)
-	timedOut                  // a deadline decided to end it
-	endOther                  // the context ended it, or a deadline found it being killed already
+	rootExited     watched = iota // the root exited (by itself, or killed on a violation)
+	timedOut                      // a deadline decided to end it
+	endOther                      // the context ended it, or a deadline found it being killed already
+	callerDeadline                // the context ended it for the caller's own deadline (ErrCallerDeadline)
 )
 
 // monitor ends the child when a deadline or the context says so, then tears
@@ -28,7 +30,7 @@ const (
 func (c *Child) monitor(ctx context.Context) {
 	defer close(c.done)
 	switch c.watch(ctx) {
-	case timedOut:
+	case timedOut, callerDeadline:
 		c.askForStacks()
 		if !c.p.hasExited() {
 			c.terminate()
@@ -71,6 +73,9 @@ func (c *Child) watch(ctx context.Context) watched {
 				return rootExited
 			}
 			c.v.cancel(canceledError(ctx))
+			if errors.Is(context.Cause(ctx), ErrCallerDeadline) {
+				return callerDeadline
+			}
 			return endOther
 		}
 	}

@@ -184,13 +184,13 @@ func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	}
 	switch {
 	case l.Problem != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassFailure.String(),
+		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassFailure),
 			Error: ptr(firstLine(l.Problem)), Processes: []report.ProcessResult{}}
 		if strings.Contains(strings.TrimSpace(l.Problem), "\n") {
 			id.row.Output = l.Problem // the rest of what it said
 		}
 	case l.Skipped != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: sandbox.ClassSkipped.String(),
+		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSkipped),
 			Skipped: ptr(l.Skipped), Processes: []report.ProcessResult{}}
 	}
 	return id
@@ -260,7 +260,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 				}
 			})
 			id.windows = append(id.windows, windows...)
-			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: out.Class.String(), WallNs: int64(out.Elapsed)}
+			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
 			if out.Hello != nil {
 				proc.StartupNs = ptr(int64(out.StartupDuration))
 			}
@@ -294,10 +294,6 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 		}
 	}
 }
-
-// OutcomeNotRun is the outcome of an identity whose every repetition was
-// left unstarted (--fail-fast, or an interrupted run).
-const OutcomeNotRun = "not-run"
 
 // seed derives a stable per-process seed from the identity and repetition.
 func seed(pkg, name string, rep int) uint64 {
@@ -357,14 +353,14 @@ func (id *benchIdentity) result() report.Row {
 	switch {
 	case id.row != nil:
 		row = *id.row
-	case len(id.procs) > 0 && id.procs[0].Outcome == sandbox.ClassSkipped.String():
+	case len(id.procs) > 0 && id.procs[0].Outcome == outcomeOf(sandbox.ClassSkipped):
 		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
-			Outcome: sandbox.ClassSkipped.String(), Skipped: id.procs[0].Error}
+			Outcome: outcomeOf(sandbox.ClassSkipped), Skipped: id.procs[0].Error}
 	case len(id.procs) == 0:
 		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
-			Outcome: OutcomeNotRun, Error: ptr(id.notRun)}
+			Outcome: report.OutcomeNotRun, Error: ptr(id.notRun)}
 	default:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: sandbox.ClassSuccess.String()}
+		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
 	}
 	row.Processes = id.procs
 	if row.Processes == nil {
@@ -588,7 +584,7 @@ func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
 	if where := hungAt(out.Stacks.Head, pkg); where != "" {
 		msg += "; " + where
 	}
-	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: out.Class.String(),
+	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
 		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -104,16 +105,11 @@ const (
 
 // Defaults for zero Config fields.
 const (
-	// DefaultSampleTime is the calibration target of one sample:
-	// measured against go test's 1 s runs (see the README's agreement
-	// study), shorter samples of allocating code disagree, because the
-	// garbage collection testing forces before every run and the page
-	// faults and GC pacing that follow it weigh more in them.
-	DefaultSampleTime = 200 * time.Millisecond
-	// One sample per process: a top-level benchmark's setup then runs once
-	// per process, and the process, the unit of variance, gets the whole
-	// sample time.
-	DefaultSamples = 1
+	// DefaultSampleTime and DefaultSamples are the protocol's defaults
+	// (protocol.DefaultSampleNs, protocol.DefaultSamples): one sample of
+	// 200 ms per process (docs/design.md#sampling).
+	DefaultSampleTime = time.Duration(protocol.DefaultSampleNs)
+	DefaultSamples    = protocol.DefaultSamples
 	// Five processes: enough for a distribution-free interval of the
 	// median process (their range covers it with 93.75% confidence) in
 	// about go test's 1 s per benchmark.

@@ -145,12 +145,12 @@ func TestDiscoveryResumesAfterACrash(t *testing.T) {
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", funcs, nil)})
 	got := rowsByName(rows)
 
-	assert.Equal(t, "ok", got["BenchmarkA"].Outcome)
-	assert.Equal(t, "exit", got["BenchmarkB"].Outcome, "the function that died in its listing run is one error row")
-	assert.Equal(t, "ok", got["BenchmarkC/x"].Outcome, "calibrated before its sibling died: measured")
-	assert.Equal(t, "signal", got["BenchmarkC/y"].Outcome, "the leaf that died calibrating is charged alone")
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkA"].Outcome)
+	assert.Equal(t, report.Outcome("exit"), got["BenchmarkB"].Outcome, "the function that died in its listing run is one error row")
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkC/x"].Outcome, "calibrated before its sibling died: measured")
+	assert.Equal(t, report.Outcome("signal"), got["BenchmarkC/y"].Outcome, "the leaf that died calibrating is charged alone")
 	assert.Contains(t, *got["BenchmarkC/y"].Error, "while calibrating")
-	assert.Equal(t, "ok", got["BenchmarkD"].Outcome)
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkD"].Outcome)
 	assert.Len(t, rows, 5)
 	for name, n := range map[string]int64{"BenchmarkA": 50, "BenchmarkC/x": 60, "BenchmarkD": 70} {
 		require.NotNil(t, got[name].Calibration, name)
@@ -209,8 +209,8 @@ func TestFailFastStopsScheduling(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2, FailFast: true}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)})
 	got := rowsByName(rows)
-	assert.Equal(t, "benchmark-failure", got["BenchmarkX/a"].Outcome)
-	assert.Equal(t, OutcomeNotRun, got["BenchmarkX/b"].Outcome)
+	assert.Equal(t, report.Outcome("benchmark-failure"), got["BenchmarkX/a"].Outcome)
+	assert.Equal(t, report.OutcomeNotRun, got["BenchmarkX/b"].Outcome)
 	assert.Contains(t, *got["BenchmarkX/b"].Error, "--fail-fast")
 	assert.Len(t, sc.requests, 2, "discovery and the failing child; nothing after")
 }
@@ -235,8 +235,8 @@ func TestCancelLeavesTheRestNotRun(t *testing.T) {
 	got := rowsByName(rows)
 	a, b := got["BenchmarkX/a"], got["BenchmarkX/b"]
 	require.Len(t, a.Processes, 1, "a measured once before the cancel")
-	assert.Equal(t, "ok", a.Outcome)
-	assert.Equal(t, "canceled", b.Outcome, "the child started as the run was canceled")
+	assert.Equal(t, report.Outcome("ok"), a.Outcome)
+	assert.Equal(t, report.Outcome("canceled"), b.Outcome, "the child started as the run was canceled")
 	assert.Len(t, sc.requests, 3, "nothing starts after the cancel")
 }
 
@@ -258,9 +258,9 @@ func TestTestModeResumesPastACrash(t *testing.T) {
 	s := scriptedSupervisor(t, Config{}, sc)
 	rows := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
 	got := rowsByName(rows)
-	assert.Equal(t, "ok", got["TestA"].Outcome)
-	assert.Equal(t, "exit", got["TestB"].Outcome, "the test running when the child died is charged")
-	assert.Equal(t, "ok", got["TestC"].Outcome, "and every later test runs in a new child")
+	assert.Equal(t, report.Outcome("ok"), got["TestA"].Outcome)
+	assert.Equal(t, report.Outcome("exit"), got["TestB"].Outcome, "the test running when the child died is charged")
+	assert.Equal(t, report.Outcome("ok"), got["TestC"].Outcome, "and every later test runs in a new child")
 	assert.Equal(t, report.OutcomeTestFail, got[""].Outcome, "the package row")
 	require.Len(t, sc.requests, 2)
 }

@@ -445,7 +445,7 @@ func parallel(limit, n int, f func(i int)) {
 	wg.Wait()
 }
 
-func packageRow(pkg, outcome, msg, output string) report.Row {
+func packageRow(pkg string, outcome report.Outcome, msg, output string) report.Row {
 	return report.Row{Package: pkg, Kind: "package", Outcome: outcome, Error: ptr(msg), Output: output}
 }
 
@@ -455,3 +455,6 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
 }
+
+// outcomeOf is the document's outcome of a sandbox class.
+func outcomeOf(c sandbox.Class) report.Outcome { return report.Outcome(c.String()) }

@@ -93,8 +93,12 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			row.Output = o + row.Output
 		}
 		if tr.timedOut == culprit {
-			row.Outcome = sandbox.ClassExecTimeout.String()
-			row.Error = ptr(fmt.Sprintf("test ran past its %v deadline", s.cfg.TestDeadline))
+			row.Outcome = outcomeOf(sandbox.ClassExecTimeout)
+			msg := fmt.Sprintf("test ran past its %v deadline", s.cfg.TestDeadline)
+			if where := hungAt(out.Stacks.Head, p.pkg.ImportPath); where != "" {
+				msg += "; " + where
+			}
+			row.Error = ptr(msg)
 		}
 		if ev, ok := tr.ended[culprit]; ok {
 			row.ElapsedNs = ptr(ev.ElapsedNs)
@@ -107,9 +111,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			break
 		}
 	}
-	status := "ok"
+	status := report.OutcomeOK
 	for _, r := range rows {
-		if r.Outcome != "ok" && r.Outcome != sandbox.ClassSkipped.String() {
+		if r.IsError() {
 			status = report.OutcomeTestFail
 		}
 	}
@@ -123,8 +127,11 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (*testRun, sandbox.Outcome) {
 	tr := &testRun{running: map[string]time.Time{}, ended: map[string]protocol.TestEvent{},
 		timers: map[string]*time.Timer{}, output: map[string]string{}}
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	cctx, cancelCause := context.WithCancelCause(ctx)
+	defer cancelCause(nil)
+	// A test past its deadline ends the child as a deadline does: the
+	// sandbox first asks it for its goroutines' stacks.
+	cancel := func() { cancelCause(sandbox.ErrCallerDeadline) }
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 		Config: protocol.RequestConfig{Run: s.cfg.Run, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
 	out := s.run(cctx, s.childConfig(p), req, func(m protocol.Message) {
@@ -198,7 +205,7 @@ func testRow(pkg, name string, ev protocol.TestEvent) report.Row {
 	case protocol.TestPass:
 		row.Outcome = "ok"
 	case protocol.TestSkip:
-		row.Outcome = sandbox.ClassSkipped.String()
+		row.Outcome = outcomeOf(sandbox.ClassSkipped)
 		row.Skipped = ptr("skipped (testing prints skip reasons only in verbose mode)")
 	default:
 		row.Outcome = report.OutcomeTestFail

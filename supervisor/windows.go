@@ -62,7 +62,7 @@ func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Wind
 		case report.OutcomeSkipped:
 			w.Skipped = ptr(reason)
 		default:
-			w.Error = ptr(strings.TrimSuffix(p.Outcome+": "+reason, ": "))
+			w.Error = ptr(strings.TrimSuffix(string(p.Outcome)+": "+reason, ": "))
 		}
 	}
 

@@ -18,11 +18,8 @@ import (
 
 // Defaults for zero RequestConfig fields.
 const (
-	// DefaultMinSample is the time one sample should take: long enough
-	// that the garbage collection testing forces before every run, and
-	// the page faults and pacing that follow it, are small against it.
-	DefaultMinSample = 200 * time.Millisecond
-	DefaultSamples   = 1
+	DefaultMinSample = time.Duration(protocol.DefaultSampleNs)
+	DefaultSamples   = protocol.DefaultSamples
 )
 
 // topLevel returns the top-level function name of a benchmark path.
