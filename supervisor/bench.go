@@ -18,6 +18,7 @@ import (
 // benchIdentity is one measurable leaf and what its processes produced.
 type benchIdentity struct {
 	plan     *pkgPlan
+	build    *build // the test binary its processes run
 	name     string
 	workload bool // measure.Workload: windows, not samples
 	windows  []report.Window
@@ -44,8 +45,8 @@ type benchIdentity struct {
 func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report.Row, []report.Window) {
 	found := make([][]*benchIdentity, len(plans))
 	parallel(s.cfg.Parallel, len(plans), func(i int) {
-		if plans[i].binary != "" {
-			found[i] = s.discover(ctx, plans[i], true)
+		if b := plans[i].main(); b.binary != "" {
+			found[i] = s.discover(ctx, plans[i], b, true)
 		}
 	})
 	var ids []*benchIdentity
@@ -80,7 +81,7 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report
 // leaves before it calibrates them, one at a time: a process that dies
 // while calibrating a leaf is charged to that leaf alone, and discovery
 // resumes with the same function, skipping the leaves already done.
-func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) []*benchIdentity {
+func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibrate bool) []*benchIdentity {
 	funcs := p.benchmarks()
 	target := int64(0)
 	if calibrate {
@@ -95,7 +96,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) [
 		var leaves []string // of the function now running, as listed
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after, MinSampleNs: target, Skip: skip}}
-		out := s.run(ctx, s.childConfig(p), req, func(m protocol.Message) {
+		out := s.run(ctx, s.childConfig(p, b), req, func(m protocol.Message) {
 			switch m := m.(type) {
 			case protocol.Progress:
 				switch m.Phase {
@@ -114,6 +115,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) [
 						continue
 					}
 					id := s.listed(p, l)
+					id.build = b
 					byName[l.Name] = id
 					ids = append(ids, id)
 				}
@@ -125,7 +127,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) [
 		if current < 0 || current >= int64(len(funcs)) {
 			row := errorRow(p.pkg.ImportPath, "", "package", out)
 			row.Error = ptr("discovery failed: " + *row.Error)
-			return append(ids, &benchIdentity{plan: p, row: &row})
+			return append(ids, &benchIdentity{plan: p, build: b, row: &row})
 		}
 		fn := funcs[current]
 		if leaf >= 0 && leaf < int64(len(leaves)) {
@@ -155,7 +157,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, calibrate bool) [
 			return false
 		})
 		row := errorRow(p.pkg.ImportPath, fn, "benchmark", out)
-		ids = append(ids, &benchIdentity{plan: p, name: fn, row: &row})
+		ids = append(ids, &benchIdentity{plan: p, build: b, name: fn, row: &row})
 		if int(current) == len(funcs)-1 {
 			break
 		}
@@ -201,98 +203,122 @@ func topLevel(name string) string {
 	return top
 }
 
-// measure runs every repetition of every identity, one child at a time.
-// Repetitions are interleaved (all identities once, then all again) so that
-// slow drift of the machine spreads over every identity instead of biasing
-// whichever ran last.
+// job is one child of a schedule: repetition rep of an identity, run with
+// the identity's build.
+type job struct {
+	id  *benchIdentity
+	rep int
+}
+
+// interleave is the schedule of ids over reps processes each: repetition k
+// of every identity before repetition k+1 of any, so that slow drift of
+// the machine (thermal state, background load) spreads over every
+// identity instead of biasing whichever ran last. Identities that already
+// ended (in discovery or calibration) get no job.
+func interleave(ids []*benchIdentity, reps int) []job {
+	var jobs []job
+	for rep := 0; rep < reps; rep++ {
+		for _, id := range ids {
+			if id.row == nil {
+				jobs = append(jobs, job{id, rep})
+			}
+		}
+	}
+	return jobs
+}
+
+// measure executes the schedule, one child at a time. An identity that
+// fails or skips gets no further process; with --fail-fast nothing starts
+// after the first failure; a canceled run starts nothing more.
 func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
-	var live []*benchIdentity
-	for _, id := range ids {
-		if id.row == nil {
-			live = append(live, id)
-		}
-	}
-	total, k := len(live)*s.cfg.Repetitions, 0
+	jobs := interleave(ids, s.cfg.Repetitions)
 	failed := false
-	for rep := 0; rep < s.cfg.Repetitions; rep++ {
-		for _, id := range live {
-			k++
-			switch {
-			case id.stopped:
-				continue
-			case ctx.Err() != nil:
-				id.notRun = "the run was interrupted before it started"
-				continue
-			case failed && s.cfg.FailFast:
-				id.notRun = "--fail-fast stopped the run after an earlier failure"
-				continue
-			}
-			s.cfg.Progress(id.plan.pkg.ImportPath+"."+id.name, k, total)
-			var result *protocol.Result
-			var windows []report.Window
-			mode := protocol.ModeBenchmark
-			if id.workload {
-				mode = protocol.ModeWorkload
-			}
-			req := protocol.Request{
-				Mode:       mode,
-				Identity:   protocol.Identity{Package: id.plan.pkg.ImportPath, Name: id.name},
-				Repetition: rep,
-				Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
-				Config: protocol.RequestConfig{
-					MinSampleNs: int64(s.cfg.SampleTime),
-					Iterations:  id.n, // calibrated once, in discovery
-					SkipProbe:   id.skipProbe(),
-					Samples:     s.cfg.Samples,
-					Metrics:     s.cfg.Metrics,
-					PerfIters:   s.cfg.PerfIters,
-					PerfBatch:   s.cfg.PerfBatch,
-					PerfScaled:  s.cfg.PerfScaled,
-				},
-			}
-			req.Config.WindowMetrics = s.cfg.WindowMetrics // read at workload windows' edges
-			out := s.run(ctx, s.childConfig(id.plan), req, func(m protocol.Message) {
-				switch m := m.(type) {
-				case protocol.Result:
-					result = &m
-				case protocol.Window:
-					windows = append(windows, window(id.plan.pkg.ImportPath, id.name, rep, m))
-				}
-			})
-			id.windows = append(id.windows, windows...)
-			proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
-			if out.Hello != nil {
-				proc.StartupNs = ptr(int64(out.StartupDuration))
-			}
-			if out.Err != nil {
-				proc.Error = ptr(describe(out))
-			}
-			if out.Skip != nil {
-				proc.Error = ptr(out.Skip.Reason)
-			}
-			if result != nil && out.Class == sandbox.ClassSuccess {
-				proc.Samples = samples(result.Samples)
-				markShort(proc.Samples, id.sampleTime)
-				addThroughput(proc.Samples, result.BytesPerOp)
-				if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
-					proc.NsPerOp = &st
-				}
-				id.counted(&proc, result)
-			}
-			id.procs = append(id.procs, proc)
-			switch out.Class {
-			case sandbox.ClassSuccess:
-			case sandbox.ClassSkipped:
-				id.stopped = true
-			default:
-				id.stopped, failed = true, true
-				if id.row == nil {
-					row := errorRow(id.plan.pkg.ImportPath, id.name, id.kind(), out)
-					id.row = &row
-				}
-			}
+	for k, j := range jobs {
+		id, rep := j.id, j.rep
+		switch {
+		case id.stopped:
+			continue
+		case ctx.Err() != nil:
+			id.notRun = "the run was interrupted before it started"
+			continue
+		case failed && s.cfg.FailFast:
+			id.notRun = "--fail-fast stopped the run after an earlier failure"
+			continue
+		}
+		s.cfg.Progress(id.plan.pkg.ImportPath+"."+id.name, k+1, len(jobs))
+		if s.runJob(ctx, id, rep) {
+			failed = true
 		}
 	}
+}
+
+// runJob runs one process of id and records it; true when it failed.
+func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) bool {
+	var result *protocol.Result
+	var windows []report.Window
+	mode := protocol.ModeBenchmark
+	if id.workload {
+		mode = protocol.ModeWorkload
+	}
+	req := protocol.Request{
+		Mode:       mode,
+		Identity:   protocol.Identity{Package: id.plan.pkg.ImportPath, Name: id.name},
+		Repetition: rep,
+		Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
+		Config: protocol.RequestConfig{
+			MinSampleNs:   int64(s.cfg.SampleTime),
+			Iterations:    id.n, // calibrated once, in discovery
+			SkipProbe:     id.skipProbe(),
+			Samples:       s.cfg.Samples,
+			Metrics:       s.cfg.Metrics,
+			PerfIters:     s.cfg.PerfIters,
+			PerfBatch:     s.cfg.PerfBatch,
+			PerfScaled:    s.cfg.PerfScaled,
+			WindowMetrics: s.cfg.WindowMetrics, // read at workload windows' edges
+		},
+	}
+	out := s.run(ctx, s.childConfig(id.plan, id.build), req, func(m protocol.Message) {
+		switch m := m.(type) {
+		case protocol.Result:
+			result = &m
+		case protocol.Window:
+			windows = append(windows, window(id.plan.pkg.ImportPath, id.name, rep, m))
+		}
+	})
+	id.windows = append(id.windows, windows...)
+	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
+	if out.Hello != nil {
+		proc.StartupNs = ptr(int64(out.StartupDuration))
+	}
+	if out.Err != nil {
+		proc.Error = ptr(describe(out))
+	}
+	if out.Skip != nil {
+		proc.Error = ptr(out.Skip.Reason)
+	}
+	if result != nil && out.Class == sandbox.ClassSuccess {
+		proc.Samples = samples(result.Samples)
+		markShort(proc.Samples, id.sampleTime)
+		addThroughput(proc.Samples, result.BytesPerOp)
+		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
+			proc.NsPerOp = &st
+		}
+		id.counted(&proc, result)
+	}
+	id.procs = append(id.procs, proc)
+	switch out.Class {
+	case sandbox.ClassSuccess:
+		return false
+	case sandbox.ClassSkipped:
+		id.stopped = true
+		return false
+	}
+	id.stopped = true
+	if id.row == nil {
+		row := errorRow(id.plan.pkg.ImportPath, id.name, id.kind(), out)
+		id.row = &row
+	}
+	return true
 }
 
 // seed derives a stable per-process seed from the identity and repetition.

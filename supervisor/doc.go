@@ -24,13 +24,29 @@
 // and for the measured one (go list with the overlay, checked against the
 // binary's build information), and warns if they differ.
 //
-// In benchmark mode it discovers every leaf benchmark in a fresh child per
-// package (a function that crashes during discovery becomes one error row and
-// discovery resumes after it), then measures each leaf in Config.Repetitions
-// fresh processes, one child at a time, interleaving repetitions across
-// identities. In test mode it runs each package's tests in a child, packages
-// in parallel; when a child dies, the test it was running is reported with
-// the child's outcome and a new child runs every test that has not finished.
+// # Phases
+//
+// A run is a sequence of phases with data between them:
+//
+//   - plan: the packages as go test resolves them, their Test and
+//     Benchmark functions, the overlay, and the builds each package needs
+//     (pkgPlan.builds: the working tree's first; a comparison adds others);
+//   - build: every build once, in parallel, with the proof that it is go
+//     test's build;
+//   - discover and calibrate (benchmarks): a fresh child per package lists
+//     every leaf and calibrates its N (docs/design.md#calibration); a
+//     function or a leaf whose process dies there becomes one error row and
+//     discovery resumes past it;
+//   - schedule: interleave orders the processes (repetition k of every
+//     identity before repetition k+1 of any), each identity with its build;
+//   - execute: one child at a time for benchmarks; for tests, a child per
+//     package, packages in parallel, and when a child dies the test it was
+//     running is reported with the child's outcome and a new child runs
+//     every test that has not finished;
+//   - summarize: each identity's processes into its row (internal/stats).
+//
+// Starting a child is a field (startFunc), so the schedule and the
+// collection of results are tested with scripted children.
 //
 // Every failure becomes a row of the returned report.Document; Run returns an
 // error only when nothing could run at all.

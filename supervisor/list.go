@@ -34,8 +34,8 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 	}
 	s.buildAll(ctx, plans)
 	for _, p := range plans {
-		if p.failure != nil {
-			out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "package", Error: deref(p.failure.Error)})
+		if f := p.main().failure; f != nil {
+			out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "package", Error: deref(f.Error)})
 			continue
 		}
 		for _, t := range p.tests() {
@@ -43,7 +43,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
 			}
 		}
-		for _, id := range s.discover(ctx, p, false) {
+		for _, id := range s.discover(ctx, p, p.main(), false) {
 			e := ListEntry{Package: p.pkg.ImportPath, Kind: id.kind(), Name: id.name}
 			if id.row != nil {
 				e.Kind, e.Error = id.row.Kind, deref(id.row.Error)

@@ -71,7 +71,7 @@ func scriptedSupervisor(t *testing.T, cfg Config, sc *scripted) *supervisor {
 // fakePackage is a built package with these benchmark and test functions.
 func fakePackage(path string, benchmarks, tests []string) *pkgPlan {
 	return &pkgPlan{pkg: &goPackage{ImportPath: path, Name: "p", Dir: "/nonexistent"},
-		internal: testFuncs{Benchmarks: benchmarks, Tests: tests}, binary: "/nonexistent/p.test"}
+		internal: testFuncs{Benchmarks: benchmarks, Tests: tests}, builds: []*build{{binary: "/nonexistent/p.test"}}}
 }
 
 func progress(phase protocol.Phase, done, total int64) protocol.Progress {
@@ -263,4 +263,41 @@ func TestTestModeResumesPastACrash(t *testing.T) {
 	assert.Equal(t, report.Outcome("ok"), got["TestC"].Outcome, "and every later test runs in a new child")
 	assert.Equal(t, report.OutcomeTestFail, got[""].Outcome, "the package row")
 	require.Len(t, sc.requests, 2)
+}
+
+func TestInterleave(t *testing.T) {
+	a, b := &benchIdentity{name: "A"}, &benchIdentity{name: "B"}
+	ended := &benchIdentity{name: "E", row: &report.Row{Outcome: report.OutcomeSkipped}}
+	var got []string
+	for _, j := range interleave([]*benchIdentity{a, ended, b}, 3) {
+		got = append(got, fmt.Sprintf("%s%d", j.id.name, j.rep))
+	}
+	assert.Equal(t, []string{"A0", "B0", "A1", "B1", "A2", "B2"}, got, "an identity that ended in discovery gets no process")
+	assert.Empty(t, interleave(nil, 5))
+}
+
+func TestSchedulePicksEachIdentitysBuild(t *testing.T) {
+	// Two builds of one package (a comparison's working tree and another
+	// revision): every process runs the binary of its identity's build.
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		return []protocol.Message{result(req, 5)}, sandbox.ClassSuccess
+	}}
+	var paths []string
+	start := sc.start
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
+	s.start = func(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
+		paths = append(paths, cfg.Path)
+		return start(ctx, cfg, req, observe)
+	}
+	p := fakePackage("example.com/p", []string{"BenchmarkX"}, nil)
+	p.builds = append(p.builds, &build{variant: "HEAD~1", binary: "/nonexistent/old.test"})
+	ids := []*benchIdentity{
+		{plan: p, build: p.builds[0], name: "BenchmarkX", n: 10, sampleTime: time.Millisecond},
+		{plan: p, build: p.builds[1], name: "BenchmarkX", n: 10, sampleTime: time.Millisecond},
+	}
+	s.measure(context.Background(), ids)
+	assert.Equal(t, []string{"/nonexistent/p.test", "/nonexistent/old.test", "/nonexistent/p.test", "/nonexistent/old.test"}, paths)
+	for _, id := range ids {
+		assert.Len(t, id.procs, 2)
+	}
 }

@@ -45,16 +45,28 @@ type supervisor struct {
 	first *sandbox.Outcome // the first spawned child: environment and containment facts
 }
 
-// pkgPlan is one package to run.
+// pkgPlan is one package to run: what the plan phase found, and the builds
+// the build phase makes of it.
 type pkgPlan struct {
 	pkg      *goPackage
 	internal testFuncs
 	external testFuncs
-	route    string      // routeOverlay or routeModule
-	binary   string      // the run's own link to the test binary
-	cached   string      // the test binary in the per-user cache, when kept there
-	failure  *report.Row // a package-level failure (build, discovery)
+	route    string // routeOverlay or routeModule
+	// builds are the test binaries of the package: the working tree's
+	// first, then any other variant a run compares it with.
+	builds []*build
 }
+
+// build is one test binary of a package.
+type build struct {
+	variant string      // "" for the working tree
+	binary  string      // the run's own link to the test binary; "" until built
+	cached  string      // the test binary in the per-user cache, when kept there
+	failure *report.Row // why it could not be built, if so
+}
+
+// main is the working tree's build.
+func (p *pkgPlan) main() *build { return p.builds[0] }
 
 func (p *pkgPlan) benchmarks() []string {
 	return append(append([]string(nil), p.internal.Benchmarks...), p.external.Benchmarks...)
@@ -74,6 +86,8 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	defer s.close()
 
+	// Plan: packages as go test resolves them, their functions, the
+	// overlay, and the builds each package needs.
 	keep := func(p *pkgPlan) bool { return len(p.tests()) > 0 }
 	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool { return len(p.benchmarks()) > 0 }
@@ -83,14 +97,22 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		return nil, err
 	}
 	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
+
+	// Build: every build of every package, once, in parallel; the proof
+	// that each measured build is go test's.
 	measured := s.listMeasured(ctx, plans) // in parallel with the builds
 	s.buildAll(ctx, plans)
 	doc.Meta.Provenance = s.provenance(plans, measured)
 	for _, p := range plans {
-		if p.failure != nil {
-			rows = append(rows, *p.failure)
+		for _, b := range p.builds {
+			if b.failure != nil {
+				rows = append(rows, *b.failure)
+			}
 		}
 	}
+	// Discover and calibrate, schedule, execute and summarize (benchmarks:
+	// bench.go), or run each package's tests in as many children as its
+	// crashes take (tests.go).
 	if s.cfg.Mode == ModeBench {
 		var benchRows []report.Row
 		benchRows, doc.Windows = s.benchmarks(ctx, plans)
@@ -160,7 +182,7 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 		if !pkg.hasTests() {
 			continue
 		}
-		p := &pkgPlan{pkg: pkg}
+		p := &pkgPlan{pkg: pkg, builds: []*build{{}}}
 		if p.internal, err = scanTestFiles(pkg.Dir, pkg.TestGoFiles); err == nil {
 			p.external, err = scanTestFiles(pkg.Dir, pkg.XTestGoFiles)
 		}
@@ -203,10 +225,20 @@ func (s *supervisor) workerFor(p *pkgPlan) (string, error) {
 
 // buildAll compiles every package's test binary once, in parallel.
 func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
-	parallel(s.cfg.Parallel, len(plans), func(i int) {
-		p := plans[i]
-		if err := s.build(ctx, p, i); err != nil {
-			p.failure = ptr(packageRow(p.pkg.ImportPath, report.OutcomeBuildFailure, firstLine(err.Error()), err.Error()))
+	type job struct {
+		p *pkgPlan
+		b *build
+	}
+	var jobs []job
+	for _, p := range plans {
+		for _, b := range p.builds {
+			jobs = append(jobs, job{p, b})
+		}
+	}
+	parallel(s.cfg.Parallel, len(jobs), func(i int) {
+		j := jobs[i]
+		if err := s.build(ctx, j.p, j.b, i); err != nil {
+			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, report.OutcomeBuildFailure, firstLine(err.Error()), err.Error()))
 		}
 	})
 }
@@ -218,12 +250,12 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 // The binary is linked into the per-user cache (see bincache.go), where
 // the go command finds it up to date on the next run, and linked from there
 // into the run's own directory.
-func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
+func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int) error {
 	bin := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath)))
 	target := bin
 	if s.binCache != "" {
 		dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
-		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, s.env.raw, s.inj.digest))
+		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath+"\x00"+b.variant, s.env.raw, s.inj.digest))
 	}
 	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", target, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
 	if err != nil {
@@ -233,9 +265,9 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, index int) error {
 		if err := useCached(target, bin); err != nil {
 			return fmt.Errorf("copying the test binary out of the cache: %w", err)
 		}
-		p.cached = target
+		b.cached = target
 	}
-	p.binary = bin
+	b.binary = bin
 	return nil
 }
 
@@ -293,15 +325,15 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 	pv.Injection = strings.Join(routes, ",")
 	measured, err := measuredListing()
 	for _, p := range plans {
-		if p.binary == "" {
+		if p.main().binary == "" {
 			continue
 		}
-		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.cached}
+		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.main().cached}
 		if err != nil {
 			bc.Note = "listing the measured build: " + firstLine(err.Error())
 		} else {
 			var note string
-			bc.Measured, note = measuredFacts(measured, p.pkg, p.binary)
+			bc.Measured, note = measuredFacts(measured, p.pkg, p.main().binary)
 			bc.Same, bc.Note = compareBuilds(bc.Plain, bc.Measured)
 			if note != "" {
 				bc.Same, bc.Note = false, strings.TrimPrefix(bc.Note+"; "+note, "; ")
@@ -315,10 +347,10 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 	return pv
 }
 
-// childConfig is the sandbox configuration of one child of p.
-func (s *supervisor) childConfig(p *pkgPlan) sandbox.Config {
+// childConfig is the sandbox configuration of one child of p's build b.
+func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 	return sandbox.Config{
-		Path: p.binary,
+		Path: b.binary,
 		// -test.timeout=0: the sandbox owns the deadlines. -test.paniconexit0:
 		// as under go test, os.Exit(0) inside a test is a failure.
 		Args:           []string{"-test.run=^TestBenchsupWorker$", "-test.timeout=0", "-test.paniconexit0", "-test.count=1"},

@@ -18,7 +18,7 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 	var done int
 	var mu sync.Mutex
 	parallel(s.cfg.Parallel, len(plans), func(i int) {
-		if plans[i].binary == "" {
+		if plans[i].main().binary == "" {
 			return
 		}
 		mu.Lock()
@@ -134,7 +134,7 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	cancel := func() { cancelCause(sandbox.ErrCallerDeadline) }
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 		Config: protocol.RequestConfig{Run: s.cfg.Run, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
-	out := s.run(cctx, s.childConfig(p), req, func(m protocol.Message) {
+	out := s.run(cctx, s.childConfig(p, p.main()), req, func(m protocol.Message) {
 		ev, ok := m.(protocol.TestEvent)
 		if !ok {
 			return
