@@ -36,12 +36,13 @@ func binCacheDir() string {
 }
 
 // binCacheKey names the cached binary of one build: the directory the go
-// command runs in, the package, the go command's environment (go env
+// command runs in, the package and its build's variant, the go command's
+// environment (go env
 // -json: GOFLAGS, GOOS, GOARCH, CGO settings, the toolchain, ...) and the
 // content the overlay places.
-func binCacheKey(runDir, importPath string, goEnv []byte, overlayDigest string) string {
+func binCacheKey(runDir, importPath, variant string, goEnv []byte, overlayDigest string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", runDir, importPath, overlayDigest)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", runDir, importPath, variant, overlayDigest)
 	h.Write(goEnv)
 	name := filepath.Base(importPath)
 	if name == "." || name == "/" || strings.ContainsAny(name, `\:`) {

@@ -11,14 +11,15 @@ import (
 )
 
 func TestBinCacheKey(t *testing.T) {
-	base := binCacheKey("/m", "example.com/m/p", []byte(`{"GOFLAGS":""}`), "d1")
+	base := binCacheKey("/m", "example.com/m/p", "", []byte(`{"GOFLAGS":""}`), "d1")
 	assert.Regexp(t, `^p-[0-9a-f]{20}\.test$`, base)
-	assert.Equal(t, base, binCacheKey("/m", "example.com/m/p", []byte(`{"GOFLAGS":""}`), "d1"), "the same build, the same name")
+	assert.Equal(t, base, binCacheKey("/m", "example.com/m/p", "", []byte(`{"GOFLAGS":""}`), "d1"), "the same build, the same name")
 	for name, other := range map[string]string{
-		"directory": binCacheKey("/n", "example.com/m/p", []byte(`{"GOFLAGS":""}`), "d1"),
-		"package":   binCacheKey("/m", "example.com/m/q", []byte(`{"GOFLAGS":""}`), "d1"),
-		"go env":    binCacheKey("/m", "example.com/m/p", []byte(`{"GOFLAGS":"-tags=x"}`), "d1"),
-		"overlay":   binCacheKey("/m", "example.com/m/p", []byte(`{"GOFLAGS":""}`), "d2"),
+		"directory": binCacheKey("/n", "example.com/m/p", "", []byte(`{"GOFLAGS":""}`), "d1"),
+		"package":   binCacheKey("/m", "example.com/m/q", "", []byte(`{"GOFLAGS":""}`), "d1"),
+		"go env":    binCacheKey("/m", "example.com/m/p", "", []byte(`{"GOFLAGS":"-tags=x"}`), "d1"),
+		"overlay":   binCacheKey("/m", "example.com/m/p", "", []byte(`{"GOFLAGS":""}`), "d2"),
+		"variant":   binCacheKey("/m", "example.com/m/p", "HEAD~1", []byte(`{"GOFLAGS":""}`), "d1"),
 	} {
 		assert.NotEqual(t, base, other, "a different %s is a different binary", name)
 	}

@@ -255,10 +255,13 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	target := bin
 	if s.binCache != "" {
 		dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
-		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath+"\x00"+b.variant, s.env.raw, s.inj.digest))
+		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, b.variant, s.env.raw, s.inj.digest))
 	}
 	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", target, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
 	if err != nil {
+		if len(out) == 0 { // the go command did not run, or said nothing
+			return fmt.Errorf("go test -c: %w", err)
+		}
 		return errors.New(describeBuildFailure(string(out), s.inj.name))
 	}
 	if target != bin {
