@@ -83,7 +83,7 @@ func TestScripts(t *testing.T) {
 			"windows":    cmdWindows,
 			"treehash":   cmdTreeHash,
 			"provenance": cmdProvenance,
-			"setuponce":  cmdSetupOnce,
+			"setupcount": cmdSetupCount,
 			"numbers":    cmdNumbers,
 			"calibrated": cmdCalibrated,
 		},
@@ -374,22 +374,25 @@ func cmdProvenance(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSetupOnce: setuponce FILE NAME DIR checks that every process of the
-// benchmark NAME ran its setup exactly once: the fixture appends a line per
-// setup to DIR/<pid>.
-func cmdSetupOnce(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 || neg {
-		ts.Fatalf("usage: setuponce FILE NAME DIR")
+// cmdSetupCount: setupcount FILE NAME PREFIX COUNT checks that every
+// process of the benchmark NAME ran its setup exactly COUNT times: the
+// fixture appends a line per setup to PREFIX.<pid> (PREFIX a path whose
+// last element names the benchmark's file).
+func cmdSetupCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 || neg {
+		ts.Fatalf("usage: setupcount FILE NAME PREFIX COUNT")
 	}
 	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	want, err := strconv.Atoi(args[3])
+	ts.Check(err)
 	if len(row.Processes) == 0 {
 		ts.Fatalf("%s: no processes", args[1])
 	}
 	for _, p := range row.Processes {
-		data, err := os.ReadFile(filepath.Join(ts.MkAbs(args[2]), strconv.Itoa(p.PID)))
+		data, err := os.ReadFile(ts.MkAbs(args[2]) + "." + strconv.Itoa(p.PID))
 		ts.Check(err)
-		if n := strings.Count(string(data), "\n"); n != 1 {
-			ts.Fatalf("%s: process %d (pid %d) ran its setup %d times, want once", args[1], p.Index, p.PID, n)
+		if n := strings.Count(string(data), "\n"); n != want {
+			ts.Fatalf("%s: process %d (pid %d) ran its setup %d times, want %d", args[1], p.Index, p.PID, n, want)
 		}
 	}
 }
