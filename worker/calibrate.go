@@ -248,19 +248,22 @@ func nextCandidate(targetNs int64, runs []protocol.Sample) int64 {
 }
 
 // fitTwo fits time = fixed + N·per-iteration through two runs of
-// different N: the fixed part, when it is a tenth of the shorter run or
-// more, else none.
+// different N: the fixed part, when it is a quarter of the shorter run or
+// more, else none. The runs' Ns must differ by half or more: two runs of
+// nearly the same N make any noise look like a fixed part (the
+// verification that lands a run within 20% of the target often ends on
+// such a pair).
 func fitTwo(a, b protocol.Sample) (fit, bool) {
 	if a.Iterations > b.Iterations {
 		a, b = b, a
 	}
 	dn := float64(b.Iterations - a.Iterations)
-	if dn <= 0 {
+	if dn <= 0 || 2*b.Iterations < 3*a.Iterations {
 		return fit{}, false
 	}
 	perIter := float64(b.ElapsedNs-a.ElapsedNs) / dn
 	fixed := float64(a.ElapsedNs) - perIter*float64(a.Iterations)
-	if perIter <= 0 || fixed < float64(a.ElapsedNs)/10 {
+	if perIter <= 0 || fixed < float64(a.ElapsedNs)/4 {
 		return fit{}, false
 	}
 	return fit{fixedNs: fixed, perIterNs: perIter}, true

@@ -41,7 +41,8 @@ func TestFitTwo(t *testing.T) {
 		{"proportional: no fixed part", run(100, 1000), run(200, 2000), fit{}, false},
 		{"a fixed part of half the shorter run", run(100, 1000), run(200, 1500), fit{fixedNs: 500, perIterNs: 5}, true},
 		{"in either order", run(200, 1500), run(100, 1000), fit{fixedNs: 500, perIterNs: 5}, true},
-		{"a small fixed part is noise, not fitted", run(100, 1000), run(200, 1950), fit{}, false},
+		{"a small fixed part is noise, not fitted", run(100, 1000), run(200, 1800), fit{}, false},
+		{"Ns too close to tell a fixed part from noise", run(100, 1000), run(120, 1100), fit{}, false},
 		{"slower per iteration at more iterations is no fit", run(100, 1000), run(200, 900), fit{}, false},
 		{"the same N is no fit", run(100, 1000), run(100, 1500), fit{}, false},
 	}
