@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command windows measures how much each source benchsup reads at a workload
 // window's edges perturbs the window, and prints the table the README's
 // workloads section and sources.WindowEdgeCosts quote.
