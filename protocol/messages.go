@@ -5,12 +5,13 @@ import "fmt"
 // Version is the protocol version this package speaks. A peer speaking any
 // other version is refused at the handshake with a *VersionError.
 //
+// Version 4 adds TestPause and TestCont and Listed.FullName.
 // Version 2 added the Window message (workloads). Version 3 has discovery
 // calibrate each listed leaf (Listed.Iterations, Calibration, Problem,
 // Skipped) so that every process of an identity measures the same N, and
 // adds Sample.Exact, MetricCell.Uncertainty and Note, and
 // RequestConfig.WindowMetrics.
-const Version = 3
+const Version = 4
 
 // EnvFD names the environment variable through which a child learns the
 // descriptor number of its protocol endpoint.
@@ -380,6 +381,9 @@ type Listed struct {
 	// outside its timer (its setup), the median over calibration runs;
 	// zero when not measured.
 	SetupNs int64 `msgpack:"setupNs,omitempty"`
+	// FullName is the whole name when Name had to be shortened to fit
+	// MaxNameLen (the worker then resolves the short Name it listed).
+	FullName string `msgpack:"fullName,omitempty"`
 	// Problem says why the leaf cannot be measured (it failed, or reported
 	// no time, while calibrating); Skipped is the reason it skipped itself.
 	Problem string `msgpack:"problem,omitempty"`
@@ -414,11 +418,15 @@ const (
 	TestFail   TestAction = "fail"
 	TestSkip   TestAction = "skip"
 	TestOutput TestAction = "output"
+	// TestPause and TestCont bracket the time a parallel test waits for
+	// its turn (t.Parallel): it is not running then.
+	TestPause TestAction = "pause"
+	TestCont  TestAction = "cont"
 )
 
 func (a TestAction) valid() bool {
 	switch a {
-	case TestRun, TestPass, TestFail, TestSkip, TestOutput:
+	case TestRun, TestPass, TestFail, TestSkip, TestOutput, TestPause, TestCont:
 		return true
 	}
 	return false

@@ -268,7 +268,7 @@ func appendListing(b []byte, v *Listing) []byte {
 	for i := range v.Identities {
 		l := &v.Identities[i]
 		n := 2
-		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.SetupNs != 0, l.Problem != "", l.Skipped != ""} {
+		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.SetupNs != 0, l.FullName != "", l.Problem != "", l.Skipped != ""} {
 			if set {
 				n++
 			}
@@ -300,6 +300,10 @@ func appendListing(b []byte, v *Listing) []byte {
 		if l.SetupNs != 0 {
 			b = appendString(b, "setupNs")
 			b = appendInt(b, l.SetupNs)
+		}
+		if l.FullName != "" {
+			b = appendString(b, "fullName")
+			b = appendString(b, l.FullName)
 		}
 		if l.Problem != "" {
 			b = appendString(b, "problem")
@@ -427,7 +431,7 @@ var (
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
-	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "problem", "skipped"}
+	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped"}
 	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
@@ -728,6 +732,8 @@ func (d *decoder) listed(v *Listed) error {
 		case 6:
 			return d.i64(&v.SetupNs)
 		case 7:
+			return d.str(&v.FullName)
+		case 8:
 			return d.str(&v.Problem)
 		default:
 			return d.str(&v.Skipped)

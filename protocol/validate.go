@@ -231,6 +231,7 @@ func (m Listing) validate() error {
 			checkNonNegative("identities[].setupNs", l.SetupNs),
 			checkCount("identities[].calibration", len(l.Calibration), MaxCalibrationRuns),
 			checkString("identities[].problem", l.Problem, MaxTextLen),
+			checkString("identities[].fullName", l.FullName, MaxTextLen),
 			checkString("identities[].skipped", l.Skipped, MaxTextLen),
 		); err != nil {
 			return err

@@ -145,6 +145,7 @@ func messageCases() []msgCase {
 	add("unicode", protocol.Listing{Identities: []protocol.Listed{{Name: "Test日本/🙂", Kind: protocol.ListedTest}}})
 	add("calibrated", protocol.Listing{Identities: []protocol.Listed{
 		{Name: "BenchmarkPooled", Kind: protocol.ListedBenchmark, Iterations: 180, SampleNs: 600_000_000, FixedNs: 60_000_000, SetupNs: 1_500_000},
+		{Name: "BenchmarkLong/x…#0123456789abcdef", Kind: protocol.ListedBenchmark, FullName: "BenchmarkLong/" + strings.Repeat("x", 5000)},
 		{Name: "BenchmarkA/n=1", Kind: protocol.ListedBenchmark, Iterations: 1 << 20,
 			Calibration: []protocol.Sample{{Iterations: 1, ElapsedNs: 900, Exact: true}, {Iterations: 100, ElapsedNs: 41_000, AllocBytes: u64(800), Allocs: u64(100)}}},
 		{Name: "BenchmarkZero", Kind: protocol.ListedBenchmark, Problem: "reported 0 ns/op"},
@@ -152,7 +153,7 @@ func messageCases() []msgCase {
 		{Name: "BenchmarkEmptyCalibration", Kind: protocol.ListedBenchmark, Calibration: []protocol.Sample{}}}})
 
 	// TestEvent.
-	for _, a := range []protocol.TestAction{protocol.TestRun, protocol.TestPass, protocol.TestFail, protocol.TestSkip, protocol.TestOutput} {
+	for _, a := range []protocol.TestAction{protocol.TestRun, protocol.TestPass, protocol.TestFail, protocol.TestSkip, protocol.TestOutput, protocol.TestPause, protocol.TestCont} {
 		add(string(a), protocol.TestEvent{Action: a, Test: "TestB/sub", ElapsedNs: 12345, Output: "    b_test.go:12: boom\n"})
 	}
 	add("empty strings", protocol.TestEvent{Action: protocol.TestOutput})

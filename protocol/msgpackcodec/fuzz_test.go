@@ -216,7 +216,7 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 		}
 		return protocol.Listing{Identities: ids}
 	case 10:
-		return protocol.TestEvent{Action: protocol.TestAction(pick(0, "run", "pass", "fail", "skip", "output", s1)), Test: s1, ElapsedNs: a, Output: s2}
+		return protocol.TestEvent{Action: protocol.TestAction(pick(0, "run", "pass", "fail", "skip", "output", "pause", "cont", s1)), Test: s1, ElapsedNs: a, Output: s2}
 	}
 	w := protocol.Window{Name: s1, Reps: int(a), WallNs: b, Scope: pick(0, "thread", "process", "wall-only", s2),
 		OnCPUUserNs: ptr(2, a), OnCPUKernelNs: ptr(3, b), OffCPURunqueueNs: ptr(4, int64(u)), OffCPUDiskNs: ptr(5, a^b),
