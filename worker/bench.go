@@ -83,7 +83,7 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
 	err := captureStdout(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
-	}, out.line)
+	}, func(s string, _ bool) bool { return out.line(s) })
 	return out, err
 }
 

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -194,12 +196,21 @@ func (o *benchOutput) leaves() []string {
 // from parsing (it still reaches the real stdout).
 const maxLine = 64 << 10
 
+// frameMarker is the byte testing writes before each of its own lines under
+// -test.v=test2json (^V), so that they can be told from what the code under
+// test printed; cmd/test2json reads the stream the same way.
+const frameMarker = 0x16
+
 // captureStdout runs f with os.Stdout redirected into a pipe and hands every
-// line to line, in order, before it returns. A line for which line returns
-// true is forwarded to the original stdout (which the supervisor captures,
-// bounded); testing's own framing is not, so that a failing child's output
-// tail shows what the code under test printed.
-func captureStdout(f func(), line func(string) (forward bool)) error {
+// line to line, in order, before it returns. A line ends at a newline, or
+// just before a frame marker that does not start it (the code printed a
+// partial line and testing then framed one of its own), or at the end of
+// the output. framed reports that the line is testing's own (the marker is
+// stripped); s never holds the newline. A line for which line returns true
+// is forwarded, as written, to the original stdout (which the supervisor
+// captures, bounded), so that a failing child's output tail shows what the
+// code under test printed.
+func captureStdout(f func(), line func(s string, framed bool) (forward bool)) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
@@ -208,20 +219,20 @@ func captureStdout(f func(), line func(string) (forward bool)) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		br := bufio.NewReaderSize(r, maxLine)
-		for {
-			s, err := br.ReadSlice('\n')
-			if len(s) > 0 && line(strings.TrimRight(string(s), "\n")) {
-				orig.Write(s)
-			}
-			for err == bufio.ErrBufferFull { // the rest of a long line is forwarded, not parsed
-				s, err = br.ReadSlice('\n')
-				orig.Write(s)
-			}
-			if err != nil {
+		splitFramed(r, func(raw []byte, parsed bool) {
+			if !parsed {
+				orig.Write(raw)
 				return
 			}
-		}
+			s := strings.TrimSuffix(string(raw), "\n")
+			framed := len(s) > 0 && s[0] == frameMarker
+			if framed {
+				s = s[1:]
+			}
+			if line(s, framed) {
+				orig.Write(raw)
+			}
+		})
 	}()
 	os.Stdout = w
 	defer func() {
@@ -232,4 +243,68 @@ func captureStdout(f func(), line func(string) (forward bool)) error {
 	}()
 	f()
 	return nil
+}
+
+// splitFramed reads r to its end and calls emit with each line as written
+// (newline included when there is one); parsed is false for the part of a
+// line beyond maxLine, which is handed on in pieces.
+func splitFramed(r io.Reader, emit func(raw []byte, parsed bool)) {
+	br := bufio.NewReaderSize(r, maxLine)
+	var buf []byte
+	overlong := false // the current line passed maxLine: the rest is not parsed
+	for {
+		chunk, err := br.ReadSlice('\n')
+		for len(chunk) > 0 {
+			// A marker that does not start the pending line starts a new one.
+			from := 0
+			if len(buf) == 0 && !overlong && chunk[0] == frameMarker {
+				from = 1
+			}
+			if j := bytes.IndexByte(chunk[from:], frameMarker); j >= 0 {
+				appendLine(&buf, &overlong, chunk[:from+j], emit)
+				flushLine(&buf, &overlong, emit)
+				chunk = chunk[from+j:]
+				continue
+			}
+			appendLine(&buf, &overlong, chunk, emit)
+			if chunk[len(chunk)-1] == '\n' {
+				flushLine(&buf, &overlong, emit)
+			}
+			chunk = nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			flushLine(&buf, &overlong, emit)
+			return
+		}
+	}
+}
+
+// appendLine adds p to the pending line, or hands it on unparsed once the
+// line passed maxLine.
+func appendLine(buf *[]byte, overlong *bool, p []byte, emit func([]byte, bool)) {
+	if *overlong {
+		emit(p, false)
+		return
+	}
+	if room := maxLine - len(*buf); len(p) > room {
+		*buf = append(*buf, p[:room]...)
+		emit(*buf, true)
+		*buf = (*buf)[:0]
+		*overlong = true
+		emit(p[room:], false)
+		return
+	}
+	*buf = append(*buf, p...)
+}
+
+// flushLine emits the pending line, if any, and starts a new one.
+func flushLine(buf *[]byte, overlong *bool, emit func([]byte, bool)) {
+	if len(*buf) > 0 {
+		emit(*buf, true)
+	}
+	*buf = (*buf)[:0]
+	*overlong = false
 }

@@ -51,7 +51,8 @@ func (w *session) runTests() error {
 		_ = w.send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
 			Output: protocol.TruncateText(text, protocol.MaxTextLen)})
 	}}
-	err := captureStdout(func() { testing.RunTests(matchString, tests) }, blocks.line)
+	err := captureStdout(func() { testing.RunTests(matchString, tests) },
+		func(s string, _ bool) bool { return blocks.line(s) })
 	blocks.flush()
 	return err
 }
