@@ -4,9 +4,12 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchsup/benchsup/internal/stats"
@@ -40,17 +43,11 @@ type benchIdentity struct {
 	countMethod string
 }
 
-// benchmarks discovers every package's leaves (packages in parallel: no
+// benchmarks discovers every package's leaves (see discoverAll; no
 // measurement runs yet), then measures them serially.
 func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report.Row, []report.Window) {
-	found := make([][]*benchIdentity, len(plans))
-	parallel(s.cfg.Parallel, len(plans), func(i int) {
-		if b := plans[i].main(); b.binary != "" {
-			found[i] = s.discover(ctx, plans[i], b, true)
-		}
-	})
 	var ids []*benchIdentity
-	for _, f := range found {
+	for _, f := range s.discoverAll(ctx, plans, true) {
 		ids = append(ids, f...)
 	}
 	s.measure(ctx, ids)
@@ -72,43 +69,155 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report
 	return rows, windows
 }
 
-// discover lists the leaves of p's benchmark functions. A function whose
-// discovery ends its process becomes one error identity, and discovery
-// resumes with the next function in a new process.
+// discoverAll discovers the leaves of every built package's benchmark
+// functions (see discover), packages and functions in parallel: at most
+// --parallel discovery children at a time over all packages. The result
+// is by package, each in source order.
+func (s *supervisor) discoverAll(ctx context.Context, plans []*pkgPlan, calibrate bool) [][]*benchIdentity {
+	found := make([][]*benchIdentity, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		if b := p.main(); b.binary != "" {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				found[i] = s.discover(ctx, p, b, calibrate)
+			}()
+		}
+	}
+	wg.Wait()
+	return found
+}
+
+// discover lists the leaves of p's benchmark functions, each top-level
+// function in children of its own, with its own deadline: one function's
+// time, crash or late panic is never charged to another, and each lists
+// its leaves in a process where no neighbour ran first (an os.Chdir, a
+// changed global). A function whose child dies becomes that function's
+// error row; every other function is still discovered. The result is in
+// source order.
+//
+// The first selected function's child goes first: once it has reached its
+// function, the package's children evidently start (its TestMain and init
+// ran), and the other functions' children start alongside it. If it ends
+// before reaching its function, the package cannot be discovered at all:
+// that is one package row, and no further child is started.
 //
 // With calibrate, every benchmark leaf is also calibrated there (see
-// listed); listing alone does not need it. The worker lists a function's
-// leaves before it calibrates them, one at a time: a process that dies
-// while calibrating a leaf is charged to that leaf alone, and discovery
-// resumes with the same function, skipping the leaves already done.
+// listed); listing alone does not need it.
 func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibrate bool) []*benchIdentity {
 	funcs := p.benchmarks()
+	var sel []int // the functions the -bench pattern selects
+	patterns := make([]string, len(funcs))
+	for i, fn := range funcs {
+		if pat, ok := onlyFunction(s.cfg.Bench, fn); ok {
+			sel, patterns[i] = append(sel, i), pat
+		}
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	found := make([][]*benchIdentity, len(funcs))
+	first := sel[0]
+	reached := make(chan struct{})
+	var once sync.Once
+	var firstFailed *sandbox.Outcome
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		found[first], firstFailed = s.discoverFunction(ctx, p, b, funcs, first, patterns[first], calibrate,
+			func() { once.Do(func() { close(reached) }) })
+	}()
+	select {
+	case <-reached:
+	case <-firstDone:
+	}
+	if firstFailed != nil {
+		row := errorRow(p.pkg.ImportPath, "", "package", *firstFailed)
+		row.Error = ptr("discovery failed before any benchmark function started: " + *row.Error)
+		return []*benchIdentity{{plan: p, build: b, row: &row}}
+	}
+	var wg sync.WaitGroup
+	for _, i := range sel[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var failed *sandbox.Outcome
+			found[i], failed = s.discoverFunction(ctx, p, b, funcs, i, patterns[i], calibrate, nil)
+			if failed != nil { // it never reached its function, though the first one did
+				row := errorRow(p.pkg.ImportPath, funcs[i], "benchmark", *failed)
+				row.Error = ptr("before the function started: " + *row.Error)
+				found[i] = []*benchIdentity{{plan: p, build: b, name: funcs[i], row: &row}}
+			}
+		}()
+	}
+	wg.Wait()
+	<-firstDone
+	var ids []*benchIdentity
+	for _, f := range found {
+		ids = append(ids, f...)
+	}
+	return ids
+}
+
+// discoverFunction lists (and with calibrate, calibrates) the leaves of
+// funcs[i], the only function the -bench pattern given to its children
+// selects. Its first child starts right after funcs[i-1] in the registry;
+// reached, if set, is called once that child has reached funcs[i].
+//
+// The worker lists a function's leaves before it calibrates them, one at a
+// time: a child that dies while calibrating a leaf is charged to that leaf
+// alone, and the function is resumed in a new child, skipping the leaves
+// already done. A child that dies at any other time after reaching the
+// function (in its listing run, or after it, from a goroutine it left) is
+// charged to the function: nothing else ran there. The function's leaves
+// are then one error row.
+//
+// The Outcome is non-nil only when the first child ended before it
+// reached the function (TestMain, an init, the startup): nothing of the
+// function is known.
+func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build, funcs []string, i int, pattern string,
+	calibrate bool, reached func()) ([]*benchIdentity, *sandbox.Outcome) {
+	fn := funcs[i]
+	after := ""
+	if i > 0 {
+		after = funcs[i-1]
+	}
 	target := int64(0)
 	if calibrate {
 		target = int64(s.cfg.SampleTime)
 	}
 	var ids []*benchIdentity
 	byName := map[string]*benchIdentity{}
-	after := ""
-	var skip []string // leaves of the resumed function already calibrated or charged
-	for ctx.Err() == nil {
-		current, leaf := int64(-1), int64(-1)
-		var leaves []string // of the function now running, as listed
+	var skip []string // leaves already calibrated or charged, when resumed
+	for attempt := 0; ctx.Err() == nil; attempt++ {
+		started, past := false, false // reached fn; went past it
+		leaf := int64(-1)
+		var leaves []string // as listed, in the order calibration indexes them
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
-			Config: protocol.RequestConfig{Bench: s.cfg.Bench, After: after, MinSampleNs: target, Skip: skip}}
+			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip}}
+		s.slots() <- struct{}{}
 		out := s.run(ctx, s.childConfig(p, b), req, func(m protocol.Message) {
 			switch m := m.(type) {
 			case protocol.Progress:
-				switch m.Phase {
-				case protocol.PhaseDiscovery: // the function now running, by index
-					current, leaf, leaves = m.Done, -1, nil
-				case protocol.PhaseCalibration: // its leaf now calibrating, by index
+				switch {
+				case m.Phase == protocol.PhaseDiscovery && !started:
+					started = true
+					if reached != nil {
+						reached()
+					}
+				case m.Phase == protocol.PhaseDiscovery: // a later function, which the pattern does not select
+					past, leaf = true, -1
+				case m.Phase == protocol.PhaseCalibration && started && !past:
 					leaf = m.Done
 				}
 			case protocol.Listing:
+				if !started || past {
+					return
+				}
 				for _, l := range m.Identities {
 					if l.Iterations == 0 && len(l.Calibration) == 0 && l.Problem == "" && l.Skipped == "" {
-						leaves = append(leaves, l.Name) // the function's leaves, in the order calibration indexes them
+						leaves = append(leaves, l.Name)
 					}
 					if id, ok := byName[l.Name]; ok {
 						s.update(id, l)
@@ -121,49 +230,104 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibra
 				}
 			}
 		})
-		if out.Class == sandbox.ClassSuccess {
-			break
-		}
-		if current < 0 || current >= int64(len(funcs)) {
-			row := errorRow(p.pkg.ImportPath, "", "package", out)
-			row.Error = ptr("discovery failed: " + *row.Error)
-			return append(ids, &benchIdentity{plan: p, build: b, row: &row})
-		}
-		fn := funcs[current]
-		if leaf >= 0 && leaf < int64(len(leaves)) {
-			// The process died calibrating one leaf: that leaf's row, and
+		<-s.slots()
+		switch {
+		case out.Class == sandbox.ClassSuccess:
+			return ids, nil
+		case !started && attempt == 0:
+			return nil, &out
+		case started && leaf >= 0 && leaf < int64(len(leaves)):
+			// The child died calibrating one leaf: that leaf's row, and
 			// the function again from the next leaf on.
 			id := byName[leaves[leaf]]
 			row := errorRow(p.pkg.ImportPath, id.name, id.kind(), out)
 			row.Error = ptr("while calibrating: " + *row.Error)
 			id.row = &row
-			skip = skip[:0]
-			for _, name := range leaves[:leaf+1] {
-				skip = append(skip, name)
-			}
-			if current > 0 {
-				after = funcs[current-1]
-			} else {
-				after = ""
-			}
+			skip = append(skip[:0], leaves[:leaf+1]...)
 			continue
 		}
-		// Leaves listed for fn before it died are replaced by one row.
-		ids = slices.DeleteFunc(ids, func(id *benchIdentity) bool {
-			if topLevel(id.name) == fn {
-				delete(byName, id.name)
-				return true
-			}
-			return false
-		})
+		// Anything else ends the function: its leaves become one row.
 		row := errorRow(p.pkg.ImportPath, fn, "benchmark", out)
-		ids = append(ids, &benchIdentity{plan: p, build: b, name: fn, row: &row})
-		if int(current) == len(funcs)-1 {
-			break
+		if past {
+			row.Error = ptr("after the function returned: " + *row.Error)
 		}
-		after, skip = fn, nil
+		return []*benchIdentity{{plan: p, build: b, name: fn, row: &row}}, nil
 	}
-	return ids
+	return ids, nil
+}
+
+// slots is the semaphore of discovery children: --parallel of them at a
+// time over the whole run.
+func (s *supervisor) slots() chan struct{} {
+	s.slotsOnce.Do(func() {
+		n := s.cfg.Parallel
+		if n <= 0 {
+			n = runtime.NumCPU()
+		}
+		s.discoverySlots = make(chan struct{}, n)
+	})
+	return s.discoverySlots
+}
+
+// onlyFunction returns the -test.bench pattern that selects what pattern
+// selects under the top-level function fn and nothing under any other
+// function, and whether pattern selects fn at all. It splits pattern as
+// testing does (alternatives at a top-level "|", levels at a top-level
+// "/", brackets and parentheses respected), keeps the alternatives whose
+// first level matches fn, and anchors that level to fn exactly.
+func onlyFunction(pattern, fn string) (string, bool) {
+	if pattern == "" {
+		pattern = "."
+	}
+	exact := "^" + regexp.QuoteMeta(fn) + "$"
+	var alts []string
+	for _, levels := range benchAlternatives(pattern) {
+		if ok, err := regexp.MatchString(levels[0], fn); err != nil || !ok {
+			continue
+		}
+		alts = append(alts, strings.Join(append([]string{exact}, levels[1:]...), "/"))
+	}
+	return strings.Join(alts, "|"), len(alts) > 0
+}
+
+// benchAlternatives splits a -test.bench pattern as testing's matcher does: into
+// alternatives at each "|", and each into levels at each "/", outside
+// brackets and parentheses.
+func benchAlternatives(s string) [][]string {
+	var alts [][]string
+	var levels []string
+	brackets, parens := 0, 0
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '[':
+			brackets++
+		case ']':
+			if brackets--; brackets < 0 { // an unmatched ']' is a literal
+				brackets = 0
+			}
+		case '(':
+			if brackets == 0 {
+				parens++
+			}
+		case ')':
+			if brackets == 0 {
+				parens--
+			}
+		case '\\':
+			i++
+		case '/', '|':
+			if brackets == 0 && parens == 0 {
+				levels = append(levels, s[:i])
+				if s[i] == '|' {
+					alts, levels = append(alts, levels), nil
+				}
+				s, i = s[i+1:], 0
+				continue
+			}
+		}
+		i++
+	}
+	return append(alts, append(levels, s))
 }
 
 // update applies a leaf's calibration, listed after the leaf itself.

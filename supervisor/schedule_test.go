@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,68 +106,180 @@ func rowsByName(rows []report.Row) map[string]report.Row {
 	return m
 }
 
-func TestDiscoveryResumesAfterACrash(t *testing.T) {
-	funcs := []string{"BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"}
-	discovery := 0
+// function is the top-level function a discovery request selects: the one
+// registered after Config.After, which its -bench pattern names exactly.
+func function(t *testing.T, funcs []string, req protocol.Request) (int, string) {
+	t.Helper()
+	i := 0
+	if req.Config.After != "" {
+		i = slices.Index(funcs, req.Config.After) + 1
+	}
+	require.Less(t, i, len(funcs), "after %q", req.Config.After)
+	require.True(t, strings.HasPrefix(req.Config.Bench, "^"+funcs[i]+"$"), "pattern %q selects %s", req.Config.Bench, funcs[i])
+	return i, funcs[i]
+}
+
+func TestDiscoveryOneChildPerFunction(t *testing.T) {
+	funcs := []string{"BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD", "BenchmarkE", "BenchmarkF"}
+	n := int64(len(funcs))
+	var mu sync.Mutex
+	children := map[string]int{}
 	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
 		if req.Mode != protocol.ModeDiscover {
 			return []protocol.Message{result(req, 100)}, sandbox.ClassSuccess
 		}
-		discovery++
-		switch discovery {
-		case 1: // A lists and calibrates; B dies in its listing run.
-			assert.Empty(t, req.Config.After)
-			return []protocol.Message{
-				progress(protocol.PhaseDiscovery, 0, 4), leaves("BenchmarkA"),
-				progress(protocol.PhaseCalibration, 0, 1), calibrated("BenchmarkA", 50),
-				progress(protocol.PhaseDiscovery, 1, 4),
-			}, sandbox.ClassExit
-		case 2: // after B: C's second leaf dies while calibrating.
-			assert.Equal(t, "BenchmarkB", req.Config.After)
-			assert.Empty(t, req.Config.Skip)
-			return []protocol.Message{
-				progress(protocol.PhaseDiscovery, 2, 4), leaves("BenchmarkC/x", "BenchmarkC/y"),
-				progress(protocol.PhaseCalibration, 0, 2), calibrated("BenchmarkC/x", 60),
-				progress(protocol.PhaseCalibration, 1, 2),
-			}, sandbox.ClassSignal
-		case 3: // C again, skipping what is done, then D.
-			assert.Equal(t, "BenchmarkB", req.Config.After, "the function resumes")
-			assert.Equal(t, []string{"BenchmarkC/x", "BenchmarkC/y"}, req.Config.Skip, "past the leaves done or charged")
-			return []protocol.Message{
-				progress(protocol.PhaseDiscovery, 2, 4), leaves("BenchmarkC/x", "BenchmarkC/y"),
-				progress(protocol.PhaseDiscovery, 3, 4), leaves("BenchmarkD"),
-				progress(protocol.PhaseCalibration, 0, 1), calibrated("BenchmarkD", 70),
-			}, sandbox.ClassSuccess
+		i, fn := function(t, funcs, req)
+		mu.Lock()
+		children[fn]++
+		attempt := children[fn]
+		mu.Unlock()
+		// Every child goes on past its function to the end of the
+		// registry, where the pattern selects nothing.
+		rest := func() []protocol.Message {
+			var m []protocol.Message
+			for j := int64(i + 1); j < n; j++ {
+				m = append(m, progress(protocol.PhaseDiscovery, j, n))
+			}
+			return m
 		}
-		t.Fatalf("discovery %d: %+v", discovery, req.Config)
-		return nil, sandbox.ClassSuccess
+		switch fn {
+		case "BenchmarkA", "BenchmarkD":
+			return append([]protocol.Message{progress(protocol.PhaseDiscovery, int64(i), n), leaves(fn),
+				progress(protocol.PhaseCalibration, 0, 1), calibrated(fn, 50)}, rest()...), sandbox.ClassSuccess
+		case "BenchmarkB": // dies in its listing run
+			return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), n)}, sandbox.ClassExit
+		case "BenchmarkC": // its second leaf dies while calibrating, then it resumes
+			if attempt == 1 {
+				assert.Empty(t, req.Config.Skip)
+				return []protocol.Message{
+					progress(protocol.PhaseDiscovery, int64(i), n), leaves("BenchmarkC/x", "BenchmarkC/y"),
+					progress(protocol.PhaseCalibration, 0, 2), calibrated("BenchmarkC/x", 60),
+					progress(protocol.PhaseCalibration, 1, 2),
+				}, sandbox.ClassSignal
+			}
+			assert.Equal(t, []string{"BenchmarkC/x", "BenchmarkC/y"}, req.Config.Skip, "past the leaves done or charged")
+			return append([]protocol.Message{progress(protocol.PhaseDiscovery, int64(i), n),
+				leaves("BenchmarkC/x", "BenchmarkC/y")}, rest()...), sandbox.ClassSuccess
+		case "BenchmarkE": // calibrated, then a goroutine it left panics
+			return append([]protocol.Message{progress(protocol.PhaseDiscovery, int64(i), n), leaves(fn),
+				progress(protocol.PhaseCalibration, 0, 1), calibrated(fn, 70)}, rest()...), sandbox.ClassExit
+		}
+		// BenchmarkF, the last, is listed as a workload.
+		return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), n),
+			protocol.Listing{Identities: []protocol.Listed{{Name: fn, Kind: protocol.ListedWorkload}}}}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", funcs, nil)})
 	got := rowsByName(rows)
 
+	var names []string
+	for _, r := range rows {
+		names = append(names, r.Name)
+	}
+	assert.Equal(t, []string{"BenchmarkA", "BenchmarkB", "BenchmarkC/x", "BenchmarkC/y", "BenchmarkD", "BenchmarkE", "BenchmarkF"}, names,
+		"rows in source order, whatever order the children ended in")
 	assert.Equal(t, report.Outcome("ok"), got["BenchmarkA"].Outcome)
 	assert.Equal(t, report.Outcome("exit"), got["BenchmarkB"].Outcome, "the function that died in its listing run is one error row")
 	assert.Equal(t, report.Outcome("ok"), got["BenchmarkC/x"].Outcome, "calibrated before its sibling died: measured")
 	assert.Equal(t, report.Outcome("signal"), got["BenchmarkC/y"].Outcome, "the leaf that died calibrating is charged alone")
 	assert.Contains(t, *got["BenchmarkC/y"].Error, "while calibrating")
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkD"].Outcome)
-	assert.Len(t, rows, 5)
-	for name, n := range map[string]int64{"BenchmarkA": 50, "BenchmarkC/x": 60, "BenchmarkD": 70} {
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkD"].Outcome, "a neighbour's crash does not reach it")
+	assert.Equal(t, report.Outcome("exit"), got["BenchmarkE"].Outcome, "a death after its own function returned is its own")
+	assert.Contains(t, *got["BenchmarkE"].Error, "after the function returned")
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkF"].Outcome, "the function after it is discovered and measured")
+	for name, n := range map[string]int64{"BenchmarkA": 50, "BenchmarkC/x": 60, "BenchmarkD": 50} {
 		require.NotNil(t, got[name].Calibration, name)
 		assert.Equal(t, n, got[name].Calibration.N, name)
+		require.Len(t, got[name].Processes, 2, name)
 		for _, p := range got[name].Processes {
 			assert.Equal(t, n, p.Samples[0].Iterations, "%s: every process measures the calibrated N", name)
 		}
 	}
-	discoveries := 0
+	assert.Len(t, got["BenchmarkF"].Processes, 2)
+	assert.Equal(t, map[string]int{"BenchmarkA": 1, "BenchmarkB": 1, "BenchmarkC": 2, "BenchmarkD": 1, "BenchmarkE": 1, "BenchmarkF": 1}, children,
+		"one child per function, and one more for the function resumed past a leaf")
 	for _, r := range sc.requests {
 		if r.Mode == protocol.ModeDiscover {
-			discoveries++
 			assert.Equal(t, int64(DefaultSampleTime), r.Config.MinSampleNs, "discovery calibrates")
 		}
 	}
-	assert.Equal(t, 3, discoveries)
+}
+
+func TestDiscoveryOfAPackageThatNeverStarts(t *testing.T) {
+	// The first function's child ends before it reaches its function (a
+	// TestMain that exits, an init that panics): the package is one row,
+	// and no other child is started.
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		return nil, sandbox.ClassExit
+	}}
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
+	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)})
+	require.Len(t, rows, 1)
+	assert.Equal(t, "package", rows[0].Kind)
+	assert.Equal(t, report.Outcome("exit"), rows[0].Outcome)
+	assert.Contains(t, *rows[0].Error, "before any benchmark function started")
+	assert.Len(t, sc.requests, 1)
+}
+
+func TestDiscoveryInParallelWithinBounds(t *testing.T) {
+	// Two packages of four slow functions, --parallel 3: the first function
+	// of each package first, then the others alongside, never more than
+	// three children at a time.
+	var mu sync.Mutex
+	running, most := 0, 0
+	var pkgs []*pkgPlan
+	funcs := []string{"BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"}
+	for _, path := range []string{"example.com/p", "example.com/q"} {
+		pkgs = append(pkgs, fakePackage(path, funcs, nil))
+	}
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		if req.Mode != protocol.ModeDiscover {
+			return []protocol.Message{result(req, 100)}, sandbox.ClassSuccess
+		}
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		i, fn := function(t, funcs, req)
+		return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), 4), leaves(fn), calibrated(fn, 10)}, sandbox.ClassSuccess
+	}}
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 1, Parallel: 3}, sc)
+	rows, _ := s.benchmarks(context.Background(), pkgs)
+	require.Len(t, rows, 8)
+	for k, r := range rows {
+		assert.Equal(t, pkgs[k/4].pkg.ImportPath, r.Package)
+		assert.Equal(t, funcs[k%4], r.Name)
+		assert.Equal(t, report.Outcome("ok"), r.Outcome, r.Name)
+	}
+	assert.Equal(t, 3, most, "at most --parallel discovery children at once, and that many when there is work")
+}
+
+func TestOnlyFunction(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, fn, want string
+		ok                bool
+	}{
+		{"", "BenchmarkA", "^BenchmarkA$", true},
+		{".", "BenchmarkA", "^BenchmarkA$", true},
+		{"A", "BenchmarkA", "^BenchmarkA$", true},
+		{"A", "BenchmarkB", "", false},
+		{"A/x", "BenchmarkA", "^BenchmarkA$/x", true},
+		{"A/x|B/y", "BenchmarkB", "^BenchmarkB$/y", true},
+		{"Bench/x|A/y", "BenchmarkA", "^BenchmarkA$/x|^BenchmarkA$/y", true},
+		{"(A|B)/x/z", "BenchmarkB", "^BenchmarkB$/x/z", true},
+		{"[/|]/x", "Benchmark|", "^Benchmark\\|$/x", true},
+		{"A\\/x", "BenchmarkA/x", "^BenchmarkA/x$", true},
+	} {
+		t.Run(tc.pattern+"_"+tc.fn, func(t *testing.T) {
+			got, ok := onlyFunction(tc.pattern, tc.fn)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }
 
 func TestScheduleInterleavesRepetitions(t *testing.T) {

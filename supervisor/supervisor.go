@@ -40,6 +40,11 @@ type supervisor struct {
 	// tests of the schedule and of how results are collected.
 	start startFunc
 
+	// discoverySlots bounds the discovery children running at once, over
+	// every package (slots).
+	slotsOnce      sync.Once
+	discoverySlots chan struct{}
+
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
 	first *sandbox.Outcome // the first spawned child: environment and containment facts
