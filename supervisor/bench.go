@@ -129,11 +129,18 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibra
 			func() { once.Do(func() { close(reached) }) })
 	}()
 	select {
-	case <-reached:
+	case <-reached: // it started, so firstFailed stays nil
 	case <-firstDone:
 	}
-	if firstFailed != nil {
-		row := errorRow(p.pkg.ImportPath, "", "package", *firstFailed)
+	if failed := func() *sandbox.Outcome {
+		select {
+		case <-firstDone:
+			return firstFailed
+		default:
+			return nil
+		}
+	}(); failed != nil {
+		row := errorRow(p.pkg.ImportPath, "", "package", *failed)
 		row.Error = ptr("discovery failed before any benchmark function started: " + *row.Error)
 		return []*benchIdentity{{plan: p, build: b, row: &row}}
 	}
