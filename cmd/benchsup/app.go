@@ -46,8 +46,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errFailed):
+	case errors.Is(err, errFailed), errors.Is(err, errRegression):
 		return exitFailed
+	case errors.Is(err, errIncomplete):
+		return exitIncomplete
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
 		return exitUsage
@@ -94,7 +96,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CommandNotFound: func(c *cli.Context, name string) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (commands: run, list)", c.Args().First())
+				return usagef("unknown command %q (commands: run, compare, list, list-metrics)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -119,6 +121,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					return listMetrics(stdout, c.Bool("perf-scaled"))
 				},
 			},
+			compareCommand(stdout, stderr),
 			{
 				Name:         "list",
 				Usage:        "list every test and benchmark identity, sub-benchmarks included",

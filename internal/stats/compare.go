@@ -336,10 +336,12 @@ func OrderEffect(old, new []float64, oldFirst []bool) (float64, bool) {
 // OutlierProcesses returns the indexes of the values (per-process medians)
 // far from the others: more than k scaled median absolute deviations
 // (1.4826·MAD, a standard deviation for normal data) from the median, on a
-// log scale so that fast and slow outliers are treated alike. Outliers
-// are for flagging and counting, never for dropping. None with fewer than
-// three values or when the MAD is zero.
-func OutlierProcesses(medians []float64, k float64) []int {
+// log scale so that fast and slow outliers are treated alike, and more
+// than the fraction floor away (so that values that hardly vary, such as
+// B/op with a rare extra allocation, flag nothing). Outliers are for
+// flagging and counting, never for dropping. None with fewer than three
+// values or when the MAD is zero.
+func OutlierProcesses(medians []float64, k, floor float64) []int {
 	if len(medians) < 3 {
 		return nil
 	}
@@ -356,7 +358,7 @@ func OutlierProcesses(medians []float64, k float64) []int {
 	}
 	var out []int
 	for i, l := range logs {
-		if math.Abs(l-s.Median) > k*1.4826*s.MAD {
+		if d := math.Abs(l - s.Median); d > k*1.4826*s.MAD && d > math.Log1p(floor) {
 			out = append(out, i)
 		}
 	}

@@ -274,9 +274,10 @@ func TestOutlierProcesses(t *testing.T) {
 		{"one fast", []float64{100, 101, 60, 100, 102}, []int{2}},
 		{"too few", []float64{100, 200}, nil},
 		{"all equal", []float64{5, 5, 5, 5}, nil},
+		{"far in MADs but under the floor", []float64{1000, 1000.1, 999.9, 1000, 1003}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := OutlierProcesses(tc.in, 5)
+			got := OutlierProcesses(tc.in, 5, 0.01)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("OutlierProcesses(%v) = %v, want %v", tc.in, got, tc.want)
 			}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/supervisor"
+)
+
+// exitIncomplete is the status of a gate that could not judge every
+// identity: one crashed or is missing on a side.
+const exitIncomplete = 3
+
+// The gate's outcomes, as errors that run() turns into exit statuses.
+var (
+	errRegression = errors.New("regression")
+	errIncomplete = errors.New("incomplete comparison")
+)
+
+func compareFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "threshold", Value: percentString(supervisor.DefaultThreshold),
+			Usage: "practical threshold, in percent: a change is called only when its whole interval lies beyond it"},
+		&cli.StringFlag{Name: "confidence", Value: percentString(stats.DefaultConfidence),
+			Usage: fmt.Sprintf("confidence of the intervals, in percent (%v to %v)", 100*stats.MinConfidence, 100*stats.MaxConfidence)},
+		&cli.IntFlag{Name: "resamples", Value: stats.DefaultResamples,
+			Usage: fmt.Sprintf("bootstrap resamples (%d to %d)", stats.MinResamples, stats.MaxResamples)},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed of the bootstrap (the same seed and inputs give the same intervals)"},
+		&cli.BoolFlag{Name: "allow-mismatch", Usage: "compare runs whose fingerprints (host, toolchain, environment, sampling) differ; the output records the differences"},
+		&cli.StringFlag{Name: "fail-on", Usage: "gate: `slower` exits 1 when a slowdown beyond the threshold is established; inconclusive also fails on an undecided time row (fail closed); either exits 3 when an identity crashed or is missing on a side"},
+	}
+}
+
+func compareCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "compare two run documents (--json output of benchsup run --bench): is NEW faster or slower than OLD, and how sure",
+		ArgsUsage: "OLD.json NEW.json",
+		Flags: append(compareFlags(),
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table or json"},
+			&cli.StringFlag{Name: "json", Usage: "also write the comparison document to `FILE`"},
+		),
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usagef("compare takes two run documents, OLD and NEW; got %d arguments", c.NArg())
+			}
+			cfg, failOn, err := compareConfig(c)
+			if err != nil {
+				return err
+			}
+			format := c.String("format")
+			if format != "table" && format != "json" {
+				return usagef("--format must be table or json, got %q", format)
+			}
+			old, err := readRun(c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			new, err := readRun(c.Args().Get(1))
+			if err != nil {
+				return err
+			}
+			cfg.OldLabel, cfg.NewLabel = c.Args().Get(0), c.Args().Get(1)
+			cmp, err := supervisor.Compare(old, new, cfg)
+			if err != nil {
+				return err
+			}
+			if path := c.String("json"); path != "" {
+				if err := writeComparisonFile(path, *cmp); err != nil {
+					return err
+				}
+			}
+			if format == "json" {
+				err = report.WriteComparisonJSON(stdout, *cmp)
+			} else {
+				err = report.WriteComparisonTable(stdout, *cmp)
+			}
+			if err != nil {
+				return fmt.Errorf("writing the comparison: %w", err)
+			}
+			return gate(*cmp, failOn, stderr)
+		},
+	}
+}
+
+// compareConfig reads the statistics flags.
+func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
+	var cfg supervisor.CompareConfig
+	t, err := parsePercent(c.String("threshold"))
+	if err != nil || t <= 0 {
+		return cfg, "", usagef("--threshold must be a positive percentage such as 2 or 2%%, got %q", c.String("threshold"))
+	}
+	conf, err := parsePercent(c.String("confidence"))
+	if err != nil {
+		return cfg, "", usagef("--confidence must be a percentage such as 95 or 95%%, got %q", c.String("confidence"))
+	}
+	cfg.Threshold = t
+	cfg.Bootstrap = stats.Bootstrap{Confidence: conf, Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
+	cfg.AllowMismatch = c.Bool("allow-mismatch")
+	if err := cfg.Validate(); err != nil {
+		var ce *supervisor.ConfigError
+		if errors.As(err, &ce) {
+			return cfg, "", usagef("--%s %s", strings.ToLower(ce.Field), ce.Problem)
+		}
+		return cfg, "", usageError{err}
+	}
+	failOn := c.String("fail-on")
+	switch failOn {
+	case "", "slower", "inconclusive":
+	default:
+		return cfg, "", usagef("--fail-on must be slower or inconclusive, got %q", failOn)
+	}
+	return cfg, failOn, nil
+}
+
+// parsePercent reads "2", "2%" or "2.5 %" as a fraction (0.02).
+func parsePercent(s string) (float64, error) {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("not a percentage: %q", s)
+	}
+	return v / 100, nil
+}
+
+func percentString(frac float64) string {
+	return strconv.FormatFloat(100*frac, 'f', -1, 64) + "%"
+}
+
+// readRun reads a run document from a file.
+func readRun(path string) (*report.Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	doc, err := report.ReadDocument(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// gate applies --fail-on to a comparison: nil when it passes or no gate was
+// asked for. Only time rows are gated; the other metrics inform.
+func gate(c report.Comparison, failOn string, stderr io.Writer) error {
+	if failOn == "" {
+		return nil
+	}
+	var slower, undecided, incomplete []string
+	for _, r := range c.Rows {
+		if r.Metric != report.MetricTime {
+			continue
+		}
+		id := r.Package + " " + r.Name
+		switch r.Verdict {
+		case report.VerdictSlower:
+			slower = append(slower, id)
+		case report.VerdictInconclusive, report.VerdictUnavailable:
+			undecided = append(undecided, id)
+		case report.VerdictFailed, report.VerdictOnlyOld:
+			incomplete = append(incomplete, id)
+		}
+	}
+	say := func(what string, ids []string) {
+		fmt.Fprintf(stderr, "benchsup: gate: %d %s: %s\n", len(ids), what, strings.Join(ids, ", "))
+	}
+	switch {
+	case len(incomplete) > 0:
+		say("identities crashed or are missing on a side", incomplete)
+		return errIncomplete
+	case len(slower) > 0:
+		say("slower beyond the threshold", slower)
+		return errRegression
+	case failOn == "inconclusive" && len(undecided) > 0:
+		say("undecided (fail-closed gate)", undecided)
+		return errRegression
+	}
+	return nil
+}
+
+func writeComparisonFile(path string, c report.Comparison) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	if err := report.WriteComparisonJSON(f, c); err != nil {
+		f.Close()
+		return fmt.Errorf("--json: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// maxCompareName caps the identity column of a comparison table, in runes;
+// the JSON document keeps every name whole.
+const maxCompareName = 60
+
+// WriteComparisonTable writes c as text, one section per metric in the
+// order the metrics first appear (sec/op first), like benchstat: a header
+// naming the two sides and the statistics, then per section one line per
+// identity (grouped under its package) with both sides' centers, the change
+// (new/old − 1) with its interval and p-value, and the verdict, and a
+// geomean line; then the fingerprint differences a comparison was allowed
+// to ignore, and the notes. An unavailable cell is an em dash.
+func WriteComparisonTable(w io.Writer, c Comparison) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "old: %s\nnew: %s\n", sideLabel(c.Old), sideLabel(c.New))
+	k := c.Knobs
+	design := "independent processes, hierarchical bootstrap"
+	if k.Paired {
+		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
+	}
+	fmt.Fprintf(bw, "statistics: %s; %s confidence asked, %d resamples, seed %d; threshold ±%s\n",
+		design, trimPercent(100*k.Confidence), k.Resamples, k.Seed, trimPercent(100*k.Threshold))
+	for _, d := range c.Mismatches {
+		fmt.Fprintf(bw, "warning: %s differs (old %q, new %q); compared because --allow-mismatch was given\n", d.Field, d.Old, d.New)
+	}
+
+	var metrics []string
+	for _, r := range c.Rows {
+		if !containsString(metrics, r.Metric) {
+			metrics = append(metrics, r.Metric)
+		}
+	}
+	for _, m := range metrics {
+		bw.WriteString("\n")
+		writeMetricSection(bw, c, m)
+	}
+
+	var notes []string
+	for _, r := range c.Rows {
+		if r.Note != "" {
+			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
+		}
+		if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
+			notes = append(notes, fmt.Sprintf("%s %s: order effect %s (the build that ran first in its pair measured differently; balanced order cancels it from the ratio)",
+				r.Package, r.Name, formatChange(*r.OrderEffect)))
+		}
+	}
+	if len(notes) > 0 {
+		bw.WriteString("\nnotes:\n")
+		for _, n := range notes {
+			bw.WriteString("  " + n + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+func sideLabel(s ComparedRun) string {
+	if s.Date == "" {
+		return s.Label
+	}
+	return s.Label + " (" + s.Date + ")"
+}
+
+func trimPercent(p float64) string {
+	return strconv.FormatFloat(roundSignificant(p, 4), 'f', -1, 64) + "%"
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeMetricSection writes one metric's rows and its geomean.
+func writeMetricSection(bw *bufio.Writer, c Comparison, metric string) {
+	g := grid{cols: []column{
+		{metric, alignLeft}, {"old", alignDecimal}, {"new", alignDecimal},
+		{"change", alignRight}, {"interval", alignLeft}, {"p", alignRight}, {"verdict", alignLeft},
+	}}
+	pkg := ""
+	for _, r := range c.Rows {
+		if r.Metric != metric {
+			continue
+		}
+		if r.Package != pkg {
+			pkg = r.Package
+			g.cells = append(g.cells, []string{pkg, "", "", "", "", "", ""})
+		}
+		name := r.Name
+		if name == "" {
+			name = "(package)"
+		}
+		interval := dash
+		if r.Low != nil && r.High != nil {
+			interval = "[" + formatChange(*r.Low) + ", " + formatChange(*r.High) + "]"
+			if r.Confidence != nil && math.Abs(*r.Confidence-c.Knobs.Confidence) > 1e-9 {
+				interval += " @" + trimPercent(100**r.Confidence)
+			}
+		}
+		change := dash
+		if r.Ratio != nil {
+			change = formatChange(*r.Ratio)
+		}
+		p := dash
+		if r.P != nil {
+			p = formatP(*r.P)
+		}
+		g.cells = append(g.cells, []string{"  " + truncate(name, maxCompareName),
+			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, r.Verdict})
+	}
+	for _, gm := range c.Geomeans {
+		if gm.Metric == metric && gm.Identities > 1 {
+			g.cells = append(g.cells, []string{fmt.Sprintf("geomean (%d)", gm.Identities), "", "", formatChange(gm.Ratio), "", "", ""})
+		}
+	}
+	header, rows := g.layout()
+	bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
+	for _, row := range rows {
+		bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
+	}
+}
+
+// formatCenter formats one side's value, with its outlier count.
+func formatCenter(metric string, v *ComparedValue) string {
+	if v == nil || v.Center == nil {
+		return dash
+	}
+	var s string
+	switch metric {
+	case MetricTime:
+		s = formatDuration(*v.Center)
+	default:
+		s = formatNumber(*v.Center)
+	}
+	if v.Uncertainty != nil && *v.Uncertainty > 0 {
+		s += " ±" + formatNumber(*v.Uncertainty)
+	}
+	if n := len(v.Outliers); n > 0 {
+		s += fmt.Sprintf(" (%d outlier)", n)
+	}
+	return s
+}
+
+// formatChange formats a ratio as a signed percentage change: +5.43%,
+// −12.1%, ~0% for exactly 1.
+func formatChange(ratio float64) string {
+	p := 100 * (ratio - 1)
+	if p == 0 {
+		return "~0%"
+	}
+	sign := "+"
+	if p < 0 {
+		sign = "−"
+	}
+	a := math.Abs(p)
+	digits := 2
+	switch {
+	case a >= 100:
+		digits = 0
+	case a >= 10:
+		digits = 1
+	}
+	return sign + strconv.FormatFloat(a, 'f', digits, 64) + "%"
+}
+
+// formatP formats a p-value to two significant digits, "<0.001" below.
+func formatP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return strconv.FormatFloat(roundSignificant(p, 2), 'f', -1, 64)
+}
