@@ -1,11 +1,18 @@
 package protocol
 
-import "fmt"
+import (
+	"fmt"
+	"hash/fnv"
+	"unicode/utf8"
+)
 
 // Version is the protocol version this package speaks. A peer speaking any
 // other version is refused at the handshake with a *VersionError.
 //
-// Version 4 adds TestPause and TestCont and Listed.FullName.
+// Version 4 adds TestPause and TestCont, and, for names longer than
+// MaxNameLen, Listed.FullName and Request.FullName (ShortName); it also
+// adds Metric.Unmeasured. Fields added within a version are omitted when
+// empty, and a decoder skips keys it does not know.
 // Version 2 added the Window message (workloads). Version 3 has discovery
 // calibrate each listed leaf (Listed.Iterations, Calibration, Problem,
 // Skipped) so that every process of an identity measures the same N, and
@@ -139,6 +146,25 @@ func (id Identity) String() string {
 	return id.Package + "." + id.Name
 }
 
+// ShortName returns name when it fits MaxNameLen, and otherwise a name
+// that does: its longest prefix that leaves room, an ellipsis, "#" and 16
+// hexadecimal digits of a hash of the whole name, so that two long names
+// sharing a prefix stay apart and a name keeps its short form from one
+// process to the next.
+func ShortName(name string) string {
+	if len(name) <= MaxNameLen {
+		return name
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	suffix := fmt.Sprintf("…#%016x", h.Sum64())
+	cut := MaxNameLen - len(suffix)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + suffix
+}
+
 // Hello is the child's first frame.
 type Hello struct {
 	ProtocolVersion int    `msgpack:"protocolVersion"`
@@ -159,6 +185,10 @@ type Request struct {
 	Config     RequestConfig `msgpack:"config"`
 	Repetition int           `msgpack:"repetition"` // 0-based index of this fresh process
 	Seed       uint64        `msgpack:"seed"`
+	// FullName is the identity's whole name when Identity.Name is its
+	// ShortName (the name is longer than MaxNameLen): the name the child
+	// runs.
+	FullName string `msgpack:"fullName,omitempty"`
 }
 
 // The defaults a zero RequestConfig field means, in one place for the
@@ -298,6 +328,9 @@ type Sample struct {
 type Metric struct {
 	Unit  string  `msgpack:"unit"`
 	Value float64 `msgpack:"value"`
+	// Unmeasured, when not empty, says why there is no value (the
+	// benchmark reported NaN or an infinity); Value is then zero.
+	Unmeasured string `msgpack:"unmeasured,omitempty"`
 }
 
 // MetricCell is one value of a catalog metric measured in a counting pass:
@@ -381,8 +414,8 @@ type Listed struct {
 	// outside its timer (its setup), the median over calibration runs;
 	// zero when not measured.
 	SetupNs int64 `msgpack:"setupNs,omitempty"`
-	// FullName is the whole name when Name had to be shortened to fit
-	// MaxNameLen (the worker then resolves the short Name it listed).
+	// FullName is the whole name when Name is its ShortName (the name is
+	// longer than MaxNameLen); a Request for the identity carries it.
 	FullName string `msgpack:"fullName,omitempty"`
 	// Problem says why the leaf cannot be measured (it failed, or reported
 	// no time, while calibrating); Skipped is the reason it skipped itself.

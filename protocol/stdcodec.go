@@ -37,7 +37,11 @@ func appendHello(b []byte, v *Hello) []byte {
 }
 
 func appendRequest(b []byte, v *Request) []byte {
-	b = appendMapLen(b, 5)
+	n := 5
+	if v.FullName != "" {
+		n++
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "mode")
 	b = appendString(b, string(v.Mode))
 	b = appendString(b, "identity")
@@ -47,7 +51,12 @@ func appendRequest(b []byte, v *Request) []byte {
 	b = appendString(b, "repetition")
 	b = appendInt(b, int64(v.Repetition))
 	b = appendString(b, "seed")
-	return appendUint(b, v.Seed)
+	b = appendUint(b, v.Seed)
+	if v.FullName != "" {
+		b = appendString(b, "fullName")
+		b = appendString(b, v.FullName)
+	}
+	return b
 }
 
 func appendRequestConfig(b []byte, v *RequestConfig) []byte {
@@ -185,11 +194,19 @@ func appendSample(b []byte, v *Sample) []byte {
 		b = appendArrayLen(b, len(v.Extra))
 		for i := range v.Extra {
 			e := &v.Extra[i]
-			b = appendMapLen(b, 2)
+			n := 2
+			if e.Unmeasured != "" {
+				n++
+			}
+			b = appendMapLen(b, n)
 			b = appendString(b, "unit")
 			b = appendString(b, e.Unit)
 			b = appendString(b, "value")
 			b = appendFloat(b, e.Value)
+			if e.Unmeasured != "" {
+				b = appendString(b, "unmeasured")
+				b = appendString(b, e.Unmeasured)
+			}
 		}
 	}
 	if v.Exact {
@@ -417,14 +434,14 @@ func appendWindow(b []byte, v *Window) []byte {
 var (
 	identityKeys      = []string{"package", "name"}
 	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
-	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed"}
+	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed", "fullName"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
 		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics"}
 	readyKeys      = []string{"identity"}
 	progressKeys   = []string{"phase", "done", "total"}
 	resultKeys     = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod"}
 	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact"}
-	metricKeys     = []string{"unit", "value"}
+	metricKeys     = []string{"unit", "value", "unmeasured"}
 	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
 	absenceKeys    = []string{"name", "reason"}
 	logKeys        = []string{"text"}
@@ -514,8 +531,10 @@ func (d *decoder) request(v *Request) error {
 			return d.requestConfig(&v.Config)
 		case 3:
 			return d.int(&v.Repetition)
-		default:
+		case 4:
 			return d.u64(&v.Seed)
+		default:
+			return d.str(&v.FullName)
 		}
 	})
 }
@@ -654,10 +673,14 @@ func (d *decoder) i64Ptr(dst **int64) error {
 
 func (d *decoder) metric(v *Metric) error {
 	return d.object(metricKeys, func(i int) error {
-		if i == 0 {
+		switch i {
+		case 0:
 			return d.str(&v.Unit)
+		case 1:
+			return d.float(&v.Value)
+		default:
+			return d.str(&v.Unmeasured)
 		}
-		return d.float(&v.Value)
 	})
 }
 

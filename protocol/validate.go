@@ -75,6 +75,7 @@ func (m Request) validate() error {
 	c := m.Config
 	if err := firstErr(
 		m.Identity.validate(),
+		checkString("fullName", m.FullName, MaxTextLen),
 		checkNonNegative("config.minSampleNs", c.MinSampleNs),
 		checkNonNegative("config.samples", int64(c.Samples)),
 		checkCount("config.samples", c.Samples, MaxSamplesPerFrame),
@@ -188,8 +189,12 @@ func (s Sample) validate() error {
 		return fmt.Errorf("allocBytes and allocs must be reported together")
 	}
 	for _, e := range s.Extra {
-		if err := firstErr(checkString("unit", e.Unit, MaxNameLen), checkFinite("value", e.Value)); err != nil {
+		if err := firstErr(checkString("unit", e.Unit, MaxNameLen), checkFinite("value", e.Value),
+			checkString("unmeasured", e.Unmeasured, MaxTextLen)); err != nil {
 			return fmt.Errorf("extra: %w", err)
+		}
+		if e.Unmeasured != "" && e.Value != 0 {
+			return fmt.Errorf("extra: an unmeasured %s has a value", truncate(e.Unit))
 		}
 		if e.Unit == "" {
 			return fmt.Errorf("extra: empty unit")

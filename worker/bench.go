@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -69,23 +69,41 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 		{"test.bench", pattern},
 		{"test.benchtime", strconv.FormatInt(n, 10) + "x"},
 		{"test.benchmem", "true"},
-		{"test.v", "true"}, // prints each benchmark's name as it starts, and skip reasons
+		// Each benchmark's name as it starts and its skip reason, with
+		// testing's own lines marked (see benchOutput).
+		{"test.v", "test2json"},
 		{"test.count", strconv.Itoa(count)},
 	} {
 		if err := fs.set(kv[0], kv[1]); err != nil {
 			return nil, err
 		}
 	}
-	out := newBenchOutput(b.Name, runtime.GOMAXPROCS(0))
+	out := newBenchOutput(b.Name)
 	out.onResult = onResult
 	leaf := pattern == exactPattern(b.Name) && w.leaves[b.Name]
 	skipProbe := leaf && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
-	err := captureStdout(func() {
+	held, err := captureOutput(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
-	}, func(s string, _ bool) bool { return out.line(s) })
+	}, func(raw []byte, parsed bool, orig io.Writer) {
+		out.forward = orig
+		out.feed(raw, parsed)
+	})
+	out.settle(false)
+	if held && !w.heldStdout {
+		// Once per process: the supervisor ends such processes with the
+		// child and names them in the row (docs/design.md#containment).
+		w.heldStdout = true
+		if err := w.send(protocol.Log{Text: HeldStdoutNote}); err != nil {
+			return out, err
+		}
+	}
 	return out, err
 }
+
+// HeldStdoutNote is the Log a worker sends when a process the code under
+// test started still held the child's stdout after the benchmark returned.
+const HeldStdoutNote = "a process the benchmark started was still running and holding its stdout when the benchmark returned; the worker stopped waiting for it after 250ms"
 
 // wrapBenchmark reports a panic of the top-level function as a Failure
 // before letting it end the process as it would under go test, and, for a
@@ -168,7 +186,10 @@ func (w *session) discover() error {
 		// leaf ends the process, the supervisor knows which leaf it was.
 		var listed []protocol.Listed
 		for _, name := range out.leaves() {
-			l := protocol.Listed{Name: protocol.TruncateText(name, protocol.MaxNameLen), Kind: protocol.ListedBenchmark}
+			l := protocol.Listed{Name: protocol.ShortName(name), Kind: protocol.ListedBenchmark}
+			if l.Name != name {
+				l.FullName = name
+			}
 			if w.isWorkload(name) {
 				l.Kind = protocol.ListedWorkload
 			}
@@ -190,7 +211,7 @@ func (w *session) discover() error {
 			if err := w.phase(protocol.PhaseCalibration, int64(j), int64(len(listed))); err != nil {
 				return err
 			}
-			if err := w.calibrateLeaf(all[i], l.Name, &l); err != nil {
+			if err := w.calibrateLeaf(all[i], cmp.Or(l.FullName, l.Name), &l); err != nil {
 				return err
 			}
 			if err := w.send(protocol.Listing{Identities: []protocol.Listed{l}}); err != nil {
@@ -297,6 +318,10 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 		// (under -test.v testing prints it as it is logged).
 		return nil, &ending{skip: true, message: cmp.Or(out.skipLog, out.takePending(), "skipped")}, nil
 	}
+	if out.goexit[name] > 0 {
+		return nil, &ending{class: protocol.FailureError, message: name + " called runtime.Goexit: the benchmark function ended without returning, " +
+			"failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, nil
+	}
 	s := out.results[name]
 	switch {
 	case len(s) == count:
@@ -337,12 +362,18 @@ func (w *session) endedBy(out *benchOutput, name string) (bool, error) {
 	return false, nil
 }
 
+// benchName is the name of the benchmark the request names: in full when
+// the identity's name is its protocol.ShortName.
+func (w *session) benchName() string {
+	return cmp.Or(w.req.FullName, w.req.Identity.Name)
+}
+
 // benchmark measures one leaf: Config.Samples timed samples of
 // Config.Iterations iterations (calibrated here when the request does not
 // pin N), all of them in one testing.RunBenchmarks call (-test.count), so
 // a parent function's setup runs once for them.
 func (w *session) benchmark() error {
-	name := w.req.Identity.Name
+	name := w.benchName()
 	b, ok := lookupBenchmark(topLevel(name))
 	if !ok {
 		return w.fail(protocol.FailureError, fmt.Sprintf("no benchmark function %s in this test binary", topLevel(name)), "")

@@ -158,7 +158,7 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 			return nil
 		}
 	}
-	name := w.req.Identity.Name
+	name := w.benchName()
 	var calls []sources.Reading
 	bracketed := testing.InternalBenchmark{Name: b.Name, F: func(tb *testing.B) {
 		br.Start()

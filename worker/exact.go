@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -35,8 +36,12 @@ func exactSample(b *testing.B) (s protocol.Sample, bytesPerOp int64, ok bool) {
 		}
 		sort.Strings(units) // testing prints them sorted too
 		for _, u := range units {
-			if len(s.Extra) < protocol.MaxExtraPerSample {
-				s.Extra = append(s.Extra, protocol.Metric{Unit: u, Value: values[u]})
+			switch v := values[u]; {
+			case len(s.Extra) >= protocol.MaxExtraPerSample:
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				s.Extra = append(s.Extra, unmeasuredMetric(u, v))
+			default:
+				s.Extra = append(s.Extra, protocol.Metric{Unit: u, Value: v})
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func (w *session) Loop(b *testing.B, body hooks.LoopBody) bool {
 		}
 		return true // listing alone: the identity exists; its loop need not run
 	case protocol.ModeBenchmark:
-		if b.Name() != w.req.Identity.Name || w.owned != nil {
+		if b.Name() != w.benchName() || w.owned != nil {
 			return false
 		}
 		w.owned = w.ownLoop(body)
@@ -102,7 +102,7 @@ func discoveryLoop(b *testing.B, body hooks.LoopBody) {
 // Metric implements hooks.LoopRunner.
 func (w *session) Metric(b *testing.B, unit string, amount float64, rate bool) bool {
 	o := w.owned
-	if o == nil || b.Name() != w.req.Identity.Name || o.failure != nil {
+	if o == nil || b.Name() != w.benchName() || o.failure != nil {
 		return w.req.Mode == protocol.ModeDiscover
 	}
 	for i := range o.result.Samples {

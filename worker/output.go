@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,18 +16,42 @@ import (
 )
 
 // benchOutput is what one testing.RunBenchmarks call printed about the
-// benchmarks under one top-level function, in -test.v form.
+// benchmarks under one top-level function, in -test.v=test2json form.
+//
+// In that form testing marks its own status lines (=== RUN, === NAME,
+// --- FAIL, --- SKIP, --- BENCH) with a frame marker, so that they cannot
+// be confused with what the code under test printed; its name line and
+// its result line are not marked. A run's result is therefore the last
+// unmarked line that ends with a result of the benchmark testing last
+// started, before the marked line that follows every result (=== NAME):
+// what the code printed before it (a line shaped like a result, or a
+// partial line glued in front of it) does not count, and neither does
+// anything before a --- FAIL or --- SKIP.
 type benchOutput struct {
 	top     string // the top-level function's name
-	suffix  string // "-P" that testing appends to result names, "" when P == 1
 	started []string
 	results map[string][]protocol.Sample // in the order printed
 	// onResult, if set, is called with each result's name as it is parsed.
 	onResult func(name string)
 	skipped  map[string]string
 	failed   map[string]string
-	pending  strings.Builder // indented output since the last name line
-	current  string          // the benchmark whose name line came last
+	// goexit counts the runs of a benchmark that testing printed with
+	// 0 iterations: the function ended through runtime.Goexit without
+	// failing or skipping, so testing recorded nothing.
+	goexit  map[string]int
+	pending strings.Builder // indented output since testing's last status line
+	current string          // the benchmark testing started last (=== RUN)
+	named   bool            // its unmarked name line was seen
+
+	// cand is the latest unmarked line that parsed as a result of current
+	// since testing's last status line, and held what was printed from it
+	// on, not yet forwarded: cand is forwarded too unless testing's next
+	// status line shows it was the result.
+	cand    *protocol.Sample
+	candAt  int // where on its line the candidate result starts
+	held    [][]byte
+	forward io.Writer // where the code's output goes; nil drops it
+
 	// exact are the totals the wrapper read from B after each run of a
 	// leaf top-level function, in run order, and bytesPerOp its
 	// b.SetBytes value.
@@ -39,17 +64,14 @@ type benchOutput struct {
 	skipLog    string
 }
 
-func newBenchOutput(top string, procs int) *benchOutput {
-	o := &benchOutput{
+func newBenchOutput(top string) *benchOutput {
+	return &benchOutput{
 		top:     top,
 		results: map[string][]protocol.Sample{},
 		skipped: map[string]string{},
 		failed:  map[string]string{},
+		goexit:  map[string]int{},
 	}
-	if procs != 1 {
-		o.suffix = "-" + strconv.Itoa(procs)
-	}
-	return o
 }
 
 // under reports whether name is the top-level function or one of its
@@ -59,48 +81,152 @@ func (o *benchOutput) under(name string) bool {
 }
 
 // canonical strips testing's "-P" suffix from a printed name when the bare
-// name is one this run started.
+// name is one this run started and the suffixed one is not. P is an entry
+// of testing's -test.cpu list, fixed when m.Run parsed it, so the worker
+// does not predict it from GOMAXPROCS, which the code under test may have
+// changed.
 func (o *benchOutput) canonical(name string) string {
-	if bare, ok := strings.CutSuffix(name, o.suffix); ok && o.suffix != "" {
-		for _, s := range o.started {
-			if s == bare {
-				return bare
-			}
-		}
+	bare, ok := cutProcs(name)
+	if ok && slices.Contains(o.started, bare) && !slices.Contains(o.started, name) {
+		return bare
 	}
 	return name
 }
 
-// line consumes one line of output (without its newline) and reports
-// whether it is worth forwarding: everything but testing's own framing (name
-// lines, result lines, the goos/goarch/pkg/cpu header).
-func (o *benchOutput) line(s string) (forward bool) {
-	forward = true
+// cutProcs cuts a "-<digits>" suffix from name.
+func cutProcs(name string) (string, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return name, false
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name, false
+		}
+	}
+	return name[:i], true
+}
+
+// feed consumes one piece of output as splitFramed cut it.
+func (o *benchOutput) feed(raw []byte, parsed bool) {
+	if !parsed {
+		o.emit(raw)
+		return
+	}
+	s, framed := cutFrame(raw)
+	if framed {
+		o.status(s)
+		return
+	}
 	switch {
-	case strings.HasPrefix(s, "    "):
-		if o.pending.Len() < protocol.MaxTextLen {
-			o.pending.WriteString(strings.TrimPrefix(s, "    "))
+	case !o.named && o.current != "" && s == o.current:
+		o.named = true // testing's name line after its === RUN
+	case len(o.started) == 0 && isHeader(s):
+		// testing's once-per-process header, printed before the first === RUN
+	default:
+		if sample, at, ok := o.parseResult(s); ok {
+			o.settle(false) // an earlier result-shaped line was the code's
+			o.cand, o.candAt = &sample, at
+			o.held = append(o.held, slices.Clone(raw))
+			return
+		}
+		if l, ok := loggedLine(s); ok && o.pending.Len() < protocol.MaxTextLen {
+			o.pending.WriteString(l)
 			o.pending.WriteByte('\n')
 		}
-	case strings.HasPrefix(s, "--- SKIP: "):
-		o.skipped[o.canonical(strings.TrimPrefix(s, "--- SKIP: "))] = o.takePending()
-	case strings.HasPrefix(s, "--- FAIL: "):
-		o.failed[o.canonical(strings.TrimPrefix(s, "--- FAIL: "))] = o.takePending()
-	case strings.HasPrefix(s, "--- BENCH: "):
-		o.takePending()
-	case isHeader(s):
-		forward = false
-	case !strings.Contains(s, "\t"):
-		if o.under(s) {
-			o.started = append(o.started, s)
-			o.current = s
-			o.takePending()
-			forward = false
-		}
-	default:
-		forward = !o.result(s)
+		o.emit(raw)
 	}
-	return forward
+}
+
+// feedAll feeds the whole of text, as captureOutput would.
+func (o *benchOutput) feedAll(text string) {
+	splitFramed(strings.NewReader(text), o.feed)
+	o.settle(false)
+}
+
+// emit forwards what the code printed, after the held candidate if any.
+func (o *benchOutput) emit(raw []byte) {
+	if o.cand != nil {
+		o.held = append(o.held, slices.Clone(raw))
+		return
+	}
+	if o.forward != nil {
+		o.forward.Write(raw)
+	}
+}
+
+// settle ends the pending candidate: with result, testing's status line
+// says it was the result of the run (its line is not forwarded); else it
+// was the code's output and is forwarded.
+func (o *benchOutput) settle(result bool) {
+	held, cand := o.held, o.cand
+	o.cand, o.held = nil, nil
+	if cand != nil && result {
+		// What the code printed in front of the result on its line is
+		// the code's.
+		prefix := held[0][:o.candAt]
+		held = held[1:]
+		if len(prefix) > 0 {
+			o.emit(prefix)
+		}
+		switch name := o.current; {
+		case cand.Iterations == 0:
+			o.goexit[name]++
+		default:
+			o.results[name] = append(o.results[name], *cand)
+			if o.onResult != nil {
+				o.onResult(name)
+			}
+		}
+	}
+	for _, raw := range held {
+		o.emit(raw)
+	}
+}
+
+// status consumes one of testing's own status lines.
+func (o *benchOutput) status(s string) {
+	switch {
+	case strings.HasPrefix(s, "=== NAME"):
+		o.settle(true)
+	case strings.HasPrefix(s, "--- BENCH: "):
+		o.settle(true)
+		o.takePending()
+	case strings.HasPrefix(s, "=== RUN   "):
+		o.settle(false)
+		name := strings.TrimPrefix(s, "=== RUN   ")
+		if o.under(name) {
+			o.started = append(o.started, name)
+			o.current, o.named = name, false
+		}
+		o.takePending()
+	case strings.HasPrefix(s, "--- FAIL: "):
+		o.settle(false)
+		o.failed[o.canonical(strings.TrimPrefix(s, "--- FAIL: "))] = o.takePending()
+	case strings.HasPrefix(s, "--- SKIP: "):
+		o.settle(false)
+		o.skipped[o.canonical(strings.TrimPrefix(s, "--- SKIP: "))] = o.takePending()
+	default:
+		o.settle(false)
+	}
+}
+
+// logPrefix finds a line testing prints for b.Log, b.Error, b.Fatal or
+// b.Skip ("    file.go:12: text"), possibly after a partial line of the
+// code's output.
+var logPrefix = regexp.MustCompile(`    [^\s]+\.go:\d+: `)
+
+// loggedLine returns what a line of b.Log output logged: the text after
+// testing's four spaces of indentation (a continuation line keeps its own
+// four).
+func loggedLine(s string) (string, bool) {
+	if rest, ok := strings.CutPrefix(s, "    "); ok {
+		return rest, true
+	}
+	if loc := logPrefix.FindStringIndex(s); loc != nil {
+		return s[loc[0]+4:], true
+	}
+	return "", false
 }
 
 // isHeader reports testing's once-per-process header lines.
@@ -119,58 +245,108 @@ func (o *benchOutput) takePending() string {
 	return s
 }
 
-// result parses a result line such as
+// parseResult parses the end of s as a result line of the benchmark
+// testing started last, such as
 //
 //	BenchmarkX/n=1-2   	  100	  2.600 ns/op	  12 B/op	  1 allocs/op	  3.5 widgets/op
 //
-// and reports whether it was one.
-func (o *benchOutput) result(s string) bool {
-	fields := strings.Split(s, "\t")
-	if len(fields) < 2 {
-		return false
+// whatever the code printed in front of it on the same line. testing
+// prints the name padded with spaces and a tab, then the iterations, then
+// tab-separated values; a name holds no tab or space (testing rewrites
+// them). A result of 0 iterations is one of a run that ended through
+// runtime.Goexit.
+// It returns where in s the result starts.
+func (o *benchOutput) parseResult(s string) (protocol.Sample, int, bool) {
+	name := o.current
+	if name == "" {
+		return protocol.Sample{}, 0, false
 	}
-	name := o.canonical(strings.TrimSpace(fields[0]))
-	if !o.under(name) {
-		return false
+	// The result is at the end: try the name's occurrences from the last.
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], name)
+		if i < 0 {
+			return protocol.Sample{}, 0, false
+		}
+		if sample, ok := parseResultAt(s[i+len(name):]); ok {
+			return sample, i, true
+		}
+		end = i + len(name) - 1
+		if end < 0 {
+			return protocol.Sample{}, 0, false
+		}
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
-	if err != nil || n <= 0 {
-		return false
+}
+
+// parseResultAt parses what follows the name in a result line: an optional
+// "-P", padding, a tab, the iterations and the values.
+func parseResultAt(rest string) (protocol.Sample, bool) {
+	if strings.HasPrefix(rest, "-") {
+		j := 1
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 1 {
+			return protocol.Sample{}, false
+		}
+		rest = rest[j:]
+	}
+	rest = strings.TrimLeft(rest, " ")
+	rest, ok := strings.CutPrefix(rest, "\t")
+	if !ok {
+		return protocol.Sample{}, false
+	}
+	fields := strings.Split(rest, "\t")
+	n, err := strconv.ParseInt(strings.TrimSpace(fields[0]), 10, 64)
+	if err != nil || n < 0 || len(fields) < 2 {
+		return protocol.Sample{}, false
 	}
 	sample := protocol.Sample{Iterations: n}
 	total := func(perOp float64) uint64 { return uint64(math.Round(perOp * float64(n))) }
-	for _, f := range fields[2:] {
+	for _, f := range fields[1:] {
 		parts := strings.Fields(f)
 		if len(parts) != 2 {
-			continue
+			if f == "" || strings.TrimSpace(f) == "" {
+				continue
+			}
+			return protocol.Sample{}, false // not testing's: every value has a unit
 		}
 		v, err := strconv.ParseFloat(parts[0], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
+		if err != nil {
+			return protocol.Sample{}, false
 		}
-		switch unit := parts[1]; unit {
-		case "ns/op":
-			sample.ElapsedNs = int64(math.Round(v * float64(n)))
-		case "B/op":
-			b := total(v)
-			sample.AllocBytes = &b
-		case "allocs/op":
-			a := total(v)
-			sample.Allocs = &a
-		default:
-			if len(sample.Extra) < protocol.MaxExtraPerSample {
-				sample.Extra = append(sample.Extra, protocol.Metric{Unit: unit, Value: v})
+		finite := !math.IsNaN(v) && !math.IsInf(v, 0)
+		switch unit := parts[1]; {
+		case unit == "ns/op" || unit == "B/op" || unit == "allocs/op":
+			if !finite {
+				continue // testing divides by 0 iterations
 			}
+			switch unit {
+			case "ns/op":
+				sample.ElapsedNs = int64(math.Round(v * float64(n)))
+			case "B/op":
+				b := total(v)
+				sample.AllocBytes = &b
+			default:
+				a := total(v)
+				sample.Allocs = &a
+			}
+		case len(sample.Extra) >= protocol.MaxExtraPerSample:
+		case !finite:
+			sample.Extra = append(sample.Extra, unmeasuredMetric(unit, v))
+		default:
+			sample.Extra = append(sample.Extra, protocol.Metric{Unit: unit, Value: v})
 		}
 	}
 	if (sample.AllocBytes == nil) != (sample.Allocs == nil) {
 		sample.AllocBytes, sample.Allocs = nil, nil
 	}
-	o.results[name] = append(o.results[name], sample)
-	if o.onResult != nil {
-		o.onResult(name)
-	}
-	return true
+	return sample, true
+}
+
+// unmeasuredMetric is a b.ReportMetric value that is no number (NaN or an
+// infinity): it travels with the reason instead of the value.
+func unmeasuredMetric(unit string, v float64) protocol.Metric {
+	return protocol.Metric{Unit: unit, Unmeasured: "the benchmark reported " + strconv.FormatFloat(v, 'g', -1, 64) + " (b.ReportMetric)"}
 }
 
 // leaves returns the started names that have no started sub-benchmark: the
@@ -201,6 +377,13 @@ const maxLine = 64 << 10
 // test printed; cmd/test2json reads the stream the same way.
 const frameMarker = 0x16
 
+// drainWait bounds how long the worker waits, after the code under test
+// returned, for the end of its redirected stdout. A process the code
+// started and left running may hold an inherited copy of the pipe's write
+// end for ever; as os/exec's WaitDelay does, the worker then stops reading
+// (docs/design.md#containment: the supervisor stops what the child left).
+const drainWait = 250 * time.Millisecond
+
 // captureStdout runs f with os.Stdout redirected into a pipe and hands every
 // line to line, in order, before it returns. A line ends at a newline, or
 // just before a frame marker that does not start it (the code printed a
@@ -210,39 +393,70 @@ const frameMarker = 0x16
 // is forwarded, as written, to the original stdout (which the supervisor
 // captures, bounded), so that a failing child's output tail shows what the
 // code under test printed.
+//
+// If the pipe is still held open drainWait after f returned (see
+// captureOutput), what arrived by then was handed on and the rest is
+// dropped.
 func captureStdout(f func(), line func(s string, framed bool) (forward bool)) error {
+	_, err := captureOutput(f, func(raw []byte, parsed bool, orig io.Writer) {
+		if !parsed {
+			orig.Write(raw)
+			return
+		}
+		s, framed := cutFrame(raw)
+		if line(s, framed) {
+			orig.Write(raw)
+		}
+	})
+	return err
+}
+
+// cutFrame returns one parsed line without its newline and without
+// testing's frame marker, and whether it had the marker.
+func cutFrame(raw []byte) (s string, framed bool) {
+	s = strings.TrimSuffix(string(raw), "\n")
+	if len(s) > 0 && s[0] == frameMarker {
+		return s[1:], true
+	}
+	return s, false
+}
+
+// captureOutput runs f with os.Stdout redirected into a pipe and hands each
+// piece of what was written to handle, in order, as splitFramed cuts it,
+// with the original stdout to forward to. It returns once the pipe's
+// output ended, or drainWait after f returned if something (a process the
+// code under test started, which inherited the pipe as its stdout) still
+// holds it open; held then reports that.
+func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer)) (held bool, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return err
+		return false, err
 	}
 	orig := os.Stdout
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		splitFramed(r, func(raw []byte, parsed bool) {
-			if !parsed {
-				orig.Write(raw)
-				return
-			}
-			s := strings.TrimSuffix(string(raw), "\n")
-			framed := len(s) > 0 && s[0] == frameMarker
-			if framed {
-				s = s[1:]
-			}
-			if line(s, framed) {
-				orig.Write(raw)
-			}
-		})
+		splitFramed(r, func(raw []byte, parsed bool) { handle(raw, parsed, orig) })
 	}()
 	os.Stdout = w
 	defer func() {
 		os.Stdout = orig
 		w.Close()
-		<-done
+		t := time.NewTimer(drainWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			// Closing the read end ends the reader's Read (the pipe is
+			// pollable); a later write by the holder fails with EPIPE.
+			held = true
+			r.Close()
+			<-done
+		}
 		r.Close()
 	}()
 	f()
-	return nil
+	return false, nil
 }
 
 // splitFramed reads r to its end and calls emit with each line as written

@@ -1,8 +1,20 @@
 package worker
 
 import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,89 +22,140 @@ import (
 	"github.com/benchsup/benchsup/protocol"
 )
 
-// Recorded -test.v output of testing.RunBenchmarks (Go 1.26, GOMAXPROCS=2).
-const recordedSub = "goos: linux\ngoarch: amd64\ncpu: AMD EPYC\n" +
-	"BenchmarkSub\n" +
-	"BenchmarkSub/n=1\n" +
-	"BenchmarkSub/n=1-2         \t     100\t         4.110 ns/op\t       0 B/op\t       0 allocs/op\n" +
-	"BenchmarkSub/n=10\n" +
-	"    a_test.go:5: sub skipped\n" +
-	"--- SKIP: BenchmarkSub/n=10\n"
+var update = flag.Bool("update", false, "record testdata/bench/*.out from real runs and rewrite the golden files")
 
-const recordedLoop = "BenchmarkLoop\n" +
-	"BenchmarkLoop-2   \t     100\t       145.8 ns/op\t 685.82 MB/s\t         3.500 widgets/op\t       4 B/op\t       0 allocs/op\n"
+// m marks testing's own lines under -test.v=test2json.
+const m = "\x16"
 
-const recordedFatal = "BenchmarkFatal\n    a_test.go:4: broken: x=3\n    second line\n--- FAIL: BenchmarkFatal\n"
+// parseText parses output as runBenchmark would, and returns it with what
+// was forwarded as the code's output.
+func parseText(top, text string) (*benchOutput, string) {
+	o := newBenchOutput(top)
+	var fwd bytes.Buffer
+	o.forward = &fwd
+	o.feedAll(text)
+	return o, fwd.String()
+}
 
-func parse(top, text string, procs int) *benchOutput {
-	o := newBenchOutput(top, procs)
-	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		o.line(l)
+// TestParseFramed covers the ways the code's output can look like
+// testing's: only testing's marked lines decide what a line is.
+func TestParseFramed(t *testing.T) {
+	const res = "\t     100\t         4.110 ns/op\t       0 B/op\t       0 allocs/op\n"
+	for _, tc := range []struct {
+		name, top, in string
+		results       map[string][]int64 // iterations of each result
+		failed        []string
+		goexit        []string
+		forwarded     string
+	}{
+		{
+			name: "plain", top: "BenchmarkA",
+			in:      m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   " + res + m + "=== NAME  \n",
+			results: map[string][]int64{"BenchmarkA": {100}},
+		},
+		{
+			name: "a result-shaped line of the code's before the result", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2 \t 7\t 1.0 ns/op\nmore\nBenchmarkA-2   " + res + m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100}},
+			forwarded: "BenchmarkA-2 \t 7\t 1.0 ns/op\nmore\n",
+		},
+		{
+			name: "dots without a newline glued in front of the result", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\n....BenchmarkA-2   " + res + m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100}},
+			forwarded: "....",
+		},
+		{
+			name: "a result-shaped line and then a failure", top: "BenchmarkA",
+			in: m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   " + res + "    a_test.go:3: broken\n" +
+				m + "--- FAIL: BenchmarkA\n",
+			failed:    []string{"BenchmarkA"},
+			forwarded: "BenchmarkA-2   " + res + "    a_test.go:3: broken\n",
+		},
+		{
+			name: "GOMAXPROCS changed: another -P than the worker's", top: "BenchmarkA",
+			in:      m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-64   " + res + m + "=== NAME  \n",
+			results: map[string][]int64{"BenchmarkA": {100}},
+		},
+		{
+			name: "no -P suffix (P = 1)", top: "BenchmarkA",
+			in:      m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA   " + res + m + "=== NAME  \n",
+			results: map[string][]int64{"BenchmarkA": {100}},
+		},
+		{
+			name: "a name that ends in -digits", top: "BenchmarkA",
+			in: m + "=== RUN   BenchmarkA\nBenchmarkA\n" + m + "=== RUN   BenchmarkA/x-2\nBenchmarkA/x-2\nBenchmarkA/x-2-4   " + res + m + "=== NAME  \n" +
+				m + "=== RUN   BenchmarkA/y-2\nBenchmarkA/y-2\nBenchmarkA/y-2   " + res + m + "=== NAME  \n",
+			results: map[string][]int64{"BenchmarkA/x-2": {100}, "BenchmarkA/y-2": {100}},
+		},
+		{
+			name: "another benchmark's result-shaped line", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkB-2" + res + "BenchmarkA/x-2" + res + m + "=== NAME  \n",
+			results:   map[string][]int64{},
+			forwarded: "BenchmarkB-2" + res + "BenchmarkA/x-2" + res,
+		},
+		{
+			name: "zero iterations: runtime.Goexit", top: "BenchmarkA",
+			in:     m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   \t       0\t         0 ns/op\n" + m + "=== NAME  \n",
+			goexit: []string{"BenchmarkA"},
+		},
+		{
+			name: "count 2 with output between", top: "BenchmarkA",
+			in: m + "=== RUN   BenchmarkA\nBenchmarkA\nhi\nBenchmarkA-2   " + res + m + "=== NAME  \n" +
+				"hi\nBenchmarkA-2   \t     200\t         4.110 ns/op\n" + m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100, 200}},
+			forwarded: "hi\nhi\n",
+		},
+		{
+			name: "a value without a unit is not testing's", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2 \t10\t1 ns/op\tgarbage\n" + m + "=== NAME  \n",
+			results:   map[string][]int64{},
+			forwarded: "BenchmarkA-2 \t10\t1 ns/op\tgarbage\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, fwd := parseText(tc.top, tc.in)
+			got := map[string][]int64{}
+			for name, ss := range o.results {
+				for _, s := range ss {
+					got[name] = append(got[name], s.Iterations)
+				}
+			}
+			if tc.results == nil {
+				tc.results = map[string][]int64{}
+			}
+			assert.Equal(t, tc.results, got)
+			var failed, goexit []string
+			for name := range o.failed {
+				failed = append(failed, name)
+			}
+			for name := range o.goexit {
+				goexit = append(goexit, name)
+			}
+			assert.ElementsMatch(t, tc.failed, failed)
+			assert.ElementsMatch(t, tc.goexit, goexit)
+			assert.Equal(t, tc.forwarded, fwd, "what is forwarded is the code's output, not testing's")
+		})
 	}
-	return o
 }
 
-func TestForwardOnlyWhatTheCodePrinted(t *testing.T) {
-	o := newBenchOutput("BenchmarkA", 2)
-	forwarded := func(s string) bool { return o.line(s) }
-	assert.False(t, forwarded("goos: linux"))
-	assert.False(t, forwarded("BenchmarkA"))
-	assert.False(t, forwarded("BenchmarkA-2 \t10\t3 ns/op"))
-	assert.True(t, forwarded("hello from the benchmark"))
-	assert.True(t, forwarded("    a_test.go:3: logged"))
-	assert.True(t, forwarded("--- FAIL: BenchmarkA"))
-	assert.True(t, forwarded("BenchmarkOther"), "not ours: user output")
-}
-
-func TestParseSubBenchmarks(t *testing.T) {
-	o := parse("BenchmarkSub", recordedSub, 2)
-	assert.Equal(t, []string{"BenchmarkSub", "BenchmarkSub/n=1", "BenchmarkSub/n=10"}, o.started)
-	assert.Equal(t, []string{"BenchmarkSub/n=1", "BenchmarkSub/n=10"}, o.leaves())
-	require.Contains(t, o.results, "BenchmarkSub/n=1")
-	require.Len(t, o.results["BenchmarkSub/n=1"], 1)
-	s := o.results["BenchmarkSub/n=1"][0]
-	assert.Equal(t, int64(100), s.Iterations)
-	assert.Equal(t, int64(411), s.ElapsedNs, "4.110 ns/op × 100")
-	require.NotNil(t, s.AllocBytes)
-	assert.Zero(t, *s.AllocBytes)
-	assert.Equal(t, "a_test.go:5: sub skipped", o.skipped["BenchmarkSub/n=10"])
-}
-
-func TestParseLoopWithMetrics(t *testing.T) {
-	o := parse("BenchmarkLoop", recordedLoop, 2)
-	require.Len(t, o.results["BenchmarkLoop"], 1, "the -2 suffix must be stripped")
+func TestParseMetrics(t *testing.T) {
+	o, _ := parseText("BenchmarkLoop", m+"=== RUN   BenchmarkLoop\nBenchmarkLoop\n"+
+		"BenchmarkLoop-2   \t     100\t       145.8 ns/op\t 685.82 MB/s\t                NaN ratio\t      +Inf rate/s\t         3.500 widgets/op\t       4 B/op\t       0 allocs/op\n"+
+		m+"=== NAME  \n")
+	require.Len(t, o.results["BenchmarkLoop"], 1)
 	s := o.results["BenchmarkLoop"][0]
 	assert.Equal(t, int64(14580), s.ElapsedNs)
 	assert.Equal(t, uint64(400), *s.AllocBytes)
 	assert.Equal(t, uint64(0), *s.Allocs)
-	assert.Equal(t, []protocol.Metric{{Unit: "MB/s", Value: 685.82}, {Unit: "widgets/op", Value: 3.5}}, s.Extra)
-}
-
-func TestParseFailure(t *testing.T) {
-	o := parse("BenchmarkFatal", recordedFatal, 2)
-	assert.Equal(t, "a_test.go:4: broken: x=3\nsecond line", o.failed["BenchmarkFatal"])
-	assert.Empty(t, o.results)
-}
-
-func TestParseIgnoresOtherOutput(t *testing.T) {
-	text := "BenchmarkOther\n" + // another function's name: not ours
-		"hello from user code\twith a tab\n" +
-		"BenchmarkA\n" +
-		"BenchmarkA-2 \tnot-a-number\t1 ns/op\n" +
-		"BenchmarkA-2 \t10\t1 ns/op\tgarbage\t5 x/op\n"
-	o := parse("BenchmarkA", text, 2)
-	assert.Equal(t, []string{"BenchmarkA"}, o.started)
-	require.Len(t, o.results["BenchmarkA"], 1)
-	s := o.results["BenchmarkA"][0]
-	assert.Equal(t, int64(10), s.Iterations)
-	assert.Equal(t, []protocol.Metric{{Unit: "x/op", Value: 5}}, s.Extra)
-	assert.Nil(t, s.AllocBytes, "no B/op printed: unmeasured, not zero")
-}
-
-func TestParseSingleProc(t *testing.T) {
-	o := parse("BenchmarkA", "BenchmarkA\nBenchmarkA/x-2\nBenchmarkA/x-2 \t10\t3 ns/op\n", 1)
-	_, ok := o.results["BenchmarkA/x-2"]
-	assert.True(t, ok, "with GOMAXPROCS=1 testing adds no suffix, so -2 is part of the name")
+	assert.Equal(t, []protocol.Metric{
+		{Unit: "MB/s", Value: 685.82},
+		{Unit: "ratio", Unmeasured: "the benchmark reported NaN (b.ReportMetric)"},
+		{Unit: "rate/s", Unmeasured: "the benchmark reported +Inf (b.ReportMetric)"},
+		{Unit: "widgets/op", Value: 3.5},
+	}, s.Extra)
+	_, err := protocol.AppendFrame(nil, protocol.Result{Samples: []protocol.Sample{s}})
+	require.NoError(t, err, "an unmeasured metric travels")
 }
 
 func TestExactPattern(t *testing.T) {
@@ -104,4 +167,250 @@ func TestExactPattern(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, exactPattern(tt.in))
 	}
+}
+
+// TestHeldStdout: a process the code started that keeps the redirected
+// stdout open does not keep the worker waiting.
+func TestHeldStdout(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	var cmd *exec.Cmd
+	var got bytes.Buffer
+	start := time.Now()
+	held, err := captureOutput(func() {
+		fmt.Println("before")
+		cmd = exec.Command(sleep, "30")
+		cmd.Stdout = os.Stdout
+		require.NoError(t, cmd.Start())
+	}, func(raw []byte, parsed bool, _ io.Writer) { got.Write(raw) })
+	took := time.Since(start)
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	require.NoError(t, err)
+	assert.True(t, held)
+	assert.Less(t, took, 5*time.Second)
+	assert.Equal(t, "before\n", got.String())
+
+	held, err = captureOutput(func() { fmt.Print("x") }, func([]byte, bool, io.Writer) {})
+	require.NoError(t, err)
+	assert.False(t, held, "nothing held the pipe")
+}
+
+// outputCases are small benchmarks, nasty about what they print, whose real
+// output under -test.v=test2json is recorded in testdata/bench/NAME.out
+// (go test -run TestParseRecorded -update records it again, with this
+// toolchain) and parsed into testdata/bench/NAME.golden.
+var outputCases = []struct {
+	name  string
+	f     func(*testing.B)
+	n     int64
+	count int
+	check func(t *testing.T, o *benchOutput, top string)
+}{
+	{name: "Plain", n: 10, count: 1, f: func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+		}
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Len(t, o.results[top], 1)
+	}},
+	{name: "Dots", n: 10, count: 2, f: func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			fmt.Print(".")
+		}
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		require.Len(t, o.results[top], 2)
+		assert.Equal(t, int64(10), o.results[top][0].Iterations)
+	}},
+	{name: "FakeResult", n: 10, count: 1, f: func(b *testing.B) {
+		fmt.Printf("%s-%d   \t 1000000\t 1.000 ns/op\n", b.Name(), runtime.GOMAXPROCS(0))
+		for i := 0; i < b.N; i++ {
+		}
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		require.Len(t, o.results[top], 1)
+		assert.Equal(t, int64(10), o.results[top][0].Iterations, "the real result, not the printed one")
+	}},
+	{name: "FakeResultThenFatal", n: 10, count: 1, f: func(b *testing.B) {
+		fmt.Printf("%s-%d   \t 1000000\t 1.000 ns/op\n", b.Name(), runtime.GOMAXPROCS(0))
+		fmt.Print("partial")
+		b.Fatal("broken")
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Empty(t, o.results)
+		assert.Contains(t, o.failed[top], "broken")
+	}},
+	{name: "Gomaxprocs", n: 10, count: 1, f: func(b *testing.B) {
+		b.Run("first", func(b *testing.B) {
+			runtime.GOMAXPROCS(1) // left so, as the issue's benchmark does
+			for i := 0; i < b.N; i++ {
+			}
+		})
+		b.Run("second", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Len(t, o.results[top+"/first"], 1)
+		assert.Len(t, o.results[top+"/second"], 1)
+	}},
+	{name: "LongName", n: 10, count: 1, f: func(b *testing.B) {
+		b.Run(strings.Repeat("x", 5000), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Len(t, o.results[top+"/"+strings.Repeat("x", 5000)], 1)
+	}},
+	{name: "Metrics", n: 10, count: 1, f: func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+		}
+		b.ReportMetric(math.NaN(), "ratio")
+		b.ReportMetric(math.Inf(1), "rate/s")
+		b.ReportMetric(2.5, "widgets/op")
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		require.Len(t, o.results[top], 1)
+		var units []string
+		for _, e := range o.results[top][0].Extra {
+			units = append(units, e.Unit)
+			assert.Equal(t, e.Unit != "widgets/op", e.Unmeasured != "", e.Unit)
+		}
+		assert.Equal(t, []string{"rate/s", "ratio", "widgets/op"}, units)
+	}},
+	{name: "Goexit", n: 10, count: 1, f: func(b *testing.B) {
+		b.Run("sub", func(b *testing.B) { runtime.Goexit() })
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Empty(t, o.results)
+		assert.Equal(t, 1, o.goexit[top+"/sub"])
+	}},
+	{name: "LogAndSkip", n: 10, count: 1, f: func(b *testing.B) {
+		b.Run("log", func(b *testing.B) {
+			b.Log("a log line")
+			for i := 0; i < b.N; i++ {
+			}
+		})
+		b.Run("skip", func(b *testing.B) {
+			fmt.Print("no newline")
+			b.Skip("not today")
+		})
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		assert.Len(t, o.results[top+"/log"], 1)
+		assert.Contains(t, o.skipped[top+"/skip"], "not today")
+	}},
+}
+
+// TestParseRecorded parses the recorded output of each of outputCases and
+// compares what the parser made of it with the golden file; with -update
+// it first runs the cases for real, as the worker runs a benchmark.
+func TestParseRecorded(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs) // a case leaves it at 1, as its benchmark does
+	for _, tc := range outputCases {
+		t.Run(tc.name, func(t *testing.T) {
+			top := "BenchmarkOutput" + tc.name
+			in := filepath.Join("testdata", "bench", tc.name+".out")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(in), 0o755))
+				require.NoError(t, os.WriteFile(in, record(t, top, tc.f, tc.n, tc.count), 0o644))
+			}
+			text, err := os.ReadFile(in)
+			require.NoError(t, err)
+			o, fwd := parseText(top, string(text))
+			tc.check(t, o, top)
+			got := renderParsed(o, fwd)
+			golden := strings.TrimSuffix(in, ".out") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+// record runs f as runBenchmark runs a benchmark and returns what it wrote
+// to stdout, testing's marks included.
+func record(t *testing.T, top string, f func(*testing.B), n int64, count int) []byte {
+	var fs flagState
+	defer fs.restore()
+	for _, kv := range [][2]string{
+		{"test.bench", exactPattern(top)},
+		{"test.benchtime", strconv.FormatInt(n, 10) + "x"},
+		{"test.benchmem", "true"},
+		{"test.v", "test2json"},
+		{"test.count", strconv.Itoa(count)},
+	} {
+		require.NoError(t, fs.set(kv[0], kv[1]))
+	}
+	var buf bytes.Buffer
+	_, err := captureOutput(func() {
+		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{{Name: top, F: f}})
+	}, func(raw []byte, _ bool, _ io.Writer) { buf.Write(raw) })
+	require.NoError(t, err)
+	return buf.Bytes()
+}
+
+// renderParsed is the golden form of what the parser made of an output.
+func renderParsed(o *benchOutput, forwarded string) string {
+	var b strings.Builder
+	short := func(name string) string {
+		if len(name) > 80 {
+			return fmt.Sprintf("%s…(%d bytes)", name[:60], len(name))
+		}
+		return name
+	}
+	for _, name := range o.started {
+		fmt.Fprintf(&b, "started %s\n", short(name))
+	}
+	names := func(m map[string]bool) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	set := map[string]bool{}
+	for k := range o.results {
+		set[k] = true
+	}
+	for _, name := range names(set) {
+		for _, s := range o.results[name] {
+			fmt.Fprintf(&b, "result %s: n=%d ns=%d", short(name), s.Iterations, s.ElapsedNs)
+			if s.Allocs != nil {
+				fmt.Fprintf(&b, " B=%d allocs=%d", *s.AllocBytes, *s.Allocs)
+			}
+			for _, e := range s.Extra {
+				if e.Unmeasured != "" {
+					fmt.Fprintf(&b, " %s=— (%s)", e.Unit, e.Unmeasured)
+				} else {
+					fmt.Fprintf(&b, " %s=%g", e.Unit, e.Value)
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	for _, kv := range []struct {
+		what string
+		m    map[string]string
+	}{{"failed", o.failed}, {"skipped", o.skipped}} {
+		set := map[string]bool{}
+		for k := range kv.m {
+			set[k] = true
+		}
+		for _, name := range names(set) {
+			fmt.Fprintf(&b, "%s %s: %q\n", kv.what, short(name), kv.m[name])
+		}
+	}
+	set = map[string]bool{}
+	for k := range o.goexit {
+		set[k] = true
+	}
+	for _, name := range names(set) {
+		fmt.Fprintf(&b, "goexit %s: %d runs\n", short(name), o.goexit[name])
+	}
+	fmt.Fprintf(&b, "forwarded:\n%s", forwarded)
+	return b.String()
 }

@@ -116,6 +116,7 @@ type session struct {
 	warm       bool // the timed samples ran: later runs skip testing's probe
 	measuring  *workloadSession
 	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
+	heldStdout bool   // the Log saying a process the code started held stdout was sent
 }
 
 // errEnded is returned by send for work reported after the identity ended,

@@ -65,6 +65,8 @@ func messageCases() []msgCase {
 		TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode", ""}, Skip: []string{"TestDone", "TestCrashed"},
 		Metrics: []string{"instructions", "syscalls:read"}, PerfIters: 1000, PerfBatch: 10, PerfScaled: true,
 		SkipProbe: true, WindowMetrics: []string{"tier0", "perf-sw.task-clock"}}})
+	add("long name", protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: protocol.ShortName("BenchmarkLong/" + strings.Repeat("x", 5000))},
+		FullName: "BenchmarkLong/" + strings.Repeat("x", 5000)})
 	add("empty window metrics", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{WindowMetrics: []string{}}})
 	add("empty slices", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Args: []string{}, Skip: []string{}, Metrics: []string{}}})
 	add("nil slices", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{Args: nil, Skip: nil, Metrics: nil}})
@@ -101,7 +103,7 @@ func messageCases() []msgCase {
 	add("full", protocol.Result{Identity: id, Repetition: 3, Seed: math.MaxUint64, BytesPerOp: 1024,
 		Samples: []protocol.Sample{
 			{Iterations: 1000, ElapsedNs: 5_123_456, AllocBytes: u64(64000), Allocs: u64(1000),
-				Extra: []protocol.Metric{{Unit: "widgets/op", Value: 2.5}, {Unit: "p99-ns", Value: -1e-300}}},
+				Extra: []protocol.Metric{{Unit: "widgets/op", Value: 2.5}, {Unit: "p99-ns", Value: -1e-300}, {Unit: "ratio", Unmeasured: "the benchmark reported NaN (b.ReportMetric)"}}},
 			{Iterations: 1000, ElapsedNs: 5_000_001, Exact: true},
 			{Iterations: 1, ElapsedNs: 0, AllocBytes: u64(0), Allocs: u64(0), Extra: []protocol.Metric{}},
 			{Iterations: math.MaxInt64, ElapsedNs: math.MaxInt64, AllocBytes: u64(math.MaxUint64), Allocs: u64(1 << 32)},
