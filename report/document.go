@@ -390,6 +390,10 @@ type Row struct {
 	// Absences name every selected metric this row has no value for, and
 	// why: an em dash never stands without a reason.
 	Absences []MetricAbsence `json:"absences,omitempty"`
+	// Notes are what the run observed about this identity that is not an
+	// error (a process the benchmark started still held its stdout);
+	// absent when there is none.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Summary is the across-process view of a benchmark. The process is the

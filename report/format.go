@@ -235,6 +235,24 @@ func truncate(s string, n int) string {
 	return strings.TrimRightFunc(string(runes[:n-1]), unicode.IsSpace) + "…"
 }
 
+// nameWidth caps a row's name in a table, in runes. A longer name is cut
+// in its middle (shortenName), so that its function and its last element
+// stay visible and no column is padded to the width of one long name; the
+// JSON document keeps the whole name.
+const nameWidth = 100
+
+// shortenName returns s when it has at most n runes, and otherwise its
+// first and last runes around an ellipsis, n runes in all.
+func shortenName(s string, n int) string {
+	if n <= 1 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	tail := (n - 1) / 3
+	head := n - 1 - tail
+	return string(runes[:head]) + "…" + string(runes[len(runes)-tail:])
+}
+
 // lines splits text into lines without the final empty line a trailing
 // newline would produce.
 func lines(text string) []string {

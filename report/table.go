@@ -66,7 +66,10 @@ func (opt TableOptions) noteWidth() int {
 //     headline columns (only when some column is diagnostic);
 //   - then a notes block: per row, each absent metric the header lines do
 //     not already explain, and the row's counting iterations and method
-//     when the rows do not agree.
+//     when the rows do not agree; and each of a row's Notes.
+//
+// A name longer than 100 runes is cut in its middle with an ellipsis (the
+// JSON document keeps it whole).
 //
 // When workloads ran (Document.Windows), a table titled "windows" follows,
 // after the notes block and before the error blocks: one line per window
@@ -138,9 +141,15 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 			}
 		}
 	}
-	if len(d.notes) > 0 {
+	notes := d.notes
+	for _, r := range rows {
+		for _, n := range r.Notes {
+			notes = append(notes, displayName(r, prefixes)+": "+oneLine(n))
+		}
+	}
+	if len(notes) > 0 {
 		bw.WriteString("\nnotes\n")
-		for _, n := range d.notes {
+		for _, n := range notes {
 			bw.WriteString("  " + n + "\n")
 		}
 	}
@@ -464,17 +473,18 @@ func writeIndented(w *bufio.Writer, text string) {
 	}
 }
 
-// displayName is a row's name in a table: the package-relative name, with
-// the package's shortest unique path suffix in front when the run spans
-// several packages; a package row shows its import path.
+// displayName is a row's name in a table: the package-relative name, cut
+// to nameWidth, with the package's shortest unique path suffix in front
+// when the run spans several packages; a package row shows its import
+// path.
 func displayName(r Row, prefixes map[string]string) string {
 	if r.Name == "" {
 		return r.Package
 	}
 	if p, ok := prefixes[r.Package]; ok {
-		return p + "." + r.Name
+		return p + "." + shortenName(r.Name, nameWidth)
 	}
-	return r.Name
+	return shortenName(r.Name, nameWidth)
 }
 
 // packagePrefixes maps each package of a multi-package run to the shortest

@@ -274,3 +274,54 @@ func TestFixtureSummary(t *testing.T) {
 	assert.Equal(t, a.Median, r.Summary.MedianNs)
 	assert.Equal(t, 9, r.Summary.Samples)
 }
+
+// TestTableLongNamesAndUnmeasured: a name of any length is cut in its
+// middle so no row is padded to its width (the JSON keeps it whole); a
+// metric reported as NaN is an em dash in its column with its reason in
+// the notes, as are the row's notes.
+func TestTableLongNamesAndUnmeasured(t *testing.T) {
+	doc := greenDoc()
+	long := "BenchmarkLong/" + strings.Repeat("x", 5000) + "/end"
+	doc.Rows[0].Name = long
+	doc.Rows[0].Summary.Metrics["ratio"] = nil
+	doc.Rows[0].Absences = append(doc.Rows[0].Absences, MetricAbsence{Metric: "ratio", Reason: "the benchmark reported NaN (b.ReportMetric)"})
+	doc.Rows[0].Notes = []string{"a process the benchmark started was still running"}
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	out := buf.String()
+	for _, l := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, len([]rune(l)), 400, "no line carries the long name whole: %.80q", l)
+	}
+	assert.Contains(t, out, "BenchmarkLong/xxx")
+	assert.Contains(t, out, "…")
+	assert.Contains(t, out, "xxx/end", "the end of the name stays visible")
+	assert.Contains(t, out, "ratio: the benchmark reported NaN (b.ReportMetric)")
+	assert.Contains(t, out, ": a process the benchmark started was still running")
+	header := strings.Split(out, "\n")
+	for _, l := range header {
+		if strings.Contains(l, "median/iter") {
+			assert.Contains(t, l, "ratio", "the unmeasured unit has its column")
+		}
+	}
+
+	buf.Reset()
+	require.NoError(t, WriteJSON(&buf, doc))
+	assert.Contains(t, buf.String(), long, "the JSON keeps the whole name")
+	assert.Contains(t, buf.String(), `"ratio": null`)
+}
+
+func TestShortenName(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"BenchmarkA", 10, "BenchmarkA"},
+		{"BenchmarkAB", 10, "Benchm…kAB"},
+		{"ééééééééééé", 4, "éé…é"},
+	} {
+		got := shortenName(tc.in, tc.n)
+		assert.Equal(t, tc.want, got)
+		assert.LessOrEqual(t, len([]rune(got)), max(tc.n, len([]rune(tc.in))))
+	}
+}

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"hash/fnv"
+	"maps"
 	"math"
 	"regexp"
 	"runtime"
@@ -23,7 +24,8 @@ type benchIdentity struct {
 	plan     *pkgPlan
 	build    *build // the test binary its processes run
 	name     string
-	workload bool // measure.Workload: windows, not samples
+	fullName string // the whole name when name is its protocol.ShortName
+	workload bool   // measure.Workload: windows, not samples
 	windows  []report.Window
 	row      *report.Row // set by discovery when the function failed there
 	procs    []report.ProcessResult
@@ -41,6 +43,9 @@ type benchIdentity struct {
 	absent      map[string]string // metric -> why a process had no value
 	countIters  int64
 	countMethod string
+
+	notes      []string          // what the worker said about its processes (protocol.Log)
+	unmeasured map[string]string // b.ReportMetric unit -> why a sample had no value (NaN, ±Inf)
 }
 
 // benchmarks discovers every package's leaves (see discoverAll; no
@@ -350,7 +355,7 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 // the runs it came from), or already ended by calibration (a failure or a
 // skip, which no process needs to repeat).
 func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
-	id := &benchIdentity{plan: p, name: l.Name, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
+	id := &benchIdentity{plan: p, name: l.Name, fullName: l.FullName, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
 		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs, setupNs: l.SetupNs}
 	if l.SampleNs > 0 {
 		id.sampleTime = time.Duration(l.SampleNs)
@@ -436,6 +441,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		Identity:   protocol.Identity{Package: id.plan.pkg.ImportPath, Name: id.name},
 		Repetition: rep,
 		Seed:       seed(id.plan.pkg.ImportPath, id.name, rep),
+		FullName:   id.fullName,
 		Config: protocol.RequestConfig{
 			MinSampleNs:   int64(s.cfg.SampleTime),
 			Iterations:    id.n, // calibrated once, in discovery
@@ -454,6 +460,10 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 			result = &m
 		case protocol.Window:
 			windows = append(windows, window(id.plan.pkg.ImportPath, id.name, rep, m))
+		case protocol.Log:
+			if !slices.Contains(id.notes, m.Text) {
+				id.notes = append(id.notes, m.Text)
+			}
 		}
 	})
 	id.windows = append(id.windows, windows...)
@@ -469,6 +479,16 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	}
 	if result != nil && out.Class == sandbox.ClassSuccess {
 		proc.Samples = samples(result.Samples)
+		for _, s := range result.Samples {
+			for _, e := range s.Extra {
+				if e.Unmeasured != "" {
+					if id.unmeasured == nil {
+						id.unmeasured = map[string]string{}
+					}
+					id.unmeasured[e.Unit] = e.Unmeasured
+				}
+			}
+		}
 		markShort(proc.Samples, id.sampleTime)
 		addThroughput(proc.Samples, result.BytesPerOp)
 		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
@@ -536,7 +556,9 @@ func samples(in []protocol.Sample) []stats.Sample {
 		if len(s.Extra) > 0 {
 			out[i].Extra = make(map[string]float64, len(s.Extra))
 			for _, e := range s.Extra {
-				out[i].Extra[e.Unit] = e.Value
+				if e.Unmeasured == "" { // no number: the row's absences say why
+					out[i].Extra[e.Unit] = e.Value
+				}
 			}
 		}
 	}
@@ -568,6 +590,22 @@ func (id *benchIdentity) result() report.Row {
 			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
+	if id.fullName != "" {
+		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
+	}
+	row.Notes = id.notes
+	if row.Summary != nil {
+		for _, unit := range slices.Sorted(maps.Keys(id.unmeasured)) {
+			if row.Summary.Metrics[unit] != nil {
+				continue
+			}
+			if row.Summary.Metrics == nil {
+				row.Summary.Metrics = map[string]*float64{}
+			}
+			row.Summary.Metrics[unit] = nil // an em dash in its column, with the reason
+			row.Absences = append(row.Absences, report.MetricAbsence{Metric: unit, Reason: id.unmeasured[unit]})
+		}
+	}
 	if row.Summary != nil && len(id.metrics) > 0 {
 		id.summarizeCounted(&row)
 	}
