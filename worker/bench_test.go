@@ -1,6 +1,12 @@
 package worker
 
 import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,4 +128,136 @@ func TestDiscoveryCalibrates(t *testing.T) {
 	assert.Zero(t, noTime.Iterations)
 	assert.Contains(t, noTime.Problem, "reports no elapsed time")
 	assert.Contains(t, listed["BenchmarkFixtureSkip"].Skipped, "fixture skips")
+}
+
+var (
+	longLeaf = strings.Repeat("x", 5000)
+	holder   *exec.Cmd // BenchmarkFixtureHoldsStdout's process
+)
+
+func init() {
+	RegisterBenchmark("BenchmarkFixturePrints", func(b *testing.B) {
+		fmt.Printf("%s-%d   \t       1\t    999999 ns/op\n", b.Name(), runtime.GOMAXPROCS(0))
+		for i := 0; i < b.N; i += 1 + b.N/20 {
+			fmt.Print(".")
+		}
+	})
+	RegisterBenchmark("BenchmarkFixtureProcs", func(b *testing.B) {
+		b.Run("sub", func(b *testing.B) {
+			runtime.GOMAXPROCS(1) // left so: the test restores it
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	})
+	RegisterBenchmark("BenchmarkFixtureGoexit", func(b *testing.B) {
+		b.Run("sub", func(b *testing.B) { runtime.Goexit() })
+	})
+	RegisterBenchmark("BenchmarkFixtureLong", func(b *testing.B) {
+		b.Run(longLeaf, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	})
+	RegisterBenchmark("BenchmarkFixtureNaN", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+		}
+		b.ReportMetric(math.NaN(), "ratio")
+		b.ReportMetric(1, "widgets/op")
+	})
+	RegisterBenchmark("BenchmarkFixtureHoldsStdout", func(b *testing.B) {
+		if holder == nil {
+			holder = exec.Command("sleep", "30")
+			holder.Stdout = os.Stdout
+			if err := holder.Start(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := 0; i < b.N; i++ {
+		}
+	})
+}
+
+// TestBenchmarkOutputFaults: what a benchmark prints, or does to
+// GOMAXPROCS or to its stdout, does not confuse the worker, and a
+// benchmark that ends through runtime.Goexit is named for it.
+func TestBenchmarkOutputFaults(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	defer func() {
+		if holder != nil {
+			holder.Process.Kill()
+			holder.Wait()
+		}
+	}()
+	for _, tc := range []struct {
+		name, bench string
+		check       func(t *testing.T, msgs []protocol.Message)
+	}{
+		{"result-shaped lines and dots", "BenchmarkFixturePrints", func(t *testing.T, msgs []protocol.Message) {
+			r := only[protocol.Result](msgs)
+			require.Len(t, r, 1, "%v", msgs)
+			assert.Equal(t, int64(1000), r[0].Samples[0].Iterations)
+		}},
+		// testing names results by its -test.cpu list, fixed at m.Run,
+		// whatever an earlier benchmark left GOMAXPROCS at.
+		{"GOMAXPROCS left at 1", "BenchmarkFixtureProcs/sub", func(t *testing.T, msgs []protocol.Message) {
+			r := only[protocol.Result](msgs)
+			require.Len(t, r, 1, "%v", msgs)
+			assert.Len(t, r[0].Samples, 2)
+		}},
+		{"runtime.Goexit", "BenchmarkFixtureGoexit/sub", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1, "%v", msgs)
+			assert.Contains(t, f[0].Message, "called runtime.Goexit")
+		}},
+		{"NaN metric", "BenchmarkFixtureNaN", func(t *testing.T, msgs []protocol.Message) {
+			r := only[protocol.Result](msgs)
+			require.Len(t, r, 1, "%v", msgs)
+			for _, s := range r[0].Samples {
+				assert.True(t, s.Exact)
+				assert.Equal(t, []protocol.Metric{{Unit: "ratio", Unmeasured: "the benchmark reported NaN (b.ReportMetric)"}, {Unit: "widgets/op", Value: 1}}, s.Extra)
+			}
+		}},
+		{"a process holds stdout", "BenchmarkFixtureHoldsStdout", func(t *testing.T, msgs []protocol.Message) {
+			require.Len(t, only[protocol.Result](msgs), 1, "%v", msgs)
+			assert.Equal(t, []protocol.Log{{Text: HeldStdoutNote}}, only[protocol.Log](msgs), "said once")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.bench == "BenchmarkFixtureProcs/sub" {
+				runtime.GOMAXPROCS(1) // as a benchmark run before it left it
+			}
+			start := time.Now()
+			msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: tc.bench},
+				Config: protocol.RequestConfig{Iterations: 1000, Samples: 2}})
+			tc.check(t, msgs)
+			assert.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
+}
+
+// TestLongName: a name longer than protocol.MaxNameLen is listed by its
+// ShortName with the whole name beside it, and a request carrying the
+// whole name measures it.
+func TestLongName(t *testing.T) {
+	full := "BenchmarkFixtureLong/" + longLeaf
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeDiscover, Config: protocol.RequestConfig{Bench: "FixtureLong$"}})
+	var listed []protocol.Listed
+	for _, l := range only[protocol.Listing](msgs) {
+		listed = append(listed, l.Identities...)
+	}
+	require.Len(t, listed, 1)
+	assert.Equal(t, protocol.ShortName(full), listed[0].Name)
+	assert.LessOrEqual(t, len(listed[0].Name), protocol.MaxNameLen)
+	assert.Equal(t, full, listed[0].FullName)
+
+	msgs = exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: listed[0].Name}, FullName: full,
+		Config: protocol.RequestConfig{Iterations: 100, Samples: 1}})
+	r := only[protocol.Result](msgs)
+	require.Len(t, r, 1, "%v", msgs)
+	assert.Equal(t, listed[0].Name, r[0].Identity.Name, "the wire keeps the bounded name")
+	assert.Equal(t, int64(100), r[0].Samples[0].Iterations)
 }
