@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"fmt"
 	"strings"
 	"sync"
@@ -36,77 +38,181 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 
 // testRun is what one child reported about the tests it ran.
 type testRun struct {
-	mu       sync.Mutex
-	started  []string             // "run" order
-	running  map[string]time.Time // started, not ended
-	ended    map[string]protocol.TestEvent
-	panicked string            // the test whose panic output arrived
-	output   map[string]string // go test's failure block per test
-	timedOut string            // the test the supervisor stopped for its deadline
-	timers   map[string]*time.Timer
+	mu     sync.Mutex
+	order  []string              // every test, subtests included, as it started
+	status map[string]testStatus // by full name
+	ended  map[string]protocol.TestEvent
+	endSeq map[string]int // the order of the ends
+	output map[string]*testOutput // by top-level test
+	// firstFail is the first test under each top-level test whose fail
+	// event arrived: the one whose output explains the failure.
+	firstFail map[string]string
+	timedOut  string // the test the supervisor stopped for its deadline
+	clocks    map[string]*testClock
 }
 
-// testPackage runs p's tests in as many children as it takes: when a child
-// dies, the test it was running is reported with the child's outcome and a
-// new child runs every test that has not finished yet.
+// testOutput is a top-level test's output, its subtests' included, in the
+// order it was printed, bounded.
+type testOutput struct {
+	text    strings.Builder
+	omitted int
+	last    string            // the test whose output came last
+	own     map[string]string // per full name, bounded, for messages
+}
+
+func (o *testOutput) add(top, name, s string) {
+	if o.own == nil {
+		o.own = map[string]string{}
+	}
+	if len(o.own[name]) < protocol.MaxTextLen {
+		o.own[name] += s
+	}
+	if strings.HasPrefix(s, "--- ") {
+		// A report line names its test.
+	} else if name != o.last && name != top && name != "" {
+		s = "=== NAME  " + name + "\n" + s
+	} else if name == top && o.last != "" && o.last != top {
+		s = "=== NAME  " + name + "\n" + s
+	}
+	o.last = name
+	if o.text.Len()+len(s) > protocol.MaxTextLen {
+		o.omitted += len(s)
+		return
+	}
+	o.text.WriteString(s)
+}
+
+func (o *testOutput) String() string {
+	if o == nil {
+		return ""
+	}
+	s := o.text.String()
+	if o.omitted > 0 {
+		s += fmt.Sprintf("[%d more bytes of output omitted]\n", o.omitted)
+	}
+	return s
+}
+
+// testClock is a top-level test's deadline: it counts only while the test
+// runs, from run or cont to pause or its end, as testing times a test; a
+// parallel test waiting for its turn is not running.
+type testClock struct {
+	left  time.Duration
+	since time.Time // zero while stopped
+	timer *time.Timer
+	ran   time.Duration
+}
+
+func (c *testClock) start(fire func()) {
+	if !c.since.IsZero() {
+		return
+	}
+	c.since = time.Now()
+	c.timer = time.AfterFunc(c.left, fire)
+}
+
+func (c *testClock) stop() {
+	if c.since.IsZero() {
+		return
+	}
+	c.timer.Stop()
+	d := time.Since(c.since)
+	c.left -= d
+	c.ran += d
+	c.since = time.Time{}
+}
+
+// elapsed is how long the test ran so far.
+func (c *testClock) elapsed() time.Duration {
+	if c.since.IsZero() {
+		return c.ran
+	}
+	return c.ran + time.Since(c.since)
+}
+
+// testPackage runs p's tests in as many children as it takes. When a child
+// dies, the test the facts name (blame) is reported with the child's
+// outcome; the tests that were running or paused alongside it were
+// interrupted, are charged nothing and run again, with every test that has
+// not finished, in a new child. When no test can be named, the crash is
+// the package's, and the tests it interrupted then run one per child, where
+// a crash can only be their own.
 func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 	start := time.Now()
 	var rows []report.Row
 	finished := map[string]bool{}
+	tests := map[string]bool{}
+	for _, t := range p.tests() {
+		tests[t] = true
+	}
+	var alone []string // tests to run one per child
 	for ctx.Err() == nil {
+		only := ""
+		for len(alone) > 0 && finished[alone[0]] {
+			alone = alone[1:]
+		}
+		if len(alone) > 0 {
+			only = alone[0]
+		}
 		var skip []string
 		for _, t := range p.tests() {
-			if finished[t] {
+			if finished[t] || (only != "" && t != only) {
 				skip = append(skip, t)
 			}
 		}
 		tr, out := s.testChild(ctx, p, skip)
-		culprit := ""
-		if out.Class != sandbox.ClassSuccess {
-			culprit = tr.culprit()
+		progress := false
+		v := verdict{}
+		facts := tr.facts(p, tests, out, only)
+		if out.Class != sandbox.ClassSuccess && out.Class != sandbox.ClassCanceled {
+			if tr.timedOut != "" {
+				v = verdict{tr.timedOut, ""}
+			} else {
+				v = blame(facts)
+			}
 		}
-		for _, name := range tr.started {
-			// A panicking test may report its end before the panic ends the
-			// process; the culprit's row comes from the outcome below.
-			if ev, ok := tr.ended[name]; ok && !finished[name] && name != culprit {
+		for _, name := range tr.order {
+			// A crashing test may report its end before the crash ends
+			// the process; the culprit's row comes from the outcome below.
+			if ev, ok := tr.ended[name]; ok && !strings.Contains(name, "/") && !finished[name] && name != v.test {
 				finished[name] = true
-				row := testRow(p.pkg.ImportPath, name, ev)
-				row.Output = tr.output[name]
-				if line := firstOutputLine(row.Output); line != "" && row.Error != nil {
-					row.Error = ptr(line)
-				}
-				rows = append(rows, row)
+				progress = true
+				rows = append(rows, tr.testRow(p.pkg.ImportPath, name, ev))
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
 			break
 		}
-		if culprit == "" {
-			// Nothing was running: the child died outside any test
-			// (TestMain, startup), so no new child would do better.
-			row := errorRow(p.pkg.ImportPath, "", "package", out)
-			rows = append(rows, row)
+		if out.Class == sandbox.ClassCanceled {
+			for _, name := range facts.interrupted() {
+				row := errorRow(p.pkg.ImportPath, name, "test", out)
+				row.Error = ptr("the run was canceled while this test was running or paused")
+				rows = append(rows, row)
+			}
 			break
 		}
-		row := errorRow(p.pkg.ImportPath, culprit, "test", out)
-		if o := tr.output[culprit]; o != "" && tr.panicked != culprit { // a panic's trace is on stderr already
-			row.Output = o + row.Output
-		}
-		if tr.timedOut == culprit {
-			row.Outcome = outcomeOf(sandbox.ClassExecTimeout)
-			msg := fmt.Sprintf("test ran past its %v deadline", s.cfg.TestDeadline)
-			if where := hungAt(out.Stacks.Head, p.pkg.ImportPath); where != "" {
-				msg += "; " + where
+		if v.test == "" {
+			row := errorRow(p.pkg.ImportPath, "", "package", out)
+			row.Output = trimWorkerFrames(row.Output)
+			if facts.started(only) || len(tr.order) > 0 {
+				row.Error = ptr(v.reason + "; " + describe(out) + " (the tests it interrupted ran again in a new child)")
+				rows = append(rows, row)
+			} else {
+				// Nothing ran: the child died outside any test (TestMain,
+				// startup), so no new child would do better.
+				rows = append(rows, row)
+				break
 			}
-			row.Error = ptr(msg)
+			if !progress {
+				alone = append(alone, facts.interrupted()...)
+				if len(alone) == 0 || only != "" {
+					break
+				}
+			}
+			continue
 		}
-		if ev, ok := tr.ended[culprit]; ok {
-			row.ElapsedNs = ptr(ev.ElapsedNs)
-		} else if t0, ok := tr.running[culprit]; ok {
-			row.ElapsedNs = ptr(int64(time.Since(t0)))
-		}
-		rows = append(rows, row)
-		finished[culprit] = true
+		rows = append(rows, tr.culpritRow(s, p, v, out))
+		finished[v.test] = true
 		if s.cfg.FailFast {
 			break
 		}
@@ -122,57 +228,76 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 	return append(rows, pkgRow)
 }
 
+// culpritRow is the row of the test charged with its child's death.
+func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.Outcome) report.Row {
+	row := errorRow(p.pkg.ImportPath, v.test, "test", out)
+	row.Output = tr.output[v.test].String() + trimWorkerFrames(row.Output)
+	if v.reason != "" {
+		row.Error = ptr(v.reason + "; " + describe(out))
+	}
+	if tr.timedOut == v.test {
+		row.Outcome = outcomeOf(sandbox.ClassExecTimeout)
+		facts := tr.facts(p, nil, out, "")
+		msg := fmt.Sprintf("test ran past its %v deadline", s.cfg.TestDeadline)
+		if leaf := facts.leafOf(v.test); leaf != v.test {
+			msg += " in " + leaf
+		}
+		if where := hungAt(out.Stacks.Head, p.pkg.ImportPath); where != "" {
+			msg += "; " + where
+		}
+		row.Error = ptr(msg)
+	}
+	if c := tr.clocks[v.test]; c != nil {
+		row.ElapsedNs = ptr(int64(c.elapsed()))
+	} else if ev, ok := tr.ended[v.test]; ok {
+		row.ElapsedNs = ptr(ev.ElapsedNs)
+	}
+	return row
+}
+
+// facts gathers what the child told for blame.
+func (tr *testRun) facts(p *pkgPlan, tests map[string]bool, out sandbox.Outcome, alone string) crashFacts {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	f := crashFacts{pkg: p.pkg.ImportPath, tests: tests, stderr: string(out.Stderr.Tail),
+		status: map[string]testStatus{}, order: append([]string(nil), tr.order...), alone: alone}
+	for k, v := range tr.status {
+		f.status[k] = v
+	}
+	f.results = map[string]string{}
+	for name, ev := range tr.ended {
+		f.results[name] = map[protocol.TestAction]string{protocol.TestPass: "passed",
+			protocol.TestFail: "failed", protocol.TestSkip: "skipped"}[ev.Action]
+		if ev.Action == protocol.TestFail {
+			f.failed = append(f.failed, name)
+		}
+	}
+	slices.SortFunc(f.failed, func(a, b string) int { return tr.endSeq[a] - tr.endSeq[b] })
+	var exit *sandbox.ExitError
+	if errors.As(out.Err, &exit) {
+		f.exited, f.code = true, exit.Code
+	}
+	return f
+}
+
 // testChild runs one child over the tests not in skip, enforcing the
 // per-test deadline by ending the child when one test outlives it.
 func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (*testRun, sandbox.Outcome) {
-	tr := &testRun{running: map[string]time.Time{}, ended: map[string]protocol.TestEvent{},
-		timers: map[string]*time.Timer{}, output: map[string]string{}}
+	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
-	// A test past its deadline ends the child as a deadline does: the
-	// sandbox first asks it for its goroutines' stacks.
-	cancel := func() { cancelCause(sandbox.ErrCallerDeadline) }
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 		Config: protocol.RequestConfig{Run: s.cfg.Run, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
 	out := s.run(cctx, s.childConfig(p, p.main()), req, func(m protocol.Message) {
-		ev, ok := m.(protocol.TestEvent)
-		if !ok {
-			return
-		}
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		switch ev.Action {
-		case protocol.TestRun:
-			tr.started = append(tr.started, ev.Test)
-			tr.running[ev.Test] = time.Now()
-			name := ev.Test
-			tr.timers[name] = time.AfterFunc(s.cfg.TestDeadline, func() {
-				tr.mu.Lock()
-				if tr.timedOut == "" {
-					tr.timedOut = name
-				}
-				tr.mu.Unlock()
-				cancel()
-			})
-		case protocol.TestOutput:
-			// The worker marks a test's panic with this prefix (see
-			// worker.panicPrefix); any other output is a failure block.
-			if strings.HasPrefix(ev.Output, "panic: ") && tr.panicked == "" {
-				tr.panicked = ev.Test
-			}
-			tr.output[ev.Test] += ev.Output
-		default:
-			tr.ended[ev.Test] = ev
-			delete(tr.running, ev.Test)
-			if t := tr.timers[ev.Test]; t != nil {
-				t.Stop()
-			}
+		if ev, ok := m.(protocol.TestEvent); ok {
+			tr.observe(ev, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
 		}
 	})
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	for _, t := range tr.timers {
-		t.Stop()
+	for _, c := range tr.clocks {
+		c.stop()
 	}
 	// A child we ended for a test's deadline is that test's timeout, not a
 	// cancellation of the run.
@@ -182,39 +307,152 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	return tr, out
 }
 
-// culprit names the test a dead child was running: the one that timed out
-// or panicked, else the most recently started test that had not ended.
-func (tr *testRun) culprit() string {
-	if tr.timedOut != "" {
-		return tr.timedOut
-	}
-	if tr.panicked != "" {
-		return tr.panicked
-	}
-	for i := len(tr.started) - 1; i >= 0; i-- {
-		if _, ok := tr.running[tr.started[i]]; ok {
-			return tr.started[i]
+// observe records one event. A test past its deadline ends the child as a
+// deadline does (cancel): the sandbox first asks it for its goroutines'
+// stacks.
+func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel func()) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	name, top := ev.Test, topName(ev.Test)
+	clock := tr.clocks[name] // top-level tests only
+	switch ev.Action {
+	case protocol.TestRun:
+		if _, ok := tr.status[name]; !ok {
+			tr.order = append(tr.order, name)
+		}
+		tr.status[name] = statusRunning
+		if name == top && deadline > 0 {
+			clock = &testClock{left: deadline}
+			tr.clocks[name] = clock
+		}
+		if clock != nil {
+			clock.start(func() {
+				tr.mu.Lock()
+				if tr.timedOut == "" {
+					tr.timedOut = name
+				}
+				tr.mu.Unlock()
+				cancel()
+			})
+		}
+	case protocol.TestCont:
+		tr.status[name] = statusRunning
+		if clock != nil {
+			clock.start(func() {
+				tr.mu.Lock()
+				if tr.timedOut == "" {
+					tr.timedOut = name
+				}
+				tr.mu.Unlock()
+				cancel()
+			})
+		}
+	case protocol.TestPause:
+		tr.status[name] = statusPaused
+		if clock != nil {
+			clock.stop()
+		}
+	case protocol.TestOutput:
+		o := tr.output[top]
+		if o == nil {
+			o = &testOutput{}
+			tr.output[top] = o
+		}
+		o.add(top, name, ev.Output)
+	default:
+		tr.status[name] = statusEnded
+		tr.ended[name] = ev
+		tr.endSeq[name] = len(tr.endSeq)
+		if clock != nil {
+			clock.stop()
+			delete(tr.clocks, name)
+		}
+		if ev.Action == protocol.TestFail {
+			if _, ok := tr.firstFail[top]; !ok {
+				tr.firstFail[top] = name
+			}
+			if name != top {
+				o := tr.output[top]
+				if o == nil {
+					o = &testOutput{}
+					tr.output[top] = o
+				}
+				o.add(top, name, fmt.Sprintf("--- FAIL: %s (%.2fs)\n", name, time.Duration(ev.ElapsedNs).Seconds()))
+			}
 		}
 	}
-	return ""
 }
 
-func testRow(pkg, name string, ev protocol.TestEvent) report.Row {
+// topName is the top-level test of a test's full name.
+func topName(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+// testRow is the row of a test that ended with testing's own result.
+func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) report.Row {
 	row := report.Row{Package: pkg, Name: name, Kind: "test", ElapsedNs: ptr(ev.ElapsedNs), Processes: []report.ProcessResult{}}
+	o := tr.output[name]
+	row.Output = o.String()
 	switch ev.Action {
 	case protocol.TestPass:
 		row.Outcome = "ok"
 	case protocol.TestSkip:
 		row.Outcome = outcomeOf(sandbox.ClassSkipped)
-		row.Skipped = ptr("skipped (testing prints skip reasons only in verbose mode)")
+		reason := ""
+		if o != nil {
+			reason = lastOutputLine(o.own[name])
+		}
+		if reason == "" {
+			reason = "skipped without a reason (t.SkipNow)"
+		}
+		row.Skipped = ptr(reason)
 	default:
 		row.Outcome = report.OutcomeTestFail
-		row.Error = ptr("test failed")
+		msg := "test failed"
+		if first := tr.firstFail[name]; o != nil && first != "" {
+			line := failureLine(o.own[first])
+			if line != "" {
+				msg = line
+			} else if first != name {
+				msg = "subtest " + first + " failed"
+			}
+			if first != name && line != "" {
+				msg = first + ": " + msg
+			}
+		}
+		row.Error = ptr(msg)
 	}
 	return row
 }
 
-// firstOutputLine is the first non-blank line of a failure block.
+// failureLine picks, from a failed test's own output, the first line
+// testing logged (t.Error, t.Fatal, t.Log: indented, "file.go:12: ..."),
+// else the first non-blank line.
+func failureLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if rest, ok := strings.CutPrefix(line, "    "); ok {
+			if file, _, ok := strings.Cut(rest, ": "); ok && strings.Contains(file, ".go:") && !strings.Contains(file, " ") {
+				return strings.TrimSpace(rest)
+			}
+		}
+	}
+	return firstOutputLine(s)
+}
+
+// lastOutputLine is the last non-blank line of s, trimmed: the reason a
+// test gave t.Skip is the last thing it logged.
+func lastOutputLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if line := strings.TrimSpace(lines[i]); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// firstOutputLine is the first non-blank line of s.
 func firstOutputLine(s string) string {
 	for _, line := range strings.Split(s, "\n") {
 		if line = strings.TrimSpace(line); line != "" {

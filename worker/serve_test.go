@@ -240,17 +240,17 @@ func TestServeBenchmarkEnds(t *testing.T) {
 func TestServeTests(t *testing.T) {
 	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Fixture"}})
 	var got []string
-	outputs := 0
+	outputs := map[string]string{}
 	for _, e := range only[protocol.TestEvent](msgs) {
-		if e.Action == protocol.TestOutput { // sent when testing prints the block, after the end event
-			outputs++
-			assert.Equal(t, "TestFixtureFail", e.Test)
-			assert.Contains(t, e.Output, "fixture test fails", "the failure travels with its output")
+		if e.Action == protocol.TestOutput { // what testing printed for the test, before its end event
+			outputs[e.Test] += e.Output
 			continue
 		}
 		got = append(got, string(e.Action)+" "+e.Test)
 	}
-	assert.Equal(t, 1, outputs)
+	assert.Len(t, outputs, 2, "only the failing and the skipping test printed: %q", outputs)
+	assert.Regexp(t, `^    serve_test\.go:\d+: fixture test fails\n$`, outputs["TestFixtureFail"], "the failure travels with its output")
+	assert.Regexp(t, `^    serve_test\.go:\d+: fixture test skips\n$`, outputs["TestFixtureSkip"], "and a skip with its reason")
 	assert.Equal(t, []string{
 		"run TestFixturePass", "pass TestFixturePass",
 		"run TestFixtureFail", "fail TestFixtureFail",

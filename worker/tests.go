@@ -2,8 +2,10 @@ package worker
 
 import (
 	"fmt"
-	"runtime/debug"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,11 +13,13 @@ import (
 )
 
 // runTests runs the registered tests after Config.After, except those in
-// Config.Skip, that match Config.Run through testing.RunTests, sending a "run" TestEvent as each
-// top-level test starts and a pass, fail or skip event once it and all its
-// subtests have finished. A test that ends the process leaves its "run"
-// without an end: that is how the supervisor names the crashing test and
-// resumes without it in a new process.
+// Config.Skip, that match Config.Run through testing.RunTests in testing's
+// framed verbose mode (-test.v=test2json), and turns testing's own lines
+// into TestEvents: run, pause, cont and pass, fail or skip for every test,
+// subtests included, and the output testing attributes to each test. A test
+// that ends the process leaves its "run" without an end; the supervisor
+// names the culprit from these events and the crash's own text on stderr
+// (docs/design.md#containment).
 func (w *session) runTests() error {
 	registry.mu.Lock()
 	all := append([]testing.InternalTest(nil), registry.tests...)
@@ -36,92 +40,252 @@ func (w *session) runTests() error {
 	for _, name := range w.req.Config.Skip {
 		skip[name] = true
 	}
-	var tests []testing.InternalTest
-	for _, t := range all {
-		if !skip[t.Name] {
-			tests = append(tests, testing.InternalTest{Name: t.Name, F: w.watchTest(t.Name, t.F)})
-		}
-	}
 	var fs flagState
 	defer fs.restore()
 	if err := fs.set("test.run", w.req.Config.Run); err != nil {
 		return err
 	}
-	blocks := &failBlocks{emit: func(name, text string) {
-		_ = w.send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
-			Output: protocol.TruncateText(text, protocol.MaxTextLen)})
-	}}
-	err := captureStdout(func() { testing.RunTests(matchString, tests) },
-		func(s string, _ bool) bool { return blocks.line(s) })
-	blocks.flush()
+	if err := fs.set("test.v", "test2json"); err != nil {
+		return err
+	}
+	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
+	err := captureStdout(func() {
+		// testing writes its frames to the os.Stdout of this moment (the
+		// capture pipe), whatever the code under test does to os.Stdout
+		// later; the sync marks go to the same pipe.
+		st.mu.Lock()
+		st.pipe = os.Stdout
+		st.mu.Unlock()
+		var tests []testing.InternalTest
+		for _, t := range all {
+			if !skip[t.Name] {
+				tests = append(tests, testing.InternalTest{Name: t.Name, F: st.syncAfter(t.F)})
+			}
+		}
+		testing.RunTests(matchString, tests)
+	}, st.line)
+	st.close()
 	return err
 }
 
-// failBlocks finds, in testing's non-verbose output, each failed top-level
-// test's block (the indented lines under "--- FAIL: TestX (0.01s)", subtests
-// included) and emits it, so a failure travels with its output as
-// under go test.
-type failBlocks struct {
-	emit func(name, text string)
-	name string
-	text strings.Builder
-}
-
-func (f *failBlocks) line(s string) (forward bool) {
-	if rest, ok := strings.CutPrefix(s, "--- FAIL: "); ok {
-		f.flush()
-		name, _, _ := strings.Cut(rest, " (")
-		f.name, _, _ = strings.Cut(name, "/")
-		return true
-	}
-	if f.name != "" && (strings.HasPrefix(s, "    ") || strings.HasPrefix(s, "\t")) {
-		if f.text.Len() < protocol.MaxTextLen {
-			f.text.WriteString(s + "\n")
-		}
-		return true
-	}
-	f.flush()
-	return true
-}
-
-func (f *failBlocks) flush() {
-	if f.name != "" {
-		f.emit(f.name, f.text.String())
-	}
-	f.name = ""
-	f.text.Reset()
-}
-
-// panicPrefix starts the output event a test's panic sends; the supervisor
-// names the test that crashed a child by it.
-const panicPrefix = "panic: "
-
-func (w *session) watchTest(name string, f func(*testing.T)) func(*testing.T) {
+// syncAfter waits, before f runs and as the last of its cleanups, until
+// everything testing and the test wrote to stdout so far reached the
+// supervisor. The capture is a pipe inside this process, so what is still
+// in it when the process dies is lost: the wait before f makes the
+// supervisor know the test started before any of its code runs (a test
+// that calls os.Exit at once leaves nothing else), and a test that panics
+// runs its cleanups before testing re-panics, so the wait after delivers
+// the frames that name a crashing subtest and what the test printed just
+// before.
+func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
-		start := time.Now()
-		if err := w.send(protocol.TestEvent{Action: protocol.TestRun, Test: name}); err != nil {
-			t.Fatalf("benchsup worker: %v", err)
-		}
-		// Registered first, so it runs last: after the test's own cleanups
-		// and after its parallel subtests finished.
-		t.Cleanup(func() {
-			action := protocol.TestPass
-			switch {
-			case t.Skipped():
-				action = protocol.TestSkip
-			case t.Failed():
-				action = protocol.TestFail
-			}
-			_ = w.send(protocol.TestEvent{Action: action, Test: name, ElapsedNs: int64(time.Since(start))})
-		})
-		defer func() {
-			if r := recover(); r != nil {
-				out := fmt.Sprintf("%s%v\n\n%s", panicPrefix, r, debug.Stack())
-				_ = w.send(protocol.TestEvent{Action: protocol.TestOutput, Test: name,
-					Output: protocol.TruncateText(out, protocol.MaxTextLen)})
-				panic(r)
-			}
-		}()
+		st.sync()
+		t.Cleanup(st.sync)
 		f(t)
 	}
+}
+
+// syncPrefix starts the framed line the worker writes into the capture pipe
+// to learn that the reader has handled everything before it. testing never
+// frames such a line.
+const syncPrefix = "benchsup-sync "
+
+// syncTimeout bounds the wait for the reader: a stuck supervisor must not
+// hang a test's cleanup.
+const syncTimeout = 2 * time.Second
+
+// sync writes a sync mark into the capture pipe and waits until the reader
+// has handled it.
+func (st *testStream) sync() {
+	st.mu.Lock()
+	if st.pipe == nil || st.closed {
+		st.mu.Unlock()
+		return
+	}
+	st.seq++
+	seq := st.seq
+	ch := make(chan struct{})
+	st.waiting[seq] = ch
+	pipe := st.pipe
+	st.mu.Unlock()
+	if _, err := fmt.Fprintf(pipe, "%c%s%d\n", frameMarker, syncPrefix, seq); err != nil {
+		return
+	}
+	t := time.NewTimer(syncTimeout)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
+
+// maxTestOutput bounds the output forwarded per top-level test (its
+// subtests included); the rest is counted and the count sent.
+const maxTestOutput = protocol.MaxTextLen
+
+// testStream reads testing's -test.v=test2json output, as cmd/test2json
+// does: a framed line is testing's own ("=== RUN   TestX", "--- FAIL: TestX
+// (0.01s)"), anything else is output of the test the last frame named.
+type testStream struct {
+	emit func(protocol.TestEvent)
+
+	mu      sync.Mutex
+	pipe    *os.File
+	seq     int
+	waiting map[int]chan struct{}
+	closed  bool
+
+	cur   string // the test the last frame named: unframed lines are its output
+	tests map[string]*streamTest
+	tops  map[string]*topOutput
+}
+
+// streamTest is what the stream knows of one test.
+type streamTest struct {
+	since   time.Time     // when it last started running; zero while paused
+	running time.Duration // time it ran before that
+}
+
+// topOutput bounds the output of one top-level test and its subtests.
+type topOutput struct {
+	sent    int
+	omitted int
+}
+
+func newTestStream(emit func(protocol.TestEvent)) *testStream {
+	return &testStream{emit: emit, waiting: map[int]chan struct{}{},
+		tests: map[string]*streamTest{}, tops: map[string]*topOutput{}}
+}
+
+// testFrames are testing's status lines in framed verbose mode that name a
+// test, and the event each one is.
+var testFrames = []struct {
+	prefix string
+	action protocol.TestAction
+}{
+	{"=== RUN   ", protocol.TestRun},
+	{"=== PAUSE ", protocol.TestPause},
+	{"=== CONT  ", protocol.TestCont},
+	{"--- PASS: ", protocol.TestPass},
+	{"--- FAIL: ", protocol.TestFail},
+	{"--- SKIP: ", protocol.TestSkip},
+	{"=== NAME  ", ""}, // names the test later output belongs to
+	{"=== NAME", ""},   // the same with no test, its trailing spaces lost
+	{"=== ATTR  ", ""},
+	{"=== ARTIFACTS ", ""},
+}
+
+// line handles one line of the captured stdout; see captureStdout. Only
+// the code's own lines are forwarded to the real stdout.
+func (st *testStream) line(s string, framed bool) (forward bool) {
+	if !framed {
+		st.output(s + "\n")
+		return true
+	}
+	if rest, ok := strings.CutPrefix(s, syncPrefix); ok {
+		seq, _ := strconv.Atoi(rest)
+		st.mu.Lock()
+		ch := st.waiting[seq]
+		delete(st.waiting, seq)
+		st.mu.Unlock()
+		if ch != nil {
+			close(ch)
+		}
+		return false
+	}
+	for _, f := range testFrames {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(s, " "), f.prefix)
+		if !ok {
+			continue
+		}
+		name := strings.TrimSpace(rest)
+		if f.action == protocol.TestPass || f.action == protocol.TestFail || f.action == protocol.TestSkip {
+			name, _, _ = strings.Cut(name, " (") // testing never puts a space in a name
+		}
+		if f.prefix == "=== ATTR  " || f.prefix == "=== ARTIFACTS " {
+			name, _, _ = strings.Cut(name, " ")
+		}
+		st.cur = name
+		if f.action != "" {
+			st.event(f.action, name)
+		}
+		return false
+	}
+	// Testing's other framed lines (PASS, FAIL at the end) say nothing
+	// about one test.
+	return false
+}
+
+// event sends the event for a frame, timing the test by the frames: it
+// runs from run or cont to pause or its end, as testing counts it.
+func (st *testStream) event(action protocol.TestAction, name string) {
+	now := time.Now()
+	t := st.tests[name]
+	if t == nil {
+		t = &streamTest{}
+		st.tests[name] = t
+	}
+	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen)}
+	switch action {
+	case protocol.TestRun, protocol.TestCont:
+		t.since = now
+	case protocol.TestPause:
+		t.stop(now)
+	default: // an end
+		t.stop(now)
+		ev.ElapsedNs = int64(t.running)
+		delete(st.tests, name)
+		if top := st.tops[topName(name)]; top != nil && top.omitted > 0 && topName(name) == name {
+			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test,
+				Output: fmt.Sprintf("[%d more bytes of output omitted]\n", top.omitted)})
+		}
+		if topName(name) == name {
+			delete(st.tops, name)
+		}
+	}
+	st.emit(ev)
+}
+
+func (t *streamTest) stop(now time.Time) {
+	if !t.since.IsZero() {
+		t.running += now.Sub(t.since)
+		t.since = time.Time{}
+	}
+}
+
+// output forwards s as output of the current test, within the bound of its
+// top-level test.
+func (st *testStream) output(s string) {
+	top := st.tops[topName(st.cur)]
+	if top == nil {
+		top = &topOutput{}
+		st.tops[topName(st.cur)] = top
+	}
+	if room := maxTestOutput - top.sent; len(s) > room {
+		top.omitted += len(s) - max(room, 0)
+		if room <= 0 {
+			return
+		}
+		s = protocol.TruncateText(s, room)
+	}
+	top.sent += len(s)
+	st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: protocol.TruncateText(st.cur, protocol.MaxNameLen), Output: s})
+}
+
+// close releases any sync still waiting: the reader saw the end of the
+// output.
+func (st *testStream) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closed = true
+	for seq, ch := range st.waiting {
+		close(ch)
+		delete(st.waiting, seq)
+	}
+}
+
+// topName is the top-level test of a test's full name.
+func topName(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
 }
