@@ -3,8 +3,8 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +42,7 @@ type testRun struct {
 	order  []string              // every test, subtests included, as it started
 	status map[string]testStatus // by full name
 	ended  map[string]protocol.TestEvent
-	endSeq map[string]int // the order of the ends
+	endSeq map[string]int         // the order of the ends
 	output map[string]*testOutput // by top-level test
 	// firstFail is the first test under each top-level test whose fail
 	// event arrived: the one whose output explains the failure.
@@ -181,7 +181,11 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
-			break
+			if only == "" {
+				break
+			}
+			finished[only] = true // it ran to its end, or did not match -run
+			continue
 		}
 		if out.Class == sandbox.ClassCanceled {
 			for _, name := range facts.interrupted() {

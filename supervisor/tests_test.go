@@ -1,0 +1,363 @@
+package supervisor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
+)
+
+// The crashes under testdata/crashes are the stderr of real test binaries
+// (the module of integration/testdata/test_attribution.txtar, run with
+// -test.v=test2json -test.paniconexit0), one test selected each.
+
+var attrTests = map[string]bool{}
+
+func init() {
+	for _, name := range []string{"TestSeqLogs", "TestParPanics", "TestParSibling", "TestGroup",
+		"TestCleanupPanics", "TestLeavesGoroutine", "TestRunsMeanwhile", "TestSubExit0", "TestSubExit3",
+		"TestPrintsThenPanics", "TestGoexits", "TestOverflows", "TestHelperSub", "TestExternal",
+		"TestStartsHelper", "TestRunsAlone"} {
+		attrTests[name] = true
+	}
+}
+
+func crash(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "crashes", name+".txt"))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// states builds a child's test states: "TestA" running, "TestB=paused",
+// "TestC=pass" (ended with that result), in start order.
+func states(specs ...string) (map[string]testStatus, []string, []string, map[string]string) {
+	status := map[string]testStatus{}
+	results := map[string]string{}
+	var order, failed []string
+	for _, s := range specs {
+		name, state, _ := strings.Cut(s, "=")
+		order = append(order, name)
+		switch state {
+		case "":
+			status[name] = statusRunning
+		case "paused":
+			status[name] = statusPaused
+		default:
+			status[name] = statusEnded
+			results[name] = map[string]string{"pass": "passed", "fail": "failed", "skip": "skipped"}[state]
+			if state == "fail" {
+				failed = append(failed, name)
+			}
+		}
+	}
+	return status, order, failed, results
+}
+
+func TestBlame(t *testing.T) {
+	tests := []struct {
+		name   string
+		crash  string // a file under testdata/crashes, or "" for no stderr
+		pkg    string
+		exit   int // the exit status; -1 for a signal
+		states []string
+		alone  string
+		test   string   // the test charged; "" for none
+		says   []string // what the reason must mention
+	}{
+		{"parallel panic with running and paused siblings", "TestParPanics", "example.com/attr", 2,
+			[]string{"TestSeqLogs=pass", "TestParPanics", "TestParSibling", "TestGroup=paused", "TestParPanics=fail"},
+			"", "TestParPanics", []string{"TestParPanics panicked"}},
+		{"parallel subtest panic names the subtest", "TestGroup", "example.com/attr", 2,
+			[]string{"TestParPanics=paused", "TestGroup", "TestGroup/boom=fail", "TestGroup/calm"},
+			"", "TestGroup", []string{"subtest TestGroup/boom panicked"}},
+		{"panic in t.Cleanup", "TestCleanupPanics", "example.com/attr", 2,
+			[]string{"TestParPanics=paused", "TestCleanupPanics"},
+			"", "TestCleanupPanics", []string{"registered with t.Cleanup panicked"}},
+		{"goroutine panics after its test passed, another running", "TestLeavesGoroutine", "example.com/attr", 2,
+			[]string{"TestLeavesGoroutine=pass", "TestRunsMeanwhile"},
+			"", "TestLeavesGoroutine", []string{"a goroutine TestLeavesGoroutine started panicked after the test had returned", "passed"}},
+		{"goroutine panics while its test runs", "TestLeavesGoroutine", "example.com/attr", 2,
+			[]string{"TestLeavesGoroutine", "TestRunsMeanwhile"},
+			"", "TestLeavesGoroutine", []string{"while the test was running"}},
+		{"subtest os.Exit(0)", "TestSubExit0", "example.com/attr", 2,
+			[]string{"TestSubExit0", "TestSubExit0/zero=fail"},
+			"", "TestSubExit0", []string{"subtest TestSubExit0/zero called os.Exit(0)"}},
+		{"subtest os.Exit(3), the only test running", "TestSubExit3", "example.com/attr", 3,
+			[]string{"TestParPanics=paused", "TestSubExit3", "TestSubExit3/three"},
+			"", "TestSubExit3", []string{"os.Exit(3)", "subtest TestSubExit3/three was the only test running"}},
+		{"os.Exit(3) while two tests run", "TestSubExit3", "example.com/attr", 3,
+			[]string{"TestParPanics", "TestParSibling"},
+			"", "", []string{"could not tell which test", "os.Exit(3)", "running: TestParPanics, TestParSibling"}},
+		{"runtime.Goexit in a test", "TestGoexits", "example.com/attr", 2,
+			[]string{"TestGoexits"},
+			"", "TestGoexits", []string{"TestGoexits called runtime.Goexit"}},
+		{"stack overflow, a fatal error with a long trace", "TestOverflows", "example.com/attr", 2,
+			[]string{"TestOverflows", "TestParSibling=paused"},
+			"", "TestOverflows", []string{"TestOverflows hit a fatal error"}},
+		{"subtest function from a helper, one test running", "TestHelperSub", "example.com/attr", 2,
+			[]string{"TestHelperSub", "TestHelperSub/h=fail", "TestParPanics=paused"},
+			"", "TestHelperSub", []string{"panicked"}},
+		{"subtest function from a helper, two tests running", "TestHelperSub", "example.com/attr", 2,
+			[]string{"TestHelperSub", "TestHelperSub/h=fail", "TestParPanics"},
+			"", "", []string{"could not tell which test"}},
+		{"external test package", "TestExternal", "example.com/attr", 2,
+			[]string{"TestExternal", "TestParSibling"},
+			"", "TestExternal", []string{"TestExternal panicked"}},
+		{"goroutine from a helper is no running test's", "unknown", "example.com/attr/unknown", 2,
+			[]string{"TestStartsHelper=pass", "TestRunsAlone"},
+			"", "", []string{"could not tell which test", "started by example.com/attr/unknown.startLate", "running: TestRunsAlone"}},
+		{"goroutine from a helper in a child that ran one test", "unknown", "example.com/attr/unknown", 2,
+			[]string{"TestStartsHelper=pass"},
+			"TestStartsHelper", "TestStartsHelper", []string{"the only test this process ran"}},
+		{"killed by a signal while nothing ran", "", "example.com/attr", -1,
+			[]string{"TestSeqLogs=pass", "TestParPanics=paused"},
+			"", "", []string{"could not tell which test", "the process died", "paused in t.Parallel: TestParPanics"}},
+		{"a panic in another package's test is not this one's", "TestParPanics", "example.com/other", 2,
+			[]string{"TestParPanics", "TestParSibling"},
+			"", "", []string{"could not tell which test"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := crashFacts{pkg: tt.pkg, tests: attrTests, alone: tt.alone}
+			if tt.crash != "" {
+				f.stderr = crash(t, tt.crash)
+			}
+			if tt.exit >= 0 {
+				f.exited, f.code = true, tt.exit
+			}
+			f.status, f.order, f.failed, f.results = states(tt.states...)
+			v := blame(f)
+			assert.Equal(t, tt.test, v.test, "reason: %s", v.reason)
+			for _, s := range tt.says {
+				assert.Contains(t, v.reason, s)
+			}
+		})
+	}
+}
+
+func TestParseCrash(t *testing.T) {
+	c, ok := parseCrash(crash(t, "TestCleanupPanics"))
+	require.True(t, ok)
+	assert.Equal(t, "panic: cleanup boom [recovered, repanicked]", c.message)
+	assert.Equal(t, []string{"testing.tRunner.func1.2", "testing.tRunner.func1", "panic",
+		"example.com/attr.TestCleanupPanics.func1", "testing.(*common).Cleanup.func1",
+		"testing.(*common).runCleanup", "testing.tRunner.func2", "testing.tRunner"}, c.frames)
+	assert.Equal(t, "testing.(*T).Run", c.createdBy)
+
+	c, ok = parseCrash(crash(t, "TestOverflows"))
+	require.True(t, ok)
+	assert.Equal(t, "fatal error: stack overflow", c.message)
+	assert.Contains(t, c.frames, "example.com/attr.TestOverflows", "the crashed goroutine's frames, past the runtime stack and the elision")
+
+	_, ok = parseCrash("")
+	assert.False(t, ok)
+	_, ok = parseCrash("some output\nthe test printed panic: in the middle of a line\n")
+	assert.False(t, ok)
+}
+
+func TestTestOf(t *testing.T) {
+	tests := map[string]bool{"TestX": true}
+	for fn, want := range map[string]string{
+		"example.com/p.TestX":             "TestX",
+		"example.com/p.TestX.func1":       "TestX",
+		"example.com/p.TestX.func1.2":     "TestX",
+		"example.com/p_test.TestX.func3":  "TestX",
+		"example.com/p.TestXY":            "",
+		"example.com/p.helper":            "",
+		"example.com/pp.TestX":            "",
+		"example.com/p/sub.TestX":         "",
+		"testing.tRunner":                 "",
+		"example.com/p.(*server).TestX":   "",
+		"example.com/p.TestX[...]":        "TestX",
+		"example.com/p.TestX.deferwrap1":  "TestX",
+		"example.com/p.TestX.gowrap2":     "TestX",
+		"example.com/p.TestX.TestX.func1": "TestX",
+	} {
+		assert.Equal(t, want, testOf(fn, "example.com/p", tests), fn)
+	}
+	assert.Equal(t, "TestX", testOf("example.com/a%2eb.TestX.func1", "example.com/a.b", tests), "dots in the last path element are escaped in symbols")
+}
+
+func TestTrimWorkerFrames(t *testing.T) {
+	in := "panic: boom\n\ngoroutine 7 [running]:\nexample.com/p.TestX(0xc0)\n\t/src/p/x_test.go:9 +0x25\n" +
+		"example.com/p/zz_benchsup_0123/worker.(*testStream).syncAfter.func1(0xc0)\n\t/cache/zz_benchsup_0123/worker/tests.go:80 +0x40\n" +
+		"testing.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\n"
+	want := "panic: boom\n\ngoroutine 7 [running]:\nexample.com/p.TestX(0xc0)\n\t/src/p/x_test.go:9 +0x25\n" +
+		"testing.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\n"
+	assert.Equal(t, want, trimWorkerFrames(in))
+}
+
+// child is a scripted test child: it plays events through observe, with
+// pauses, and ends with the given stderr and exit status, or as canceled
+// when its context ends first.
+type scriptedChild struct {
+	steps  []any // protocol.TestEvent, or time.Duration to wait
+	stderr string
+	exit   int // 0: success
+}
+
+type children struct {
+	mu   sync.Mutex
+	reqs []protocol.Request
+	play func(req protocol.Request) scriptedChild
+}
+
+func (cs *children) start(ctx context.Context, _ sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
+	cs.mu.Lock()
+	cs.reqs = append(cs.reqs, req)
+	cs.mu.Unlock()
+	c := cs.play(req)
+	for _, s := range c.steps {
+		switch s := s.(type) {
+		case protocol.TestEvent:
+			observe(s)
+		case time.Duration:
+			select {
+			case <-time.After(s):
+			case <-ctx.Done():
+				return sandbox.Outcome{Class: sandbox.ClassCanceled, Err: context.Cause(ctx), ExitCode: -1}
+			}
+		}
+	}
+	out := sandbox.Outcome{Class: sandbox.ClassSuccess, Stderr: sandbox.Capture{Tail: []byte(c.stderr), Total: int64(len(c.stderr))}}
+	if c.exit != 0 {
+		out.Class, out.ExitCode, out.Err = sandbox.ClassExit, c.exit, &sandbox.ExitError{Code: c.exit}
+	}
+	return out
+}
+
+func ev(action protocol.TestAction, test string) protocol.TestEvent {
+	return protocol.TestEvent{Action: action, Test: test, ElapsedNs: int64(time.Millisecond)}
+}
+
+func outputEv(test, text string) protocol.TestEvent {
+	return protocol.TestEvent{Action: protocol.TestOutput, Test: test, Output: text}
+}
+
+func TestTestPackageChargesFromFacts(t *testing.T) {
+	late := crash(t, "TestLeavesGoroutine")
+	cs := &children{play: func(req protocol.Request) scriptedChild {
+		switch strings.Join(req.Config.Skip, ",") {
+		case "":
+			// TestLeavesGoroutine passes; its goroutine panics while
+			// TestRunsMeanwhile runs and TestParSibling is paused.
+			return scriptedChild{steps: []any{
+				ev("run", "TestParSibling"), ev("pause", "TestParSibling"),
+				ev("run", "TestLeavesGoroutine"), outputEv("TestLeavesGoroutine", "    x_test.go:3: started it\n"), ev("pass", "TestLeavesGoroutine"),
+				ev("run", "TestRunsMeanwhile"), outputEv("TestRunsMeanwhile", "half way\n"),
+			}, stderr: late, exit: 2}
+		case "TestLeavesGoroutine":
+			return scriptedChild{steps: []any{
+				ev("run", "TestParSibling"), ev("pause", "TestParSibling"),
+				ev("run", "TestRunsMeanwhile"), ev("pass", "TestRunsMeanwhile"),
+				ev("run", "TestSkips"), outputEv("TestSkips", "    x_test.go:9: no network here\n"), ev("skip", "TestSkips"),
+				ev("run", "TestFails"), ev("run", "TestFails/inner"), outputEv("TestFails/inner", "    x_test.go:12: inner failure\n"),
+				ev("fail", "TestFails/inner"), ev("fail", "TestFails"),
+				ev("cont", "TestParSibling"), ev("pass", "TestParSibling"),
+			}}
+		}
+		t.Fatalf("unexpected skip list %v", req.Config.Skip)
+		return scriptedChild{}
+	}}
+	s := scriptedSupervisor(t, Config{}, nil)
+	s.start = cs.start
+	rows := rowsByName(s.testPackage(context.Background(), fakePackage("example.com/attr", nil,
+		[]string{"TestParSibling", "TestLeavesGoroutine", "TestRunsMeanwhile", "TestSkips", "TestFails"})))
+	require.Len(t, cs.reqs, 2)
+
+	late2 := rows["TestLeavesGoroutine"]
+	assert.Equal(t, report.Outcome("exit"), late2.Outcome, "the test that started the goroutine is charged, though it passed")
+	assert.Contains(t, deref(late2.Error), "after the test had returned")
+	assert.Contains(t, late2.Output, "started it", "with its own output")
+	assert.Contains(t, late2.Output, "panic: late boom", "and the crash")
+	assert.Equal(t, report.Outcome("ok"), rows["TestRunsMeanwhile"].Outcome, "the test running alongside was rerun")
+	assert.NotContains(t, rows["TestRunsMeanwhile"].Output, "half way", "its interrupted run's output is not its result's")
+	assert.Equal(t, report.Outcome("ok"), rows["TestParSibling"].Outcome, "the paused test was rerun")
+	assert.Equal(t, "x_test.go:9: no network here", deref(rows["TestSkips"].Skipped))
+	assert.Equal(t, "TestFails/inner: x_test.go:12: inner failure", deref(rows["TestFails"].Error))
+	assert.Contains(t, rows["TestFails"].Output, "--- FAIL: TestFails/inner")
+}
+
+func TestTestPackageRunsSuspectsAloneWhenNoTestCanBeNamed(t *testing.T) {
+	// Two parallel tests run when the process exits with status 3 and
+	// nothing ended: each then runs alone, where TestB exits again and is
+	// charged, and TestA passes.
+	cs := &children{play: func(req protocol.Request) scriptedChild {
+		switch strings.Join(req.Config.Skip, ",") {
+		case "":
+			return scriptedChild{steps: []any{ev("run", "TestA"), ev("pause", "TestA"), ev("run", "TestB"), ev("pause", "TestB"),
+				ev("cont", "TestA"), ev("cont", "TestB")}, exit: 3}
+		case "TestB,TestC": // TestA alone
+			return scriptedChild{steps: []any{ev("run", "TestA"), ev("pause", "TestA"), ev("cont", "TestA"), ev("pass", "TestA")}}
+		case "TestA,TestC": // TestB alone
+			return scriptedChild{steps: []any{ev("run", "TestB"), ev("pause", "TestB"), ev("cont", "TestB")}, exit: 3}
+		case "TestA,TestB":
+			return scriptedChild{steps: []any{ev("run", "TestC"), ev("pass", "TestC")}}
+		}
+		t.Fatalf("unexpected skip list %v", req.Config.Skip)
+		return scriptedChild{}
+	}}
+	s := scriptedSupervisor(t, Config{}, nil)
+	s.start = cs.start
+	all := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
+	rows := rowsByName(all)
+	assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome)
+	assert.Equal(t, report.Outcome("exit"), rows["TestB"].Outcome)
+	assert.Contains(t, deref(rows["TestB"].Error), "os.Exit(3)")
+	assert.Equal(t, report.Outcome("ok"), rows["TestC"].Outcome)
+	var pkgErr *report.Row
+	for i, r := range all {
+		if r.Kind == "package" && r.Name == "" && r.Outcome == "exit" {
+			pkgErr = &all[i]
+		}
+	}
+	require.NotNil(t, pkgErr, "the first crash is the package's: no test could be named")
+	assert.Contains(t, deref(pkgErr.Error), "could not tell which test")
+	assert.Contains(t, deref(pkgErr.Error), "running: TestA, TestB")
+	assert.Len(t, cs.reqs, 4)
+}
+
+func TestTestDeadlineCountsOnlyRunning(t *testing.T) {
+	// TestPar waits paused for four deadlines, then runs briefly; TestHang
+	// runs past its deadline while TestAlong runs alongside it.
+	const deadline = 50 * time.Millisecond
+	cs := &children{play: func(req protocol.Request) scriptedChild {
+		switch strings.Join(req.Config.Skip, ",") {
+		case "":
+			return scriptedChild{steps: []any{
+				ev("run", "TestPar"), ev("pause", "TestPar"),
+				ev("run", "TestSeq"), 30 * time.Millisecond, ev("pass", "TestSeq"),
+				ev("run", "TestSeq2"), 30 * time.Millisecond, ev("pass", "TestSeq2"),
+				ev("run", "TestSeq3"), 30 * time.Millisecond, ev("pass", "TestSeq3"),
+				ev("run", "TestSeq4"), 30 * time.Millisecond, ev("pass", "TestSeq4"),
+				ev("cont", "TestPar"), 10 * time.Millisecond, ev("pass", "TestPar"),
+				ev("run", "TestHang"), ev("pause", "TestHang"), ev("run", "TestAlong"), ev("pause", "TestAlong"),
+				ev("cont", "TestHang"), 20 * time.Millisecond, ev("cont", "TestAlong"), time.Minute,
+			}}
+		case "TestPar,TestSeq,TestSeq2,TestSeq3,TestSeq4,TestHang":
+			return scriptedChild{steps: []any{ev("run", "TestAlong"), ev("pass", "TestAlong")}}
+		}
+		t.Fatalf("unexpected skip list %v", req.Config.Skip)
+		return scriptedChild{}
+	}}
+	s := scriptedSupervisor(t, Config{TestDeadline: deadline}, nil)
+	s.start = cs.start
+	rows := rowsByName(s.testPackage(context.Background(), fakePackage("example.com/p", nil,
+		[]string{"TestPar", "TestSeq", "TestSeq2", "TestSeq3", "TestSeq4", "TestHang", "TestAlong"})))
+	assert.Equal(t, report.Outcome("ok"), rows["TestPar"].Outcome, "a paused test is not running: %v", deref(rows["TestPar"].Error))
+	assert.Equal(t, report.Outcome("execution-timeout"), rows["TestHang"].Outcome)
+	assert.Contains(t, deref(rows["TestHang"].Error), "deadline")
+	assert.Equal(t, report.Outcome("ok"), rows["TestAlong"].Outcome, "the test running alongside is rerun, not charged")
+	require.Len(t, cs.reqs, 2)
+}
