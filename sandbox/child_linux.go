@@ -37,8 +37,9 @@ type Child struct {
 	done           chan struct{} // closed by the monitor once the root was reaped and the streams closed
 
 	// Written by the monitor before done is closed, read after.
-	quitSent bool     // SIGQUIT was sent for the stacks
-	notes    []string // what went wrong with the cgroup at teardown
+	quitSent bool       // SIGQUIT was sent for the stacks
+	notes    []string   // what went wrong with the cgroup at teardown
+	left     []leftProc // what the root left running when it exited, killed at teardown
 
 	waitOnce sync.Once
 	outcome  Outcome
@@ -191,6 +192,7 @@ func (c *Child) classify() Outcome {
 		}
 		o.ContainmentNote += n
 	}
+	o.Leftover = leftoverNote(c.left, o.Containment)
 	o.DrainNote = drainNote(c.end.drainWindow, stdoutCut, stderrCut, endpointHeld)
 	if f.status.known && f.status.exited {
 		o.ExitCode = f.status.code

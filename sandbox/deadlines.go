@@ -57,6 +57,7 @@ type verdict struct {
 	helloAt  time.Time     // when the Hello was accepted; zero while outstanding
 	ending   bool          // a reason to end the child was recorded
 	timeout  *TimeoutError // the deadline that ended it
+	stopped  *StoppedError // the stop that ended it
 	canceled error         // the context that ended it (wraps ErrCanceled)
 	protoErr error         // the first protocol violation
 	ioErr    error         // the first parent-side failure
@@ -95,6 +96,20 @@ func (v *verdict) expire(d deadlines, atTotal bool) (end, decided bool) {
 	}
 	v.ending = true
 	return true, true
+}
+
+// stop records that the child stayed stopped and is to be ended for it. It
+// returns false, and records nothing, when something else is ending it
+// already.
+func (v *verdict) stop(err *StoppedError) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ending {
+		return false
+	}
+	v.ending = true
+	v.stopped = err
+	return true
 }
 
 // cancel records that the context ended the child, unless something else
@@ -136,6 +151,6 @@ func (v *verdict) lost(err error) {
 func (v *verdict) record(f *facts) (helloAt time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	f.canceled, f.timeout, f.protoErr, f.ioErr = v.canceled, v.timeout, v.protoErr, v.ioErr
+	f.canceled, f.timeout, f.stopped, f.protoErr, f.ioErr = v.canceled, v.timeout, v.stopped, v.protoErr, v.ioErr
 	return v.helloAt
 }

@@ -95,7 +95,8 @@
 //  5. ClassMalformed: the child sent a frame or a message sequence the
 //     protocol does not allow, or a Hello of another protocol version (the
 //     protocol package's error: protocol.ErrMalformed or protocol.ErrVersion),
-//     or exited 0 without sending Done. A stream cut off inside a frame by a
+//     or exited 0 without sending Done (before its Hello: a TestMain that
+//     never called m.Run; after it: code that called os.Exit(0)). A stream cut off inside a frame by a
 //     child that then died by a signal or a nonzero exit is classified by
 //     that death instead (rules 7 to 9): it died while writing.
 //  6. ClassParentIO: the supervisor's side failed: descriptors or the spawn
@@ -103,7 +104,10 @@
 //     not explain, or the child was reaped by someone else (*IOError,
 //     ErrParentIO).
 //  7. ClassSignal: the child was killed by a signal this package did not send
-//     (*SignalError: which signal, whether it dumped core).
+//     (*SignalError: which signal, whether it dumped core), or its root
+//     stayed stopped (SIGSTOP, SIGTSTP, ...) for half a second: it is then
+//     sent SIGQUIT and SIGCONT, so that it prints its stacks, and ended
+//     (*StoppedError), instead of being waited for until the deadline.
 //  8. ClassFailure: the child reported a Failure; this takes precedence over
 //     the nonzero exit that normally follows (*FailureError).
 //  9. ClassExit: the child exited with a nonzero status (*ExitError). A Go

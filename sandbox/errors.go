@@ -55,10 +55,22 @@ const errTailLimit = 4 << 10
 type ExitError struct {
 	Code       int
 	StderrTail string // the last bytes of stderr (at most 4 KiB)
+	// BeforeWorker says that it exited before its worker said hello: in
+	// the package's initialization or its TestMain.
+	BeforeWorker bool
 }
 
 func (e *ExitError) Error() string {
-	return fmt.Sprintf("sandbox: child exited with status %d", e.Code)
+	return fmt.Sprintf("sandbox: child exited with status %d%s", e.Code, beforeWorker(e.BeforeWorker))
+}
+
+// beforeWorker is what an error adds when the child ended before its worker
+// said hello.
+func beforeWorker(before bool) string {
+	if before {
+		return " before benchsup's worker started (in the package's initialization or its TestMain)"
+	}
+	return ""
 }
 
 // SignalError reports a child killed by a signal this package did not send.
@@ -66,6 +78,8 @@ type SignalError struct {
 	Signal     syscall.Signal
 	CoreDumped bool
 	StderrTail string // the last bytes of stderr (at most 4 KiB)
+	// BeforeWorker: see ExitError.
+	BeforeWorker bool
 }
 
 func (e *SignalError) Error() string {
@@ -73,7 +87,7 @@ func (e *SignalError) Error() string {
 	if e.CoreDumped {
 		s += ", core dumped"
 	}
-	return s
+	return s + beforeWorker(e.BeforeWorker)
 }
 
 // TimeoutError reports a deadline that expired: PhaseStartup (no Hello in

@@ -207,7 +207,7 @@ func (ex *exchange) close() {
 func (ex *exchange) record(f *facts) (hello *protocol.Hello, held bool) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	f.done, f.skip, f.failure = ex.chk.Done(), ex.skip, ex.failure
+	f.done, f.skip, f.failure, f.hello = ex.chk.Done(), ex.skip, ex.failure, ex.hello != nil
 	return ex.hello, ex.held
 }
 

@@ -149,6 +149,11 @@ func child(behaviour string) int {
 		hang()
 	case "bad-version":
 		hello.ProtocolVersion = protocol.Version + 1
+	case "no-hello-exit0": // a TestMain that returns without m.Run
+		return 0
+	case "no-hello-exit1":
+		fmt.Fprintln(os.Stderr, "setup failed")
+		return 1
 	}
 	must(conn.Send(hello))
 	m, err := conn.Receive()
@@ -236,6 +241,9 @@ func child(behaviour string) int {
 		os.Exit(0)
 	case "no-done":
 		must(conn.Send(result))
+	case "stop-self":
+		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		done()
 	case "flood":
 		flood(floodTotal)
 		done()

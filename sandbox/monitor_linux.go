@@ -7,6 +7,9 @@ import (
 	"errors"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The monitor is the one goroutine of a Child that ends it: it enforces the
@@ -23,6 +26,15 @@ const (
 	timedOut                      // a deadline decided to end it
 	endOther                      // the context ended it, or a deadline found it being killed already
 	callerDeadline                // the context ended it for the caller's own deadline (ErrCallerDeadline)
+	stoppedEnd                    // the root stayed stopped (SIGSTOP): continue it, ask for its stacks, end it
+)
+
+// A stopped child makes no progress and would otherwise be waited for until
+// the total deadline. The monitor looks for the stop every stopPoll; a root
+// still stopped stopWait after it was first seen so is ended.
+const (
+	stopPoll = 100 * time.Millisecond
+	stopWait = 500 * time.Millisecond
 )
 
 // monitor ends the child when a deadline or the context says so, then tears
@@ -31,7 +43,12 @@ func (c *Child) monitor(ctx context.Context) {
 	defer close(c.done)
 	switch c.watch(ctx) {
 	case timedOut, callerDeadline:
-		c.askForStacks()
+		c.askForStacks(false)
+		if !c.p.hasExited() {
+			c.terminate()
+		}
+	case stoppedEnd:
+		c.askForStacks(true)
 		if !c.p.hasExited() {
 			c.terminate()
 		}
@@ -49,10 +66,27 @@ func (c *Child) watch(ctx context.Context) watched {
 	total := time.NewTimer(time.Until(c.d.total()))
 	defer total.Stop()
 	startupC := startup.C
+	poll := time.NewTicker(stopPoll)
+	defer poll.Stop()
+	var stoppedSince time.Time // zero while the root is not seen stopped
 	for {
 		select {
 		case <-c.p.exited:
 			return rootExited
+		case now := <-poll.C:
+			sig, stopped := stopSignal(c.p.pid)
+			switch {
+			case !stopped:
+				stoppedSince = time.Time{}
+			case stoppedSince.IsZero():
+				stoppedSince = now
+			case now.Sub(stoppedSince) >= stopWait && !c.p.hasExited():
+				if c.v.stop(&StoppedError{Signal: sig, Wait: now.Sub(stoppedSince).Round(10 * time.Millisecond)}) {
+					return stoppedEnd
+				}
+				// Being ended for another reason already: SIGKILL
+				// ends a stopped process too.
+			}
 		case <-startupC:
 			startupC = nil
 			if c.p.hasExited() {
@@ -81,6 +115,33 @@ func (c *Child) watch(ctx context.Context) watched {
 	}
 }
 
+// stopSignal reports whether the process pid, a child of this process not
+// yet reaped, is stopped now, and by which signal. waitid with WNOWAIT
+// leaves the stop to be reported again; without WEXITED it never reports,
+// nor reaps, an exit.
+func stopSignal(pid int) (syscall.Signal, bool) {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if err != nil || info.Signo != int32(unix.SIGCHLD) || info.Code != cldStopped {
+		return 0, false
+	}
+	return syscall.Signal(siginfoStatus(&info)), true
+}
+
+// cldStopped is CLD_STOPPED, the si_code of a child stopped by a signal.
+const cldStopped = 5
+
+// siginfoStatus is the si_status of a SIGCHLD siginfo: after si_pid and
+// si_uid in the union that follows si_signo, si_errno and si_code, which
+// is aligned to a pointer.
+func siginfoStatus(info *unix.Siginfo) int32 {
+	off := uintptr(3 * 4)
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		off = 4 * 4
+	}
+	return *(*int32)(unsafe.Add(unsafe.Pointer(info), off+8))
+}
+
 func decision(decided bool) watched {
 	if decided {
 		return timedOut
@@ -93,12 +154,17 @@ func decision(decided bool) watched {
 // status 2, and waits QuitGrace for the exit. Stderr is marked first, so that
 // the head of what follows is kept apart (Outcome.Stacks). The group is not
 // asked: the dumps of grandchildren would interleave on the same stderr.
-func (c *Child) askForStacks() {
+// With cont, the group is then sent SIGCONT: a stopped root takes the
+// SIGQUIT only once continued.
+func (c *Child) askForStacks(cont bool) {
 	c.stderr.mark(c.end.stacksLimit)
 	if !c.p.signalRoot(syscall.SIGQUIT) {
 		return
 	}
 	c.quitSent = true
+	if cont {
+		c.p.signal(syscall.SIGCONT)
+	}
 	t := time.NewTimer(c.end.quitGrace)
 	defer t.Stop()
 	select {
@@ -130,6 +196,8 @@ func (c *Child) terminate() {
 func (c *Child) teardown() {
 	if c.p.exitErr != nil {
 		c.v.lost(c.p.exitErr)
+	} else {
+		c.left = c.leftover() // before reap kills them
 	}
 	notes, err := c.p.reap()
 	if err != nil {

@@ -21,7 +21,7 @@ const (
 	ClassSkipped                     // Skip, Done, exit 0
 	ClassFailure                     // a Failure message arrived
 	ClassExit                        // nonzero exit status
-	ClassSignal                      // killed by a signal the sandbox did not send
+	ClassSignal                      // killed (or stopped) by a signal the sandbox did not send
 	ClassStartupTimeout              // no Hello by the startup deadline
 	ClassExecTimeout                 // no exit by the total deadline
 	ClassMalformed                   // protocol violation, or exit 0 without Done
@@ -115,6 +115,11 @@ type Outcome struct {
 	// Cgroup is the per-child cgroup directory that was used (and removed
 	// again); empty when none.
 	Cgroup string
+	// Leftover says what the child left running when it exited: the
+	// processes still in its process group or cgroup, which of its stdout
+	// and stderr they held open, and that they were killed; empty when
+	// nothing was left.
+	Leftover string
 	// DrainNote says which of stdout, stderr and the protocol endpoint were
 	// still open Config.DrainWindow after the child was reaped (held by a
 	// process that escaped containment) and were closed without reaching
@@ -147,6 +152,8 @@ type exitStatus struct {
 type facts struct {
 	canceled   error
 	timeout    *TimeoutError
+	stopped    *StoppedError
+	hello      bool // a Hello was accepted: the worker started
 	protoErr   error
 	ioErr      error
 	status     exitStatus
@@ -156,8 +163,32 @@ type facts struct {
 	stderrTail string
 }
 
-// errNoDone is the protocol error of a child that exited 0 without Done.
-var errNoDone = &protocol.MalformedError{Reason: "child exited with status 0 without sending done"}
+// errNoDone is the protocol error of a child that exited 0 after its
+// worker started, without the worker saying it was done: something in the
+// process ended it (os.Exit(0) where -test.paniconexit0 does not reach).
+var errNoDone = &protocol.MalformedError{Reason: "the child exited with status 0 before its worker said it was done: " +
+	"code it ran called os.Exit(0) or otherwise ended the process"}
+
+// errNoWorker is the protocol error of a child that exited 0 without ever
+// saying hello: the worker is a test (TestBenchsupWorker) that m.Run runs,
+// so a TestMain that returns or exits 0 without calling m.Run never starts
+// it.
+var errNoWorker = &protocol.MalformedError{Reason: "the test binary exited with status 0 before benchsup's worker started: " +
+	"its TestMain returned, or called os.Exit, without calling m.Run"}
+
+// StoppedError reports a child whose root process was stopped (SIGSTOP,
+// SIGTSTP, SIGTTIN or SIGTTOU) and not continued within the stop wait: it
+// was continued, asked for its goroutine stacks, and killed, instead of
+// being waited for until the total deadline.
+type StoppedError struct {
+	Signal syscall.Signal
+	Wait   time.Duration // how long it had stayed stopped
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("sandbox: child stopped by %s and not continued within %v: benchsup continued it and killed it",
+		signalName(e.Signal), e.Wait)
+}
 
 func (f *facts) classify() (Class, error) {
 	st := f.status
@@ -168,8 +199,12 @@ func (f *facts) classify() (Class, error) {
 		return ClassStartupTimeout, f.timeout
 	case f.timeout != nil:
 		return ClassExecTimeout, f.timeout
+	case f.stopped != nil:
+		return ClassSignal, f.stopped
 	case f.protoErr != nil && !f.diedMidFrame():
 		return ClassMalformed, f.protoErr
+	case st.known && st.exited && st.code == 0 && !f.done && !f.hello:
+		return ClassMalformed, errNoWorker
 	case st.known && st.exited && st.code == 0 && !f.done:
 		return ClassMalformed, errNoDone
 	case f.ioErr != nil:
@@ -179,11 +214,11 @@ func (f *facts) classify() (Class, error) {
 		// unknown status can never read as success.
 		return ClassParentIO, &IOError{Op: "reap", Err: ErrLostChild}
 	case !st.exited:
-		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail}
+		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
 	case f.failure != nil:
 		return ClassFailure, &FailureError{Failure: *f.failure}
 	case st.code != 0:
-		return ClassExit, &ExitError{Code: st.code, StderrTail: f.stderrTail}
+		return ClassExit, &ExitError{Code: st.code, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
 	case f.skip != nil:
 		return ClassSkipped, nil
 	}

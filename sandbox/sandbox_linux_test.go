@@ -203,6 +203,7 @@ func TestClasses(t *testing.T) {
 			assert.Equal(t, Capture{Tail: []byte("err-line\n"), Total: 9}, o.Stderr)
 			assert.Zero(t, o.Stacks, "no timeout, no SIGQUIT")
 			assert.Empty(t, o.DrainNote)
+			assert.Empty(t, o.Leftover, "nothing left running")
 			assert.Positive(t, o.StartupDuration)
 			assert.LessOrEqual(t, o.StartupDuration, o.Elapsed)
 			assert.Equal(t, "strict keep=GOCOVERDIR set="+behaviourEnv+",GORACE", o.EnvPolicy)
@@ -339,8 +340,40 @@ func TestClasses(t *testing.T) {
 		}},
 		{"no-done", nil, ClassMalformed, func(t *testing.T, o Outcome, msgs []protocol.Message) {
 			assert.ErrorIs(t, o.Err, protocol.ErrMalformed)
-			assert.Contains(t, o.Err.Error(), "without sending done")
+			assert.Contains(t, o.Err.Error(), "the child exited with status 0 before its worker said it was done")
+			assert.Contains(t, o.Err.Error(), "os.Exit(0)", "names the likely cause")
 			assert.Equal(t, 0, o.ExitCode)
+		}},
+		{"no-hello-exit0", nil, ClassMalformed, func(t *testing.T, o Outcome, msgs []protocol.Message) {
+			// A TestMain that returns without calling m.Run: the worker,
+			// a test m.Run would run, never started.
+			assert.ErrorIs(t, o.Err, protocol.ErrMalformed)
+			assert.Contains(t, o.Err.Error(), "exited with status 0 before benchsup's worker started")
+			assert.Contains(t, o.Err.Error(), "its TestMain returned, or called os.Exit, without calling m.Run")
+			assert.Nil(t, o.Hello)
+			assert.Empty(t, msgs)
+		}},
+		{"no-hello-exit1", nil, ClassExit, func(t *testing.T, o Outcome, msgs []protocol.Message) {
+			var ee *ExitError
+			require.ErrorAs(t, o.Err, &ee)
+			assert.True(t, ee.BeforeWorker)
+			assert.EqualError(t, o.Err, "sandbox: child exited with status 1 before benchsup's worker started (in the package's initialization or its TestMain)")
+		}},
+		{"stop-self", nil, ClassSignal, func(t *testing.T, o Outcome, msgs []protocol.Message) {
+			// Stopped by its own SIGSTOP: ended after stopWait, not at
+			// the total deadline (20s), with the stacks of where it
+			// stopped.
+			var se *StoppedError
+			require.ErrorAs(t, o.Err, &se)
+			assert.Equal(t, syscall.SIGSTOP, se.Signal)
+			assert.GreaterOrEqual(t, se.Wait, stopWait)
+			assert.Contains(t, o.Err.Error(), "child stopped by SIGSTOP and not continued within")
+			assert.Contains(t, o.Err.Error(), "benchsup continued it and killed it")
+			assert.GreaterOrEqual(t, o.Elapsed, stopWait)
+			assert.Less(t, o.Elapsed, 10*time.Second)
+			assert.True(t, o.Stacks.Requested)
+			assert.Contains(t, string(o.Stacks.Head), "sandbox.child(", "continued, it printed where it had stopped")
+			assert.NotContains(t, kinds(msgs), "done", "it was ended before it went on")
 		}},
 	}
 	for _, tt := range tests {
@@ -781,7 +814,14 @@ func TestGrandchildren(t *testing.T) {
 				cfg.Cgroup = m.mode
 				o, msgs := run(t, cfg)
 				assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
-				require.Len(t, grandchildren(msgs), 1)
+				gcs := grandchildren(msgs)
+				require.Len(t, gcs, 1)
+				// Named, with the streams it held, and killed.
+				by := map[CgroupMode]string{CgroupAuto: "its cgroup", CgroupOff: "its process group"}[m.mode]
+				assert.Equal(t, fmt.Sprintf("when the child exited, 1 process it had started was still running "+
+					"(sandbox.test pid %d), holding its stdout and stderr open; it was killed with %s", gcs[0], by), o.Leftover)
+				assert.False(t, alive(gcs[0]))
+				assert.Empty(t, o.DrainNote, "killed, it closed them: nothing was cut")
 			})
 			t.Run("ignore SIGTERM at timeout", func(t *testing.T) {
 				cfg := helper("grandchild-hang")
