@@ -45,12 +45,16 @@ type benchOutput struct {
 
 	// cand is the latest unmarked line that parsed as a result of current
 	// since testing's last status line, and held what was printed from it
-	// on, not yet forwarded: cand is forwarded too unless testing's next
-	// status line shows it was the result.
-	cand    *protocol.Sample
-	candAt  int // where on its line the candidate result starts
-	held    [][]byte
-	forward io.Writer // where the code's output goes; nil drops it
+	// on, not yet forwarded, so that the code's output keeps its order:
+	// cand is forwarded too unless testing's next status line shows it was
+	// the result. Past maxHeld bytes the lines after cand are forwarded
+	// as they come (testing writes its status line right after a result,
+	// so only the code can print that much there).
+	cand      *protocol.Sample
+	candAt    int // where on its line the candidate result starts
+	held      [][]byte
+	heldBytes int
+	forward   io.Writer // where the code's output goes; nil drops it
 
 	// exact are the totals the wrapper read from B after each run of a
 	// leaf top-level function, in run order, and bytesPerOp its
@@ -127,7 +131,7 @@ func (o *benchOutput) feed(raw []byte, parsed bool) {
 		if sample, at, ok := o.parseResult(s); ok {
 			o.settle(false) // an earlier result-shaped line was the code's
 			o.cand, o.candAt = &sample, at
-			o.held = append(o.held, slices.Clone(raw))
+			o.held, o.heldBytes = [][]byte{slices.Clone(raw)}, 0
 			return
 		}
 		if l, ok := loggedLine(s); ok && o.pending.Len() < protocol.MaxTextLen {
@@ -144,12 +148,27 @@ func (o *benchOutput) feedAll(text string) {
 	o.settle(false)
 }
 
+// maxHeld bounds what is held after a candidate result.
+const maxHeld = 64 << 10
+
 // emit forwards what the code printed, after the held candidate if any.
 func (o *benchOutput) emit(raw []byte) {
-	if o.cand != nil {
-		o.held = append(o.held, slices.Clone(raw))
-		return
+	if o.cand != nil && len(o.held) > 0 {
+		if o.heldBytes+len(raw) <= maxHeld {
+			o.held = append(o.held, slices.Clone(raw))
+			o.heldBytes += len(raw)
+			return
+		}
+		after := o.held[1:]
+		o.held, o.heldBytes = o.held[:1], maxHeld+1 // hold no more
+		for _, h := range after {
+			o.write(h)
+		}
 	}
+	o.write(raw)
+}
+
+func (o *benchOutput) write(raw []byte) {
 	if o.forward != nil {
 		o.forward.Write(raw)
 	}
@@ -160,7 +179,7 @@ func (o *benchOutput) emit(raw []byte) {
 // was the code's output and is forwarded.
 func (o *benchOutput) settle(result bool) {
 	held, cand := o.held, o.cand
-	o.cand, o.held = nil, nil
+	o.cand, o.held, o.heldBytes = nil, nil, 0
 	if cand != nil && result {
 		// What the code printed in front of the result on its line is
 		// the code's.

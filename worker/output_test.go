@@ -107,6 +107,13 @@ func TestParseFramed(t *testing.T) {
 			forwarded: "hi\nhi\n",
 		},
 		{
+			name: "a flood after a candidate is not held", top: "BenchmarkA",
+			in: m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   " + res + strings.Repeat(strings.Repeat("y", 1023)+"\n", 100) +
+				m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100}},
+			forwarded: strings.Repeat(strings.Repeat("y", 1023)+"\n", 100),
+		},
+		{
 			name: "a value without a unit is not testing's", top: "BenchmarkA",
 			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2 \t10\t1 ns/op\tgarbage\n" + m + "=== NAME  \n",
 			results:   map[string][]int64{},
