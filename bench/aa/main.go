@@ -1,0 +1,137 @@
+// Command aa measures how often a comparison of two runs of the same code
+// (A/A) calls a difference: benchsup compare's hierarchical bootstrap
+// against benchstat's Mann-Whitney test on the same runs' samples pooled
+// across processes (benchstat -ignore benchsup-process), which the README
+// quotes side by side.
+//
+//	go run ./bench/aa                       # the demo module, 6 runs, 5 samples per process
+//	go run ./bench/aa -dir=DIR -runs=8 -samples=1
+//
+// It runs `benchsup run --bench` -runs times on the module, one after
+// another, then compares every pair of runs (run i as old, run j > i as
+// new): for each benchmark measured in both, benchsup's interval at 95%
+// either excludes 1 (a false positive: the code is the same) or not, and
+// its verdict at the default threshold is faster, slower, equivalent or
+// inconclusive; benchstat's p-value on the pooled samples is below its
+// default alpha of 0.05 (a false positive) or not.
+//
+// Pairs of runs share runs, so the comparisons are not independent: the
+// rates describe these runs on this host, not a long-run probability.
+// It writes nothing into the repository; -work holds the run documents.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/supervisor"
+)
+
+func main() {
+	dir := flag.String("dir", "demo", "the module to run")
+	runs := flag.Int("runs", 6, "runs of the module")
+	samples := flag.Int("samples", 5, "samples per process")
+	work := flag.String("work", "", "where the run documents go (default: a new temporary directory)")
+	bench := flag.String("bench", ".", "the benchmarks to run")
+	flag.Parse()
+	if err := run(*dir, *work, *bench, *runs, *samples); err != nil {
+		fmt.Fprintln(os.Stderr, "aa:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, work, bench string, runs, samples int) error {
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "benchsup-aa-"); err != nil {
+			return err
+		}
+	}
+	bin := filepath.Join(work, "benchsup")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchsup").CombinedOutput(); err != nil {
+		return fmt.Errorf("building benchsup: %v\n%s", err, out)
+	}
+	var docs []*report.Document
+	for i := range runs {
+		path := filepath.Join(work, fmt.Sprintf("run-%d.json", i))
+		cmd := exec.Command(bin, "run", "--bench="+bench, "-C", dir, fmt.Sprintf("--samples=%d", samples), "--metrics=none", "--json="+path, "./...")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "aa: run %d: %v (its failures are rows; continuing)\n", i, err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		doc, err := report.ReadDocument(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		docs = append(docs, doc)
+		fmt.Fprintf(os.Stderr, "aa: run %d of %d done\n", i+1, runs)
+	}
+
+	var total, bsSignificant, bsCalled, bstatSignificant int
+	verdicts := map[string]int{}
+	for i := range docs {
+		for j := i + 1; j < len(docs); j++ {
+			c, err := supervisor.Compare(docs[i], docs[j], supervisor.CompareConfig{Bootstrap: stats.Bootstrap{Seed: uint64(i*100 + j)}})
+			if err != nil {
+				return err
+			}
+			for _, r := range c.Rows {
+				if r.Metric != report.MetricTime || r.Low == nil {
+					continue
+				}
+				total++
+				if *r.Low > 1 || *r.High < 1 {
+					bsSignificant++
+				}
+				if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
+					bsCalled++
+				}
+				verdicts[r.Verdict]++
+				a, b := pooled(docs[i], r.Package, r.Name), pooled(docs[j], r.Package, r.Name)
+				cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
+				if cmp.P < benchmath.DefaultThresholds.CompareAlpha {
+					bstatSignificant++
+				}
+			}
+		}
+	}
+	pct := func(n int) string { return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(max(total, 1))) }
+	fmt.Printf("A/A: %d runs of %s, %d sample(s) per process; %d comparisons of a benchmark between two runs\n", runs, dir, samples, total)
+	fmt.Printf("benchsup compare, 95%% interval excludes 1:        %s\n", pct(bsSignificant))
+	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, pct(bsCalled))
+	fmt.Printf("benchsup compare verdicts: %v\n", verdicts)
+	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", pct(bstatSignificant))
+	fmt.Printf("run documents: %s\n", work)
+	return nil
+}
+
+// pooled is every sample's ns/op of one benchmark, all processes together,
+// as benchstat sees them when the process key is ignored.
+func pooled(doc *report.Document, pkg, name string) []float64 {
+	var out []float64
+	for _, r := range doc.Rows {
+		if r.Package != pkg || r.Name != name {
+			continue
+		}
+		for _, p := range r.Processes {
+			for _, s := range p.Samples {
+				if v, ok := s.NsPerOp(); ok {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
