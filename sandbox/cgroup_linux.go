@@ -63,24 +63,10 @@ func probeCgroupProc(mountinfo, self string) cgroupSupport {
 	if len(mounts) == 0 {
 		return cgroupSupport{note: "no cgroup2 hierarchy is mounted"}
 	}
-	own, ownErr := ownCgroup(self)
-	var candidates []string
-	for _, m := range mounts {
-		if ownErr == nil {
-			if rel, ok := strings.CutPrefix(own, m.root); ok && (rel == "" || rel[0] == '/' || m.root == "/") {
-				candidates = append(candidates, filepath.Join(m.point, rel))
-			}
-		}
-		candidates = append(candidates, m.point)
-	}
+	candidates, ownErr := candidateDirs(mounts, self)
 	var reasons []string
-	seen := map[string]bool{}
 	for _, dir := range candidates {
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		probe := filepath.Join(dir, fmt.Sprintf("benchsup-%d-probe", os.Getpid()))
+		probe := filepath.Join(dir, ownedPrefix()+"probe")
 		if err := os.Mkdir(probe, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			reasons = append(reasons, err.Error())
 			continue
@@ -94,6 +80,50 @@ func probeCgroupProc(mountinfo, self string) cgroupSupport {
 		note += "; own cgroup unknown: " + ownErr.Error()
 	}
 	return cgroupSupport{note: note}
+}
+
+// candidateDirs lists, without duplicates, where a child's cgroup may be
+// created: our own cgroup in each mount, then each mount's root.
+func candidateDirs(mounts []mount, self string) ([]string, error) {
+	own, ownErr := ownCgroup(self)
+	var candidates []string
+	seen := map[string]bool{}
+	add := func(dir string) {
+		if !seen[dir] {
+			seen[dir] = true
+			candidates = append(candidates, dir)
+		}
+	}
+	for _, m := range mounts {
+		if ownErr == nil {
+			if rel, ok := strings.CutPrefix(own, m.root); ok && (rel == "" || rel[0] == '/' || m.root == "/") {
+				add(filepath.Join(m.point, rel))
+			}
+		}
+		add(m.point)
+	}
+	return candidates, ownErr
+}
+
+// cgroupCandidates is candidateDirs for this process; nil when the mounts
+// cannot be read.
+func cgroupCandidates(mountinfo, self string) []string {
+	mounts, err := cgroup2Mounts(mountinfo)
+	if err != nil {
+		return nil
+	}
+	dirs, _ := candidateDirs(mounts, self)
+	return dirs
+}
+
+// ownedPrefix starts the name of everything this process leaves on the
+// system (see stale_linux.go): benchsup-PID-START-PIDNS-, or benchsup-PID-
+// when /proc cannot say more.
+func ownedPrefix() string {
+	if me, ok := selfOwner(); ok {
+		return me.prefix()
+	}
+	return fmt.Sprintf("benchsup-%d-", os.Getpid())
 }
 
 type mount struct{ root, point string }
@@ -161,15 +191,18 @@ func ownCgroup(path string) (string, error) {
 type cgroup struct {
 	dir     string
 	hasKill bool
+	forget  func() // ends the reaper's registration; nil when none
 }
 
 // newCgroup creates a fresh cgroup under sup.parent.
 func newCgroup(sup cgroupSupport) (*cgroup, error) {
-	dir := filepath.Join(sup.parent, fmt.Sprintf("benchsup-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	dir := filepath.Join(sup.parent, ownedPrefix()+strconv.FormatUint(cgroupSeq.Add(1), 10))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return &cgroup{dir: dir, hasKill: sup.hasKill}, nil
+	g := &cgroup{dir: dir, hasKill: sup.hasKill}
+	g.forget = reaperTrack(reaperCgroup, dir)
+	return g, nil
 }
 
 func (g *cgroup) write(file, value string) error {
@@ -269,6 +302,9 @@ func (g *cgroup) remove() error {
 	for range 50 {
 		err = unix.Rmdir(g.dir)
 		if err == nil || errors.Is(err, unix.ENOENT) {
+			if g.forget != nil {
+				g.forget()
+			}
 			return nil
 		}
 		if !errors.Is(err, unix.EBUSY) {

@@ -25,6 +25,7 @@ type process struct {
 	proc   *os.Process   // signals go through a pidfd where the kernel has them
 	cg     *cgroup       // nil: process group only
 	exited chan struct{} // closed by watchExit when the root's exit was observed (not yet reaped)
+	forget func()        // ends the reaper's registration of the process group
 
 	mu     sync.Mutex // guards lost and reaped; held while signalling, so that reaping cannot come in between
 	lost   bool       // reaped by someone else: the pid is not ours any more
@@ -39,7 +40,9 @@ type process struct {
 }
 
 func newProcess(proc *os.Process, cg *cgroup) *process {
-	return &process{pid: proc.Pid, proc: proc, cg: cg, exited: make(chan struct{})}
+	// Registered with the reaper, if one runs, until the group has been
+	// killed: should the supervisor die first, the reaper kills it.
+	return &process{pid: proc.Pid, proc: proc, cg: cg, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
 }
 
 // signal sends sig to the process group, to the root itself (in case it left
@@ -128,6 +131,8 @@ func (p *process) reap() (notes []string, err error) {
 	p.mu.Lock()
 	p.reaped = true
 	p.mu.Unlock()
+	// Before the reap, after which the group's number may be reused.
+	p.forget()
 	if testHookBeforeReap != nil {
 		testHookBeforeReap(p.pid)
 	}

@@ -142,7 +142,7 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 		return nil, fmt.Errorf("%w: fresh-process children need Linux (process groups, PR_SET_PDEATHSIG, cgroup v2); this is %s", ErrUnsupported, runtime.GOOS)
 	}
 	cfg.applyDefaults()
-	tmp, err := os.MkdirTemp("", "benchsup-")
+	tmp, err := sandbox.MkdirTemp() // named after its owner: a later run removes it if this one is killed
 	if err != nil {
 		return nil, err
 	}

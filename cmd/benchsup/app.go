@@ -128,7 +128,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				ArgsUsage:    "[packages]",
 				Flags:        listFlags(),
 				OnUsageError: onUsage,
-				Action:       func(c *cli.Context) error { return listCommand(c, stdout) },
+				Action:       func(c *cli.Context) error { return listCommand(c, stdout, stderr) },
 			},
 		},
 	}
@@ -273,20 +273,32 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	progress := report.NewProgress(stderr, live)
 	cfg.Progress = progress.Update
 
+	defer startRun(stderr, c.Bool("verbose"))()
+	// Every file is opened before the run, so that one that cannot be
+	// written fails now rather than after the whole run.
+	jsonOut, err := createOutput("--json", c.String("json"))
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
 	if err != nil {
+		jsonOut.abort()
 		return err
 	}
-	if path := c.String("json"); path != "" {
-		if err := writeJSONFile(path, *doc); err != nil {
-			return err
-		}
-	}
+	// The table first: a file that cannot be written at the end does not
+	// cost the results on stdout.
+	var errs []error
 	if err := write(stdout, *doc); err != nil {
-		return fmt.Errorf("writing results: %w", err)
+		errs = append(errs, fmt.Errorf("writing results: %w", err))
+	}
+	if err := jsonOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errors.New(joinErrors(errs))
 	}
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the results above are partial")
@@ -334,23 +346,16 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 	return nil, usagef("--format must be table, benchfmt or json, got %q", name)
 }
 
-func writeJSONFile(path string, doc report.Document) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--json: %w", err)
+// joinErrors puts errors on one line, as run prints one.
+func joinErrors(errs []error) string {
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = oneLine(err.Error())
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--json: %w", cerr)
-		}
-	}()
-	if err := report.WriteJSON(f, doc); err != nil {
-		return fmt.Errorf("--json: %w", err)
-	}
-	return nil
+	return strings.Join(msgs, "; ")
 }
 
-func listCommand(c *cli.Context, stdout io.Writer) error {
+func listCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	cfg, err := config(c)
 	if err != nil {
 		return err
@@ -360,6 +365,7 @@ func listCommand(c *cli.Context, stdout io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return configUsage(err)
 	}
+	defer startRun(stderr, false)()
 	entries, err := supervisor.List(ctx, cfg)
 	if err != nil {
 		return err
@@ -388,5 +394,3 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
-
-// checkPattern compiles each slash-separated element of a go test pattern,

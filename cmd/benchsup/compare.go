@@ -62,6 +62,12 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if format != "table" && format != "json" {
 				return usagef("--format must be table or json, got %q", format)
 			}
+			// Opened first, as run does (see outputFile).
+			jsonOut, err := createOutput("--json", c.String("json"))
+			if err != nil {
+				return err
+			}
+			defer jsonOut.abort() // after commit, a no-op
 			old, err := readRun(c.Args().Get(0))
 			if err != nil {
 				return err
@@ -75,18 +81,20 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if path := c.String("json"); path != "" {
-				if err := writeComparisonFile(path, *cmp); err != nil {
-					return err
-				}
-			}
 			if format == "json" {
 				err = report.WriteComparisonJSON(stdout, *cmp)
 			} else {
 				err = report.WriteComparisonTable(stdout, *cmp)
 			}
+			var errs []error
 			if err != nil {
-				return fmt.Errorf("writing the comparison: %w", err)
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+			if err := jsonOut.commit(func(w io.Writer) error { return report.WriteComparisonJSON(w, *cmp) }); err != nil {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return errors.New(joinErrors(errs))
 			}
 			return gate(*cmp, failOn, stderr)
 		},
@@ -185,21 +193,6 @@ func gate(c report.Comparison, failOn string, stderr io.Writer) error {
 	case failOn == "inconclusive" && len(undecided) > 0:
 		say("undecided (fail-closed gate)", undecided)
 		return errRegression
-	}
-	return nil
-}
-
-func writeComparisonFile(path string, c report.Comparison) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--json: %w", err)
-	}
-	if err := report.WriteComparisonJSON(f, c); err != nil {
-		f.Close()
-		return fmt.Errorf("--json: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--json: %w", err)
 	}
 	return nil
 }

@@ -14,8 +14,14 @@ package main
 
 import (
 	"os"
+
+	"github.com/benchsup/benchsup/sandbox"
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == sandbox.ReaperArg {
+		// This binary started as a run's reaper (see startRun).
+		os.Exit(sandbox.ReaperMain(os.Stdin))
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
