@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"hash/fnv"
 	"maps"
 	"math"
@@ -45,6 +47,11 @@ type benchIdentity struct {
 	countMethod string
 
 	notes      []string          // what the worker said about its processes (protocol.Log)
+	// left is what the first of its processes to leave something running
+	// left (sandbox.Outcome.Leftover, DrainNote), and leftCount how many
+	// processes did.
+	left      string
+	leftCount int
 	unmeasured map[string]string // b.ReportMetric unit -> why a sample had no value (NaN, ±Inf)
 }
 
@@ -202,6 +209,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 	var ids []*benchIdentity
 	byName := map[string]*benchIdentity{}
 	var skip []string // leaves already calibrated or charged, when resumed
+	left := ""        // what a child of the function left running
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		started, past := false, false // reached fn; went past it
 		leaf := int64(-1)
@@ -243,8 +251,12 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 			}
 		})
 		<-s.slots()
+		if note := leftNote(out); note != "" {
+			left = "in discovery: " + note
+		}
 		switch {
 		case out.Class == sandbox.ClassSuccess:
+			noteLeft(ids, left)
 			return ids, nil
 		case !started && attempt == 0:
 			return nil, &out
@@ -263,9 +275,27 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		if past {
 			row.Error = ptr("after the function returned: " + *row.Error)
 		}
-		return []*benchIdentity{{plan: p, build: b, name: fn, row: &row}}, nil
+		ids = []*benchIdentity{{plan: p, build: b, name: fn, row: &row}}
+		noteLeft(ids, left)
+		return ids, nil
 	}
+	noteLeft(ids, left)
 	return ids, nil
+}
+
+// noteLeft adds note, if any, to the notes of ids (or, for an identity
+// that ended in discovery, of its row).
+func noteLeft(ids []*benchIdentity, note string) {
+	if note == "" {
+		return
+	}
+	for _, id := range ids {
+		if id.row != nil {
+			id.row.Notes = append(id.row.Notes, note)
+		} else {
+			id.notes = append(id.notes, note)
+		}
+	}
 }
 
 // slots is the semaphore of discovery children: --parallel of them at a
@@ -467,6 +497,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		}
 	})
 	id.windows = append(id.windows, windows...)
+	id.leftBehind(out)
 	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
 	if out.Hello != nil {
 		proc.StartupNs = ptr(int64(out.StartupDuration))
@@ -510,6 +541,31 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		id.row = &row
 	}
 	return true
+}
+
+// leftBehind records what a child of id left running when it exited, or
+// left holding its output past the drain window.
+func (id *benchIdentity) leftBehind(out sandbox.Outcome) {
+	note := leftNote(out)
+	if note == "" {
+		return
+	}
+	if id.leftCount == 0 {
+		id.left = note
+	}
+	id.leftCount++
+}
+
+// leftNote is the sentence a row's notes get for what a child left
+// running (killed) or holding its output (escaped); "" when nothing.
+func leftNote(out sandbox.Outcome) string {
+	var parts []string
+	for _, p := range []string{out.Leftover, out.DrainNote} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // seed derives a stable per-process seed from the identity and repetition.
@@ -594,6 +650,13 @@ func (id *benchIdentity) result() report.Row {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
 	row.Notes = id.notes
+	if id.left != "" {
+		note := id.left
+		if id.leftCount > 1 {
+			note += fmt.Sprintf(" (%d of its processes left something running)", id.leftCount)
+		}
+		row.Notes = append(slices.Clip(row.Notes), note)
+	}
 	if row.Summary != nil {
 		for _, unit := range slices.Sorted(maps.Keys(id.unmeasured)) {
 			if row.Summary.Metrics[unit] != nil {
@@ -873,6 +936,10 @@ func describe(out sandbox.Outcome) string {
 		// The row already names the class; the package prefix says nothing.
 		msg = strings.TrimPrefix(firstLine(out.Err.Error()), "sandbox: ")
 		msg = strings.TrimPrefix(msg, out.Class.String()+": ")
+		var ve *protocol.VersionError
+		if errors.As(out.Err, &ve) {
+			msg = versionMismatch(ve)
+		}
 	}
 	// A crash's own words are on stderr: the panic or fatal error line.
 	if out.Class == sandbox.ClassExit || out.Class == sandbox.ClassSignal {
@@ -884,6 +951,24 @@ func describe(out sandbox.Outcome) string {
 		}
 	}
 	return msg
+}
+
+// versionMismatch says why a child's worker and this supervisor cannot talk:
+// the test binary links the benchsup its module requires (for the measure
+// API), whose worker speaks another protocol version.
+func versionMismatch(ve *protocol.VersionError) string {
+	this := benchsupVersion()
+	run := "run the benchsup version the module requires"
+	if strings.HasPrefix(ve.WorkerVer, "v") {
+		run += " (go run " + benchsupModule + "/cmd/benchsup@" + ve.WorkerVer + ")"
+	}
+	require := "make the module require this one"
+	if strings.HasPrefix(this, "v") {
+		require += " (go get " + benchsupModule + "@" + this + ")"
+	}
+	return fmt.Sprintf("protocol version mismatch: the test binary's worker (benchsup %s, linked by the package's module) "+
+		"speaks version %d and this benchsup (%s) speaks version %d: %s, or %s and run again so that the test binary is rebuilt",
+		ve.WorkerVer, ve.Worker, this, ve.Supervisor, run, require)
 }
 
 // output is the diagnostic tail of an error row: the failure's stack, or

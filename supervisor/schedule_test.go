@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ type scripted struct {
 	requests []protocol.Request
 	play     script
 	onStart  func(n int) // called before the n-th child (0-based)
+	// adjust, if set, changes the Outcome of each child before it is
+	// returned (facts the sandbox adds, such as Leftover).
+	adjust func(req protocol.Request, o *sandbox.Outcome)
 }
 
 func (sc *scripted) start(ctx context.Context, _ sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
@@ -58,6 +62,9 @@ func (sc *scripted) start(ctx context.Context, _ sandbox.Config, req protocol.Re
 	}
 	if class != sandbox.ClassSuccess && class != sandbox.ClassSkipped && out.Failure == nil {
 		out.Err = &sandbox.ExitError{Code: 2}
+	}
+	if sc.adjust != nil {
+		sc.adjust(req, &out)
 	}
 	return out
 }
@@ -412,5 +419,62 @@ func TestSchedulePicksEachIdentitysBuild(t *testing.T) {
 	assert.Equal(t, []string{"/nonexistent/p.test", "/nonexistent/old.test", "/nonexistent/p.test", "/nonexistent/old.test"}, paths)
 	for _, id := range ids {
 		assert.Len(t, id.procs, 2)
+	}
+}
+
+func TestLeftoverProcessesAreNoted(t *testing.T) {
+	// A benchmark whose processes leave a daemon holding their output: the
+	// sandbox killed it and said so; the row keeps the first account and
+	// how many processes did it. Discovery's own is noted as such.
+	const left = "when the child exited, 1 process it had started was still running (sleep pid 7), holding its stdout open; it was killed with its process group"
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		if req.Mode == protocol.ModeDiscover {
+			i, fn := function(t, []string{"BenchmarkDaemon", "BenchmarkClean"}, req)
+			return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), 2), leaves(fn), calibrated(fn, 10)}, sandbox.ClassSuccess
+		}
+		return []protocol.Message{result(req, 5)}, sandbox.ClassSuccess
+	}}
+	sc.adjust = func(req protocol.Request, o *sandbox.Outcome) {
+		switch {
+		case req.Mode == protocol.ModeDiscover && req.Config.After == "":
+			o.Leftover = left
+		case req.Identity.Name == "BenchmarkDaemon" && req.Repetition > 0:
+			o.Leftover = left
+			if req.Repetition == 2 {
+				o.DrainNote = "stdout still open 250ms after the child was reaped, held by a process outside its containment: closed without reading to the end"
+			}
+		}
+	}
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 3}, sc)
+	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkDaemon", "BenchmarkClean"}, nil)})
+	got := rowsByName(rows)
+	assert.Equal(t, report.Outcome("ok"), got["BenchmarkDaemon"].Outcome, "what it left does not fail it")
+	assert.Equal(t, []string{"in discovery: " + left, left + " (2 of its processes left something running)"}, got["BenchmarkDaemon"].Notes)
+	assert.Empty(t, got["BenchmarkClean"].Notes)
+}
+
+func TestDescribeNamesTheCause(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		out  sandbox.Outcome
+		want []string
+	}{
+		{"version mismatch", sandbox.Outcome{Class: sandbox.ClassMalformed,
+			Err: &protocol.VersionError{Supervisor: 4, Worker: 3, WorkerVer: "v0.3.0"}},
+			[]string{"protocol version mismatch", "benchsup v0.3.0", "speaks version 3", "speaks version 4",
+				"go run github.com/benchsup/benchsup/cmd/benchsup@v0.3.0", "the test binary is rebuilt"}},
+		{"exit before the worker", sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 1, BeforeWorker: true},
+			Stderr: sandbox.Capture{Tail: []byte("panic: init failed\n\ngoroutine 1 [running]:\n")}},
+			[]string{"child exited with status 1 before benchsup's worker started (in the package's initialization or its TestMain): panic: init failed"}},
+		{"stopped", sandbox.Outcome{Class: sandbox.ClassSignal, Err: &sandbox.StoppedError{Signal: syscall.SIGSTOP, Wait: 500 * time.Millisecond}},
+			[]string{"child stopped by SIGSTOP and not continued within 500ms: benchsup continued it and killed it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := describe(tc.out)
+			for _, w := range tc.want {
+				assert.Contains(t, got, w)
+			}
+			assert.NotContains(t, got, "sandbox:", "no package prefix")
+		})
 	}
 }
