@@ -47,12 +47,13 @@ type benchIdentity struct {
 	countMethod string
 
 	notes      []string          // what the worker said about its processes (protocol.Log)
+	unmeasured map[string]string // b.ReportMetric unit -> why a sample had no value (NaN, ±Inf)
+
 	// left is what the first of its processes to leave something running
 	// left (sandbox.Outcome.Leftover, DrainNote), and leftCount how many
 	// processes did.
 	left      string
 	leftCount int
-	unmeasured map[string]string // b.ReportMetric unit -> why a sample had no value (NaN, ±Inf)
 }
 
 // benchmarks discovers every package's leaves (see discoverAll; no
