@@ -146,6 +146,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		tests[t] = true
 	}
 	var alone []string // tests to run one per child
+	var left []string  // the package row's notes
 	for ctx.Err() == nil {
 		only := ""
 		for len(alone) > 0 && finished[alone[0]] {
@@ -161,6 +162,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			}
 		}
 		tr, out := s.testChild(ctx, p, skip)
+		if note := leftNote(out); note != "" {
+			left = append(left, note) // what the package's tests left running: no one test is known to own it
+		}
 		progress := false
 		v := verdict{}
 		facts := tr.facts(p, tests, out, only)
@@ -228,7 +232,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		}
 	}
 	pkgRow := report.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
-		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}}
+		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}, Notes: left}
 	return append(rows, pkgRow)
 }
 
