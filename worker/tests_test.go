@@ -1,0 +1,210 @@
+package worker
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// feed hands data to st line by line as captureStdout does.
+func feed(st *testStream, data []byte) {
+	splitFramed(bytes.NewReader(data), func(raw []byte, parsed bool) {
+		if !parsed {
+			return
+		}
+		s := strings.TrimSuffix(string(raw), "\n")
+		framed := len(s) > 0 && s[0] == frameMarker
+		if framed {
+			s = s[1:]
+		}
+		st.line(s, framed)
+	})
+}
+
+// summary renders events as "action test" and output as "output test: text".
+func summary(evs []protocol.TestEvent) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Action == protocol.TestOutput {
+			out = append(out, "output "+e.Test+": "+strings.TrimSpace(e.Output))
+			continue
+		}
+		out = append(out, string(e.Action)+" "+e.Test)
+	}
+	return out
+}
+
+// The captures under testdata/test2json are the stdout of real test
+// binaries run with -test.v=test2json (the module of
+// integration/testdata/test_attribution.txtar).
+func TestTestStreamReadsTestingsFrames(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"mixed.stdout", []string{
+			"run TestSeqLogs", "output TestSeqLogs: attr_test.go:11: seq logs here", "pass TestSeqLogs",
+			"run TestParPanics", "pause TestParPanics",
+			"run TestParSibling", "pause TestParSibling",
+			"run TestSkipsWithReason", "output TestSkipsWithReason: attr_test.go:74: no network here", "skip TestSkipsWithReason",
+			"run TestFailsInSubtest", "run TestFailsInSubtest/inner", "output TestFailsInSubtest/inner: attr_test.go:77: inner failure",
+			"fail TestFailsInSubtest/inner", "fail TestFailsInSubtest",
+			"run TestLast", "pass TestLast",
+			"cont TestParSibling", "cont TestParPanics", "fail TestParPanics",
+		}},
+		{"TestGroup.stdout", []string{
+			"run TestGroup", "run TestGroup/boom", "pause TestGroup/boom", "run TestGroup/calm", "pause TestGroup/calm",
+			"cont TestGroup/boom", "cont TestGroup/calm", "fail TestGroup/boom", "fail TestGroup",
+		}},
+		{"TestSubExit0.stdout", []string{"run TestSubExit0", "run TestSubExit0/zero", "fail TestSubExit0/zero", "fail TestSubExit0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "test2json", tt.file))
+			require.NoError(t, err)
+			var evs []protocol.TestEvent
+			st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+			feed(st, data)
+			assert.Equal(t, tt.want, summary(evs))
+			for _, e := range evs {
+				assert.GreaterOrEqual(t, e.ElapsedNs, int64(0))
+				assert.NotContains(t, e.Output, "\x16", "testing's frames are never output")
+			}
+		})
+	}
+}
+
+func TestTestStreamAttributesOutput(t *testing.T) {
+	const m = "\x16"
+	in := m + "=== RUN   TestA\n" +
+		"code prints\n" +
+		m + "=== RUN   TestA/sub\n" +
+		"    a_test.go:3: sub logs\n" +
+		"partial line " + m + "=== NAME  TestA\n" + // the code left a line open; testing framed one of its own
+		"    a_test.go:5: back in TestA\n" +
+		m + "--- PASS: TestA/sub (0.00s)\n" +
+		m + "=== NAME  \n" +
+		"outside any test\n" +
+		m + "=== ATTR  TestA key value\n" +
+		m + "--- FAIL: TestA (0.01s)\n"
+	var evs []protocol.TestEvent
+	st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+	feed(st, []byte(in))
+	assert.Equal(t, []string{
+		"run TestA", "output TestA: code prints",
+		"run TestA/sub", "output TestA/sub: a_test.go:3: sub logs",
+		"output TestA/sub: partial line",
+		"output TestA: a_test.go:5: back in TestA",
+		"pass TestA/sub",
+		"output : outside any test",
+		"fail TestA",
+	}, summary(evs))
+}
+
+func TestTestStreamBoundsOutputPerTopLevelTest(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\x16=== RUN   TestLoud\n")
+	line := strings.Repeat("x", 999) + "\n"
+	lines := 0
+	for b.Len() < 3*maxTestOutput {
+		b.WriteString(line)
+		lines++
+	}
+	b.WriteString("\x16=== RUN   TestLoud/sub\n" + line + "\x16--- PASS: TestLoud/sub (0.00s)\n")
+	lines++
+	b.WriteString("\x16--- PASS: TestLoud (0.00s)\n\x16=== RUN   TestQuiet\nquiet\n\x16--- PASS: TestQuiet (0.00s)\n")
+	sent := map[string]int{}
+	var notes []string
+	st := newTestStream(func(e protocol.TestEvent) {
+		if e.Action != protocol.TestOutput {
+			return
+		}
+		if strings.HasPrefix(e.Output, "[") {
+			notes = append(notes, e.Test+" "+e.Output)
+			return
+		}
+		sent[topName(e.Test)] += len(e.Output)
+	})
+	feed(st, []byte(b.String()))
+	assert.Equal(t, maxTestOutput, sent["TestLoud"], "a test and its subtests share one bound")
+	assert.Equal(t, len("quiet\n"), sent["TestQuiet"], "the next test has its own")
+	require.Len(t, notes, 1)
+	omitted := 0
+	_, err := fmt.Sscanf(notes[0], "TestLoud [%d more bytes of output omitted]", &omitted)
+	require.NoError(t, err, notes[0])
+	assert.Equal(t, lines*len(line), sent["TestLoud"]+omitted, "every byte is sent or counted")
+}
+
+func TestTestStreamSync(t *testing.T) {
+	// A sync returns only once the reader handled everything written
+	// before it.
+	var got []string
+	var st *testStream
+	st = newTestStream(func(e protocol.TestEvent) { got = append(got, summary([]protocol.TestEvent{e})...) })
+	var seen []string
+	err := captureStdout(func() {
+		st.mu.Lock()
+		st.pipe = os.Stdout
+		st.mu.Unlock()
+		fmt.Fprintf(os.Stdout, "%c=== RUN   TestS\nbefore the sync\n", frameMarker)
+		start := time.Now()
+		st.sync()
+		assert.Less(t, time.Since(start), syncTimeout, "the reader answered")
+		seen = append(seen, got...)
+	}, st.line)
+	st.close()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"run TestS", "output TestS: before the sync"}, seen)
+	st.sync() // after close: returns at once
+}
+
+func init() {
+	RegisterTest("TestStreamSeq", func(t *testing.T) { time.Sleep(30 * time.Millisecond) })
+	RegisterTest("TestStreamPar", func(t *testing.T) {
+		t.Parallel()
+		t.Run("sub", func(t *testing.T) { t.Log("sub logs") })
+	})
+}
+
+func TestServeTestsPausedParallel(t *testing.T) {
+	// Run in this process like a child's: the worker reports testing's
+	// own pause and continue, and times a test only while it runs.
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "^TestStream"}})
+	var got []string
+	var par protocol.TestEvent
+	for _, e := range only[protocol.TestEvent](msgs) {
+		if e.Action == protocol.TestPass && e.Test == "TestStreamPar" {
+			par = e
+		}
+		got = append(got, summary([]protocol.TestEvent{e})...)
+	}
+	for i, g := range got {
+		got[i] = strings.Join(strings.Fields(g), " ")
+	}
+	assert.Equal(t, []string{
+		"run TestStreamSeq", "pass TestStreamSeq",
+		"run TestStreamPar", "pause TestStreamPar",
+		"cont TestStreamPar", "run TestStreamPar/sub", "output TestStreamPar/sub: tests_test.go:175: sub logs", "pass TestStreamPar/sub", "pass TestStreamPar",
+	}, fixLine(got))
+	assert.Less(t, par.ElapsedNs, int64(30*time.Millisecond), "the 30 ms TestStreamPar waited paused behind TestStreamSeq is not its time")
+}
+
+// fixLine replaces the line number of the fixture's log line.
+func fixLine(s []string) []string {
+	for i, v := range s {
+		if j := strings.Index(v, "tests_test.go:"); j >= 0 {
+			k := strings.Index(v[j:], ": ")
+			s[i] = v[:j] + "tests_test.go:175" + v[j+k:]
+		}
+	}
+	return s
+}
