@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +79,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"outcome":    cmdOutcome,
 			"dead":       cmdDead,
+			"note":       cmdNote,
 			"summary":    cmdSummary,
 			"counted":    cmdCounted,
 			"windows":    cmdWindows,
@@ -296,6 +298,19 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		ts.Fatalf("%s: process %d survived the run: %s", e.Name(), pid, stat)
+	}
+}
+
+// cmdNote: note FILE NAME SUBSTRING checks that one of a row's notes
+// contains SUBSTRING (! note: that none does).
+func cmdNote(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: note FILE NAME SUBSTRING")
+	}
+	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	found := slices.ContainsFunc(row.Notes, func(n string) bool { return strings.Contains(n, args[2]) })
+	if found == neg {
+		ts.Fatalf("%s: notes %q: mention of %q is %v", args[1], row.Notes, args[2], found)
 	}
 }
 
