@@ -238,7 +238,11 @@ func (s *staleSweep) cgroups(parent string) {
 		}
 		note := fmt.Sprintf("removed the cgroup %s of dead run %d", dir, o.pid)
 		if len(pids) > 0 {
-			note += fmt.Sprintf(", killing the %d processes left in it", len(pids))
+			if len(pids) == 1 {
+				note += ", killing the process left in it"
+			} else {
+				note += fmt.Sprintf(", killing the %d processes left in it", len(pids))
+			}
 		}
 		s.removed = append(s.removed, note)
 	}

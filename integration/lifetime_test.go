@@ -1,0 +1,349 @@
+//go:build linux
+
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lifetimeModule is a fixture whose test starts grandchildren of every kind
+// and then waits to be killed: a plain child, a shell with its own child,
+// and a daemon in a session of its own (setsid), which only a cgroup holds.
+// Each writes its pid to $PIDDIR; "ready" says all of them are running.
+var lifetimeModule = map[string]string{
+	"go.mod": "module example.com/lifetime\n\ngo 1.22\n",
+	"life_test.go": `package lifetime
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func record(t *testing.T, name string, pid int) {
+	dir := os.Getenv("PIDDIR")
+	tmp := filepath.Join(dir, "."+name)
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func start(t *testing.T, name string, sys *syscall.SysProcAttr, args ...string) {
+	c := exec.Command(args[0], args[1:]...)
+	c.SysProcAttr = sys
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	record(t, name, c.Process.Pid)
+}
+
+func TestLeaveEverythingRunning(t *testing.T) {
+	record(t, "root", os.Getpid())
+	start(t, "child", nil, "sleep", "300")
+	start(t, "daemon", &syscall.SysProcAttr{Setsid: true}, "sleep", "300")
+	start(t, "shell", nil, "sh", "-c", "sleep 300 & echo $! > \"$PIDDIR/.grandchild\" && mv \"$PIDDIR/.grandchild\" \"$PIDDIR/grandchild\"; wait")
+	for {
+		if _, err := os.Stat(filepath.Join(os.Getenv("PIDDIR"), "grandchild")); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	os.WriteFile(filepath.Join(os.Getenv("PIDDIR"), "ready"), nil, 0o644)
+	time.Sleep(5 * time.Minute)
+}
+`,
+}
+
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// benchsupCmd runs the built benchsup in dir with TMPDIR set to tmp, so
+// that its scratch directory can be watched.
+func benchsupCmd(dir, tmp string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	cmd := exec.Command(filepath.Join(binDir, "benchsup"), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return cmd, &out
+}
+
+// dead reports whether pid has exited: gone, or a zombie its new parent
+// has not reaped yet.
+func dead(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && bytes.HasPrefix(stat[i+1:], []byte(" Z"))
+}
+
+// cgroupOf returns the directory of pid's cgroup v2, or "" when it has none
+// this process can find.
+func cgroupOf(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rel, ok := strings.CutPrefix(line, "0::"); ok {
+			if mnt := cgroup2Mount(); mnt != "" {
+				return filepath.Join(mnt, rel)
+			}
+		}
+	}
+	return ""
+}
+
+// cgroup2Mount returns where the cgroup2 hierarchy is mounted, "" if it is
+// not (only a root mount of it is considered: what CI and most hosts have).
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		fields := strings.Fields(pre)
+		if ok && strings.HasPrefix(post, "cgroup2 ") && len(fields) >= 5 && fields[3] == "/" {
+			return fields[4]
+		}
+	}
+	return ""
+}
+
+func readPid(t *testing.T, dir, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// scratchDirs lists benchsup's scratch directories in tmp.
+func scratchDirs(tmp string) []string {
+	matches, _ := filepath.Glob(filepath.Join(tmp, "benchsup-*"))
+	return matches
+}
+
+// TestSupervisorKilled kills benchsup with SIGKILL while a test it runs has
+// grandchildren of every kind, and checks that within 2 s no process of
+// the run is left, nor its cgroup, nor its scratch directory.
+func TestSupervisorKilled(t *testing.T) {
+	mod := writeModule(t, lifetimeModule)
+	pids, tmp := t.TempDir(), t.TempDir()
+	cmd, out := benchsupCmd(mod, tmp, "run", "--env-set=PIDDIR="+pids, "--timeout=2m", "--test-timeout=2m", "./...")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reaped := false
+	defer func() {
+		if !reaped {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	deadline := time.Now().Add(90 * time.Second) // a cold build of the fixture
+	for {
+		if _, err := os.Stat(filepath.Join(pids, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fixture never got ready; benchsup said:\n%s", out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	names := []string{"root", "child", "shell", "grandchild", "daemon"}
+	pid := map[string]int{}
+	for _, n := range names {
+		pid[n] = readPid(t, pids, n)
+	}
+	cg := cgroupOf(pid["root"])
+	contained := strings.Contains(filepath.Base(cg), "benchsup-")
+	if len(scratchDirs(tmp)) == 0 {
+		t.Fatalf("no scratch directory in TMPDIR=%s while running", tmp)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	var left []string
+	for {
+		left = left[:0]
+		for _, n := range names {
+			if n == "daemon" && !contained {
+				continue
+			}
+			if !dead(pid[n]) {
+				left = append(left, fmt.Sprintf("%s (pid %d)", n, pid[n]))
+			}
+		}
+		if contained {
+			if _, err := os.Stat(cg); !errors.Is(err, fs.ErrNotExist) {
+				left = append(left, "the cgroup "+cg)
+			}
+		}
+		left = append(left, scratchDirs(tmp)...)
+		if len(left) == 0 || time.Since(killed) > 2*time.Second {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("2 s after benchsup was killed, still there: %s", strings.Join(left, ", "))
+	} else {
+		t.Logf("everything of the run was gone %v after the SIGKILL", time.Since(killed).Round(time.Millisecond))
+	}
+	cmd.Wait() // returns once the reaper, which shares its stderr, is done
+	reaped = true
+	t.Run("setsid daemon", func(t *testing.T) {
+		if !contained {
+			syscall.Kill(pid["daemon"], syscall.SIGKILL) // not ours to leave behind
+			t.Skipf("no writable cgroup2 (the child's cgroup is %q): a daemon that left its process group cannot be found after the supervisor's death", cg)
+		}
+		if !dead(pid["daemon"]) {
+			t.Errorf("daemon %d survived", pid["daemon"])
+		}
+	})
+}
+
+// TestStaleRemoved fabricates what a run killed before its reaper could
+// act leaves (a scratch directory and a cgroup with a process still in it,
+// named after an owner that is dead) next to a live run's, and checks that
+// the next run removes the first and keeps the second.
+func TestStaleRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	// A dead owner: a process that has exited, with the start time it had.
+	ghost := exec.Command("true")
+	if err := ghost.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ghostStart := startTimeOf(t, ghost.Process.Pid) // a zombie until waited for
+	ghost.Wait()
+	var ns syscall.Stat_t
+	if err := syscall.Stat("/proc/self/ns/pid", &ns); err != nil {
+		t.Skipf("no pid namespace in /proc: %v", err)
+	}
+	staleName := fmt.Sprintf("benchsup-%d-%d-%d-1", ghost.Process.Pid, ghostStart, ns.Ino)
+	liveName := fmt.Sprintf("benchsup-%d-%d-%d-1", os.Getpid(), startTimeOf(t, os.Getpid()), ns.Ino)
+	for _, name := range []string{staleName, liveName} {
+		if err := os.MkdirAll(filepath.Join(tmp, name, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var cgStale, cgLive string
+	var inStale *exec.Cmd
+	if parent := cgroupOf(os.Getpid()); parent != "" {
+		cgStale, cgLive = filepath.Join(parent, staleName), filepath.Join(parent, liveName)
+		if err := os.Mkdir(cgStale, 0o755); err != nil {
+			t.Logf("no stale cgroup: %v", err)
+			cgStale, cgLive = "", ""
+		} else if err := os.Mkdir(cgLive, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cgStale != "" {
+		defer syscall.Rmdir(cgLive)
+		defer syscall.Rmdir(cgStale)
+		inStale = exec.Command("sleep", "300")
+		if err := inStale.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			inStale.Process.Kill()
+			inStale.Wait()
+		}()
+		if err := os.WriteFile(filepath.Join(cgStale, "cgroup.procs"), []byte(strconv.Itoa(inStale.Process.Pid)), 0); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Log("no writable cgroup2: only the scratch directory is checked")
+	}
+
+	mod := writeModule(t, map[string]string{
+		"go.mod":    "module example.com/quick\n\ngo 1.22\n",
+		"q_test.go": "package quick\n\nimport \"testing\"\n\nfunc TestQuick(t *testing.T) {}\n",
+	})
+	cmd, out := benchsupCmd(mod, tmp, "run", "-v", "--test-timeout=20s", "./...")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("benchsup: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, staleName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the dead run's scratch directory: %v, want it removed", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, liveName)); err != nil {
+		t.Errorf("the live run's scratch directory: %v, want it kept", err)
+	}
+	if !strings.Contains(out.String(), "benchsup: removed the directory "+filepath.Join(tmp, staleName)+" of dead run") {
+		t.Errorf("-v output does not say the directory was removed:\n%s", out)
+	}
+	if cgStale == "" {
+		return
+	}
+	if _, err := os.Stat(cgStale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the dead run's cgroup: %v, want it removed", err)
+	}
+	if _, err := os.Stat(cgLive); err != nil {
+		t.Errorf("the live run's cgroup: %v, want it kept", err)
+	}
+	err := inStale.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the process left in the dead run's cgroup ended with %v, want SIGKILL", err)
+	}
+	if !strings.Contains(out.String(), "killing the process left in it") {
+		t.Errorf("-v output does not say a process was killed:\n%s", out)
+	}
+}
+
+// startTimeOf reads field 22 of /proc/PID/stat.
+func startTimeOf(t *testing.T, pid int) uint64 {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
