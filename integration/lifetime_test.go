@@ -85,9 +85,11 @@ func writeModule(t *testing.T, files map[string]string) string {
 }
 
 // benchsupCmd runs the built benchsup in dir with TMPDIR set to tmp, so
-// that its scratch directory can be watched.
-func benchsupCmd(dir, tmp string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	cmd := exec.Command(filepath.Join(binDir, "benchsup"), args...)
+// that its scratch directory can be watched; through the command wrap, if
+// any, which must exec it.
+func benchsupCmd(dir, tmp string, wrap []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	argv := append(append(wrap[:len(wrap):len(wrap)], filepath.Join(binDir, "benchsup")), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var out bytes.Buffer
@@ -163,11 +165,30 @@ func scratchDirs(tmp string) []string {
 
 // TestSupervisorKilled kills benchsup with SIGKILL while a test it runs has
 // grandchildren of every kind, and checks that within 2 s no process of
-// the run is left, nor its cgroup, nor its scratch directory.
+// the run is left, nor its cgroup, nor its scratch directory: as the host
+// is (a cgroup per child where cgroup2 is writable), and again with the
+// cgroup2 hierarchy read-only (process groups only), where a host allows a
+// private mount namespace.
 func TestSupervisorKilled(t *testing.T) {
+	t.Run("host", func(t *testing.T) { killSupervisor(t, nil) })
+	t.Run("process groups only", func(t *testing.T) {
+		mnt := cgroup2Mount()
+		if mnt == "" {
+			t.Skip("no cgroup2 mounted: the host case ran with process groups only")
+		}
+		// exec keeps the pid: the SIGKILL reaches benchsup itself.
+		wrap := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount -o remount,bind,ro "$0" && exec "$@"`, mnt}
+		if out, err := exec.Command(wrap[0], append(wrap[1:], "true")...).CombinedOutput(); err != nil {
+			t.Skipf("cannot make cgroup2 read-only in a private mount namespace (needs root and unshare): %v %s", err, out)
+		}
+		killSupervisor(t, wrap)
+	})
+}
+
+func killSupervisor(t *testing.T, wrap []string) {
 	mod := writeModule(t, lifetimeModule)
 	pids, tmp := t.TempDir(), t.TempDir()
-	cmd, out := benchsupCmd(mod, tmp, "run", "--env-set=PIDDIR="+pids, "--timeout=2m", "--test-timeout=2m", "./...")
+	cmd, out := benchsupCmd(mod, tmp, wrap, "run", "--env-set=PIDDIR="+pids, "--timeout=2m", "--test-timeout=2m", "./...")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +216,9 @@ func TestSupervisorKilled(t *testing.T) {
 	}
 	cg := cgroupOf(pid["root"])
 	contained := strings.Contains(filepath.Base(cg), "benchsup-")
+	if wrap != nil && contained {
+		t.Fatalf("the child is in the cgroup %s although cgroup2 is read-only", cg)
+	}
 	if len(scratchDirs(tmp)) == 0 {
 		t.Fatalf("no scratch directory in TMPDIR=%s while running", tmp)
 	}
@@ -235,7 +259,7 @@ func TestSupervisorKilled(t *testing.T) {
 	t.Run("setsid daemon", func(t *testing.T) {
 		if !contained {
 			syscall.Kill(pid["daemon"], syscall.SIGKILL) // not ours to leave behind
-			t.Skipf("no writable cgroup2 (the child's cgroup is %q): a daemon that left its process group cannot be found after the supervisor's death", cg)
+			t.Skipf("no cgroup for the child (its cgroup is %q): a daemon that left its process group cannot be found after the supervisor's death", cg)
 		}
 		if !dead(pid["daemon"]) {
 			t.Errorf("daemon %d survived", pid["daemon"])
@@ -301,7 +325,7 @@ func TestStaleRemoved(t *testing.T) {
 		"go.mod":    "module example.com/quick\n\ngo 1.22\n",
 		"q_test.go": "package quick\n\nimport \"testing\"\n\nfunc TestQuick(t *testing.T) {}\n",
 	})
-	cmd, out := benchsupCmd(mod, tmp, "run", "-v", "--test-timeout=20s", "./...")
+	cmd, out := benchsupCmd(mod, tmp, nil, "run", "-v", "--test-timeout=20s", "./...")
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("benchsup: %v\n%s", err, out)
 	}
