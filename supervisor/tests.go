@@ -192,10 +192,14 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			continue
 		}
 		if out.Class == sandbox.ClassCanceled {
+			// Nothing is charged: the user ended the run.
 			for _, name := range facts.interrupted() {
 				row := errorRow(p.pkg.ImportPath, name, "test", out)
 				row.Error = ptr("the run was canceled while this test was running or paused")
 				rows = append(rows, row)
+			}
+			if len(facts.interrupted()) == 0 {
+				rows = append(rows, errorRow(p.pkg.ImportPath, "", "package", out))
 			}
 			break
 		}
@@ -203,7 +207,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			row := errorRow(p.pkg.ImportPath, "", "package", out)
 			row.Output = trimWorkerFrames(row.Output)
 			if facts.started(only) || len(tr.order) > 0 {
-				row.Error = ptr(v.reason + "; " + describe(out) + " (the tests it interrupted ran again in a new child)")
+				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
 				rows = append(rows, row)
 			} else {
 				// Nothing ran: the child died outside any test (TestMain,

@@ -361,3 +361,23 @@ func TestTestDeadlineCountsOnlyRunning(t *testing.T) {
 	assert.Equal(t, report.Outcome("ok"), rows["TestAlong"].Outcome, "the test running alongside is rerun, not charged")
 	require.Len(t, cs.reqs, 2)
 }
+
+func TestTestPackageCanceledChargesNoTest(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs := &children{play: func(req protocol.Request) scriptedChild {
+		time.AfterFunc(20*time.Millisecond, cancel)
+		return scriptedChild{steps: []any{ev("run", "TestA"), ev("pass", "TestA"),
+			ev("run", "TestB"), ev("run", "TestC"), ev("pause", "TestC"), time.Minute}}
+	}}
+	s := scriptedSupervisor(t, Config{}, nil)
+	s.start = cs.start
+	rows := rowsByName(s.testPackage(ctx, fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC", "TestD"})))
+	assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome)
+	for _, name := range []string{"TestB", "TestC"} {
+		assert.Equal(t, report.Outcome("canceled"), rows[name].Outcome, name)
+		assert.Contains(t, deref(rows[name].Error), "canceled")
+	}
+	assert.NotContains(t, rows, "TestD", "nothing starts after the cancel")
+	assert.Len(t, cs.reqs, 1)
+}
