@@ -938,8 +938,22 @@ func describe(out sandbox.Outcome) string {
 		msg = strings.TrimPrefix(firstLine(out.Err.Error()), "sandbox: ")
 		msg = strings.TrimPrefix(msg, out.Class.String()+": ")
 		var ve *protocol.VersionError
-		if errors.As(out.Err, &ve) {
+		var te *sandbox.TimeoutError
+		switch {
+		case errors.As(out.Err, &ve):
 			msg = versionMismatch(ve)
+		case errors.As(out.Err, &te) && te.Phase == sandbox.PhaseStartup:
+			msg = fmt.Sprintf("startup timeout: the child had not started benchsup's worker after %v (--startup-timeout): "+
+				"it was still in the package's initialization or its TestMain", te.Limit)
+		case errors.As(out.Err, &te):
+			msg = fmt.Sprintf("execution timeout: the child was still running after %v (--timeout bounds each child)", te.Limit)
+		case errors.Is(out.Err, sandbox.ErrCanceled):
+			// "sandbox: canceled: " and the context's cause, which says
+			// more than "context canceled" only when the canceler gave one.
+			msg = "the run was canceled while this child ran"
+			if _, cause, ok := strings.Cut(out.Err.Error(), sandbox.ErrCanceled.Error()+": "); ok && cause != context.Canceled.Error() {
+				msg += " (" + cause + ")"
+			}
 		}
 	}
 	// A crash's own words are on stderr: the panic or fatal error line.

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -466,6 +467,14 @@ func TestDescribeNamesTheCause(t *testing.T) {
 		{"exit before the worker", sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 1, BeforeWorker: true},
 			Stderr: sandbox.Capture{Tail: []byte("panic: init failed\n\ngoroutine 1 [running]:\n")}},
 			[]string{"child exited with status 1 before benchsup's worker started (in the package's initialization or its TestMain): panic: init failed"}},
+		{"startup timeout", sandbox.Outcome{Class: sandbox.ClassStartupTimeout, Err: &sandbox.TimeoutError{Phase: sandbox.PhaseStartup, Limit: 10 * time.Second}},
+			[]string{"startup timeout: the child had not started benchsup's worker after 10s (--startup-timeout): it was still in the package's initialization or its TestMain"}},
+		{"execution timeout", sandbox.Outcome{Class: sandbox.ClassExecTimeout, Err: &sandbox.TimeoutError{Phase: sandbox.PhaseExecution, Limit: 20 * time.Second}},
+			[]string{"execution timeout: the child was still running after 20s (--timeout bounds each child)"}},
+		{"canceled", sandbox.Outcome{Class: sandbox.ClassCanceled, Err: fmt.Errorf("%w: %w", sandbox.ErrCanceled, context.Canceled)},
+			[]string{"the run was canceled while this child ran"}},
+		{"canceled with a cause", sandbox.Outcome{Class: sandbox.ClassCanceled, Err: fmt.Errorf("%w: %w", sandbox.ErrCanceled, errors.New("interrupt signal received"))},
+			[]string{"the run was canceled while this child ran (interrupt signal received)"}},
 		{"stopped", sandbox.Outcome{Class: sandbox.ClassSignal, Err: &sandbox.StoppedError{Signal: syscall.SIGSTOP, Wait: 500 * time.Millisecond}},
 			[]string{"child stopped by SIGSTOP and not continued within 500ms: benchsup continued it and killed it"}},
 	} {
