@@ -20,8 +20,10 @@ import (
 
 // lifetimeModule is a fixture whose test starts grandchildren of every kind
 // and then waits to be killed: a plain child, a shell with its own child,
-// and a daemon in a session of its own (setsid), which only a cgroup holds.
-// Each writes its pid to $PIDDIR; "ready" says all of them are running.
+// a daemon in a session of its own (setsid), which a cgroup holds or,
+// without one, the environment it inherited (sandbox.EnvRun), and a daemon
+// that also cleared its environment, which only a cgroup holds. Each writes
+// its pid to $PIDDIR; "ready" says all of them are running.
 var lifetimeModule = map[string]string{
 	"go.mod": "module example.com/lifetime\n\ngo 1.22\n",
 	"life_test.go": `package lifetime
@@ -47,9 +49,10 @@ func record(t *testing.T, name string, pid int) {
 	}
 }
 
-func start(t *testing.T, name string, sys *syscall.SysProcAttr, args ...string) {
+func start(t *testing.T, name string, sys *syscall.SysProcAttr, env []string, args ...string) {
 	c := exec.Command(args[0], args[1:]...)
 	c.SysProcAttr = sys
+	c.Env = env
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +61,10 @@ func start(t *testing.T, name string, sys *syscall.SysProcAttr, args ...string) 
 
 func TestLeaveEverythingRunning(t *testing.T) {
 	record(t, "root", os.Getpid())
-	start(t, "child", nil, "sleep", "300")
-	start(t, "daemon", &syscall.SysProcAttr{Setsid: true}, "sleep", "300")
-	start(t, "shell", nil, "sh", "-c", "sleep 300 & echo $! > \"$PIDDIR/.grandchild\" && mv \"$PIDDIR/.grandchild\" \"$PIDDIR/grandchild\"; wait")
+	start(t, "child", nil, nil, "sleep", "300")
+	start(t, "daemon", &syscall.SysProcAttr{Setsid: true}, nil, "sleep", "300")
+	start(t, "daemon-noenv", &syscall.SysProcAttr{Setsid: true}, []string{}, "sleep", "300")
+	start(t, "shell", nil, nil, "sh", "-c", "sleep 300 & echo $! > \"$PIDDIR/.grandchild\" && mv \"$PIDDIR/.grandchild\" \"$PIDDIR/grandchild\"; wait")
 	for {
 		if _, err := os.Stat(filepath.Join(os.Getenv("PIDDIR"), "grandchild")); err == nil {
 			break
@@ -209,7 +213,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	names := []string{"root", "child", "shell", "grandchild", "daemon"}
+	names := []string{"root", "child", "shell", "grandchild", "daemon", "daemon-noenv"}
 	pid := map[string]int{}
 	for _, n := range names {
 		pid[n] = readPid(t, pids, n)
@@ -231,7 +235,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 	for {
 		left = left[:0]
 		for _, n := range names {
-			if n == "daemon" && !contained {
+			if n == "daemon-noenv" && !contained {
 				continue
 			}
 			if !dead(pid[n]) {
@@ -256,13 +260,13 @@ func killSupervisor(t *testing.T, wrap []string) {
 	}
 	cmd.Wait() // returns once the reaper, which shares its stderr, is done
 	reaped = true
-	t.Run("setsid daemon", func(t *testing.T) {
+	t.Run("setsid daemon with a cleared environment", func(t *testing.T) {
 		if !contained {
-			syscall.Kill(pid["daemon"], syscall.SIGKILL) // not ours to leave behind
-			t.Skipf("no cgroup for the child (its cgroup is %q): a daemon that left its process group cannot be found after the supervisor's death", cg)
+			syscall.Kill(pid["daemon-noenv"], syscall.SIGKILL) // not ours to leave behind
+			t.Skipf("no cgroup for the child (its cgroup is %q): a daemon that left its process group and cleared its environment cannot be found after the supervisor's death", cg)
 		}
-		if !dead(pid["daemon"]) {
-			t.Errorf("daemon %d survived", pid["daemon"])
+		if !dead(pid["daemon-noenv"]) {
+			t.Errorf("daemon %d survived", pid["daemon-noenv"])
 		}
 	})
 }

@@ -292,7 +292,7 @@ func checkName(field, name string) error {
 		reason = fmt.Sprintf("variable name %q contains '='", name)
 	case strings.IndexByte(name, 0) >= 0:
 		reason = fmt.Sprintf("variable name %q contains NUL", name)
-	case name == protocol.EnvFD, name == protocol.EnvCgroup:
+	case name == protocol.EnvFD, name == protocol.EnvCgroup, name == EnvRun:
 		reason = fmt.Sprintf("%s is reserved: the sandbox sets it", name)
 	default:
 		return nil
@@ -366,6 +366,7 @@ func (p *EnvPolicy) build(parent []string, dir string) ([]string, error) {
 		env[nv[0]] = nv[1]
 	}
 	env[protocol.EnvFD] = fmt.Sprint(childFD)
+	delete(env, EnvRun) // an enclosing run's (Inherit): the spawn sets this run's
 
 	out := make([]string, 0, len(env))
 	for name, value := range env {

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,15 +51,12 @@ import (
 // keeps its number while any member lives, so its number cannot be reused
 // before the group is empty.
 
-// ReaperArg, as the only argument, makes a benchsup binary the reaper: its
-// main calls ReaperMain when it sees it. It is not a command users type.
-const ReaperArg = "__benchsup-reaper"
-
 // What the reaper is told to clean up.
 const (
-	reaperCgroup = "cgroup" // a directory in a cgroup2 hierarchy: kill its members, rmdir
-	reaperGroup  = "pgrp"   // "PGID START": SIGKILL the process group, unless its leader is another process
-	reaperPath   = "remove" // a file or directory: os.RemoveAll
+	reaperCgroup = "cgroup"  // a directory in a cgroup2 hierarchy: kill its members, rmdir
+	reaperGroup  = "pgrp"    // "PGID START": SIGKILL the process group, unless its leader is another process
+	reaperPath   = "remove"  // a file or directory: os.RemoveAll
+	reaperEnv    = "environ" // a value of EnvRun: SIGKILL every process whose environment has it
 )
 
 // reaperWait bounds how long Close waits for the reaper to finish.
@@ -223,7 +221,7 @@ func (g *registry) apply(line string) {
 	op, rest := line[:min(1, len(line))], line[min(1, len(line)):]
 	kind, q, ok := strings.Cut(rest, " ")
 	arg, err := strconv.Unquote(q)
-	if !ok || err != nil || (op != "+" && op != "-") || (kind != reaperCgroup && kind != reaperGroup && kind != reaperPath) {
+	if !ok || err != nil || (op != "+" && op != "-") || (kind != reaperCgroup && kind != reaperGroup && kind != reaperPath && kind != reaperEnv) {
 		g.bad = append(g.bad, fmt.Sprintf("unreadable registration %q", line))
 		return
 	}
@@ -273,6 +271,11 @@ func (g *registry) cleanup() []string {
 		}
 		if unix.Kill(-pgid, syscall.SIGKILL) == nil {
 			groups = append(groups, pgid)
+		}
+	}
+	for _, value := range g.entries(reaperEnv) {
+		if err := killByEnv(procRoot, EnvRun+"="+value); err != nil {
+			problems = append(problems, err.Error())
 		}
 	}
 	var cgroups []*cgroup
@@ -338,4 +341,53 @@ func runningIn(groups []int) bool {
 		}
 	}
 	return false
+}
+
+// killByEnv SIGKILLs every process but this one whose initial environment
+// (/proc/PID/environ) holds the variable kv, and repeats until a pass finds
+// none (one may fork while a pass reads), at most a few times. Each is
+// opened as a pidfd before its environment is read and signalled through
+// it, so that a pid reused in between is never signalled.
+func killByEnv(root, kv string) error {
+	needle := []byte(kv + "\x00")
+	me := os.Getpid()
+	for range 5 {
+		ents, err := os.ReadDir(root)
+		if err != nil {
+			return err
+		}
+		found := 0
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == me {
+				continue
+			}
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue // gone, or no pidfd (Linux < 5.3): not signalled blind
+			}
+			env, err := os.ReadFile(root + "/" + e.Name() + "/environ")
+			if err == nil && (bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...))) {
+				if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+					found++
+				}
+			}
+			unix.Close(fd)
+		}
+		if found == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("processes with %s still appearing after 5 passes", kv)
+}
+
+// reaperEnvValue registers this run's EnvRun value with the reaper and
+// returns it; ok is false when no reaper runs.
+func reaperEnvValue() (string, bool) {
+	if current.Load() == nil {
+		return "", false
+	}
+	run := strings.TrimSuffix(ownedPrefix(), "-")
+	reaperTrack(reaperEnv, run) // never forgotten: the registry keeps one
+	return run, true
 }

@@ -205,3 +205,63 @@ func TestReaperProcess(t *testing.T) {
 		t.Error("RemoveOnDeath without a reaper returned nil")
 	}
 }
+
+func TestKillByEnv(t *testing.T) {
+	token := fmt.Sprintf("test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outside every group
+		if err := cmd.Start(); err != nil {
+			t.Skipf("cannot run sleep: %v", err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
+		return cmd
+	}
+	first := start(EnvRun+"="+token, "A=1")
+	last := start("A=1", EnvRun+"="+token)
+	longer := start(EnvRun + "=" + token + "2") // another run's value that starts with ours
+	other := start("A=1")
+	if err := killByEnv("/proc", EnvRun+"="+token); err != nil {
+		t.Fatal(err)
+	}
+	killedBy(t, first, 2*time.Second)
+	killedBy(t, last, 2*time.Second)
+	mustBeAlive(t, longer.Process.Pid)
+	mustBeAlive(t, other.Process.Pid)
+}
+
+// TestEnvRun: while a reaper runs, a child without a cgroup carries EnvRun
+// (named after this run, outside the policy's name hash); one with a cgroup
+// does not need it; and a policy cannot set it.
+func TestEnvRun(t *testing.T) {
+	r, err := StartReaper(ReaperArg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cfg := helper("env")
+	cfg.Cgroup = CgroupOff
+	env, o := childEnv(t, cfg)
+	want := strings.TrimSuffix(ownedPrefix(), "-")
+	if env[EnvRun] != want {
+		t.Errorf("without a cgroup, %s=%q, want %q", EnvRun, env[EnvRun], want)
+	}
+	delete(env, EnvRun)
+	if got := hashOf(env); got != o.EnvNamesHash {
+		t.Errorf("EnvNamesHash %s, want %s: the policy's names alone", o.EnvNamesHash, got)
+	}
+	cfg.Cgroup = CgroupAuto
+	if env, o := childEnv(t, cfg); o.Containment == ContainmentCgroup {
+		if v, ok := env[EnvRun]; ok {
+			t.Errorf("in a cgroup, %s=%q is set; the cgroup holds its descendants", EnvRun, v)
+		}
+	}
+	cfg.Env.Set = []string{EnvRun + "=x"}
+	if _, err := Start(cfg); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("Env.Set of %s: %v, want ErrInvalidConfig", EnvRun, err)
+	}
+}

@@ -10,10 +10,6 @@ import (
 	"runtime"
 )
 
-// ReaperArg, as the only argument, makes a benchsup binary the reaper; see
-// the Linux implementation.
-const ReaperArg = "__benchsup-reaper"
-
 // A Reaper is a running reaper process. On this platform none is started:
 // no child is either.
 type Reaper struct{}

@@ -111,6 +111,10 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		// The child may attribute its cgroup's pressure to itself only if
 		// it is really in this one: it compares the name with its own.
 		attr.Env = append(attr.Env[:len(attr.Env):len(attr.Env)], protocol.EnvCgroup+"="+filepath.Base(cg.dir))
+	} else if run, ok := reaperEnvValue(); ok {
+		// Without a cgroup, what the reaper can find of a descendant that
+		// left the process group (see EnvRun).
+		attr.Env = append(attr.Env[:len(attr.Env):len(attr.Env)], EnvRun+"="+run)
 	}
 	proc, cg, cgNote, err := spawnContained(r, attr, cg)
 	if err != nil {
