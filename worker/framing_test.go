@@ -18,7 +18,9 @@ func TestSplitFramed(t *testing.T) {
 		{"partial line then frame", "..." + m + "=== NAME  \n", []string{"...", m + "=== NAME  \n"}},
 		{"two frames on one line", m + "a" + m + "b\n", []string{m + "a", m + "b\n"}},
 		{"empty lines", "\n\n", []string{"\n", "\n"}},
-		{"overlong", long + "\nz\n", []string{long[:maxLine], "~" + long[maxLine:] + "\n", "z\n"}},
+		{"overlong: its end is parsed", long + "\nz\n", []string{"~" + long[:11], long[11:] + "\n", "z\n"}},
+		{"overlong then a frame", long + m + "=== NAME  \n", []string{"~" + long[:10], long[10:], m + "=== NAME  \n"}},
+		{"very long", strings.Repeat(long, 5) + "\n", []string{"~" + strings.Repeat(long, 5)[:5*len(long)+1-maxLine], strings.Repeat(long, 5)[5*len(long)+1-maxLine:] + "\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

@@ -51,7 +51,8 @@ type benchOutput struct {
 	// as they come (testing writes its status line right after a result,
 	// so only the code can print that much there).
 	cand      *protocol.Sample
-	candAt    int // where on its line the candidate result starts
+	candCode  string // what the code printed on the candidate's line
+	head      bool   // a line since testing's last status line held a head without values
 	held      [][]byte
 	heldBytes int
 	forward   io.Writer // where the code's output goes; nil drops it
@@ -128,9 +129,11 @@ func (o *benchOutput) feed(raw []byte, parsed bool) {
 	case len(o.started) == 0 && isHeader(s):
 		// testing's once-per-process header, printed before the first === RUN
 	default:
-		if sample, at, ok := o.parseResult(s); ok {
+		sample, code, ok, head := o.parseResult(s)
+		o.head = o.head || head
+		if ok {
 			o.settle(false) // an earlier result-shaped line was the code's
-			o.cand, o.candAt = &sample, at
+			o.cand, o.candCode = &sample, code
 			o.held, o.heldBytes = [][]byte{slices.Clone(raw)}, 0
 			return
 		}
@@ -183,10 +186,9 @@ func (o *benchOutput) settle(result bool) {
 	if cand != nil && result {
 		// What the code printed in front of the result on its line is
 		// the code's.
-		prefix := held[0][:o.candAt]
 		held = held[1:]
-		if len(prefix) > 0 {
-			o.emit(prefix)
+		if o.candCode != "" {
+			o.emit([]byte(o.candCode))
 		}
 		switch name := o.current; {
 		case cand.Iterations == 0:
@@ -205,6 +207,7 @@ func (o *benchOutput) settle(result bool) {
 
 // status consumes one of testing's own status lines.
 func (o *benchOutput) status(s string) {
+	o.head = false
 	switch {
 	case strings.HasPrefix(s, "=== NAME"):
 		o.settle(true)
@@ -269,70 +272,100 @@ func (o *benchOutput) takePending() string {
 //
 //	BenchmarkX/n=1-2   	  100	  2.600 ns/op	  12 B/op	  1 allocs/op	  3.5 widgets/op
 //
-// whatever the code printed in front of it on the same line. testing
-// prints the name padded with spaces and a tab, then the iterations, then
-// tab-separated values; a name holds no tab or space (testing rewrites
-// them). A result of 0 iterations is one of a run that ended through
-// runtime.Goexit.
-// It returns where in s the result starts.
-func (o *benchOutput) parseResult(s string) (protocol.Sample, int, bool) {
+// and returns what on the line the code printed instead. testing writes
+// the name, padded with spaces, and a tab (the head) in one write, then
+// the iterations and the tab-separated values in another; a name holds no
+// tab or space (testing rewrites them). So the code's output may stand in
+// front of the head and, from another goroutine, between the head and the
+// iterations; if that output ended a line there, the values come on a
+// later line (headless, accepted after a head). head reports that s holds
+// a head without values. A result of 0 iterations is one of a run that
+// ended through runtime.Goexit.
+func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string, ok, head bool) {
 	name := o.current
 	if name == "" {
-		return protocol.Sample{}, 0, false
+		return protocol.Sample{}, "", false, false
 	}
 	// The result is at the end: try the name's occurrences from the last.
-	for end := len(s); ; {
+	for end := len(s); end > 0; {
 		i := strings.LastIndex(s[:end], name)
 		if i < 0 {
-			return protocol.Sample{}, 0, false
-		}
-		if sample, ok := parseResultAt(s[i+len(name):]); ok {
-			return sample, i, true
+			break
 		}
 		end = i + len(name) - 1
-		if end < 0 {
-			return protocol.Sample{}, 0, false
+		rest, ok := cutHead(s[i+len(name):])
+		if !ok {
+			continue
+		}
+		if sample, mid, ok := parseValues(rest); ok {
+			return sample, s[:i] + mid, true, false
+		}
+		head = true
+	}
+	if o.head && !head {
+		if sample, mid, ok := parseValues(s); ok {
+			return sample, mid, true, false
 		}
 	}
+	return protocol.Sample{}, "", false, head
 }
 
-// parseResultAt parses what follows the name in a result line: an optional
-// "-P", padding, a tab, the iterations and the values.
-func parseResultAt(rest string) (protocol.Sample, bool) {
+// cutHead cuts what follows the name in testing's head: an optional "-P",
+// padding and a tab.
+func cutHead(rest string) (string, bool) {
 	if strings.HasPrefix(rest, "-") {
 		j := 1
 		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
 			j++
 		}
 		if j == 1 {
-			return protocol.Sample{}, false
+			return "", false
 		}
 		rest = rest[j:]
 	}
-	rest = strings.TrimLeft(rest, " ")
-	rest, ok := strings.CutPrefix(rest, "\t")
-	if !ok {
-		return protocol.Sample{}, false
+	return strings.CutPrefix(strings.TrimLeft(rest, " "), "\t")
+}
+
+// isValue reports whether f is one "<number> <unit>" of a result line.
+func isValue(f string) bool {
+	parts := strings.Fields(f)
+	if len(parts) != 2 {
+		return false
 	}
-	fields := strings.Split(rest, "\t")
-	n, err := strconv.ParseInt(strings.TrimSpace(fields[0]), 10, 64)
-	if err != nil || n < 0 || len(fields) < 2 {
-		return protocol.Sample{}, false
+	_, err := strconv.ParseFloat(parts[0], 64)
+	return err == nil
+}
+
+// parseValues parses the end of t as testing's iterations ("%8d") and
+// values, and returns what stands in front of them.
+func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
+	fields := strings.Split(t, "\t")
+	k := len(fields) - 1
+	for k > 0 && isValue(fields[k]) {
+		k--
 	}
-	sample := protocol.Sample{Iterations: n}
+	if k == len(fields)-1 {
+		return protocol.Sample{}, "", false // testing prints ns/op at least
+	}
+	before := fields[k]
+	j := len(before)
+	for j > 0 && before[j-1] >= '0' && before[j-1] <= '9' {
+		j--
+	}
+	n, err := strconv.ParseInt(before[j:], 10, 64)
+	if err != nil {
+		return protocol.Sample{}, "", false
+	}
+	code = before[:j]
+	for pad := 8 - (len(before) - j); pad > 0 && strings.HasSuffix(code, " "); pad-- {
+		code = code[:len(code)-1] // testing's own padding
+	}
+	code = strings.Join(append(fields[:k:k], code), "\t")
+	sample = protocol.Sample{Iterations: n}
 	total := func(perOp float64) uint64 { return uint64(math.Round(perOp * float64(n))) }
-	for _, f := range fields[1:] {
+	for _, f := range fields[k+1:] {
 		parts := strings.Fields(f)
-		if len(parts) != 2 {
-			if f == "" || strings.TrimSpace(f) == "" {
-				continue
-			}
-			return protocol.Sample{}, false // not testing's: every value has a unit
-		}
-		v, err := strconv.ParseFloat(parts[0], 64)
-		if err != nil {
-			return protocol.Sample{}, false
-		}
+		v, _ := strconv.ParseFloat(parts[0], 64)
 		finite := !math.IsNaN(v) && !math.IsInf(v, 0)
 		switch unit := parts[1]; {
 		case unit == "ns/op" || unit == "B/op" || unit == "allocs/op":
@@ -359,7 +392,7 @@ func parseResultAt(rest string) (protocol.Sample, bool) {
 	if (sample.AllocBytes == nil) != (sample.Allocs == nil) {
 		sample.AllocBytes, sample.Allocs = nil, nil
 	}
-	return sample, true
+	return sample, code, true
 }
 
 // unmeasuredMetric is a b.ReportMetric value that is no number (NaN or an
@@ -387,8 +420,10 @@ func (o *benchOutput) leaves() []string {
 	return out
 }
 
-// maxLine bounds one captured line; the rest of a longer line is dropped
-// from parsing (it still reaches the real stdout).
+// maxLine bounds one captured line: of a longer line only the last maxLine
+// bytes are parsed (the rest still reaches the real stdout). The end is
+// what matters: a benchmark that prints a dot per iteration without a
+// newline glues testing's result to the end of a very long line.
 const maxLine = 64 << 10
 
 // frameMarker is the byte testing writes before each of its own lines under
@@ -480,11 +515,11 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 
 // splitFramed reads r to its end and calls emit with each line as written
 // (newline included when there is one); parsed is false for the part of a
-// line beyond maxLine, which is handed on in pieces.
+// line before its last maxLine bytes, which is handed on first, in pieces.
 func splitFramed(r io.Reader, emit func(raw []byte, parsed bool)) {
 	br := bufio.NewReaderSize(r, maxLine)
 	var buf []byte
-	overlong := false // the current line passed maxLine: the rest is not parsed
+	overlong := false // the current line passed maxLine: buf holds its tail
 	for {
 		chunk, err := br.ReadSlice('\n')
 		for len(chunk) > 0 {
@@ -515,22 +550,28 @@ func splitFramed(r io.Reader, emit func(raw []byte, parsed bool)) {
 	}
 }
 
-// appendLine adds p to the pending line, or hands it on unparsed once the
-// line passed maxLine.
+// appendLine adds p to the pending line; once the line passes maxLine its
+// oldest bytes are handed on unparsed, so that buf keeps its last maxLine.
 func appendLine(buf *[]byte, overlong *bool, p []byte, emit func([]byte, bool)) {
-	if *overlong {
-		emit(p, false)
+	if len(*buf)+len(p) <= maxLine {
+		*buf = append(*buf, p...)
 		return
 	}
-	if room := maxLine - len(*buf); len(p) > room {
-		*buf = append(*buf, p[:room]...)
-		emit(*buf, true)
-		*buf = (*buf)[:0]
-		*overlong = true
-		emit(p[room:], false)
+	*overlong = true
+	if len(p) >= maxLine {
+		if len(*buf) > 0 {
+			emit(*buf, false)
+		}
+		if len(p) > maxLine {
+			emit(p[:len(p)-maxLine], false)
+		}
+		*buf = append((*buf)[:0], p[len(p)-maxLine:]...)
 		return
 	}
-	*buf = append(*buf, p...)
+	cut := len(*buf) + len(p) - maxLine
+	emit((*buf)[:cut], false)
+	n := copy(*buf, (*buf)[cut:])
+	*buf = append((*buf)[:n], p...)
 }
 
 // flushLine emits the pending line, if any, and starts a new one.

@@ -114,6 +114,31 @@ func TestParseFramed(t *testing.T) {
 			forwarded: strings.Repeat(strings.Repeat("y", 1023)+"\n", 100),
 		},
 		{
+			name: "another goroutine's output between testing's two writes", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   \t.....     100\t         4.110 ns/op\n" + m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100}},
+			forwarded: ".....",
+		},
+		{
+			name: "... with tabs and a number in it", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nx\tBenchmarkA-2   \ta\tb 7\t3 x/y     100\t         4.110 ns/op\n" + m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {100}},
+			forwarded: "x\ta\tb 7\t3 x/y",
+		},
+		{
+			name: "... ending a line there", top: "BenchmarkA",
+			in: m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2   \ttick\ntick\ntick  12345678\t         4.110 ns/op\n" +
+				m + "=== NAME  \n",
+			results:   map[string][]int64{"BenchmarkA": {12345678}},
+			forwarded: "BenchmarkA-2   \ttick\ntick\ntick  ", // 8 digits: testing pads none
+		},
+		{
+			name: "values without a head are the code's", top: "BenchmarkA",
+			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\n     100\t         4.110 ns/op\n" + m + "=== NAME  \n",
+			results:   map[string][]int64{},
+			forwarded: "     100\t         4.110 ns/op\n",
+		},
+		{
 			name: "a value without a unit is not testing's", top: "BenchmarkA",
 			in:        m + "=== RUN   BenchmarkA\nBenchmarkA\nBenchmarkA-2 \t10\t1 ns/op\tgarbage\n" + m + "=== NAME  \n",
 			results:   map[string][]int64{},
@@ -231,6 +256,31 @@ var outputCases = []struct {
 	}, check: func(t *testing.T, o *benchOutput, top string) {
 		require.Len(t, o.results[top], 2)
 		assert.Equal(t, int64(10), o.results[top][0].Iterations)
+	}},
+	{name: "DotPerIteration", n: maxLine + 500, count: 1, f: func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			fmt.Print(".")
+		}
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		require.Len(t, o.results[top], 1, "the result ends a line longer than maxLine")
+		assert.Equal(t, int64(maxLine+500), o.results[top][0].Iterations)
+	}},
+	{name: "Spammer", n: 10, count: 2, f: func(b *testing.B) {
+		// Another goroutine prints without pause until the capture ends,
+		// so its output lands around and inside testing's result lines.
+		w := os.Stdout
+		go func() {
+			for i := 0; i < 20000; i++ {
+				if _, err := w.Write([]byte(".")); err != nil {
+					return
+				}
+			}
+		}()
+		for i := 0; i < b.N; i++ {
+		}
+	}, check: func(t *testing.T, o *benchOutput, top string) {
+		require.Len(t, o.results[top], 2)
+		assert.Equal(t, int64(10), o.results[top][1].Iterations)
 	}},
 	{name: "FakeResult", n: 10, count: 1, f: func(b *testing.B) {
 		fmt.Printf("%s-%d   \t 1000000\t 1.000 ns/op\n", b.Name(), runtime.GOMAXPROCS(0))
@@ -418,6 +468,25 @@ func renderParsed(o *benchOutput, forwarded string) string {
 	for _, name := range names(set) {
 		fmt.Fprintf(&b, "goexit %s: %d runs\n", short(name), o.goexit[name])
 	}
-	fmt.Fprintf(&b, "forwarded:\n%s", forwarded)
+	fmt.Fprintf(&b, "forwarded:\n%s", squeeze(forwarded))
+	return b.String()
+}
+
+// squeeze writes each run of more than 16 equal bytes of s as <N×c>, so
+// that a golden file stays readable.
+func squeeze(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i > 16 {
+			fmt.Fprintf(&b, "<%d×%q>", j-i, s[i])
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
 	return b.String()
 }
