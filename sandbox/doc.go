@@ -30,7 +30,10 @@
 //     that forked the child exits, not the process, and the Go runtime does
 //     end threads (a goroutine that exits while locked to its thread takes
 //     the thread along). Every spawn therefore runs on one goroutine locked
-//     to its OS thread that never exits.
+//     to its OS thread that never exits. The signal reaches the child only:
+//     its descendants are left to init. A process that started a reaper
+//     (StartReaper) has them killed too, with the child's cgroup and process
+//     group, and its scratch directory (MkdirTemp) removed, however it dies.
 //   - Where a writable cgroup v2 hierarchy is found (Config.Cgroup), its own
 //     cgroup, entered atomically at clone time (clone3 CLONE_INTO_CGROUP),
 //     falling back to writing its pid into cgroup.procs. The cgroup is a kill
@@ -115,6 +118,17 @@
 //     in the stderr tail.
 //  10. ClassSkipped: Skip, Done and exit status 0 (no error).
 //  11. ClassSuccess: Done and exit status 0 (no error).
+//
+// # After the supervisor
+//
+// StartReaper starts the reaper, the process that cleans up after a
+// supervisor killed with SIGKILL: it kills every cgroup and process group
+// still registered, and, for children without a cgroup, every process whose
+// environment carries EnvRun, then removes the cgroups and the registered
+// paths (see reaper_linux.go for the design and its limits). Everything a
+// run leaves while it runs is named after its owner (pid, start time, pid
+// namespace), and RemoveStale removes what a dead owner left, never a live
+// run's.
 //
 // # What it deliberately does not do
 //
