@@ -176,20 +176,26 @@ func blame(f crashFacts) verdict {
 // fromTrace names the test from the crashed goroutine's trace.
 func (f crashFacts) fromTrace(c crashTrace) (verdict, bool) {
 	if c.runner() {
+		// The innermost frame of a test this child started: a test
+		// function another test calls directly is not a test that ran.
 		test := ""
 		for _, fn := range c.frames {
-			if test = testOf(fn, f.pkg, f.tests); test != "" {
+			if test = testOf(fn, f.pkg, f.tests); test != "" && f.started(test) {
 				break
 			}
+			test = ""
 		}
+		how := ""
 		if test == "" {
-			// A subtest function from a helper: the runner belongs to the
-			// one test running, if only one was.
-			if tops := f.runningTops(); len(tops) == 1 {
-				test = tops[0]
-			} else {
+			// No frame of a test that ran (a subtest function from a
+			// helper): the crashed runner is the one test running, if only
+			// one was.
+			tops := f.runningTops()
+			if len(tops) != 1 {
 				return verdict{}, false
 			}
+			test = tops[0]
+			how = " (no frame names a test: the crashed goroutine runs a test, and " + test + " was the only test running)"
 		}
 		who := test
 		if f.subtestRunner(c, test) {
@@ -197,16 +203,16 @@ func (f crashFacts) fromTrace(c crashTrace) (verdict, bool) {
 		}
 		switch {
 		case strings.Contains(c.message, "unexpected call to os.Exit(0) during test"):
-			return verdict{test, who + " called os.Exit(0) during the test, which testing treats as a failure"}, true
+			return verdict{test, who + " called os.Exit(0) during the test, which testing treats as a failure" + how}, true
 		case strings.Contains(c.message, "test executed panic(nil) or runtime.Goexit"):
-			return verdict{test, who + " called runtime.Goexit (not through t.FailNow or t.SkipNow), which testing treats as a crash"}, true
+			return verdict{test, who + " called runtime.Goexit (not through t.FailNow or t.SkipNow), which testing treats as a crash" + how}, true
 		case c.has("testing.(*common).runCleanup"):
-			return verdict{test, "a function " + test + " registered with t.Cleanup " + crashVerb(c.message)}, true
+			return verdict{test, "a function " + test + " registered with t.Cleanup " + crashVerb(c.message) + how}, true
 		}
-		return verdict{test, who + " " + crashVerb(c.message)}, true
+		return verdict{test, who + " " + crashVerb(c.message) + how}, true
 	}
 	test := testOf(c.createdBy, f.pkg, f.tests)
-	if test == "" {
+	if test == "" || !f.started(test) {
 		return verdict{}, false
 	}
 	when := "while the test was running"
