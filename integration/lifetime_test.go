@@ -375,3 +375,63 @@ func startTimeOf(t *testing.T, pid int) uint64 {
 	}
 	return v
 }
+
+// TestSupervisorKilledWhileBuilding kills benchsup while the go command it
+// started is building: a -toolexec wrapper stands for a compiler that
+// takes its time. The go command and the wrapper are gone within 2 s too
+// (they carry the run's sandbox.EnvRun).
+func TestSupervisorKilledWhileBuilding(t *testing.T) {
+	mod := writeModule(t, map[string]string{
+		"go.mod":    "module example.com/slowbuild\n\ngo 1.22\n",
+		"s_test.go": "package slowbuild\n\nimport \"testing\"\n\nfunc TestS(t *testing.T) {}\n",
+	})
+	pids, tmp := t.TempDir(), t.TempDir()
+	tool := filepath.Join(t.TempDir(), "slowtool")
+	script := "#!/bin/sh\necho $PPID > " + pids + "/.go.$$ && mv " + pids + "/.go.$$ " + pids + "/go.$$\necho $$ > " + pids + "/.tool.$$ && mv " + pids + "/.tool.$$ " + pids + "/tool.$$\nexec sleep 300\n"
+	if err := os.WriteFile(tool, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, out := benchsupCmd(mod, tmp, nil, "run", "--test-timeout=20s", "./...")
+	cmd.Env = append(cmd.Env, "GOFLAGS=-toolexec="+tool)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	var files []string
+	deadline := time.Now().Add(60 * time.Second)
+	for len(files) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the go command never ran the tool; benchsup said:\n%s", out)
+		}
+		time.Sleep(10 * time.Millisecond)
+		files, _ = filepath.Glob(filepath.Join(pids, "tool.*"))
+	}
+	time.Sleep(100 * time.Millisecond) // let parallel tool runs start too
+	files, _ = filepath.Glob(filepath.Join(pids, "[gt]o*.*"))
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	var left []string
+	for {
+		left = left[:0]
+		for _, f := range files {
+			if p := readPid(t, pids, filepath.Base(f)); !dead(p) {
+				left = append(left, fmt.Sprintf("%s (pid %d)", filepath.Base(f), p))
+			}
+		}
+		left = append(left, scratchDirs(tmp)...)
+		if len(left) == 0 || time.Since(killed) > 2*time.Second {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("2 s after benchsup was killed during the build, still there: %s", strings.Join(left, ", "))
+	} else {
+		t.Logf("%d build processes gone %v after the SIGKILL", len(files), time.Since(killed).Round(time.Millisecond))
+	}
+}

@@ -31,18 +31,21 @@ import (
 // same binary, with ReaperArg), holding the read end of a pipe whose only
 // write end the supervisor holds. The supervisor registers each cgroup,
 // process group and scratch path on the pipe as it creates them and
-// deregisters them once it has cleaned them up itself. When the pipe reaches
-// end-of-file (the supervisor exited, however it exited), the reaper kills
-// every cgroup still registered (cgroup.kill, or freeze and kill every
-// member), SIGKILLs every process group still registered, and removes the
+// deregisters them once it has cleaned them up itself; it also registers
+// the run's EnvRun value, which every process it starts afterwards carries
+// (its children without a cgroup, the go command and its compilers). When
+// the pipe reaches end-of-file (the supervisor exited, however it exited),
+// the reaper kills every cgroup still registered (cgroup.kill, or freeze
+// and kill every member), SIGKILLs every process group still registered and
+// every process whose environment carries the value, and removes the
 // cgroups and the paths. It is in a process group of its own, so the
 // terminal's signals and a kill of the supervisor's group do not reach it,
 // and it ignores SIGINT, SIGTERM and SIGHUP: it exits at end-of-file anyway.
 //
 // Limits. A cgroup is a boundary nothing inside can leave. A process group
 // is not: without a writable cgroup, a descendant that calls setsid (a
-// daemon) or setpgid leaves its group, and nothing registered names it once
-// its parent is gone. PR_SET_CHILD_SUBREAPER does not help here: it gives
+// daemon) or setpgid leaves its group, and is found only by the environment
+// it inherited; one that also cleared its environment is not found. PR_SET_CHILD_SUBREAPER does not help here: it gives
 // orphans to an ancestor, and the only ancestor of the children that could
 // outlive the supervisor would be one the user would have to kill instead of
 // it. A process group is killed only while its number is ours: the root's
@@ -80,7 +83,10 @@ var current atomic.Pointer[Reaper]
 // reaper. From then on every child's
 // cgroup and process group, and every path given to RemoveOnDeath, is
 // registered with it until cleaned up, and it cleans up whatever is still
-// registered when this process exits. Call Close before exiting in the
+// registered when this process exits. It sets EnvRun in this process's
+// environment, so that every process started afterwards, by this package
+// or not, is found by it too (children without a cgroup get it at spawn;
+// the strict policy passes no other copy). Call Close before exiting in the
 // ordinary way.
 func StartReaper(args ...string) (*Reaper, error) {
 	rd, wr, err := os.Pipe()
@@ -110,6 +116,11 @@ func StartReaper(args ...string) (*Reaper, error) {
 		r.Close()
 		return nil, &IOError{Op: "start reaper", Err: errors.New("a reaper is already running")}
 	}
+	// Every process this one starts from now on carries the run's EnvRun
+	// (the go command and the compilers it runs, say), so that the reaper
+	// finds them too; a child's environment gets it at spawn.
+	run, _ := reaperEnvValue()
+	os.Setenv(EnvRun, run)
 	return r, nil
 }
 
@@ -126,7 +137,9 @@ func (r *Reaper) Err() error {
 // It reports what registrations failed, and a reaper that did not exit
 // cleanly.
 func (r *Reaper) Close() error {
-	current.CompareAndSwap(r, nil)
+	if current.CompareAndSwap(r, nil) {
+		os.Unsetenv(EnvRun)
+	}
 	r.mu.Lock()
 	if r.w != nil {
 		r.w.Close()
