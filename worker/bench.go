@@ -83,14 +83,15 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	leaf := pattern == exactPattern(b.Name) && w.leaves[b.Name]
 	skipProbe := leaf && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
-	held, err := captureOutput(func() {
+	c, err := captureOutput(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
 	}, func(raw []byte, parsed bool, orig io.Writer) {
 		out.forward = orig
 		out.feed(raw, parsed)
 	})
 	out.settle(false)
-	if held && !w.heldStdout {
+	out.stdoutClosed = c.closed
+	if c.held && !w.heldStdout {
 		// Once per process: the supervisor ends such processes with the
 		// child and names them in the row (docs/design.md#containment).
 		w.heldStdout = true
@@ -341,6 +342,8 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 		}
 	}
 	switch {
+	case out.stdoutClosed:
+		return nil, &ending{class: protocol.FailureError, message: name + " closed os.Stdout, where testing prints its results, so none could be read"}, nil
 	case !slices.Contains(out.started, name):
 		return nil, &ending{class: protocol.FailureError, message: "no benchmark matches " + name}, nil
 	case !slices.Contains(out.leaves(), name):

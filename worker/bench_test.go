@@ -158,6 +158,13 @@ func init() {
 			}
 		})
 	})
+	RegisterBenchmark("BenchmarkFixtureClosesStdout", func(b *testing.B) {
+		b.Run("sub", func(b *testing.B) {
+			os.Stdout.Close() // the worker's capture pipe
+			for i := 0; i < b.N; i++ {
+			}
+		})
+	})
 	RegisterBenchmark("BenchmarkFixtureNaN", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 		}
@@ -212,6 +219,11 @@ func TestBenchmarkOutputFaults(t *testing.T) {
 			f := only[protocol.Failure](msgs)
 			require.Len(t, f, 1, "%v", msgs)
 			assert.Contains(t, f[0].Message, "called runtime.Goexit")
+		}},
+		{"os.Stdout closed", "BenchmarkFixtureClosesStdout/sub", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1, "%v", msgs)
+			assert.Contains(t, f[0].Message, "closed os.Stdout")
 		}},
 		{"NaN metric", "BenchmarkFixtureNaN", func(t *testing.T, msgs []protocol.Message) {
 			r := only[protocol.Result](msgs)

@@ -3,6 +3,7 @@ package worker
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -67,6 +68,8 @@ type benchOutput struct {
 	// prints a result line, not a skip), skipLog what it logged.
 	skippedRun bool
 	skipLog    string
+	// stdoutClosed says the code under test closed os.Stdout.
+	stdoutClosed bool
 }
 
 func newBenchOutput(top string) *benchOutput {
@@ -475,16 +478,26 @@ func cutFrame(raw []byte) (s string, framed bool) {
 	return s, false
 }
 
+// captured says how a capture ended.
+type captured struct {
+	// held says something (a process the code under test started, which
+	// inherited the pipe as its stdout) still held the pipe open
+	// drainWait after f returned.
+	held bool
+	// closed says the code under test closed os.Stdout, the pipe, so
+	// testing could print nothing after that.
+	closed bool
+}
+
 // captureOutput runs f with os.Stdout redirected into a pipe and hands each
 // piece of what was written to handle, in order, as splitFramed cuts it,
 // with the original stdout to forward to. It returns once the pipe's
-// output ended, or drainWait after f returned if something (a process the
-// code under test started, which inherited the pipe as its stdout) still
-// holds it open; held then reports that.
-func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer)) (held bool, err error) {
+// output ended, or drainWait after f returned if something still holds it
+// open.
+func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer)) (c captured, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return false, err
+		return captured{}, err
 	}
 	orig := os.Stdout
 	done := make(chan struct{})
@@ -495,7 +508,7 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 	os.Stdout = w
 	defer func() {
 		os.Stdout = orig
-		w.Close()
+		c.closed = errors.Is(w.Close(), os.ErrClosed)
 		t := time.NewTimer(drainWait)
 		defer t.Stop()
 		select {
@@ -503,14 +516,14 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 		case <-t.C:
 			// Closing the read end ends the reader's Read (the pipe is
 			// pollable); a later write by the holder fails with EPIPE.
-			held = true
+			c.held = true
 			r.Close()
 			<-done
 		}
 		r.Close()
 	}()
 	f()
-	return false, nil
+	return captured{}, nil
 }
 
 // splitFramed reads r to its end and calls emit with each line as written

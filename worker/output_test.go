@@ -211,7 +211,7 @@ func TestHeldStdout(t *testing.T) {
 	var cmd *exec.Cmd
 	var got bytes.Buffer
 	start := time.Now()
-	held, err := captureOutput(func() {
+	c, err := captureOutput(func() {
 		fmt.Println("before")
 		cmd = exec.Command(sleep, "30")
 		cmd.Stdout = os.Stdout
@@ -223,13 +223,17 @@ func TestHeldStdout(t *testing.T) {
 		cmd.Wait()
 	}()
 	require.NoError(t, err)
-	assert.True(t, held)
+	assert.True(t, c.held)
 	assert.Less(t, took, 5*time.Second)
 	assert.Equal(t, "before\n", got.String())
 
-	held, err = captureOutput(func() { fmt.Print("x") }, func([]byte, bool, io.Writer) {})
+	c, err = captureOutput(func() { fmt.Print("x") }, func([]byte, bool, io.Writer) {})
 	require.NoError(t, err)
-	assert.False(t, held, "nothing held the pipe")
+	assert.Equal(t, captured{}, c, "nothing held the pipe")
+
+	c, err = captureOutput(func() { os.Stdout.Close() }, func([]byte, bool, io.Writer) {})
+	require.NoError(t, err)
+	assert.Equal(t, captured{closed: true}, c, "the code closed its stdout")
 }
 
 // outputCases are small benchmarks, nasty about what they print, whose real
