@@ -364,6 +364,7 @@ func runningIn(groups []int) bool {
 func killByEnv(root, kv string) error {
 	needle := []byte(kv + "\x00")
 	me := os.Getpid()
+	killed := map[int]bool{} // a killed process may linger as a zombie, environment and all
 	for range 5 {
 		ents, err := os.ReadDir(root)
 		if err != nil {
@@ -372,7 +373,7 @@ func killByEnv(root, kv string) error {
 		found := 0
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == me {
+			if err != nil || pid == me || killed[pid] {
 				continue
 			}
 			fd, err := unix.PidfdOpen(pid, 0)
@@ -382,6 +383,7 @@ func killByEnv(root, kv string) error {
 			env, err := os.ReadFile(root + "/" + e.Name() + "/environ")
 			if err == nil && (bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...))) {
 				if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+					killed[pid] = true
 					found++
 				}
 			}

@@ -131,6 +131,9 @@ func TestRegistry(t *testing.T) {
 // TestMain) and ends the pipe with everything still registered, as a
 // supervisor killed with SIGKILL does.
 func TestReaperProcess(t *testing.T) {
+	// Started before the reaper, so without its EnvRun: only the
+	// registration could get it killed, and it is withdrawn.
+	done, _ := family(t)
 	r, err := StartReaper(ReaperArg)
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +150,13 @@ func TestReaperProcess(t *testing.T) {
 	forgetGroup := trackGroup(leader.Process.Pid)
 	_ = forgetGroup // not called: as if the supervisor died
 
-	done, _ := family(t)
 	trackGroup(done.Process.Pid)() // cleaned up by the supervisor itself
+	if v := os.Getenv(EnvRun); v != strings.TrimSuffix(ownedPrefix(), "-") {
+		t.Errorf("with a reaper, %s=%q in this process's environment", EnvRun, v)
+	}
+	// Started afterwards, registered nowhere, out of every group: found by
+	// the EnvRun it inherited, as the go command is.
+	stray := sleeper(t, &syscall.SysProcAttr{Setsid: true})
 
 	dir, err := MkdirTemp()
 	if err != nil {
@@ -189,6 +197,10 @@ func TestReaperProcess(t *testing.T) {
 		t.Errorf("grandchild %d survived", grandchild)
 	}
 	mustBeAlive(t, done.Process.Pid)
+	killedBy(t, stray, 2*time.Second)
+	if v, ok := os.LookupEnv(EnvRun); ok {
+		t.Errorf("after Close, %s=%q is still set", EnvRun, v)
+	}
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("scratch directory: %v, want removed", err)
 	}
