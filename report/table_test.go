@@ -309,19 +309,3 @@ func TestTableLongNamesAndUnmeasured(t *testing.T) {
 	assert.Contains(t, buf.String(), long, "the JSON keeps the whole name")
 	assert.Contains(t, buf.String(), `"ratio": null`)
 }
-
-func TestShortenName(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"BenchmarkA", 10, "BenchmarkA"},
-		{"BenchmarkAB", 10, "Benchm…kAB"},
-		{"ééééééééééé", 4, "éé…é"},
-	} {
-		got := shortenName(tc.in, tc.n)
-		assert.Equal(t, tc.want, got)
-		assert.LessOrEqual(t, len([]rune(got)), max(tc.n, len([]rune(tc.in))))
-	}
-}
