@@ -31,7 +31,7 @@ func (w *session) StartWorkload(tb testing.TB, reps int) (hooks.WorkloadSession,
 		w.mu.Unlock()
 		return nil, false
 	case protocol.ModeWorkload:
-		if tb.Name() != w.req.Identity.Name || w.measuring != nil {
+		if tb.Name() != w.benchName() || w.measuring != nil {
 			return nil, false
 		}
 		s := newWorkloadSession(w, tb.Name(), reps)
@@ -52,7 +52,7 @@ func (w *session) isWorkload(name string) bool {
 // through testing, and measure.Workload, calling back into StartWorkload,
 // measures its windows.
 func (w *session) workload() error {
-	name := w.req.Identity.Name
+	name := w.benchName()
 	b, ok := lookupBenchmark(topLevel(name))
 	if !ok {
 		return w.fail(protocol.FailureError, fmt.Sprintf("no benchmark function %s in this test binary", topLevel(name)), "")
@@ -277,7 +277,7 @@ func (e *edges) stopCounters() {
 // close reads every source at the closing edge, innermost first, and
 // assembles the window.
 func (e *edges) close(name string, reps int) protocol.Window {
-	win := protocol.Window{Name: protocol.TruncateText(name, protocol.MaxNameLen), Reps: reps, Scope: "wall-only"}
+	win := protocol.Window{Name: protocol.ShortName(name), Reps: reps, Scope: "wall-only"}
 	var totals []protocol.MetricCell
 	for _, c := range e.started {
 		r, err := c.Stop()
