@@ -104,7 +104,7 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 
 // HeldStdoutNote is the Log a worker sends when a process the code under
 // test started still held the child's stdout after the benchmark returned.
-const HeldStdoutNote = "a process the benchmark started was still running and holding its stdout when the benchmark returned; the worker stopped waiting for it after 250ms"
+const HeldStdoutNote = "a process the benchmark started was still running and holding its stdout when the benchmark returned; the worker stopped reading that output"
 
 // wrapBenchmark reports a panic of the top-level function as a Failure
 // before letting it end the process as it would under go test, and, for a

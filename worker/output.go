@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -434,12 +435,19 @@ const maxLine = 64 << 10
 // test printed; cmd/test2json reads the stream the same way.
 const frameMarker = 0x16
 
-// drainWait bounds how long the worker waits, after the code under test
-// returned, for the end of its redirected stdout. A process the code
-// started and left running may hold an inherited copy of the pipe's write
-// end for ever; as os/exec's WaitDelay does, the worker then stops reading
-// (docs/design.md#containment: the supervisor stops what the child left).
-const drainWait = 250 * time.Millisecond
+// drainWait and drainLimit bound how long the worker waits, after the code
+// under test returned, for the end of its redirected stdout. A process the
+// code started and left running may hold an inherited copy of the pipe's
+// write end for ever; as os/exec's WaitDelay does, the worker then stops
+// reading (docs/design.md#containment: the supervisor stops what the child
+// left). The reader may still be handing on what was written before (its
+// forwarding can wait on the real stdout's reader), so the worker stops
+// after drainWait without progress, or after drainLimit in all (a holder
+// that keeps writing).
+const (
+	drainWait  = 250 * time.Millisecond
+	drainLimit = 2 * time.Second
+)
 
 // captureStdout runs f with os.Stdout redirected into a pipe and hands every
 // line to line, in order, before it returns. A line ends at a newline, or
@@ -501,26 +509,39 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 	}
 	orig := os.Stdout
 	done := make(chan struct{})
+	var progress atomic.Int64 // pieces handed on
 	go func() {
 		defer close(done)
-		splitFramed(r, func(raw []byte, parsed bool) { handle(raw, parsed, orig) })
+		splitFramed(r, func(raw []byte, parsed bool) {
+			handle(raw, parsed, orig)
+			progress.Add(1)
+		})
 	}()
 	os.Stdout = w
 	defer func() {
 		os.Stdout = orig
 		c.closed = errors.Is(w.Close(), os.ErrClosed)
-		t := time.NewTimer(drainWait)
+		defer r.Close()
+		t := time.NewTicker(drainWait)
 		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
+		limit := time.Now().Add(drainLimit)
+		for last := progress.Load(); ; {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if n := progress.Load(); n != last && time.Now().Before(limit) {
+				last = n
+				continue
+			}
 			// Closing the read end ends the reader's Read (the pipe is
 			// pollable); a later write by the holder fails with EPIPE.
 			c.held = true
 			r.Close()
 			<-done
+			return
 		}
-		r.Close()
 	}()
 	f()
 	return captured{}, nil

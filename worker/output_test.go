@@ -227,6 +227,22 @@ func TestHeldStdout(t *testing.T) {
 	assert.Less(t, took, 5*time.Second)
 	assert.Equal(t, "before\n", got.String())
 
+	// A holder that keeps writing is cut off too, at drainLimit.
+	var writer *exec.Cmd
+	start = time.Now()
+	c, err = captureOutput(func() {
+		writer = exec.Command("/bin/sh", "-c", "while :; do echo x; sleep 0.01; done")
+		writer.Stdout = os.Stdout
+		require.NoError(t, writer.Start())
+	}, func([]byte, bool, io.Writer) {})
+	took = time.Since(start)
+	writer.Process.Kill()
+	writer.Wait()
+	require.NoError(t, err)
+	assert.True(t, c.held)
+	assert.GreaterOrEqual(t, took, drainLimit)
+	assert.Less(t, took, drainLimit+2*time.Second)
+
 	c, err = captureOutput(func() { fmt.Print("x") }, func([]byte, bool, io.Writer) {})
 	require.NoError(t, err)
 	assert.Equal(t, captured{}, c, "nothing held the pipe")
