@@ -30,16 +30,15 @@ type leftProc struct {
 const maxListed = 4
 
 // leftover finds the live processes other than the root in the child's
-// process group and cgroup. It runs after the root exited and before it is
-// reaped: the root's pid, and so the group's id, cannot have been reused.
+// cgroup, or without one, its process group (a scan of /proc, a few
+// milliseconds on a busy host). It runs after the root exited and before it
+// is reaped: the root's pid, and so the group's id, cannot have been reused.
 func (c *Child) leftover() []leftProc {
-	pids := groupProcs(c.p.pid)
+	var pids []int
 	if c.p.cg != nil {
-		for _, pid := range cgroupProcs(c.p.cg.dir) {
-			if !slices.Contains(pids, pid) {
-				pids = append(pids, pid)
-			}
-		}
+		pids = cgroupProcs(c.p.cg.dir) // the group is inside it: a cgroup is not left without privileges
+	} else {
+		pids = groupProcs(c.p.pid)
 	}
 	slices.Sort(pids)
 	stdoutIno, stderrIno := pipeInode(c.stdout.f), pipeInode(c.stderr.f)
