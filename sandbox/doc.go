@@ -99,9 +99,10 @@
 //     protocol does not allow, or a Hello of another protocol version (the
 //     protocol package's error: protocol.ErrMalformed or protocol.ErrVersion),
 //     or exited 0 without sending Done (before its Hello: a TestMain that
-//     never called m.Run; after it: code that called os.Exit(0)). A stream cut off inside a frame by a
-//     child that then died by a signal or a nonzero exit is classified by
-//     that death instead (rules 7 to 9): it died while writing.
+//     never called m.Run; after it: code that called os.Exit(0)). A stream
+//     cut off inside a frame by a child that then died by a signal or a
+//     nonzero exit is classified by that death instead (rules 7 to 9): it
+//     died while writing.
 //  6. ClassParentIO: the supervisor's side failed: descriptors or the spawn
 //     could not be made, a send or read failed in a way the child's death does
 //     not explain, or the child was reaped by someone else (*IOError,
