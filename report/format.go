@@ -239,7 +239,7 @@ func truncate(s string, n int) string {
 // in its middle (shortenName), so that its function and its last element
 // stay visible and no column is padded to the width of one long name; the
 // JSON document keeps the whole name.
-const nameWidth = 100
+const nameWidth = 80
 
 // shortenName returns s when it has at most n runes, and otherwise its
 // first and last runes around an ellipsis, n runes in all.

@@ -68,7 +68,7 @@ func (opt TableOptions) noteWidth() int {
 //     not already explain, and the row's counting iterations and method
 //     when the rows do not agree; and each of a row's Notes.
 //
-// A name longer than 100 runes is cut in its middle with an ellipsis (the
+// A name longer than 80 runes is cut in its middle with an ellipsis (the
 // JSON document keeps it whole).
 //
 // When workloads ran (Document.Windows), a table titled "windows" follows,
