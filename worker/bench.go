@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -123,10 +124,16 @@ func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf, skipProbe boo
 		if skipProbe && n > 1 && b.N == 1 {
 			return
 		}
+		returned := false
 		defer func() {
 			if r := recover(); r != nil {
 				_ = w.fail(protocol.FailurePanic, fmt.Sprint(r), string(debug.Stack()))
 				panic(r)
+			}
+			if !returned && !b.Failed() && !b.Skipped() {
+				// runtime.Goexit: testing prints 0 iterations for a leaf
+				// and nothing at all for a parent, whose leaves never run.
+				out.goexitTop = true
 			}
 		}()
 		if leaf {
@@ -141,6 +148,7 @@ func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf, skipProbe boo
 		}
 		start := time.Now()
 		f(b)
+		returned = true
 		if leaf && b.N == int(n) { // a run of n, not the probe before it
 			b.StopTimer() // testing's own StopTimer after the function is then a no-op
 			out.outside = append(out.outside, time.Since(start)-b.Elapsed())
@@ -319,9 +327,15 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 		// (under -test.v testing prints it as it is logged).
 		return nil, &ending{skip: true, message: cmp.Or(out.skipLog, out.takePending(), "skipped")}, nil
 	}
-	if out.goexit[name] > 0 {
-		return nil, &ending{class: protocol.FailureError, message: name + " called runtime.Goexit: the benchmark function ended without returning, " +
-			"failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, nil
+	goexited := slices.Collect(maps.Keys(out.goexit))
+	if out.goexitTop {
+		goexited = append(goexited, out.top)
+	}
+	for _, goexited := range goexited {
+		if goexited == name || strings.HasPrefix(name, goexited+"/") { // a parent that ended so ran no leaf
+			return nil, &ending{class: protocol.FailureError, message: goexited + " called runtime.Goexit: the benchmark function ended " +
+				"without returning normally, failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, nil
+		}
 	}
 	s := out.results[name]
 	switch {

@@ -152,6 +152,10 @@ func init() {
 	RegisterBenchmark("BenchmarkFixtureGoexit", func(b *testing.B) {
 		b.Run("sub", func(b *testing.B) { runtime.Goexit() })
 	})
+	RegisterBenchmark("BenchmarkFixtureGoexitParent", func(b *testing.B) {
+		runtime.Goexit() // before its leaf
+		b.Run("leaf", func(b *testing.B) {})
+	})
 	RegisterBenchmark("BenchmarkFixtureLong", func(b *testing.B) {
 		b.Run(longLeaf, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -219,6 +223,11 @@ func TestBenchmarkOutputFaults(t *testing.T) {
 			f := only[protocol.Failure](msgs)
 			require.Len(t, f, 1, "%v", msgs)
 			assert.Contains(t, f[0].Message, "called runtime.Goexit")
+		}},
+		{"runtime.Goexit in the parent", "BenchmarkFixtureGoexitParent/leaf", func(t *testing.T, msgs []protocol.Message) {
+			f := only[protocol.Failure](msgs)
+			require.Len(t, f, 1, "%v", msgs)
+			assert.Contains(t, f[0].Message, "BenchmarkFixtureGoexitParent called runtime.Goexit")
 		}},
 		{"os.Stdout closed", "BenchmarkFixtureClosesStdout/sub", func(t *testing.T, msgs []protocol.Message) {
 			f := only[protocol.Failure](msgs)

@@ -71,6 +71,9 @@ type benchOutput struct {
 	skipLog    string
 	// stdoutClosed says the code under test closed os.Stdout.
 	stdoutClosed bool
+	// goexitTop says the wrapper saw the top-level function end through
+	// runtime.Goexit (not FailNow or SkipNow).
+	goexitTop bool
 }
 
 func newBenchOutput(top string) *benchOutput {
