@@ -849,7 +849,11 @@ func TestEscapedGrandchild(t *testing.T) {
 		o, msgs := run(t, helper("escape"))
 		assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
 		assert.Equal(t, ContainmentCgroup, o.Containment)
-		require.Len(t, grandchildren(msgs), 1)
+		gcs := grandchildren(msgs)
+		require.Len(t, gcs, 1)
+		// It left the process group, not the cgroup: found there, named
+		// and killed.
+		assert.Contains(t, o.Leftover, fmt.Sprintf("(sandbox.test pid %d), holding its stdout and stderr open; it was killed with its cgroup", gcs[0]))
 	})
 	t.Run("cgroup without cgroup.kill", func(t *testing.T) {
 		if !writable {
@@ -900,6 +904,7 @@ func TestEscapedGrandchild(t *testing.T) {
 		assert.True(t, alive(gcs[0]), "the escaped grandchild was expected to survive without a cgroup")
 		assert.Empty(t, groupMembers(o.PID))
 		assert.Contains(t, o.DrainNote, "stdout and stderr still open 250ms after the child was reaped")
+		assert.Empty(t, o.Leftover, "outside the process group, it is not found there")
 		checkFDs(t, before)
 	})
 }
