@@ -163,18 +163,28 @@ type facts struct {
 	stderrTail string
 }
 
-// errNoDone is the protocol error of a child that exited 0 after its
-// worker started, without the worker saying it was done: something in the
-// process ended it (os.Exit(0) where -test.paniconexit0 does not reach).
-var errNoDone = &protocol.MalformedError{Reason: "the child exited with status 0 before its worker said it was done: " +
-	"code it ran called os.Exit(0) or otherwise ended the process"}
+// NoDoneError reports a child that exited with status 0 without its
+// worker saying it was done. Before the worker's Hello, the worker never
+// started: it is a test (TestBenchsupWorker) that m.Run runs, so the
+// package's TestMain returned or exited without calling m.Run. After it,
+// something in the process ended it early (os.Exit(0) where
+// -test.paniconexit0 does not reach). It is a protocol violation
+// (errors.Is protocol.ErrMalformed) whose cause is the code, not the wire.
+type NoDoneError struct {
+	BeforeWorker bool // no Hello arrived
+}
 
-// errNoWorker is the protocol error of a child that exited 0 without ever
-// saying hello: the worker is a test (TestBenchsupWorker) that m.Run runs,
-// so a TestMain that returns or exits 0 without calling m.Run never starts
-// it.
-var errNoWorker = &protocol.MalformedError{Reason: "the test binary exited with status 0 before benchsup's worker started: " +
-	"its TestMain returned, or called os.Exit, without calling m.Run"}
+func (e *NoDoneError) Error() string {
+	if e.BeforeWorker {
+		return "sandbox: the test binary exited with status 0 before benchsup's worker started: " +
+			"its TestMain returned, or called os.Exit, without calling m.Run"
+	}
+	return "sandbox: the child exited with status 0 before its worker said it was done: " +
+		"code it ran called os.Exit(0) or otherwise ended the process"
+}
+
+// Is reports protocol.ErrMalformed as matching.
+func (e *NoDoneError) Is(target error) bool { return target == protocol.ErrMalformed }
 
 // StoppedError reports a child whose root process was stopped (SIGSTOP,
 // SIGTSTP, SIGTTIN or SIGTTOU) and not continued within the stop wait: it
@@ -203,10 +213,8 @@ func (f *facts) classify() (Class, error) {
 		return ClassSignal, f.stopped
 	case f.protoErr != nil && !f.diedMidFrame():
 		return ClassMalformed, f.protoErr
-	case st.known && st.exited && st.code == 0 && !f.done && !f.hello:
-		return ClassMalformed, errNoWorker
 	case st.known && st.exited && st.code == 0 && !f.done:
-		return ClassMalformed, errNoDone
+		return ClassMalformed, &NoDoneError{BeforeWorker: !f.hello}
 	case f.ioErr != nil:
 		return ClassParentIO, f.ioErr
 	case !st.known:

@@ -348,6 +348,10 @@ func TestClasses(t *testing.T) {
 			// A TestMain that returns without calling m.Run: the worker,
 			// a test m.Run would run, never started.
 			assert.ErrorIs(t, o.Err, protocol.ErrMalformed)
+			var nd *NoDoneError
+			require.ErrorAs(t, o.Err, &nd)
+			assert.True(t, nd.BeforeWorker)
+			assert.NotContains(t, o.Err.Error(), "malformed", "the cause is the code, not the wire")
 			assert.Contains(t, o.Err.Error(), "exited with status 0 before benchsup's worker started")
 			assert.Contains(t, o.Err.Error(), "its TestMain returned, or called os.Exit, without calling m.Run")
 			assert.Nil(t, o.Hello)
