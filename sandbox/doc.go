@@ -98,8 +98,9 @@
 //  5. ClassMalformed: the child sent a frame or a message sequence the
 //     protocol does not allow, or a Hello of another protocol version (the
 //     protocol package's error: protocol.ErrMalformed or protocol.ErrVersion),
-//     or exited 0 without sending Done (before its Hello: a TestMain that
-//     never called m.Run; after it: code that called os.Exit(0)). A stream
+//     or exited 0 without sending Done (*NoDoneError: before its Hello, a
+//     TestMain that never called m.Run; after it, code that called
+//     os.Exit(0)). A stream
 //     cut off inside a frame by a child that then died by a signal or a
 //     nonzero exit is classified by that death instead (rules 7 to 9): it
 //     died while writing.
