@@ -194,9 +194,10 @@ func (w *session) discover() error {
 		// The leaves first, then each one's calibration: if calibrating a
 		// leaf ends the process, the supervisor knows which leaf it was.
 		var listed []protocol.Listed
-		for _, name := range out.leaves() {
+		names := out.leaves()
+		for _, name := range names {
 			l := protocol.Listed{Name: protocol.ShortName(name), Kind: protocol.ListedBenchmark}
-			if l.Name != name {
+			if l.Name != name && len(name) <= protocol.MaxTextLen {
 				l.FullName = name
 			}
 			if w.isWorkload(name) {
@@ -220,7 +221,9 @@ func (w *session) discover() error {
 			if err := w.phase(protocol.PhaseCalibration, int64(j), int64(len(listed))); err != nil {
 				return err
 			}
-			if err := w.calibrateLeaf(all[i], cmp.Or(l.FullName, l.Name), &l); err != nil {
+			if name := names[j]; len(name) > protocol.MaxTextLen {
+				l.Problem = fmt.Sprintf("its name is %d bytes long, longer than a request carries (%d)", len(name), protocol.MaxTextLen)
+			} else if err := w.calibrateLeaf(all[i], name, &l); err != nil {
 				return err
 			}
 			if err := w.send(protocol.Listing{Identities: []protocol.Listed{l}}); err != nil {
@@ -232,11 +235,19 @@ func (w *session) discover() error {
 }
 
 // sendListing sends listed in frames that stay within the protocol's
-// bounds.
+// bounds: at most perFrame entries, and at most a quarter of
+// protocol.MaxFrameSize of names (a full name may reach 64 KiB).
 func (w *session) sendListing(listed []protocol.Listed) error {
 	const perFrame = 256 // calibration runs make entries up to ~4 KiB
 	for len(listed) > 0 {
-		n := min(len(listed), perFrame)
+		n, size := 0, 0
+		for n < len(listed) && n < perFrame {
+			size += len(listed[n].Name) + len(listed[n].FullName)
+			if n > 0 && size > protocol.MaxFrameSize/4 {
+				break
+			}
+			n++
+		}
 		if err := w.send(protocol.Listing{Identities: listed[:n]}); err != nil {
 			return err
 		}

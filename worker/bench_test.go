@@ -282,3 +282,43 @@ func TestLongName(t *testing.T) {
 	assert.Equal(t, listed[0].Name, r[0].Identity.Name, "the wire keeps the bounded name")
 	assert.Equal(t, int64(100), r[0].Samples[0].Iterations)
 }
+
+func init() {
+	RegisterBenchmark("BenchmarkFixtureManyLong", func(b *testing.B) {
+		for i := 0; i < 120; i++ {
+			b.Run(fmt.Sprintf("%s%03d", strings.Repeat("y", 40000), i), func(b *testing.B) {})
+		}
+	})
+	RegisterBenchmark("BenchmarkFixtureHugeName", func(b *testing.B) {
+		b.Run(strings.Repeat("z", protocol.MaxTextLen+10), func(b *testing.B) {})
+	})
+}
+
+// TestLongNameListing: many long names are listed in frames within the
+// protocol's bound, and a name too long for a request is listed with the
+// reason it cannot be measured.
+func TestLongNameListing(t *testing.T) {
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeDiscover, Config: protocol.RequestConfig{Bench: "Fixture(ManyLong|HugeName)$"}})
+	var listed []protocol.Listed
+	frames := 0
+	for _, l := range only[protocol.Listing](msgs) {
+		frames++
+		listed = append(listed, l.Identities...)
+	}
+	require.Len(t, listed, 121)
+	assert.Greater(t, frames, 2, "4.8 MB of names do not fit one frame")
+	for _, l := range listed[:120] {
+		assert.Len(t, l.FullName, len("BenchmarkFixtureManyLong/")+40003)
+	}
+	assert.Equal(t, "BenchmarkFixtureHugeName/zzz", listed[120].Name[:28])
+	assert.Empty(t, listed[120].FullName, "too long to carry")
+
+	msgs = exchange(t, protocol.Request{Mode: protocol.ModeDiscover, Config: protocol.RequestConfig{Bench: "FixtureHugeName$", MinSampleNs: int64(time.Millisecond)}})
+	var problem string
+	for _, l := range only[protocol.Listing](msgs) {
+		for _, id := range l.Identities {
+			problem += id.Problem
+		}
+	}
+	assert.Contains(t, problem, "longer than a request carries")
+}

@@ -431,7 +431,10 @@ func (o *benchOutput) leaves() []string {
 // bytes are parsed (the rest still reaches the real stdout). The end is
 // what matters: a benchmark that prints a dot per iteration without a
 // newline glues testing's result to the end of a very long line.
-const maxLine = 64 << 10
+//
+// It is twice protocol.MaxTextLen, so that testing's === RUN line for a
+// name as long as a request can carry is read whole.
+const maxLine = 2 * protocol.MaxTextLen
 
 // frameMarker is the byte testing writes before each of its own lines under
 // -test.v=test2json (^V), so that they can be told from what the code under
