@@ -244,15 +244,25 @@ func TestDiscoveryInParallelWithinBounds(t *testing.T) {
 		if req.Mode != protocol.ModeDiscover {
 			return []protocol.Message{result(req, 100)}, sandbox.ClassSuccess
 		}
+		i, fn := function(t, funcs, req)
 		mu.Lock()
 		running++
 		most = max(most, running)
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		// The others wait (a while) for a third to run alongside, so that
+		// a slow host cannot hide the bound.
+		for deadline := time.Now().Add(time.Second); fn != "BenchmarkA" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			n := running
+			mu.Unlock()
+			if n >= 3 {
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
 		mu.Lock()
 		running--
 		mu.Unlock()
-		i, fn := function(t, funcs, req)
 		return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), 4), leaves(fn), calibrated(fn, 10)}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 1, Parallel: 3}, sc)
