@@ -123,6 +123,9 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibra
 	var sel []int // the functions the -bench pattern selects
 	patterns := make([]string, len(funcs))
 	for i, fn := range funcs {
+		if slices.Index(funcs, fn) < i {
+			continue // the same name in the external test package: the pattern selects both at once
+		}
 		if pat, ok := onlyFunction(s.cfg.Bench, fn); ok {
 			sel, patterns[i] = append(sel, i), pat
 		}
