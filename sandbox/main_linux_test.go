@@ -246,6 +246,7 @@ func child(behaviour string) int {
 		must(conn.Send(result))
 	case "stop-self":
 		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		time.Sleep(2 * time.Second) // the stop does not always take hold before kill(2) returns
 		done()
 	case "flood":
 		flood(floodTotal)
