@@ -942,9 +942,18 @@ func describe(out sandbox.Outcome) string {
 		msg = strings.TrimPrefix(msg, out.Class.String()+": ")
 		var ve *protocol.VersionError
 		var te *sandbox.TimeoutError
+		var nd *sandbox.NoDoneError
+		var ioe *sandbox.IOError
 		switch {
 		case errors.As(out.Err, &ve):
 			msg = versionMismatch(ve)
+		case errors.As(out.Err, &nd):
+			// The code's cause, in its own words.
+		case errors.Is(out.Err, protocol.ErrMalformed):
+			msg = "the child sent what benchsup's protocol does not allow (a benchsup bug, or code under test " +
+				"that wrote to the protocol's descriptor): " + strings.TrimPrefix(msg, "malformed protocol: ")
+		case errors.As(out.Err, &ioe):
+			msg = "benchsup's own side of the child failed (" + ioe.Op + "): " + ioe.Err.Error()
 		case errors.As(out.Err, &te) && te.Phase == sandbox.PhaseStartup:
 			msg = fmt.Sprintf("startup timeout: the child had not started benchsup's worker after %v (--startup-timeout): "+
 				"it was still in the package's initialization or its TestMain", te.Limit)

@@ -485,6 +485,12 @@ func TestDescribeNamesTheCause(t *testing.T) {
 			[]string{"the run was canceled while this child ran"}},
 		{"canceled with a cause", sandbox.Outcome{Class: sandbox.ClassCanceled, Err: fmt.Errorf("%w: %w", sandbox.ErrCanceled, errors.New("interrupt signal received"))},
 			[]string{"the run was canceled while this child ran (interrupt signal received)"}},
+		{"malformed", sandbox.Outcome{Class: sandbox.ClassMalformed, Err: &protocol.MalformedError{Kind: protocol.KindResult, Reason: "unexpected result"}},
+			[]string{"the child sent what benchsup's protocol does not allow (a benchsup bug, or code under test that wrote to the protocol's descriptor): "}},
+		{"exit 0 before the worker", sandbox.Outcome{Class: sandbox.ClassMalformed, Err: &sandbox.NoDoneError{BeforeWorker: true}},
+			[]string{"the test binary exited with status 0 before benchsup's worker started: its TestMain returned, or called os.Exit, without calling m.Run"}},
+		{"parent I/O", sandbox.Outcome{Class: sandbox.ClassParentIO, Err: &sandbox.IOError{Op: "spawn", Err: syscall.EMFILE}},
+			[]string{"benchsup's own side of the child failed (spawn): too many open files"}},
 		{"stopped", sandbox.Outcome{Class: sandbox.ClassSignal, Err: &sandbox.StoppedError{Signal: syscall.SIGSTOP, Wait: 500 * time.Millisecond}},
 			[]string{"child stopped by SIGSTOP and not continued within 500ms: benchsup continued it and killed it"}},
 	} {
