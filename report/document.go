@@ -25,6 +25,10 @@ type Document struct {
 	// workload and window name) across its processes, in order of first
 	// measurement: what the table shows. Absent when no workload ran.
 	WindowSummaries []WindowSummary `json:"windowSummaries,omitempty"`
+	// Comparisons holds, for a run with --against or --baseline, how the
+	// working tree's numbers compare with each other build's; absent
+	// otherwise.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
 // WindowSummary is one window of one workload across the fresh processes
@@ -360,6 +364,9 @@ type Row struct {
 	Package string  `json:"package"`
 	Name    string  `json:"name"` // "" for a package-level row (build failure)
 	Kind    string  `json:"kind"` // "benchmark", "test" or "package"
+	// Build names the build a row measured when a run measures several
+	// (--against): the git revision as given; "" for the working tree.
+	Build   string  `json:"build,omitempty"`
 	Outcome Outcome `json:"outcome"`
 	// Error is the first line of what went wrong; nil when nothing did.
 	Error *string `json:"error"`

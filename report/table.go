@@ -476,15 +476,20 @@ func writeIndented(w *bufio.Writer, text string) {
 // displayName is a row's name in a table: the package-relative name, cut
 // to nameWidth, with the package's shortest unique path suffix in front
 // when the run spans several packages; a package row shows its import
-// path.
+// path. A row of another build than the working tree's (--against) ends
+// in "@" and the build's revision.
 func displayName(r Row, prefixes map[string]string) string {
+	build := ""
+	if r.Build != "" {
+		build = " @" + r.Build
+	}
 	if r.Name == "" {
-		return r.Package
+		return r.Package + build
 	}
 	if p, ok := prefixes[r.Package]; ok {
-		return p + "." + shortenName(r.Name, nameWidth)
+		return p + "." + shortenName(r.Name, nameWidth) + build
 	}
-	return shortenName(r.Name, nameWidth)
+	return shortenName(r.Name, nameWidth) + build
 }
 
 // packagePrefixes maps each package of a multi-package run to the shortest

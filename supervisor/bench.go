@@ -23,8 +23,14 @@ import (
 
 // benchIdentity is one measurable leaf and what its processes produced.
 type benchIdentity struct {
-	plan     *pkgPlan
-	build    *build // the test binary its processes run
+	plan  *pkgPlan
+	build *build // the test binary its processes run
+	// variant is the --against revision whose build it measures, "" for
+	// the working tree; partners are, for a working-tree identity, the
+	// same identity in each revision (nil where a revision lacks it),
+	// run in a group with it (see group).
+	variant  string
+	partners []*benchIdentity
 	name     string
 	fullName string // the whole name when name is its protocol.ShortName
 	workload bool   // measure.Workload: windows, not samples
@@ -58,20 +64,33 @@ type benchIdentity struct {
 
 // benchmarks discovers every package's leaves (see discoverAll; no
 // measurement runs yet), then measures them serially.
-func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan) ([]report.Row, []report.Window) {
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]report.Row, []report.Window) {
 	var ids []*benchIdentity
 	for _, f := range s.discoverAll(ctx, plans, true) {
 		ids = append(ids, f...)
 	}
+	all := ids
+	if len(revs) > 0 {
+		unpaired := s.discoverRevisions(ctx, ids, revs)
+		for _, id := range ids {
+			for _, p := range id.partners {
+				if p != nil {
+					all = append(all, p)
+				}
+			}
+		}
+		ids = append(ids, unpaired...)
+		all = append(all, unpaired...)
+	}
 	s.measure(ctx, ids)
-	rows := make([]report.Row, 0, len(ids))
+	rows := make([]report.Row, 0, len(all))
 	var windows []report.Window
-	for _, id := range ids {
+	for _, id := range all {
 		rows = append(rows, id.result())
 	}
 	// Windows in measurement order: repetition-major, like the children.
 	for rep := 0; rep < s.cfg.Repetitions; rep++ {
-		for _, id := range ids {
+		for _, id := range all {
 			for _, w := range id.windows {
 				if w.Process == rep {
 					windows = append(windows, w)
@@ -425,12 +444,17 @@ type job struct {
 // the machine (thermal state, background load) spreads over every
 // identity instead of biasing whichever ran last. Identities that already
 // ended (in discovery or calibration) get no job.
+//
+// An identity with partners (other builds of it, --against) runs as a
+// group: its builds back to back, in an order rotated every repetition.
 func interleave(ids []*benchIdentity, reps int) []job {
 	var jobs []job
 	for rep := 0; rep < reps; rep++ {
 		for _, id := range ids {
-			if id.row == nil {
-				jobs = append(jobs, job{id, rep})
+			for _, b := range id.group(rep) {
+				if b.row == nil {
+					jobs = append(jobs, job{b, rep})
+				}
 			}
 		}
 	}
@@ -641,6 +665,7 @@ func (id *benchIdentity) result() report.Row {
 	default:
 		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
 	}
+	row.Build = id.variant
 	row.Processes = id.procs
 	if row.Processes == nil {
 		row.Processes = []report.ProcessResult{}

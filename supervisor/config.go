@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -63,6 +64,19 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	for _, rev := range c.Against {
+		switch {
+		case c.Mode != ModeBench:
+			return &ConfigError{Field: "Against", Problem: "compares benchmarks: it needs benchmark mode"}
+		case strings.TrimSpace(rev) == "":
+			return &ConfigError{Field: "Against", Problem: "names an empty revision"}
+		}
+	}
+	if len(c.Against) > 0 {
+		if err := c.Compare.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -114,6 +128,10 @@ const (
 	// median process (their range covers it with 93.75% confidence) in
 	// about go test's 1 s per benchmark.
 	DefaultRepetitions = 5
+	// DefaultPairs is the repetitions of a run with Against: 6 pairs are
+	// the fewest whose order-statistic interval reaches 95% (96.9%; 5
+	// pairs reach only 93.75%, see docs/design.md#comparison).
+	DefaultPairs = 6
 	// DefaultBenchTimeout bounds one benchmark child (calibration and all
 	// samples); DefaultTestTimeout one test child, and DefaultTestDeadline
 	// one test inside it.
@@ -137,8 +155,17 @@ type Config struct {
 	// Run is the `go test -run` pattern selecting tests; "" means all.
 	Run string
 	// Repetitions is the number of fresh processes per benchmark; zero
-	// means DefaultRepetitions.
+	// means DefaultRepetitions, or DefaultPairs with Against.
 	Repetitions int
+	// Against are git revisions of the repository holding Dir whose builds
+	// of the same packages are measured with the working tree's
+	// (ModeBench): each exported with git archive outside the user's tree,
+	// built, discovered, and run in interleaved pairs with the working
+	// tree's processes in a balanced order. The document then holds one
+	// comparison per revision. Empty means none.
+	Against []string
+	// Compare configures the comparisons of Against (threshold, interval).
+	Compare CompareConfig
 	// SampleTime is the time one sample should take: N is calibrated
 	// once per benchmark, in discovery, for it, and every process
 	// measures that N. Samples shorter than half of it are flagged. Zero
@@ -197,6 +224,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Repetitions <= 0 {
 		c.Repetitions = DefaultRepetitions
+		if len(c.Against) > 0 {
+			c.Repetitions = DefaultPairs
+		}
 	}
 	if c.SampleTime <= 0 {
 		c.SampleTime = DefaultSampleTime

@@ -115,12 +115,21 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 			}
 		}
 	}
+	// The same packages at each --against revision (against.go).
+	var revs []*revision
+	if s.cfg.Mode == ModeBench && len(s.cfg.Against) > 0 {
+		var revRows []report.Row
+		if revs, revRows, err = s.buildRevisions(ctx, keep); err != nil {
+			return nil, err
+		}
+		rows = append(rows, revRows...)
+	}
 	// Discover and calibrate, schedule, execute and summarize (benchmarks:
 	// bench.go), or run each package's tests in as many children as its
 	// crashes take (tests.go).
 	if s.cfg.Mode == ModeBench {
 		var benchRows []report.Row
-		benchRows, doc.Windows = s.benchmarks(ctx, plans)
+		benchRows, doc.Windows = s.benchmarks(ctx, plans, revs)
 		s.finishWindows(doc, benchRows)
 		rows = append(rows, benchRows...)
 	} else {
@@ -128,6 +137,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	doc.Rows = rows
 	s.finishMeta(&doc.Meta)
+	if len(revs) > 0 {
+		doc.Comparisons = s.compareRevisions(rows, revs, doc.Meta.Fingerprint())
+	}
 	return doc, nil
 }
 

@@ -1,0 +1,167 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+// revision is one --against revision of a run: its exported tree and the
+// plans of the same packages there, built as the working tree's are.
+type revision struct {
+	tree  *revisionTree
+	plans []*pkgPlan
+}
+
+// label names the revision in rows and comparisons: as the user gave it,
+// with the commit it resolved to.
+func (r *revision) label() string { return r.tree.rev }
+
+func (r *revision) describe() string {
+	commit := r.tree.commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return fmt.Sprintf("%s (commit %s)", r.tree.rev, commit)
+}
+
+// buildRevisions exports each --against revision, plans the same package
+// patterns in it and builds their test binaries, as the working tree's
+// were. A revision that cannot be exported ends the run (the user named
+// something that is not there); a package that does not build at a
+// revision is a row of that build. The revisions' binaries are not kept in
+// the per-user cache: their trees are new each run.
+func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) bool) ([]*revision, []report.Row, error) {
+	var revs []*revision
+	var rows []report.Row
+	for i, rev := range s.cfg.Against {
+		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg := s.cfg
+		cfg.Dir = tree.dir
+		tmp := filepath.Join(s.tmp, fmt.Sprintf("build-rev-%d", i))
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			return nil, nil, err
+		}
+		sub := &supervisor{cfg: cfg, tmp: tmp, start: s.start}
+		plans, planRows, err := sub.plan(ctx, keep)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--against=%s: %w", rev, err)
+		}
+		sub.buildAll(ctx, plans)
+		r := &revision{tree: tree, plans: plans}
+		for _, row := range planRows {
+			row.Build = r.label()
+			rows = append(rows, row)
+		}
+		for _, p := range plans {
+			p.main().variant = r.label()
+			if f := p.main().failure; f != nil {
+				row := *f
+				row.Build = r.label()
+				rows = append(rows, row)
+			}
+		}
+		revs = append(revs, r)
+	}
+	return revs, rows, nil
+}
+
+// discoverRevisions discovers and calibrates every revision's benchmarks
+// and pairs each with the working tree's identity of the same name, which
+// then measures the working tree's N: both builds run the same iterations,
+// so a sample of either covers the same work. An identity only a revision
+// has keeps its own calibration and runs unpaired.
+func (s *supervisor) discoverRevisions(ctx context.Context, ids []*benchIdentity, revs []*revision) (unpaired []*benchIdentity) {
+	byKey := map[identityKey]*benchIdentity{}
+	for _, id := range ids {
+		byKey[identityKey{id.plan.pkg.ImportPath, id.name}] = id
+		id.partners = make([]*benchIdentity, len(revs))
+	}
+	for r, rev := range revs {
+		for _, found := range s.discoverAll(ctx, rev.plans, true) {
+			for _, v := range found {
+				v.variant = rev.label()
+				m := byKey[identityKey{v.plan.pkg.ImportPath, v.name}]
+				if m == nil || m.partners[r] != nil {
+					unpaired = append(unpaired, v)
+					continue
+				}
+				m.partners[r] = v
+				if m.row == nil && v.row == nil && m.n > 0 {
+					v.n, v.sampleTime, v.fixedNs = m.n, m.sampleTime, m.fixedNs
+				}
+			}
+		}
+	}
+	return unpaired
+}
+
+// group is the identities one repetition of id runs back to back, in
+// order: id and its partners (the revisions' builds of it), rotated by
+// the repetition so that each build runs first equally often. With one
+// revision that is the balanced order A B, B A, A B, ...: drift of the
+// host between the two processes of a pair favours neither build.
+func (id *benchIdentity) group(rep int) []*benchIdentity {
+	// Absent partners keep their places, so that every build's position
+	// in a repetition is the same whichever others exist (see oldFirst).
+	sides := append(append([]*benchIdentity(nil), id.partners...), id)
+	var out []*benchIdentity
+	for _, b := range rotate(sides, rep) {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func rotate[T any](s []T, k int) []T {
+	if len(s) == 0 {
+		return s
+	}
+	k %= len(s)
+	return append(append([]T(nil), s[k:]...), s[:k]...)
+}
+
+// oldFirst reports whether revision r's process of an identity ran before
+// the working tree's in repetition rep, of partners revisions (see group).
+func oldFirst(partners, r, rep int) bool {
+	n := partners + 1 // the working tree's build is last before rotation
+	pos := func(i int) int { return ((i-rep)%n + n) % n }
+	return pos(r) < pos(partners)
+}
+
+// compareRevisions compares each revision's rows with the working tree's,
+// pair by pair.
+func (s *supervisor) compareRevisions(rows []report.Row, revs []*revision, fp report.Fingerprint) []report.Comparison {
+	cfg := s.cfg.Compare.withDefaults()
+	var out []report.Comparison
+	var newRows []report.Row
+	for _, r := range rows {
+		if r.Build == "" {
+			newRows = append(newRows, r)
+		}
+	}
+	for i, rev := range revs {
+		var oldRows []report.Row
+		for _, r := range rows {
+			if r.Build == rev.label() {
+				oldRows = append(oldRows, r)
+			}
+		}
+		c, _ := newComparison(cfg) // validated with the run's Config
+		c.Old = report.ComparedRun{Label: rev.describe(), Fingerprint: fp}
+		c.New = report.ComparedRun{Label: "working tree", Fingerprint: fp}
+		c.Knobs.Paired = true
+		cmp := comparer{cfg: cfg}
+		c.Rows = cmp.rows(oldRows, newRows, func(k int) bool { return oldFirst(len(revs), i, k) })
+		c.Geomeans = geomeans(c.Rows)
+		out = append(out, *c)
+	}
+	return out
+}
