@@ -88,6 +88,7 @@ func TestScripts(t *testing.T) {
 			"setupcount": cmdSetupCount,
 			"numbers":    cmdNumbers,
 			"calibrated": cmdCalibrated,
+			"verdict":    cmdVerdict,
 		},
 	})
 }

@@ -27,10 +27,9 @@ const MaxThreshold = 1.0
 // cut of the modified z-score (Iglewicz and Hoaglin).
 const outlierScale = 3.5
 
-// outlierFloor is the least relative distance from the others' median that
-// makes a process an outlier: B/op that one process measured 0.01% higher
-// is no outlier whatever its MAD.
-const outlierFloor = 0.01
+// A process is an outlier only when it also lies further from the others'
+// median than the practical threshold: a process 1% off is no outlier in
+// a comparison that calls 2% equivalent, whatever the MAD of the rest.
 
 // CompareConfig configures Compare. The zero value means the defaults.
 type CompareConfig struct {
@@ -185,7 +184,7 @@ func comparable(r report.Row) bool {
 // oneSide is the row of an identity only one run has.
 func oneSide(r report.Row, isOld bool) report.ComparisonRow {
 	row := report.ComparisonRow{Package: r.Package, Name: r.Name, Metric: report.MetricTime, Verdict: report.VerdictOnlyNew}
-	v := sideValue(r, timeValues(r))
+	v := sideValue(r, timeValues(r), DefaultThreshold)
 	if isOld {
 		row.Old, row.Verdict = v, report.VerdictOnlyOld
 	} else {
@@ -246,7 +245,7 @@ func (pp perProcess) lists() [][]float64 {
 
 // sideValue summarizes one side: its center, processes and outliers, or
 // its failure.
-func sideValue(r report.Row, pp perProcess) *report.ComparedValue {
+func sideValue(r report.Row, pp perProcess, floor float64) *report.ComparedValue {
 	v := &report.ComparedValue{Outcome: r.Outcome, Processes: len(pp)}
 	if r.IsError() {
 		v.Error = ptr(errorText(r))
@@ -260,7 +259,7 @@ func sideValue(r report.Row, pp perProcess) *report.ComparedValue {
 		meds[i] = medianOf(pp[k])
 	}
 	v.Center = ptr(medianOf(meds))
-	for _, i := range stats.OutlierProcesses(meds, outlierScale, outlierFloor) {
+	for _, i := range stats.OutlierProcesses(meds, outlierScale, floor) {
 		v.Outliers = append(v.Outliers, ks[i])
 	}
 	return v
@@ -322,7 +321,7 @@ func extraUnits(rows ...report.Row) []string {
 // metric compares one sampled metric.
 func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Row, ov, nv perProcess, paired pairing) report.ComparisonRow {
 	row.Metric = metric
-	row.Old, row.New = sideValue(o, ov), sideValue(n, nv)
+	row.Old, row.New = sideValue(o, ov, c.cfg.Threshold), sideValue(n, nv, c.cfg.Threshold)
 	switch {
 	case len(ov) == 0 || len(nv) == 0:
 		row.Verdict = report.VerdictUnavailable
@@ -345,10 +344,20 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 		default:
 			row.Verdict = report.VerdictDecreased
 		}
-		if a > 0 {
+		switch {
+		case a > 0:
 			row.Ratio = ptr(b / a)
-		} else {
-			row.Note = fmt.Sprintf("%s from 0 to %s", metric, formatFloat(b))
+		case b != a:
+			row.Note = fmt.Sprintf("%s from 0 to %s: no ratio", metric, formatFloat(b))
+		}
+		return row
+	case (metric == report.MetricBytes || metric == report.MetricAllocs) && math.Abs(*row.New.Center-*row.Old.Center) < 0.5:
+		// go test prints these as whole numbers per iteration; a change
+		// of the median under one unit is below that resolution (a rare
+		// allocation of a background goroutine, spread over N).
+		row.Verdict, row.Method = report.VerdictSame, "resolution"
+		if a := *row.Old.Center; a > 0 {
+			row.Ratio = ptr(*row.New.Center / a)
 		}
 		return row
 	}

@@ -149,7 +149,7 @@ func commonFlags() []cli.Flag {
 }
 
 func runFlags() []cli.Flag {
-	return append(commonFlags(),
+	return append(append(commonFlags(), compareFlags()...),
 		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark"},
 		&cli.DurationFlag{Name: "sample-time", Aliases: []string{"bench-min-time"}, Value: supervisor.DefaultSampleTime,
 			Usage: "time one sample should take: N is calibrated once per benchmark for it, and samples under half of it are flagged"},
@@ -165,6 +165,9 @@ func runFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call; default: about 1 ms)"},
 		&cli.BoolFlag{Name: "perf-scaled", Usage: "keep a multiplexed hardware counter group; every scaled value is marked ≈"},
 		&cli.StringFlag{Name: "window-metrics", Usage: "read `LIST` at every workload window's edges, as --metrics selects (default: tier0's metrics, which every window reads anyway; other sources are counters enabled over the window, and each window's note gives their measured cost)"},
+		&cli.StringSliceFlag{Name: "against", Usage: "also build the packages at git revision `REV` (exported outside your tree) and run both builds' processes in interleaved pairs; prints how this tree compares (repeatable; default repetitions then 6 pairs)"},
+		&cli.StringFlag{Name: "baseline", Usage: "compare this run with the run document in `FILE` (as --save-baseline wrote it); its fingerprint must match"},
+		&cli.StringFlag{Name: "save-baseline", Usage: "write this run's document to `FILE` atomically, for later --baseline runs"},
 	)
 }
 
@@ -220,6 +223,21 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	cfg.PerfIters = c.Int64("perf-iters")
 	cfg.PerfBatch = c.Int64("perf-batch")
 	cfg.PerfScaled = c.Bool("perf-scaled")
+	cfg.Against = c.StringSlice("against")
+	if len(cfg.Against) > 0 && !c.IsSet("repetitions") {
+		cfg.Repetitions = supervisor.DefaultPairs
+	}
+	var failOn string
+	if cfg.Compare, failOn, err = compareConfig(c); err != nil {
+		return err
+	}
+	comparing := len(cfg.Against) > 0 || c.String("baseline") != ""
+	switch {
+	case failOn != "" && !comparing:
+		return usagef("--fail-on gates a comparison: give --against or --baseline")
+	case cfg.Mode != supervisor.ModeBench && (comparing || c.String("save-baseline") != ""):
+		return usagef("--against, --baseline and --save-baseline compare benchmarks: add --bench")
+	}
 	if cfg.Mode == supervisor.ModeBench {
 		names, warnings, help := sources.Select(c.String("metrics"))
 		if help {
@@ -280,25 +298,63 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	baselineOut, err := createOutput("--save-baseline", c.String("save-baseline"))
+	if err != nil {
+		jsonOut.abort()
+		return err
+	}
+	var baseline *report.Document
+	if path := c.String("baseline"); path != "" {
+		if baseline, err = readRun(path); err != nil {
+			jsonOut.abort()
+			baselineOut.abort()
+			return fmt.Errorf("--baseline: %w", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
 	if err != nil {
 		jsonOut.abort()
+		baselineOut.abort()
 		return err
+	}
+	var errs []error
+	if baseline != nil {
+		ccfg := cfg.Compare
+		ccfg.OldLabel, ccfg.NewLabel = "baseline "+c.String("baseline"), "this run"
+		cmp, err := supervisor.Compare(baseline, doc, ccfg)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--baseline: %w", err))
+		} else {
+			doc.Comparisons = append(doc.Comparisons, *cmp)
+		}
 	}
 	// The table first: a file that cannot be written at the end does not
 	// cost the results on stdout.
-	var errs []error
 	if err := write(stdout, *doc); err != nil {
 		errs = append(errs, fmt.Errorf("writing results: %w", err))
+	}
+	if c.String("format") == "table" {
+		for _, cmp := range doc.Comparisons {
+			fmt.Fprintln(stdout)
+			if err := report.WriteComparisonTable(stdout, cmp); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+		}
 	}
 	if err := jsonOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
 		errs = append(errs, err)
 	}
+	if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return errors.New(joinErrors(errs))
+	}
+	if err := gateAll(doc.Comparisons, failOn, stderr); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the results above are partial")

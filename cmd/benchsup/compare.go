@@ -159,6 +159,21 @@ func readRun(path string) (*report.Document, error) {
 	return doc, nil
 }
 
+// gateAll applies --fail-on to every comparison: a crash or a missing
+// identity anywhere outranks a regression.
+func gateAll(cs []report.Comparison, failOn string, stderr io.Writer) error {
+	var worst error
+	for _, c := range cs {
+		switch err := gate(c, failOn, stderr); {
+		case errors.Is(err, errIncomplete):
+			worst = err
+		case err != nil && worst == nil:
+			worst = err
+		}
+	}
+	return worst
+}
+
 // gate applies --fail-on to a comparison: nil when it passes or no gate was
 // asked for. Only time rows are gated; the other metrics inform.
 func gate(c report.Comparison, failOn string, stderr io.Writer) error {

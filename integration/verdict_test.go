@@ -1,0 +1,64 @@
+package integration
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+// cmdVerdict: verdict FILE NAME REGEXP [METRIC] checks that every
+// comparison in FILE (a run document's comparisons, or a comparison
+// document) gives identity NAME's METRIC row (sec/op by default) a verdict
+// matching REGEXP, anchored.
+func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 || len(args) > 4 || neg {
+		ts.Fatalf("usage: verdict FILE NAME REGEXP [METRIC]")
+	}
+	metric := report.MetricTime
+	if len(args) == 4 {
+		metric = args[3]
+	}
+	re, err := regexp.Compile("^(" + args[2] + ")$")
+	ts.Check(err)
+	var probe struct {
+		Comparisons []report.Comparison `json:"comparisons"`
+		Knobs       *report.CompareKnobs `json:"knobs"`
+	}
+	data := []byte(ts.ReadFile(args[0]))
+	ts.Check(json.Unmarshal(data, &probe))
+	comparisons := probe.Comparisons
+	if probe.Knobs != nil {
+		var c report.Comparison
+		ts.Check(json.Unmarshal(data, &c))
+		comparisons = []report.Comparison{c}
+	}
+	if len(comparisons) == 0 {
+		ts.Fatalf("%s holds no comparison", args[0])
+	}
+	for _, c := range comparisons {
+		found := false
+		for _, r := range c.Rows {
+			if r.Name != args[1] || r.Metric != metric {
+				continue
+			}
+			found = true
+			if !re.MatchString(r.Verdict) {
+				ts.Fatalf("%s %s against %s: verdict %s, want %s (ratio %v, interval %v..%v, note %q)",
+					args[1], metric, c.Old.Label, r.Verdict, args[2], num(r.Ratio), num(r.Low), num(r.High), r.Note)
+			}
+		}
+		if !found {
+			ts.Fatalf("%s: no %s row for %s against %s", args[0], metric, args[1], c.Old.Label)
+		}
+	}
+}
+
+func num(v *float64) any {
+	if v == nil {
+		return "null"
+	}
+	return *v
+}
