@@ -24,7 +24,7 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 	re, err := regexp.Compile("^(" + args[2] + ")$")
 	ts.Check(err)
 	var probe struct {
-		Comparisons []report.Comparison `json:"comparisons"`
+		Comparisons []report.Comparison  `json:"comparisons"`
 		Knobs       *report.CompareKnobs `json:"knobs"`
 	}
 	data := []byte(ts.ReadFile(args[0]))

@@ -361,9 +361,9 @@ func (r Row) IsError() bool { return r.Outcome.IsError() }
 // Row is one identity: a benchmark leaf, a test, or a package that failed to
 // build.
 type Row struct {
-	Package string  `json:"package"`
-	Name    string  `json:"name"` // "" for a package-level row (build failure)
-	Kind    string  `json:"kind"` // "benchmark", "test" or "package"
+	Package string `json:"package"`
+	Name    string `json:"name"` // "" for a package-level row (build failure)
+	Kind    string `json:"kind"` // "benchmark", "test" or "package"
 	// Build names the build a row measured when a run measures several
 	// (--against): the git revision as given; "" for the working tree.
 	Build   string  `json:"build,omitempty"`
