@@ -90,6 +90,7 @@ func TestScripts(t *testing.T) {
 			"calibrated": cmdCalibrated,
 			"verdict":    cmdVerdict,
 		},
+		Condition: condition,
 	})
 }
 

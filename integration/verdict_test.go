@@ -2,6 +2,8 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
+	"os/exec"
 	"regexp"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -61,4 +63,18 @@ func num(v *float64) any {
 		return "null"
 	}
 	return *v
+}
+
+// condition evaluates the scripts' own conditions: demo-committed holds
+// when the repository's demo module is in git exactly as committed, so
+// that its HEAD revision is the same code as its working tree (A/A).
+func condition(cond string) (bool, error) {
+	switch cond {
+	case "demo-committed":
+		if exec.Command("git", "-C", srcDir, "rev-parse", "--verify", "--quiet", "HEAD:demo").Run() != nil {
+			return false, nil
+		}
+		return exec.Command("git", "-C", srcDir, "diff", "--quiet", "HEAD", "--", "demo").Run() == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
