@@ -194,7 +194,8 @@ func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) 
 	if c.n, err = chooseN(targetNs, c.runs[len(c.runs)-confirmRuns:]); err != nil {
 		return c, err
 	}
-	var checked []protocol.Sample // runs at a candidate N
+	ramp := c.runs[len(c.runs)-confirmRuns:] // the short runs N was scaled from
+	var checked []protocol.Sample            // runs at a candidate N
 	for i := 0; i < maxVerify; i++ {
 		s, err := run(c.n)
 		if s == nil || err != nil {
@@ -208,7 +209,7 @@ func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) 
 		c.n = nextCandidate(targetNs, checked)
 	}
 	if len(checked) >= 2 {
-		if f, ok := fitTwo(checked[len(checked)-2], checked[len(checked)-1]); ok {
+		if f, ok := fitTwo(checked[len(checked)-2], checked[len(checked)-1]); ok && f.explains(ramp) {
 			if n, sampleNs := withFixedCost(targetNs, f); sampleNs > targetNs {
 				c.n, c.sampleNs, c.fixed = n, sampleNs, &f
 			}
@@ -245,6 +246,20 @@ func nextCandidate(targetNs int64, runs []protocol.Sample) int64 {
 	}
 	n = min(n, 100*float64(last.Iterations), maxIterations)
 	return max(int64(n+0.5), 1)
+}
+
+// explains reports whether f predicts the ramp's short runs too, within a
+// quarter: a real fixed cost is paid by every run, short ones included,
+// while one stalled or preempted long run (a busy host) makes a fit whose
+// fixed part the short runs never show.
+func (f fit) explains(short []protocol.Sample) bool {
+	for _, s := range short {
+		predicted := f.fixedNs + f.perIterNs*float64(s.Iterations)
+		if d := predicted - float64(s.ElapsedNs); d > 0.25*predicted || -d > 0.25*predicted {
+			return false
+		}
+	}
+	return len(short) > 0
 }
 
 // fitTwo fits time = fixed + N·per-iteration through two runs of

@@ -156,6 +156,12 @@ func TestCalibrate(t *testing.T) {
 		assert.Equal(t, int64(1_000_000_000), c.sampleNs, "the fixed part would be a twentieth of 1.2 s; at most 1 s")
 		assert.Equal(t, int64(313), c.n, "(1000 ms - 60 ms) / 3 ms")
 	})
+	t.Run("a fit must explain the short runs too", func(t *testing.T) {
+		f := fit{fixedNs: 60e6, perIterNs: 3e6}
+		assert.True(t, f.explains([]protocol.Sample{{Iterations: 4, ElapsedNs: 72e6}}), "paid by short runs too")
+		assert.False(t, f.explains([]protocol.Sample{{Iterations: 4, ElapsedNs: 12e6}}), "short runs without it")
+		assert.False(t, f.explains(nil))
+	})
 	t.Run("a slow start: checked with whole samples, N lands on the target", func(t *testing.T) {
 		// The first 20 iterations of every run cost 5 ms each, the rest 0.5 ms:
 		// a short run predicts far too small an N.
