@@ -18,7 +18,8 @@ const maxCompareName = 60
 // naming the two sides and the statistics, then per section one line per
 // identity (grouped under its package) with both sides' centers, the change
 // (new/old − 1) with its interval and p-value, and the verdict, and a
-// geomean line; then the fingerprint differences a comparison was allowed
+// geomean line (a metric other than time that is the same for every
+// identity gets one line instead); then the fingerprint differences a comparison was allowed
 // to ignore, and the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c Comparison) error {
 	bw := bufio.NewWriter(w)
@@ -40,9 +41,17 @@ func WriteComparisonTable(w io.Writer, c Comparison) error {
 			metrics = append(metrics, r.Metric)
 		}
 	}
+	var unchanged []string
 	for _, m := range metrics {
+		if m != MetricTime && allSame(c, m) {
+			unchanged = append(unchanged, m)
+			continue
+		}
 		bw.WriteString("\n")
 		writeMetricSection(bw, c, m)
+	}
+	if len(unchanged) > 0 {
+		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(unchanged, ", "))
 	}
 
 	var notes []string
@@ -62,6 +71,17 @@ func WriteComparisonTable(w io.Writer, c Comparison) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// allSame reports whether every row of metric is VerdictSame: its section
+// would say nothing a line cannot.
+func allSame(c Comparison, metric string) bool {
+	for _, r := range c.Rows {
+		if r.Metric == metric && r.Verdict != VerdictSame {
+			return false
+		}
+	}
+	return true
 }
 
 func sideLabel(s ComparedRun) string {

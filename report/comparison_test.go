@@ -34,6 +34,9 @@ func comparisonFixture() Comparison {
 			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricBytes,
 				Old: &ComparedValue{Center: fptr(64), Processes: 5}, New: &ComparedValue{Center: fptr(128), Processes: 5},
 				Ratio: fptr(2), Method: "exact", Verdict: VerdictIncreased},
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricAllocs,
+				Old: &ComparedValue{Center: fptr(1), Processes: 5}, New: &ComparedValue{Center: fptr(1), Processes: 5},
+				Ratio: fptr(1), Method: "exact", Verdict: VerdictSame},
 		},
 		Geomeans: []Geomean{{Metric: MetricTime, Ratio: 1.14, Identities: 2}},
 	}

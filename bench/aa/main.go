@@ -23,9 +23,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/perf/benchmath"
 
@@ -40,7 +42,15 @@ func main() {
 	samples := flag.Int("samples", 5, "samples per process")
 	work := flag.String("work", "", "where the run documents go (default: a new temporary directory)")
 	bench := flag.String("bench", ".", "the benchmarks to run")
+	against := flag.Bool("against", false, "run `--against=HEAD` (the module must be committed): count the verdicts of each run's own paired comparison")
 	flag.Parse()
+	if *against {
+		if err := runAgainst(*dir, *work, *bench, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "aa:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*dir, *work, *bench, *runs, *samples); err != nil {
 		fmt.Fprintln(os.Stderr, "aa:", err)
 		os.Exit(1)
@@ -81,6 +91,7 @@ func run(dir, work, bench string, runs, samples int) error {
 
 	var total, bsSignificant, bsCalled, bstatSignificant int
 	verdicts := map[string]int{}
+	reach := map[string][]float64{} // per benchmark: how far each interval reaches from 1
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
 			c, err := supervisor.Compare(docs[i], docs[j], supervisor.CompareConfig{Bootstrap: stats.Bootstrap{Seed: uint64(i*100 + j)}})
@@ -99,6 +110,7 @@ func run(dir, work, bench string, runs, samples int) error {
 					bsCalled++
 				}
 				verdicts[r.Verdict]++
+				reach[r.Name] = append(reach[r.Name], max(*r.High-1, 1-*r.Low))
 				a, b := pooled(docs[i], r.Package, r.Name), pooled(docs[j], r.Package, r.Name)
 				cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
 				if cmp.P < benchmath.DefaultThresholds.CompareAlpha {
@@ -113,8 +125,21 @@ func run(dir, work, bench string, runs, samples int) error {
 	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, pct(bsCalled))
 	fmt.Printf("benchsup compare verdicts: %v\n", verdicts)
 	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", pct(bstatSignificant))
+	printReach(reach)
 	fmt.Printf("run documents: %s\n", work)
 	return nil
+}
+
+// printReach prints, per benchmark, the median over comparisons of how far
+// the interval reaches from 1: the threshold under which an A/A
+// comparison of it reads "equivalent" half the time.
+func printReach(reach map[string][]float64) {
+	names := slices.Sorted(maps.Keys(reach))
+	fmt.Println("median reach of the interval from 1 (the threshold below which A/A reads equivalent half the time):")
+	for _, n := range names {
+		st, _ := stats.Summarize(reach[n])
+		fmt.Printf("  %-40s %5.1f%%  (%d comparisons)\n", n, 100*st.Median, st.N)
+	}
 }
 
 // pooled is every sample's ns/op of one benchmark, all processes together,
@@ -134,4 +159,65 @@ func pooled(doc *report.Document, pkg, name string) []float64 {
 		}
 	}
 	return out
+}
+
+// runAgainst runs `benchsup run --bench --against=HEAD` runs times on a
+// module whose working tree is its HEAD: each run compares the same code
+// with itself, in interleaved pairs.
+func runAgainst(dir, work, bench string, runs int) error {
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "benchsup-aa-"); err != nil {
+			return err
+		}
+	}
+	bin := filepath.Join(work, "benchsup")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchsup").CombinedOutput(); err != nil {
+		return fmt.Errorf("building benchsup: %v\n%s", err, out)
+	}
+	var total, significant, called int
+	verdicts := map[string]int{}
+	reach := map[string][]float64{}
+	for i := range runs {
+		path := filepath.Join(work, fmt.Sprintf("against-%d.json", i))
+		cmd := exec.Command(bin, "run", "--bench="+bench, "-C", dir, "--against=HEAD", "--metrics=none", "--json="+path, "./...")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "aa: run %d: %v (its failures are rows; continuing)\n", i, err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		doc, err := report.ReadDocument(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, c := range doc.Comparisons {
+			for _, r := range c.Rows {
+				if r.Metric != report.MetricTime || r.Low == nil {
+					continue
+				}
+				total++
+				if *r.Low > 1 || *r.High < 1 {
+					significant++
+				}
+				if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
+					called++
+				}
+				verdicts[r.Verdict]++
+				reach[r.Name] = append(reach[r.Name], max(*r.High-1, 1-*r.Low))
+			}
+		}
+		fmt.Fprintf(os.Stderr, "aa: run %d of %d done\n", i+1, runs)
+	}
+	pct := func(n int) string { return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(max(total, 1))) }
+	fmt.Printf("A/A --against=HEAD: %d runs of %s; %d paired comparisons of a benchmark\n", runs, dir, total)
+	fmt.Printf("interval excludes 1:                      %s\n", pct(significant))
+	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*supervisor.DefaultThreshold, pct(called))
+	fmt.Printf("verdicts: %v\n", verdicts)
+	printReach(reach)
+	fmt.Printf("run documents: %s\n", work)
+	return nil
 }
