@@ -86,9 +86,22 @@ func Compare(old, new *report.Document, cfg CompareConfig) (*report.Comparison, 
 	}
 	c.AllowMismatch = cfg.AllowMismatch
 	cmp := comparer{cfg: cfg.withDefaults()}
-	c.Rows = cmp.rows(old.Rows, new.Rows, nil)
+	// A run with --against holds other builds' rows too; a document
+	// stands for its working tree.
+	c.Rows = cmp.rows(workingTree(old.Rows), workingTree(new.Rows), nil)
 	c.Geomeans = geomeans(c.Rows)
 	return c, nil
+}
+
+// workingTree returns the rows of the working tree's build.
+func workingTree(rows []report.Row) []report.Row {
+	var out []report.Row
+	for _, r := range rows {
+		if r.Build == "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (cfg CompareConfig) withDefaults() CompareConfig {

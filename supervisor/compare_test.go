@@ -43,6 +43,10 @@ func TestCompare(t *testing.T) {
 		failed,
 		benchRow("BenchmarkAdded", 8, 10, 10, 10, 10, 10),
 	)
+	// A run with --against also holds the revision's rows: not compared.
+	other := benchRow("BenchmarkSame", 64, 500, 500, 500, 500, 500)
+	other.Build = "HEAD~1"
+	old.Rows = append(old.Rows, other)
 	c, err := Compare(old, new, CompareConfig{Bootstrap: stats.Bootstrap{Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
