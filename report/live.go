@@ -9,14 +9,14 @@ import (
 )
 
 // LiveEnabled reports whether live displays (the progress line) may be
-// drawn on out: only when out is a terminal, $NO_COLOR is not set (to any
-// value, even empty) and TERM is not "dumb". Piped or redirected output
-// therefore stays byte-stable.
+// drawn on out: only when out is a terminal, $NO_COLOR is unset or empty
+// (no-color.org: only a non-empty value counts) and TERM is not "dumb".
+// Piped or redirected output therefore stays byte-stable.
 func LiveEnabled(out *os.File) bool {
 	if out == nil {
 		return false
 	}
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}
 	if os.Getenv("TERM") == "dumb" {

@@ -38,6 +38,9 @@ func TestLiveEnabledOnATerminal(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	require.NoError(t, os.Unsetenv("NO_COLOR"))
 	assert.True(t, LiveEnabled(pts))
+	// no-color.org: only a non-empty value disables.
+	t.Setenv("NO_COLOR", "")
+	assert.True(t, LiveEnabled(pts))
 	t.Setenv("NO_COLOR", "1")
 	assert.False(t, LiveEnabled(pts))
 }

@@ -66,7 +66,7 @@ func TestLiveEnabled(t *testing.T) {
 	}{
 		{"pipe", nil, w},
 		{"nil", nil, nil},
-		{"NO_COLOR set, even empty", map[string]string{"NO_COLOR": ""}, w},
+		{"NO_COLOR set", map[string]string{"NO_COLOR": "1"}, w},
 		{"TERM=dumb", map[string]string{"TERM": "dumb"}, w},
 	}
 	for _, tt := range tests {
