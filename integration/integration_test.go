@@ -89,6 +89,7 @@ func TestScripts(t *testing.T) {
 			"numbers":    cmdNumbers,
 			"calibrated": cmdCalibrated,
 			"verdict":    cmdVerdict,
+			"samenames":  cmdSameNames,
 		},
 		Condition: condition,
 	})

@@ -339,7 +339,11 @@ func (s *supervisor) slots() chan struct{} {
 // function, and whether pattern selects fn at all. It splits pattern as
 // testing does (alternatives at a top-level "|", levels at a top-level
 // "/", brackets and parentheses respected), keeps the alternatives whose
-// first level matches fn, and anchors that level to fn exactly.
+// first level matches fn, and anchors that level to fn exactly. Like
+// testing, it matches that level after rewriting it as names are (a space
+// becomes "_"); the deeper levels are the child's testing's to rewrite.
+// Which leaves under fn are selected is decided in the child by the same
+// rules (worker's benchMatcher).
 func onlyFunction(pattern, fn string) (string, bool) {
 	if pattern == "" {
 		pattern = "."
@@ -347,7 +351,7 @@ func onlyFunction(pattern, fn string) (string, bool) {
 	exact := "^" + regexp.QuoteMeta(fn) + "$"
 	var alts []string
 	for _, levels := range benchAlternatives(pattern) {
-		if ok, err := regexp.MatchString(levels[0], fn); err != nil || !ok {
+		if ok, err := regexp.MatchString(rewriteLevel(levels[0]), fn); err != nil || !ok {
 			continue
 		}
 		alts = append(alts, strings.Join(append([]string{exact}, levels[1:]...), "/"))
@@ -393,6 +397,26 @@ func benchAlternatives(s string) [][]string {
 		i++
 	}
 	return append(alts, append(levels, s))
+}
+
+// rewriteLevel rewrites one level of a -test.bench pattern as testing
+// rewrites it before matching: each space (testing's set, which is not
+// unicode.IsSpace) becomes "_", and an unprintable rune its Go escape.
+func rewriteLevel(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' || r == ' ' || r == 0x85 || r == 0xA0 || r == 0x1680 ||
+			(r >= 0x2000 && r <= 0x200a) || r == 0x2028 || r == 0x2029 || r == 0x202f || r == 0x205f || r == 0x3000:
+			b.WriteByte('_')
+		case !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // update applies a leaf's calibration, listed after the leaf itself.

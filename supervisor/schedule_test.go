@@ -291,6 +291,7 @@ func TestOnlyFunction(t *testing.T) {
 		{"(A|B)/x/z", "BenchmarkB", "^BenchmarkB$/x/z", true},
 		{"[/|]/x", "Benchmark|", "^Benchmark\\|$/x", true},
 		{"A\\/x", "BenchmarkA/x", "^BenchmarkA/x$", true},
+		{"A b/x y", "BenchmarkA_b", "^BenchmarkA_b$/x y", true}, // testing rewrites a space in a pattern as in a name
 	} {
 		t.Run(tc.pattern+"_"+tc.fn, func(t *testing.T) {
 			got, ok := onlyFunction(tc.pattern, tc.fn)

@@ -183,6 +183,7 @@ func (w *session) discover() error {
 	if pattern == "" {
 		pattern = "."
 	}
+	selects := newBenchMatcher(pattern)
 	for i := start; i < len(all); i++ {
 		if err := w.send(protocol.Progress{Phase: protocol.PhaseDiscovery, Done: int64(i), Total: int64(len(all))}); err != nil {
 			return err
@@ -194,7 +195,10 @@ func (w *session) discover() error {
 		// The leaves first, then each one's calibration: if calibrating a
 		// leaf ends the process, the supervisor knows which leaf it was.
 		var listed []protocol.Listed
-		names := out.leaves()
+		// A leaf the pattern selects only partly (fewer levels than the
+		// pattern's) ran to reach sub-benchmarks it did not have: go test
+		// reports nothing for it, so neither does benchsup.
+		names := slices.DeleteFunc(out.leaves(), func(name string) bool { return !selects.fully(name) })
 		for _, name := range names {
 			l := protocol.Listed{Name: protocol.ShortName(name), Kind: protocol.ListedBenchmark}
 			if l.Name != name && len(name) <= protocol.MaxTextLen {
