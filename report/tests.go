@@ -41,6 +41,14 @@ func WriteTests(w io.Writer, doc Document, verbose bool) error {
 	return nil
 }
 
+// Skip reasons of a package row for a package that runs nothing, worded
+// as go test prints them.
+const (
+	NoTestFiles       = "no test files"
+	NoTestsToRun      = "no tests to run"
+	NoBenchmarksToRun = "no benchmarks to run"
+)
+
 // testCounts tallies a test run for its summary line.
 type testCounts struct {
 	tests, passed, failed, skipped, crashed int
@@ -147,6 +155,10 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 		fmt.Fprintf(w, "FAIL\t%s [build failed]\n", pkg)
 	case failed:
 		fmt.Fprintf(w, "FAIL\t%s%s\n", pkg, elapsed)
+	case skipped != nil && skipped.Skipped != nil && *skipped.Skipped == NoTestsToRun:
+		// go test ran the binary and says so after its time; benchsup
+		// starts no child for it, so there is no time to show.
+		fmt.Fprintf(w, "ok  \t%s\t[%s]\n", pkg, NoTestsToRun)
 	case skipped != nil:
 		reason := "no tests"
 		if skipped.Skipped != nil && *skipped.Skipped != "" {

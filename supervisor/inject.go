@@ -253,14 +253,17 @@ func init() {
 {{- range .Benchmarks}}
 	benchsupworker.RegisterBenchmark({{printf "%q" .}}, {{.}})
 {{- end}}
+{{- range .Examples}}
+	benchsupworker.RegisterExample({{printf "%q" .Name}}, {{.Name}}, {{printf "%q" .Output}}, {{.Unordered}})
+{{- end}}
 }
 {{if .Entry}}
 // TestBenchsupWorker is the entry point benchsup starts the binary with.
 func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
 {{end}}`))
 
-// entryPoints generates p's entry-point files (they register its test and
-// benchmark functions with the worker at worker, and add the one test
+// entryPoints generates p's entry-point files (they register its test,
+// benchmark and runnable example functions with the worker at worker, and add the one test
 // benchsup starts the binary with) and adds them to the overlay. The
 // generated code uses nothing newer than Go 1.0, so it compiles at any go
 // line.
@@ -281,7 +284,7 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 		}
 		var buf bytes.Buffer
 		if err := genTemplate.Execute(&buf, map[string]any{
-			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Entry": entry,
+			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Examples": funcs.Examples, "Entry": entry,
 		}); err != nil {
 			return err
 		}
@@ -292,9 +295,10 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	if err := gen(genInternal, p.pkg.Name, p.internal, true); err != nil {
 		return err
 	}
-	// An external test package with nothing to register gets no file: an
-	// import it would not use does not compile.
-	if len(p.external.Tests)+len(p.external.Benchmarks) > 0 {
+	// An external test package with nothing to register (only examples
+	// without an output comment, say) gets no file: an import it would not
+	// use does not compile.
+	if len(p.external.Tests)+len(p.external.Benchmarks)+len(p.external.Examples) > 0 {
 		return gen(genExternal, p.pkg.Name+"_test", p.external, false)
 	}
 	return nil

@@ -242,16 +242,29 @@ func TestCompareBuilds(t *testing.T) {
 }
 
 func TestDescribeBuildFailure(t *testing.T) {
-	tests := []struct{ name, out, want string }{
-		{"the package's own error", "# example.com/m/p\n./p.go:3:1: syntax error\n", "# example.com/m/p\n./p.go:3:1: syntax error"},
-		{"the injected worker", "# example.com/m/zz_benchsup_0a/worker\nzz_benchsup_0a/worker/a.go:1: x\n", "benchsup's injected worker does not build here"},
-		{"the entry point", "./zz_benchsup_internal_test.go:7:2: benchsupworker redeclared", "benchsup's generated entry point does not compile"},
+	tests := []struct{ name, out, msg, rest string }{
+		{"the package's own error, headers dropped",
+			"# example.com/m/p [example.com/m/p.test]\n./p.go:3:1: syntax error\n./p.go:4:1: another\n# example.com/m/p [example.com/m/p.test]\n",
+			"./p.go:3:1: syntax error", "./p.go:4:1: another"},
+		{"an external test package's header", "# example.com/m/p_test [example.com/m/p.test]\n./x_test.go:3:1: undefined: y\n", "./x_test.go:3:1: undefined: y", ""},
+		{"a dependency's header stays", "# example.com/m/dep\ndep/d.go:1:1: bad\n", "# example.com/m/dep", "dep/d.go:1:1: bad"},
+		{"the injected worker", "# example.com/m/zz_benchsup_0a/worker\nzz_benchsup_0a/worker/a.go:1: x\n",
+			"benchsup's injected worker does not build here (a benchsup bug, please report it): # example.com/m/zz_benchsup_0a/worker", "zz_benchsup_0a/worker/a.go:1: x"},
+		{"the entry point", "# example.com/m/p\n./zz_benchsup_internal_test.go:7:2: benchsupworker redeclared",
+			"benchsup's generated entry point does not compile with this package (a name it declares collides?): ./zz_benchsup_internal_test.go:7:2: benchsupworker redeclared", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.True(t, strings.HasPrefix(describeBuildFailure(tt.out, "zz_benchsup_0a"), tt.want))
+			bf := describeBuildFailure(tt.out, "zz_benchsup_0a", "example.com/m/p")
+			assert.Equal(t, tt.msg, bf.msg)
+			assert.Equal(t, tt.rest, bf.rest)
 		})
 	}
+	t.Run("bounded", func(t *testing.T) {
+		bf := describeBuildFailure(strings.Repeat("p.go:1:1: e\n", 50), "", "example.com/m/p")
+		assert.Equal(t, maxCompilerLines, strings.Count(bf.rest, "\n")+1, "the message and the rest hold the first lines and the count of the others")
+		assert.Contains(t, bf.rest, "(30 more lines)")
+	})
 }
 
 func TestListingModules(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/benchsup/benchsup/report"
 )
 
 // ListEntry is one identity `benchsup list` prints.
@@ -30,6 +32,9 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 	}
 	var out []ListEntry
 	for _, r := range rows {
+		if r.Outcome == report.OutcomeSkipped {
+			continue // a package with nothing to list
+		}
 		out = append(out, ListEntry{Package: r.Package, Kind: r.Kind, Error: deref(r.Error)})
 	}
 	s.buildAll(ctx, plans)

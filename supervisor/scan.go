@@ -3,32 +3,55 @@ package supervisor
 import (
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
 
-// testFuncs are the Test and Benchmark functions of one test package
-// (internal or external), in the order `go test` runs them.
+// testFuncs are the Test and Benchmark functions and the runnable Example
+// functions of one test package (internal or external), in the order `go
+// test` runs them.
 type testFuncs struct {
 	Tests      []string
 	Benchmarks []string
+	Examples   []example
 	HasMain    bool // the package defines TestMain
+}
+
+// example is an Example function with an output comment: go test runs it
+// as a test and checks what it printed. One without the comment is
+// compiled only, and is not listed.
+type example struct {
+	Name      string // "ExampleHello"
+	Output    string // the comment's text, as go/doc extracts it
+	Unordered bool   // "// Unordered output:"
+}
+
+// exampleNames returns the names of f's examples.
+func (f testFuncs) exampleNames() []string {
+	var names []string
+	for _, e := range f.Examples {
+		names = append(names, e.Name)
+	}
+	return names
 }
 
 // scanTestFiles finds the functions `go test` would run in files, applying
 // the same rules as the go command: a top-level func named Test or
 // Benchmark followed by nothing or a non-lowercase rune, taking exactly one
 // parameter of type *testing.T or *testing.B, with "testing" imported under
-// whatever name.
+// whatever name. Examples are found as the go command finds them, with
+// go/doc, in source order.
 func scanTestFiles(dir string, files []string) (testFuncs, error) {
 	var out testFuncs
 	fset := token.NewFileSet()
 	for _, name := range files {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return testFuncs{}, fmt.Errorf("parsing %s: %w", name, err)
 		}
@@ -55,6 +78,14 @@ func scanTestFiles(dir string, files []string) (testFuncs, error) {
 			case isTestName(name, "Benchmark") && isTestingParam(fn, testingName, "B"):
 				out.Benchmarks = append(out.Benchmarks, name)
 			}
+		}
+		examples := doc.Examples(f)
+		slices.SortFunc(examples, func(a, b *doc.Example) int { return a.Order - b.Order })
+		for _, e := range examples {
+			if e.Output == "" && !e.EmptyOutput {
+				continue // compiled, never run, as under go test
+			}
+			out.Examples = append(out.Examples, example{Name: "Example" + e.Name, Output: e.Output, Unordered: e.Unordered})
 		}
 	}
 	return out, nil

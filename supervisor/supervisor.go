@@ -3,7 +3,6 @@ package supervisor
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,8 +76,10 @@ func (p *pkgPlan) benchmarks() []string {
 	return append(append([]string(nil), p.internal.Benchmarks...), p.external.Benchmarks...)
 }
 
+// tests are the package's tests in the order go test runs them: Test
+// functions, then the examples it checks (internal, then external).
 func (p *pkgPlan) tests() []string {
-	return append(append([]string(nil), p.internal.Tests...), p.external.Tests...)
+	return slices.Concat(p.internal.Tests, p.external.Tests, p.internal.exampleNames(), p.external.exampleNames())
 }
 
 // Run executes one run and returns its document. The error is non-nil only
@@ -93,9 +94,15 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 
 	// Plan: packages as go test resolves them, their functions, the
 	// overlay, and the builds each package needs.
-	keep := func(p *pkgPlan) bool { return len(p.tests()) > 0 }
+	// A package none of whose top-level functions the pattern selects
+	// runs nothing, as under go test; the plan lists it as such.
+	keep := func(p *pkgPlan) bool {
+		return slices.ContainsFunc(p.tests(), func(t string) bool { return matches(s.cfg.Run, t) })
+	}
 	if s.cfg.Mode == ModeBench {
-		keep = func(p *pkgPlan) bool { return len(p.benchmarks()) > 0 }
+		keep = func(p *pkgPlan) bool {
+			return slices.ContainsFunc(p.benchmarks(), func(b string) bool { return matches(s.cfg.Bench, b) })
+		}
 	}
 	plans, rows, err := s.plan(ctx, keep)
 	if err != nil {
@@ -134,6 +141,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		rows = append(rows, benchRows...)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
+		s.packageOrder(rows)
 	}
 	doc.Rows = rows
 	s.finishMeta(&doc.Meta)
@@ -169,7 +177,9 @@ func (s *supervisor) close() { os.RemoveAll(s.tmp) }
 
 // plan resolves the packages as go test does, finds their functions and
 // writes the overlay that links the worker into each package's test
-// binary. Packages that keep rejects (nothing to run) are dropped quietly.
+// binary. A package with no test files, or one keep rejects (nothing to
+// run), is a skipped package row saying so, as go test prints
+// "? pkg [no test files]" and "ok pkg [no tests to run]".
 func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []report.Row, error) {
 	if s.cfg.Dir != "" {
 		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
@@ -191,12 +201,16 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 	fail := func(pkg *goPackage, msg, output string) {
 		rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, msg, output))
 	}
+	nothing := func(pkg *goPackage, reason string) {
+		rows = append(rows, report.Row{Package: pkg.ImportPath, Kind: report.KindPackage, Outcome: report.OutcomeSkipped, Skipped: ptr(reason)})
+	}
 	for _, pkg := range s.plain.roots {
 		if pkg.Error != nil {
 			fail(pkg, firstLine(pkg.Error.Err), pkg.Error.Err)
 			continue
 		}
 		if !pkg.hasTests() {
+			nothing(pkg, report.NoTestFiles)
 			continue
 		}
 		p := &pkgPlan{pkg: pkg, builds: []*build{{}}}
@@ -208,6 +222,11 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 			continue
 		}
 		if !keep(p) {
+			if s.cfg.Mode == ModeBench {
+				nothing(pkg, report.NoBenchmarksToRun)
+			} else {
+				nothing(pkg, report.NoTestsToRun)
+			}
 			continue
 		}
 		worker, err := s.workerFor(p)
@@ -224,6 +243,16 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 		return nil, nil, err
 	}
 	return plans, rows, nil
+}
+
+// packageOrder sorts rows by package in the order go test reports
+// packages (the patterns' order), keeping each package's rows in order.
+func (s *supervisor) packageOrder(rows []report.Row) {
+	index := map[string]int{}
+	for i, p := range s.plain.roots {
+		index[p.ImportPath] = i
+	}
+	slices.SortStableFunc(rows, func(a, b report.Row) int { return index[a.Package] - index[b.Package] })
 }
 
 // workerFor decides how the worker gets into p's test binary and returns
@@ -255,7 +284,13 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
 		if err := s.build(ctx, j.p, j.b, i); err != nil {
-			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, report.OutcomeBuildFailure, firstLine(err.Error()), err.Error()))
+			// The compiler's lines appear once: the first as the error,
+			// the others as the output after it.
+			msg, rest := firstLine(err.Error()), ""
+			if bf, ok := err.(*buildFailure); ok {
+				msg, rest = bf.msg, bf.rest
+			}
+			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, report.OutcomeBuildFailure, msg, rest))
 		}
 	})
 }
@@ -279,7 +314,7 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		if len(out) == 0 { // the go command did not run, or said nothing
 			return fmt.Errorf("go test -c: %w", err)
 		}
-		return errors.New(describeBuildFailure(string(out), s.inj.name))
+		return describeBuildFailure(string(out), s.inj.name, p.pkg.ImportPath)
 	}
 	if target != bin {
 		if err := useCached(target, bin); err != nil {
@@ -291,18 +326,45 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	return nil
 }
 
+// buildFailure is a test binary that did not build: whose code failed and
+// the compiler's own first lines.
+type buildFailure struct {
+	msg  string // whose code failed and the compiler's first line
+	rest string // the compiler's next lines, bounded
+}
+
+func (e *buildFailure) Error() string { return strings.TrimSuffix(e.msg+"\n"+e.rest, "\n") }
+
+// maxCompilerLines bounds the compiler output a build failure keeps.
+const maxCompilerLines = 20
+
 // describeBuildFailure says whose code failed to build: the package's
 // own (the compiler's first lines, as go test shows them), benchsup's
-// generated entry point, or benchsup's injected worker.
-func describeBuildFailure(out, injectedDir string) string {
-	out = firstLines(out, 20)
+// generated entry point, or benchsup's injected worker. The go command's
+// "# pkg [pkg.test]" headers for pkg itself are dropped (the row names the
+// package); a header naming another package stays, as it says where the
+// error is. The first remaining line is the message, the rest follows it
+// once.
+func describeBuildFailure(out, injectedDir, pkg string) *buildFailure {
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if h, ok := strings.CutPrefix(l, "# "); ok {
+			name, _, _ := strings.Cut(h, " ")
+			if name == pkg || name == pkg+"_test" || strings.HasPrefix(h, "[") {
+				continue
+			}
+		}
+		kept = append(kept, l)
+	}
+	text := firstLines(strings.Join(kept, "\n"), maxCompilerLines)
+	first, rest, _ := strings.Cut(text, "\n")
 	switch {
 	case injectedDir != "" && strings.Contains(out, injectedDir):
-		return "benchsup's injected worker does not build here (a benchsup bug, please report it):\n" + out
+		first = "benchsup's injected worker does not build here (a benchsup bug, please report it): " + first
 	case strings.Contains(out, genInternal) || strings.Contains(out, genExternal):
-		return "benchsup's generated entry point does not compile with this package (a name it declares collides?):\n" + out
+		first = "benchsup's generated entry point does not compile with this package (a name it declares collides?): " + first
 	}
-	return out
+	return &buildFailure{msg: first, rest: rest}
 }
 
 // listMeasured starts listing plans' packages as the measured builds see

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,10 @@ const modulePath = "github.com/benchsup/benchsup"
 var registry struct {
 	mu         sync.Mutex
 	benchmarks []testing.InternalBenchmark
-	tests      []testing.InternalTest
+	// tests are the Test functions, then the examples (examples.go), in
+	// the order go test runs them.
+	tests    []testing.InternalTest
+	examples int // how many of tests, at the end, are examples
 }
 
 // RegisterBenchmark adds a top-level benchmark function, in source order.
@@ -39,7 +43,9 @@ func RegisterBenchmark(name string, f func(*testing.B)) {
 func RegisterTest(name string, f func(*testing.T)) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	registry.tests = append(registry.tests, testing.InternalTest{Name: name, F: f})
+	// An external test package's tests register after the internal
+	// package's examples, and run before them.
+	registry.tests = slices.Insert(registry.tests, len(registry.tests)-registry.examples, testing.InternalTest{Name: name, F: f})
 }
 
 // Serve answers the one Request of this process. It is the body of the
