@@ -244,6 +244,11 @@ type Knobs struct {
 	// window's edges besides what every window reads; absent when no
 	// workload ran.
 	WindowMetrics []string `json:"windowMetrics,omitempty"`
+	// Iterations is a fixed N per sample (go test's -benchtime=Nx): no
+	// benchmark was calibrated. Absent when N was calibrated.
+	Iterations int64 `json:"iterations,omitempty"`
+	// Short says the children ran with -test.short (go test -short).
+	Short bool `json:"short,omitempty"`
 }
 
 // Environment describes the children's environment without any value.

@@ -226,7 +226,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		after = funcs[i-1]
 	}
 	target := int64(0)
-	if calibrate {
+	if calibrate && s.cfg.Iterations == 0 { // a fixed N (-benchtime=Nx) needs no calibration
 		target = int64(s.cfg.SampleTime)
 	}
 	var ids []*benchIdentity
@@ -434,6 +434,9 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	id := &benchIdentity{plan: p, name: l.Name, fullName: l.FullName, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
 		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs, setupNs: l.SetupNs}
+	if s.cfg.Iterations > 0 && !id.workload {
+		id.n = s.cfg.Iterations // go test's -benchtime=Nx: every sample runs exactly N
+	}
 	if l.SampleNs > 0 {
 		id.sampleTime = time.Duration(l.SampleNs)
 	}

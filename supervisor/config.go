@@ -52,6 +52,7 @@ func (c Config) Validate() error {
 		{"Parallel", int64(c.Parallel)},
 		{"PerfIters", c.PerfIters},
 		{"PerfBatch", c.PerfBatch},
+		{"Iterations", c.Iterations},
 	} {
 		if f.v < 0 {
 			return &ConfigError{Field: f.field, Problem: fmt.Sprintf("must not be negative, got %d", f.v)}
@@ -138,6 +139,12 @@ const (
 	DefaultBenchTimeout = 10 * time.Minute
 	DefaultTestTimeout  = 10 * time.Minute
 	DefaultTestDeadline = 10 * time.Minute
+	// DefaultBenchStartupTimeout bounds a benchmark child's start (init and
+	// TestMain): generous, since a TestMain may legitimately build or start
+	// what its benchmarks need, and short of DefaultBenchTimeout so that a
+	// hung TestMain is named as one. A test child has none of its own:
+	// its Timeout bounds it, as go test's -timeout bounds TestMain.
+	DefaultBenchStartupTimeout = 2 * time.Minute
 )
 
 // Config is one run. Every zero value is documented and usable.
@@ -177,8 +184,16 @@ type Config struct {
 	// Timeout bounds one child from spawn to exit; zero means
 	// DefaultBenchTimeout or DefaultTestTimeout.
 	Timeout time.Duration
-	// StartupTimeout bounds spawn to hello; zero means the sandbox default.
+	// StartupTimeout bounds spawn to hello; zero means
+	// DefaultBenchStartupTimeout in ModeBench and Timeout (no bound of its
+	// own) in ModeTest.
 	StartupTimeout time.Duration
+	// Iterations, when positive, is a fixed N (go test's -benchtime=Nx):
+	// no benchmark is calibrated, and every sample runs exactly N
+	// iterations. Zero means calibrate to SampleTime.
+	Iterations int64
+	// Short passes -test.short to every child, as go test -short does.
+	Short bool
 	// TestDeadline bounds one test (test mode); zero means
 	// DefaultTestDeadline.
 	TestDeadline time.Duration
@@ -241,7 +256,10 @@ func (c *Config) applyDefaults() {
 		}
 	}
 	if c.StartupTimeout <= 0 {
-		c.StartupTimeout = sandbox.DefaultStartupTimeout
+		c.StartupTimeout = DefaultBenchStartupTimeout
+		if c.Mode == ModeTest {
+			c.StartupTimeout = c.Timeout // the sandbox caps it there: none of its own
+		}
 	}
 	if c.TestDeadline <= 0 {
 		c.TestDeadline = DefaultTestDeadline

@@ -431,11 +431,15 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 
 // childConfig is the sandbox configuration of one child of p's build b.
 func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
+	// -test.timeout=0: the sandbox owns the deadlines. -test.paniconexit0:
+	// as under go test, os.Exit(0) inside a test is a failure.
+	args := []string{"-test.run=^TestBenchsupWorker$", "-test.timeout=0", "-test.paniconexit0", "-test.count=1"}
+	if s.cfg.Short {
+		args = append(args, "-test.short")
+	}
 	return sandbox.Config{
-		Path: b.binary,
-		// -test.timeout=0: the sandbox owns the deadlines. -test.paniconexit0:
-		// as under go test, os.Exit(0) inside a test is a failure.
-		Args:           []string{"-test.run=^TestBenchsupWorker$", "-test.timeout=0", "-test.paniconexit0", "-test.count=1"},
+		Path:           b.binary,
+		Args:           args,
 		Dir:            p.pkg.Dir, // go test runs a package's tests in its directory
 		Env:            s.cfg.Env,
 		StartupTimeout: s.cfg.StartupTimeout,
@@ -471,6 +475,8 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 			Bench:            s.cfg.Bench,
 			Run:              s.cfg.Run,
 			SampleTimeNs:     int64(s.cfg.SampleTime),
+			Iterations:       s.cfg.Iterations,
+			Short:            s.cfg.Short,
 			SampleCount:      s.cfg.Samples,
 			Repetitions:      s.cfg.Repetitions,
 			TimeoutNs:        int64(s.cfg.Timeout),

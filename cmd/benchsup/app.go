@@ -2,14 +2,13 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
+	"strconv"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,11 +40,18 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // run is the whole command: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(normalizeArgs(args))
+	args, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	var ue usageError
+	var sig interrupted
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &sig):
+		fmt.Fprintf(stderr, "benchsup: %s\n", err)
+		return sig.status()
 	case errors.Is(err, errFailed), errors.Is(err, errRegression):
 		return exitFailed
 	case errors.Is(err, errIncomplete):
@@ -59,20 +65,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// normalizeArgs turns a bare --bench (select every benchmark, as the flag's
-// documentation promises) into --bench=., since the flag library requires a
-// value.
-func normalizeArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "--bench" || a == "-bench" {
-			a = "--bench=."
-		}
-		out[i] = a
-	}
-	return out
-}
-
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -82,21 +74,20 @@ func oneLine(s string) string {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version", DisableDefaultText: true}
 	onUsage := func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	return &cli.App{
+	app := &cli.App{
 		Name:            "benchsup",
 		Usage:           "run Go tests and benchmarks in fresh, isolated child processes",
 		Version:         version(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
-		HideHelpCommand: true,
 		OnUsageError:    onUsage,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run() owns exit statuses
 		CommandNotFound: func(c *cli.Context, name string) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (commands: run, compare, list, list-metrics)", c.Args().First())
+				return usagef("unknown command %q (commands: run, list, compare, list-metrics, version, help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -130,17 +121,35 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				OnUsageError: onUsage,
 				Action:       func(c *cli.Context) error { return listCommand(c, stdout, stderr) },
 			},
+			versionCommand(stdout),
 		},
+	}
+	for _, cmd := range app.Commands {
+		oneDefault(cmd.Flags)
+	}
+	return app
+}
+
+// oneDefault leaves each flag's help with one default: a bool flag's
+// "false" says nothing, and every other default is the flag's own text.
+func oneDefault(flags []cli.Flag) {
+	for _, f := range flags {
+		if b, ok := f.(*cli.BoolFlag); ok {
+			b.DisableDefaultText = true
+		}
 	}
 }
 
 func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "resolve packages in `DIR` instead of the current directory"},
-		&cli.StringFlag{Name: "bench", Usage: "select benchmarks matching `REGEX` (go test -bench syntax, sub-benchmark paths included); bare --bench selects all"},
+		&cli.StringFlag{Name: "bench", Usage: "select benchmarks matching `REGEX` (go test -bench syntax, sub-benchmark paths included); " +
+			"a bare --bench selects all, and what follows it must then be a flag or a package pattern"},
 		&cli.StringFlag{Name: "run", Usage: "select tests matching `REGEX` (go test -run syntax)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "bound each child process from spawn to exit (default 10m)"},
-		&cli.DurationFlag{Name: "startup-timeout", Usage: "bound each child from spawn to its hello (default 10s)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "bound each child process from spawn to exit (go test's -timeout; 0 is refused: every child is bounded)",
+			DefaultText: supervisor.DefaultTestTimeout.String()},
+		&cli.DurationFlag{Name: "startup-timeout", Usage: "bound each child from spawn to the moment benchsup's worker starts (its package's init and TestMain)",
+			DefaultText: "none in test mode (--timeout bounds it), " + supervisor.DefaultBenchStartupTimeout.String() + " with --bench"},
 		&cli.StringSliceFlag{Name: "env-keep", Usage: "pass `NAME` from this environment to the children (repeatable)"},
 		&cli.StringSliceFlag{Name: "env-set", Usage: "set `NAME=VALUE` in the children (repeatable)"},
 		&cli.StringSliceFlag{Name: "env-remove", Usage: "remove `NAME` from the children's environment (repeatable)"},
@@ -150,22 +159,31 @@ func commonFlags() []cli.Flag {
 
 func runFlags() []cli.Flag {
 	return append(append(commonFlags(), compareFlags()...),
-		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark"},
+		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark (go test's -count)"},
+		&cli.IntFlag{Name: "count", Hidden: true, Usage: "go test's -count: --repetitions with --bench; test mode runs each test once"},
 		&cli.DurationFlag{Name: "sample-time", Aliases: []string{"bench-min-time"}, Value: supervisor.DefaultSampleTime,
 			Usage: "time one sample should take: N is calibrated once per benchmark for it, and samples under half of it are flagged"},
+		&cli.StringFlag{Name: "benchtime", Usage: "go test's -benchtime, per sample: a `DURATION` is --sample-time; Nx measures exactly N iterations per sample, without calibration",
+			DefaultText: "--sample-time"},
 		&cli.IntFlag{Name: "samples", Value: supervisor.DefaultSamples, Usage: "timed samples per process"},
-		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test (default 10m)"},
-		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE`"},
+		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
+		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
+		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt or json"},
-		&cli.BoolFlag{Name: "fail-fast", Usage: "start nothing new after the first failure"},
-		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (default: number of CPUs)"},
+		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
+		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
+			DefaultText: "number of CPUs"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
-		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog (default: the catalog's default set, less what this host cannot count)"},
-		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass; it then runs even where the default would skip it (default: sized to about 15% of the process's timed work, skipped where that cannot be done within 25%)"},
-		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call; default: about 1 ms)"},
+		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog",
+			DefaultText: "the catalog's default set, less what this host cannot count"},
+		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass; it then runs even where the default would skip it",
+			DefaultText: "sized to about 15% of the process's timed work, skipped where that cannot be done within 25%"},
+		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call)",
+			DefaultText: "about 1 ms"},
 		&cli.BoolFlag{Name: "perf-scaled", Usage: "keep a multiplexed hardware counter group; every scaled value is marked ≈"},
-		&cli.StringFlag{Name: "window-metrics", Usage: "read `LIST` at every workload window's edges, as --metrics selects (default: tier0's metrics, which every window reads anyway; other sources are counters enabled over the window, and each window's note gives their measured cost)"},
-		&cli.StringSliceFlag{Name: "against", Usage: "also build the packages at git revision `REV` (exported outside your tree) and run both builds' processes in interleaved pairs; prints how this tree compares (repeatable; default repetitions then 6 pairs)"},
+		&cli.StringFlag{Name: "window-metrics", Usage: "read `LIST` at every workload window's edges, as --metrics selects; other sources than tier0 are counters enabled over the window, and each window's note gives their measured cost",
+			DefaultText: "tier0's metrics, which every window reads anyway"},
+		&cli.StringSliceFlag{Name: "against", Usage: "also build the packages at git revision `REV` (exported outside your tree) and run both builds' processes in interleaved pairs; prints how this tree compares (repeatable; --repetitions then counts pairs, 6 unless given)"},
 		&cli.StringFlag{Name: "baseline", Usage: "compare this run with the run document in `FILE` (as --save-baseline wrote it); its fingerprint must match"},
 		&cli.StringFlag{Name: "save-baseline", Usage: "write this run's document to `FILE` atomically, for later --baseline runs"},
 	)
@@ -197,7 +215,9 @@ func config(c *cli.Context) (supervisor.Config, error) {
 	}
 	for _, d := range []string{"timeout", "startup-timeout"} {
 		if c.IsSet(d) && c.Duration(d) <= 0 {
-			return cfg, usagef("--%s must be positive, got %v", d, c.Duration(d))
+			// go test reads -timeout=0 as no limit; benchsup bounds every
+			// child, so the fix is a long one.
+			return cfg, usagef("--%s must be positive, got %v (every child is bounded: give a long one, such as --%s=24h)", d, c.Duration(d), d)
 		}
 	}
 	for _, kv := range cfg.Env.Set {
@@ -215,6 +235,10 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	cfg.Repetitions = c.Int("repetitions")
 	cfg.SampleTime = c.Duration("sample-time")
+	cfg.Short = c.Bool("short")
+	if err := goTestCounts(c, &cfg); err != nil {
+		return err
+	}
 	cfg.Samples = c.Int("samples")
 	cfg.TestDeadline = c.Duration("test-timeout")
 	cfg.FailFast = c.Bool("fail-fast")
@@ -311,14 +335,14 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--baseline: %w", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
 	if err != nil {
 		jsonOut.abort()
 		baselineOut.abort()
-		return err
+		return cmp.Or(interruption(ctx), err)
 	}
 	var errs []error
 	if baseline != nil {
@@ -353,15 +377,58 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if len(errs) > 0 {
 		return errors.New(joinErrors(errs))
 	}
-	if err := gateAll(doc.Comparisons, failOn, stderr); err != nil {
+	if err := interruption(ctx); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return errors.New("interrupted: the results above are partial")
+	if err := gateAll(doc.Comparisons, failOn, stderr); err != nil {
+		return err
 	}
 	if doc.Failed() {
 		return errFailed
 	}
+	return nil
+}
+
+// goTestCounts applies go test's -count and -benchtime: -count is
+// --repetitions for benchmarks, and test mode runs each test once (so only
+// -count=1, go test's way of skipping its cache, is accepted there);
+// -benchtime is the time of one sample (--sample-time) or, as Nx, a fixed
+// N per sample with no calibration.
+func goTestCounts(c *cli.Context, cfg *supervisor.Config) error {
+	if c.IsSet("count") {
+		n := c.Int("count")
+		switch {
+		case cfg.Mode != supervisor.ModeBench && n != 1:
+			return usagef("-count=%d: test mode runs each test once, in a fresh process; -count repeats benchmarks (--bench), as --repetitions", n)
+		case n < 1:
+			return usagef("-count must be at least 1, got %d", n)
+		case c.IsSet("repetitions") && cfg.Repetitions != n:
+			return usagef("-count=%d and --repetitions=%d disagree: give one", n, cfg.Repetitions)
+		}
+		if cfg.Mode == supervisor.ModeBench {
+			cfg.Repetitions = n
+		}
+	}
+	if !c.IsSet("benchtime") {
+		return nil
+	}
+	bt := c.String("benchtime")
+	if n, ok := strings.CutSuffix(bt, "x"); ok {
+		iters, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || iters < 1 {
+			return usagef("-benchtime=%s: want a duration (the time of one sample) or Nx with N at least 1", bt)
+		}
+		cfg.Iterations = iters
+		return nil
+	}
+	d, err := time.ParseDuration(bt)
+	if err != nil || d <= 0 {
+		return usagef("-benchtime=%s: want a positive duration (the time of one sample) or Nx (exactly N iterations per sample)", bt)
+	}
+	if c.IsSet("sample-time") && d != cfg.SampleTime {
+		return usagef("-benchtime=%s and --sample-time=%v disagree: give one", bt, cfg.SampleTime)
+	}
+	cfg.SampleTime = d
 	return nil
 }
 
@@ -370,7 +437,7 @@ var flagOf = map[string]string{
 	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
 	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
-	"Bench": "--bench", "Run": "--run",
+	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime",
 }
 
 // configUsage turns a Config validation error into a usage error that
@@ -416,7 +483,7 @@ func listCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	if err := cfg.Validate(); err != nil {
 		return configUsage(err)
@@ -424,7 +491,7 @@ func listCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	defer startRun(stderr, false)()
 	entries, err := supervisor.List(ctx, cfg)
 	if err != nil {
-		return err
+		return cmp.Or(interruption(ctx), err)
 	}
 	bad := false
 	for _, e := range entries {
@@ -434,6 +501,9 @@ func listCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\n", e.Package, e.Kind, e.Name)
+	}
+	if err := interruption(ctx); err != nil {
+		return err
 	}
 	if bad {
 		return errFailed

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// interrupted is a run that a signal ended early. run prints it after the
+// partial results and exits with 128 plus the signal's number, as a shell
+// reports a process the signal killed (130 for SIGINT, 143 for SIGTERM).
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string {
+	return fmt.Sprintf("interrupted (%s): the results above are partial", signalName(e.sig))
+}
+
+func (e interrupted) status() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailed
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// signalContext returns a context canceled, with an interrupted cause, by
+// the first SIGINT or SIGTERM. Only the first is caught: a second one ends
+// benchsup at once, as the signal's default does, and the run's reaper
+// cleans up what it started (see startRun). stop releases the signals.
+func signalContext() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch)
+			cancel(interrupted{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// interruption is the error of a run whose context a signal canceled, or
+// nil.
+func interruption(ctx context.Context) error {
+	var sig interrupted
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig
+	}
+	return nil
+}
