@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // WriteTests writes a test run (Meta.Mode == "test") the way go test does:
@@ -124,6 +125,7 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 			c.passed++
 			if verbose {
 				fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
+				writeIndented(w, r.Output)
 			}
 		case OutcomeSkipped:
 			c.skipped++
@@ -133,6 +135,7 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 					reason = " (" + oneLine(*r.Skipped) + ")"
 				}
 				fmt.Fprintf(w, "--- SKIP: %s%s\n", r.Name, reason)
+				writeIndented(w, withoutLine(r.Output, r.Skipped))
 			}
 		default:
 			c.failed++
@@ -141,8 +144,15 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 			}
 			failed = true
 			fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
-			writeIndented(w, outcomeLine(r))
+			// A plain failure's message is a line of its output (what
+			// t.Error logged): printed once, where the test printed it.
+			if r.Outcome != OutcomeTestFail || r.Error == nil || !containsLine(r.Output, *r.Error) {
+				writeIndented(w, outcomeLine(r))
+			}
 			writeIndented(w, r.Output)
+			for _, n := range r.Notes {
+				writeIndented(w, "note: "+n)
+			}
 		}
 	}
 
@@ -178,6 +188,34 @@ func writeCompilerBlock(w *bufio.Writer, r Row) {
 	for _, l := range lines(r.Output) {
 		w.WriteString(l + "\n")
 	}
+}
+
+// containsLine reports whether a line of text, trimmed, ends with line: a
+// subtest's failure message is "TestX/sub: file.go:3: message" and its
+// output line "file.go:3: message".
+func containsLine(text, line string) bool {
+	for _, l := range lines(text) {
+		if l = strings.TrimSpace(l); l != "" && strings.HasSuffix(line, l) &&
+			(len(l) == len(line) || strings.HasSuffix(line[:len(line)-len(l)], ": ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutLine is text without the lines that are, trimmed, *line: a skip
+// reason shown in its --- SKIP line already.
+func withoutLine(text string, line *string) string {
+	if line == nil {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range lines(text) {
+		if strings.TrimSpace(l) != *line {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // outcomeLine is a failure's class and error: "signal: killed by SIGSEGV".

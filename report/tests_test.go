@@ -73,3 +73,53 @@ func TestWriteTestsErrors(t *testing.T) {
 	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, greenDoc(), false), `mode "bench"`)
 	assert.ErrorIs(t, WriteTests(failWriter{}, testDoc(), false), errWrite)
 }
+
+func TestWriteTestsOutput(t *testing.T) {
+	tests := []struct {
+		name    string
+		verbose bool
+		rows    []Row
+		want    string
+	}{
+		{"a failure's message is a line of its output: printed once", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: want 4"),
+				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: ns(0)},
+		}, "--- FAIL: TestA (0.00s)\n    printed\n        a_test.go:3: want 4\nFAIL\tp\n"},
+		{"a subtest's failure message names the subtest", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("TestA/x: a_test.go:3: bad"),
+				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+		}, "--- FAIL: TestA (0.00s)\n    === NAME  TestA/x\n        a_test.go:3: bad\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
+		{"a message not in the output is printed", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("subtest TestA/x failed"),
+				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+		}, "--- FAIL: TestA (0.00s)\n    fail: subtest TestA/x failed\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
+		{"a crash keeps benchsup's explanation above the crash text", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: "exit", Error: str("TestA panicked; panic: boom"),
+				Output: "panic: boom\n"},
+		}, "--- FAIL: TestA (—)\n    exit: TestA panicked; panic: boom\n    panic: boom\nFAIL\tp\n"},
+		{"notes follow a failure", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: no token"),
+				Output: "    a_test.go:3: no token\n", ElapsedNs: ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
+		}, "--- FAIL: TestA (0.00s)\n        a_test.go:3: no token\n    note: pass it with --env-keep=TOKEN\nFAIL\tp\n"},
+		{"quiet: a passing test's output is not shown", false, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+		}, "ok  \tp\n"},
+		{"verbose: a passing test's output", true, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+		}, "--- PASS: TestA (0.00s)\n    printed\n        a_test.go:3: hello\nok  \tp\n"},
+		{"verbose: a skip's reason once, its other output below", true, []Row{
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: str("a_test.go:4: no GPU"),
+				Output: "    a_test.go:3: probing\n    a_test.go:4: no GPU\n", ElapsedNs: ns(0)},
+		}, "--- SKIP: TestA (a_test.go:4: no GPU)\n        a_test.go:3: probing\nok  \tp\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			doc := Document{Meta: Meta{Mode: ModeTest}, Rows: tt.rows}
+			require.NoError(t, WriteTests(&buf, doc, tt.verbose))
+			before, _, ok := strings.Cut(buf.String(), "benchsup: ")
+			require.True(t, ok)
+			assert.Equal(t, tt.want, before)
+		})
+	}
+}
