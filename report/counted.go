@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -40,15 +41,29 @@ func columnHeader(c Column) string {
 // uncertainty reaches: the notes say so, with the interval). A counted
 // value is never printed as a 0 it was not measured to be.
 func countedCell(s *Summary, c Column) string {
+	return countedCellIn(s, c, func(v float64) string { return formatCounted(v, c.Format) })
+}
+
+// countedCellIn is countedCell with the column's format (columnFormat).
+func countedCellIn(s *Summary, c Column, format func(float64) string) string {
 	v := s.Counted[c.Name]
 	if v == nil || belowNoise(s, c) {
 		return dash
 	}
-	cell := formatCounted(*v, c.Format)
+	cell := format(*v)
 	if slices.Contains(s.EstimatedMetrics, c.Name) {
 		cell = estimated + cell
 	}
 	return cell
+}
+
+// countedValue is the value of column c a table shows for r: nil for a
+// row without numbers, an absent value or one below the noise.
+func countedValue(r Row, c Column) *float64 {
+	if !measured(r) || belowNoise(r.Summary, c) {
+		return nil
+	}
+	return r.Summary.Counted[c.Name]
 }
 
 // belowNoise reports whether a summary's per-iteration value of column c
@@ -127,13 +142,23 @@ func diagnosticGrid(rows []Row, prefixes map[string]string, cols []Column) *grid
 	for _, c := range cols {
 		g.cols = append(g.cols, column{columnHeader(c), alignDecimal})
 	}
+	formats := make([]func(float64) string, len(cols))
+	for i, c := range cols {
+		var vals []float64
+		for _, r := range rows {
+			if v := countedValue(r, c); v != nil {
+				vals = append(vals, *v)
+			}
+		}
+		formats[i] = columnFormat(c.Format, vals)
+	}
 	for _, r := range rows {
 		if !measured(r) {
 			continue
 		}
 		cells := []string{displayName(r, prefixes)}
-		for _, c := range cols {
-			cells = append(cells, countedCell(r.Summary, c))
+		for i, c := range cols {
+			cells = append(cells, countedCellIn(r.Summary, c, formats[i]))
 		}
 		g.cells = append(g.cells, cells)
 	}
@@ -150,13 +175,40 @@ type disclosure struct {
 	notes  []string // per-row lines for the notes block below the table
 }
 
+// hiddenColumns returns the names of the columns of cols that no measured
+// row has a value for: a table gives them no column of em dashes, and its
+// header names them instead (discloseCounting).
+func hiddenColumns(rows []Row, cols []Column) []string {
+	var hidden []string
+	for _, c := range cols {
+		if !slices.ContainsFunc(rows, func(r Row) bool { return measured(r) && r.Summary.Counted[c.Name] != nil }) {
+			hidden = append(hidden, c.Name)
+		}
+	}
+	return hidden
+}
+
+// withoutColumns returns cols less those named in names.
+func withoutColumns(cols []Column, names []string) []Column {
+	return slices.DeleteFunc(slices.Clone(cols), func(c Column) bool { return slices.Contains(names, c.Name) })
+}
+
 // discloseCounting derives the header lines and notes of a table from the
 // sources' reports and the rows' absences and counting passes; rows are in
-// table order. A per-row absence of a metric that a header line already
-// names (an unavailable source, an absent capability) is not repeated; a
-// nil counted value with no reason anywhere says so rather than standing
-// bare.
-func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disclosure {
+// table order and hidden are the selected metrics the table shows no
+// column for (hiddenColumns).
+//
+// Verbose, it gives every reason in full: a line per unavailable source
+// or capability, the counting passes' iterations and method, and per row
+// each absent metric the header lines do not already explain (a nil
+// counted value with no reason anywhere says so rather than standing
+// bare). Otherwise it is quiet: one short line names the hidden metrics
+// with the gist of why (the JSON document and -v have the rest), counting
+// passes are not described, and a row's absence is noted only for a
+// metric that has a column, where it explains an em dash. A source's
+// degraded state and the counted values' uncertainty qualify numbers that
+// are shown, so both forms give them.
+func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidden []string, verbose bool) disclosure {
 	var d disclosure
 	seen := map[string]bool{}
 	addHeader := func(l string) {
@@ -166,6 +218,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 		}
 	}
 	explained := map[string]bool{}
+	why := map[string]string{} // the gist of why a metric has no value, for the quiet line
 	for _, s := range doc.Meta.Sources {
 		src := oneLine(s.Source)
 		if !s.Available {
@@ -180,8 +233,11 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 			}
 			for _, m := range metrics {
 				explained[m] = true
+				why[m] = cmp.Or(why[m], src+" unavailable")
 			}
-			addHeader(src + ": " + unavailableStatus(s) + notMeasured(metrics))
+			if verbose {
+				addHeader(src + ": " + unavailableStatus(s) + notMeasured(metrics))
+			}
 		} else {
 			for _, a := range s.Absences {
 				if len(a.Metrics) == 0 {
@@ -189,14 +245,17 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 					// counting): its degraded state says it.
 					continue
 				}
-				for _, m := range a.Metrics {
-					explained[m] = true
-				}
 				what := "unavailable"
 				if a.Capability != "" {
 					what = oneLine(a.Capability) + " unavailable"
 				}
-				addHeader(src + ": " + what + reasonSuffix(a.Reason) + notMeasured(a.Metrics))
+				for _, m := range a.Metrics {
+					explained[m] = true
+					why[m] = cmp.Or(why[m], src+": "+what)
+				}
+				if verbose || slices.ContainsFunc(a.Metrics, func(m string) bool { return !slices.Contains(hidden, m) }) {
+					addHeader(src + ": " + what + reasonSuffix(a.Reason) + notMeasured(a.Metrics))
+				}
 			}
 		}
 		for _, deg := range s.Degraded {
@@ -208,7 +267,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 	}
 
 	// The counting pass of every measured row that ran one: once in the
-	// header when they all agree, else per row.
+	// header when they all agree, else per row; only when verbose.
 	var passes []Row
 	for _, r := range rows {
 		if measured(r) && (r.CountIterations != nil || r.CountMethod != "") {
@@ -221,7 +280,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 			agree = false
 		}
 	}
-	if agree {
+	if agree && verbose {
 		addHeader("counting: " + countingText(passes[0]))
 	}
 
@@ -232,19 +291,20 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 			continue
 		}
 		name := displayName(r, prefixes)
-		if !agree && (r.CountIterations != nil || r.CountMethod != "") {
+		if !agree && verbose && (r.CountIterations != nil || r.CountMethod != "") {
 			d.notes = append(d.notes, name+": counting: "+countingText(r))
 		}
 		// Absences with one reason are noted once, their metrics listed.
 		var reasons []string
 		metricsOf := map[string][]string{}
 		for _, a := range r.Absences {
-			if explained[a.Metric] {
-				continue
-			}
 			reason := oneLine(a.Reason)
 			if reason == "" {
 				reason = "unavailable (no reason recorded)"
+			}
+			why[a.Metric] = cmp.Or(why[a.Metric], gist(reason))
+			if explained[a.Metric] || (!verbose && slices.Contains(hidden, a.Metric)) {
+				continue
 			}
 			if _, seen := metricsOf[reason]; !seen {
 				reasons = append(reasons, reason)
@@ -268,13 +328,48 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string) disc
 				slices.ContainsFunc(r.Absences, func(a MetricAbsence) bool { return a.Metric == c.Name }) {
 				continue
 			}
-			d.notes = append(d.notes, name+": "+oneLine(c.Name)+": unavailable (no reason recorded)")
+			why[c.Name] = cmp.Or(why[c.Name], "no reason recorded")
+			if verbose || !slices.Contains(hidden, c.Name) {
+				d.notes = append(d.notes, name+": "+oneLine(c.Name)+": unavailable (no reason recorded)")
+			}
 		}
 	}
 	if noisy {
 		addHeader(fmt.Sprintf("counted ±: half the range of a counting pass's repeated measurements, or of the processes' values where wider; noted below where over %.0f%% of the value", 100*uncertaintyShare))
 	}
+	if !verbose && len(hidden) > 0 {
+		d.header = append([]string{hiddenLine(hidden, why)}, d.header...)
+	}
 	return d
+}
+
+// hiddenLine is the quiet header's one line about the metrics without a
+// column: "no column: task-clock, minflt (not counted by default),
+// instructions (perf-hw unavailable); -v says why".
+func hiddenLine(hidden []string, why map[string]string) string {
+	var groups []string
+	byWhy := map[string][]string{}
+	for _, m := range hidden {
+		w := cmp.Or(why[m], "no row has a value")
+		if _, ok := byWhy[w]; !ok {
+			groups = append(groups, w)
+		}
+		byWhy[w] = append(byWhy[w], oneLine(m))
+	}
+	parts := make([]string, len(groups))
+	for i, w := range groups {
+		parts[i] = strings.Join(byWhy[w], ", ") + " (" + w + ")"
+	}
+	return "no column: " + strings.Join(parts, "; ") + "; -v says why"
+}
+
+// gist is the part of a reason before its first ": " (a reason reads
+// "what: why in detail"), or the reason itself when short.
+func gist(reason string) string {
+	if g, _, ok := strings.Cut(reason, ": "); ok && g != "" {
+		return g
+	}
+	return truncate(reason, 40)
 }
 
 // countingText describes a row's counting pass: the iterations its values

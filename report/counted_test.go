@@ -20,6 +20,14 @@ func tableText(t *testing.T, doc Document) string {
 	return buf.String()
 }
 
+// verboseText renders doc's table as plain text under -v.
+func verboseText(t *testing.T, doc Document) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{Verbose: true}))
+	return buf.String()
+}
+
 // tableLines returns the lines of a table's output from the one that starts
 // with header up to the next blank line.
 func tableLines(t *testing.T, out, header string) []string {
@@ -88,7 +96,7 @@ func TestTableEstimateAlignment(t *testing.T) {
 			assert.Equal(t, point, p, "%s: cell %q has its point at %d, others at %d", col, cell, p, point)
 		}
 	}
-	assert.Contains(t, lines[2], "≈1.555ms")
+	assert.Contains(t, lines[2], "≈1555µs", "the column's unit is its median value's")
 	assert.Contains(t, lines[2], "≈1.234k")
 	assert.Contains(t, lines[1], "≈0.0025")
 	assert.NotContains(t, lines[3], "≈", "an exact value has no prefix")
@@ -110,9 +118,12 @@ func TestTableCountedEmDash(t *testing.T) {
 	lines := tableLines(t, tableText(t, doc), "benchmark")
 	scan := strings.Fields(lines[3])
 	require.Equal(t, "BenchmarkScan", scan[0])
-	// instr/op, ipc (no PMU) and task-clock/op (never scheduled) are
-	// unavailable; minflt/op and rchar/op are not.
-	assert.Equal(t, []string{dash, dash, dash, "3", "4.500KiB"}, scan[len(scan)-5:])
+	// task-clock/op (never scheduled) is unavailable in this row;
+	// minflt/op and rchar/op are not. instr/op and ipc (no PMU) have no
+	// value in any row: no column at all.
+	assert.Equal(t, []string{dash, "3", "4.500KiB"}, scan[len(scan)-3:])
+	assert.NotContains(t, lines[0], "instr/op")
+	assert.NotContains(t, lines[0], "ipc")
 	for _, l := range lines {
 		assert.NotContains(t, l, " 0ns", "an unavailable duration is never 0")
 	}
@@ -161,8 +172,11 @@ func TestTableDiagnosticsBlock(t *testing.T) {
 }
 
 func TestTableSourceHeaderLines(t *testing.T) {
-	header := func(doc Document) []string {
+	headerOf := func(doc Document, verbose bool) []string {
 		out := tableText(t, doc)
+		if verbose {
+			out = verboseText(t, doc)
+		}
 		head, _, _ := strings.Cut(out, "\n\n")
 		var lines []string
 		for _, l := range strings.Split(head, "\n")[2:] { // after host and containment
@@ -172,6 +186,30 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		}
 		return lines
 	}
+	header := func(doc Document) []string { return headerOf(doc, true) }
+	t.Run("quiet: one short line names what has no column", func(t *testing.T) {
+		assert.Equal(t, []string{
+			"no column: instructions, ipc (perf-hw unavailable); -v says why",
+			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
+		}, headerOf(countedDoc(), false), "no counting line, the source's reason behind -v")
+	})
+	t.Run("quiet: the gist of a per-row reason when no source explains it", func(t *testing.T) {
+		doc := countedDoc()
+		doc.Meta.Sources = doc.Meta.Sources[1:] // perf-hw's report gone: the rows' absences say why
+		for i := range doc.Rows {
+			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a MetricAbsence) bool {
+				return a.Metric == "instructions" || a.Metric == "ipc"
+			})
+			doc.Rows[i].Absences = append(doc.Rows[i].Absences,
+				MetricAbsence{Metric: "instructions", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"},
+				MetricAbsence{Metric: "ipc", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"})
+		}
+		got := headerOf(doc, false)
+		require.NotEmpty(t, got)
+		assert.Equal(t, "no column: instructions, ipc (not counted by default); -v says why", got[0])
+		assert.NotContains(t, tableText(t, doc), "23.2ms", "the full reason is behind -v")
+		assert.Contains(t, verboseText(t, doc), "instructions, ipc: not counted by default: 2 pairs of runs")
+	})
 	t.Run("golden sources", func(t *testing.T) {
 		assert.Equal(t, []string{
 			"perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, ipc",
@@ -205,18 +243,22 @@ func TestTableSourceHeaderLines(t *testing.T) {
 	t.Run("colored as warnings", func(t *testing.T) {
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true}))
+		assert.Contains(t, buf.String(), "\x1b[33mno column: instructions")
+		buf.Reset()
+		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true, Verbose: true}))
 		assert.Contains(t, buf.String(), "\x1b[33mperf-hw: unavailable")
 	})
 }
 
 func TestTableNotesBlock(t *testing.T) {
-	notes := func(doc Document) []string {
-		out := tableText(t, doc)
+	notesIn := func(out string) []string {
 		if !strings.Contains(out, "\nnotes\n") {
 			return nil
 		}
 		return tableLines(t, out, "notes")[1:]
 	}
+	notes := func(doc Document) []string { return notesIn(tableText(t, doc)) }
+	verboseNotes := func(doc Document) []string { return notesIn(verboseText(t, doc)) }
 	t.Run("per-row absences not explained by a source", func(t *testing.T) {
 		assert.Equal(t, []string{
 			"  BenchmarkScan: task-clock: not counted: the counter group never got the PMU (time_running was 0)",
@@ -248,17 +290,19 @@ func TestTableNotesBlock(t *testing.T) {
 		doc.Rows[1].CountIterations = i64(20)
 		doc.Rows[1].CountMethod = "one run"
 		doc.Rows = doc.Rows[:2]
-		out := tableText(t, doc)
+		out := verboseText(t, doc)
 		assert.NotContains(t, out, "\ncounting:")
 		assert.Equal(t, []string{
 			"  BenchmarkEncode/size=1K: counting: 1000 iterations, difference of runs at 1000 and 2000 iterations",
 			"  BenchmarkDecode: counting: 20 iterations, one run",
-		}, notes(doc))
+		}, verboseNotes(doc))
+		assert.Nil(t, notes(doc), "counting passes are described only under -v")
 	})
 	t.Run("rows without a pass do not break agreement", func(t *testing.T) {
 		doc := countedDoc()
 		doc.Rows[2].CountIterations, doc.Rows[2].CountMethod = nil, ""
-		assert.Contains(t, tableText(t, doc), "\ncounting: 1000 iterations, difference of runs")
+		assert.Contains(t, verboseText(t, doc), "\ncounting: 1000 iterations, difference of runs")
+		assert.NotContains(t, tableText(t, doc), "counting:")
 	})
 }
 
@@ -412,11 +456,11 @@ func TestTableCountedUncertainty(t *testing.T) {
 	}{
 		{name: "small uncertainties stay in the JSON", row: 1,
 			uncertainty: map[string]float64{"task-clock": 0.1e6, "minflt": 10, "maxrss": 1 << 20},
-			wantCells:   map[string]string{"task-clock/op": "≈1.555ms", "minflt/op": "1.234k"}},
+			wantCells:   map[string]string{"task-clock/op": "≈1555µs", "minflt/op": "1.234k"}},
 		{name: "a large one is noted, with its share", row: 1,
 			uncertainty: map[string]float64{"task-clock": 0.3e6},
 			wantNotes:   []string{"BenchmarkDecode: task-clock/op 1.555ms ± 300.0µs (±19%)"},
-			wantCells:   map[string]string{"task-clock/op": "≈1.555ms"}},
+			wantCells:   map[string]string{"task-clock/op": "≈1555µs"}},
 		{name: "a value its uncertainty reaches is below the noise: a dash, never a number", row: 0,
 			uncertainty: map[string]float64{"minflt": 0.004, "task-clock": 1},
 			wantNotes:   []string{"BenchmarkEncode/size=1K: minflt: below the noise: 0.0025 ± 0.004 per iteration, which includes 0"},

@@ -126,3 +126,52 @@ func pointOffset(s string) int {
 }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// widths returns each column's width as layout would pad it.
+func (g *grid) widths() []int {
+	out := make([]int, len(g.cols))
+	for c, col := range g.cols {
+		w := runeLen(col.header)
+		if col.align == alignDecimal {
+			cells := make([]string, len(g.cells))
+			for r, row := range g.cells {
+				cells[r] = row[c]
+			}
+			_, cw := alignPoints(cells)
+			w = max(w, cw)
+		} else {
+			for _, row := range g.cells {
+				w = max(w, runeLen(row[c]))
+			}
+		}
+		out[c] = w
+	}
+	return out
+}
+
+// fit narrows g's lines toward width runes: first the notes column (index
+// notes, -1 for none), cut at its end down to minNoteWidth, then the name
+// column (index name), elided in its middle down to minNameWidth. What
+// still does not fit wraps; no other column is touched.
+func (g *grid) fit(width, name, notes int) {
+	over := func() int {
+		ws := g.widths()
+		total := runeLen(sep) * (len(ws) - 1)
+		for _, w := range ws {
+			total += w
+		}
+		return total - width
+	}
+	shrink := func(c, floor int, cut func(string, int) string) {
+		excess := over()
+		if excess <= 0 || c < 0 {
+			return
+		}
+		to := max(floor, g.widths()[c]-excess)
+		for _, row := range g.cells {
+			row[c] = cut(row[c], to)
+		}
+	}
+	shrink(notes, minNoteWidth, truncate)
+	shrink(name, minNameWidth, shortenName)
+}

@@ -23,7 +23,25 @@ type TableOptions struct {
 	// NoteWidth caps the notes column, in runes; zero means
 	// DefaultNoteWidth.
 	NoteWidth int
+	// Verbose gives every reason in full (benchsup -v): each unavailable
+	// source and capability, the counting passes, every absent metric of
+	// every row. Without it the header names what has no column in one
+	// short line; the JSON document always has the reasons.
+	Verbose bool
+	// Width is the terminal's width in columns, zero when the output is
+	// not a terminal. With it, the benchmark table's notes and then its
+	// names are elided in the middle until its lines fit, down to
+	// minNameWidth; without it, names are cut at nameWidth.
+	Width int
 }
+
+// minNameWidth is the narrowest a name is cut to when fitting a table to
+// TableOptions.Width: a name keeps enough to be recognized, and a line
+// wraps rather than lose it.
+const minNameWidth = 24
+
+// minNoteWidth likewise bounds the notes column when fitting.
+const minNoteWidth = 20
 
 // leadingMetrics are the metric columns that come first, in this order, when
 // present; every other unit follows, sorted.
@@ -108,7 +126,9 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	rows := tableOrder(doc.Rows)
 	prefixes := packagePrefixes(tablePackages(doc.Rows, doc.Windows))
 	quantitative, diagnostic := splitColumns(doc.Columns)
-	d := discloseCounting(doc, rows, prefixes)
+	hidden := hiddenColumns(rows, doc.Columns)
+	quantitative, diagnostic = withoutColumns(quantitative, hidden), withoutColumns(diagnostic, hidden)
+	d := discloseCounting(doc, rows, prefixes, hidden, opt.Verbose)
 	for _, l := range d.header {
 		bw.WriteString(p.paint(yellow, l) + "\n")
 	}
@@ -124,6 +144,9 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 		// Only workloads ran: no empty benchmark table.
 	default:
 		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, quantitative, opt)
+		if opt.Width > 0 {
+			g.fit(opt.Width, 0, notes)
+		}
 		header, cells := g.layout()
 		bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
 		for i, row := range cells {
@@ -261,8 +284,28 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 	g := &grid{cols: []column{
 		{"benchmark", alignLeft},
 		{"n", alignRight},
-		{"median/iter", alignRight},
+		{"median/iter", alignDecimal},
 	}}
+	// One unit per column: each duration or byte column is written in the
+	// unit of its median value.
+	var medians []float64
+	countedVals := make([][]float64, len(counted))
+	for _, r := range rows {
+		if !measured(r) {
+			continue
+		}
+		medians = append(medians, r.Summary.MedianNs)
+		for i, c := range counted {
+			if v := countedValue(r, c); v != nil {
+				countedVals[i] = append(countedVals[i], *v)
+			}
+		}
+	}
+	formatMedian := columnFormat(FormatDuration, medians)
+	countedFormats := make([]func(float64) string, len(counted))
+	for i, c := range counted {
+		countedFormats[i] = columnFormat(c.Format, countedVals[i])
+	}
 	if interval {
 		g.cols = append(g.cols, column{"interval", alignRight})
 	}
@@ -303,7 +346,7 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 			if s.ShortSamples > 0 {
 				n += fmt.Sprintf(" (%d short)", s.ShortSamples)
 			}
-			cells = append(cells, n, formatDuration(s.MedianNs))
+			cells = append(cells, n, formatMedian(s.MedianNs))
 			if interval {
 				cell := dash
 				if iv := s.Interval; iv != nil {
@@ -325,8 +368,8 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 				}
 				cells = append(cells, cell)
 			}
-			for _, c := range counted {
-				cells = append(cells, countedCell(s, c))
+			for i, c := range counted {
+				cells = append(cells, countedCellIn(s, c, countedFormats[i]))
 			}
 		}
 		if notes {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,15 +19,18 @@ func TestWriteTableGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		doc  Document
+		opt  TableOptions
 	}{
-		{"green", greenDoc()},
-		{"errors", errorDoc()},
-		{"counted", countedDoc()},
+		{"green", greenDoc(), TableOptions{}},
+		{"errors", errorDoc(), TableOptions{}},
+		{"counted", countedDoc(), TableOptions{}},
+		{"counted-verbose", countedDoc(), TableOptions{Verbose: true}},
+		{"narrow", longNamesDoc(), TableOptions{Width: 110}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, WriteTable(&buf, tt.doc, TableOptions{}))
+			require.NoError(t, WriteTable(&buf, tt.doc, tt.opt))
 			golden(t, tt.name+".table", buf.Bytes())
 			assert.NotContains(t, buf.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
@@ -308,4 +313,64 @@ func TestTableLongNamesAndUnmeasured(t *testing.T) {
 	require.NoError(t, WriteJSON(&buf, doc))
 	assert.Contains(t, buf.String(), long, "the JSON keeps the whole name")
 	assert.Contains(t, buf.String(), `"ratio": null`)
+}
+
+// longNamesDoc is errorDoc with names too long for a 100-column terminal.
+func longNamesDoc() Document {
+	doc := errorDoc()
+	for i, r := range doc.Rows {
+		switch r.Name {
+		case "BenchmarkEncode/size=1K":
+			doc.Rows[i].Name = "BenchmarkEncode/codec=protobuf-with-long-options/payload=nested/size=1KiB"
+		case "BenchmarkStream":
+			doc.Rows[i].Name = "BenchmarkStream/transport=unix-socket/framing=length-prefixed/window=64KiB"
+		}
+	}
+	return doc
+}
+
+// TestTableWidth: with a terminal width, every line of the benchmark
+// table fits it (notes first cut to their floor, then names elided in the
+// middle, keeping the function and the last level); below what the floors
+// allow, names stop at minNameWidth and lines wrap; without a width, names
+// are cut at nameWidth only.
+func TestTableWidth(t *testing.T) {
+	doc := longNamesDoc()
+	for _, width := range []int{110, 120, 160} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, WriteTable(&buf, doc, TableOptions{Width: width}))
+			lines := tableLines(t, buf.String(), "benchmark ")
+			for _, l := range lines {
+				assert.LessOrEqual(t, runeLen(l), width, "%q", l)
+			}
+			assert.True(t, strings.HasPrefix(lines[1], "codec.BenchmarkEncod"), "the function stays: %q", lines[1])
+			assert.Contains(t, lines[1], "size=1KiB", "the last level stays")
+			if width < 160 {
+				assert.Contains(t, lines[1], "…", "elided in the middle")
+			} else {
+				assert.Contains(t, lines[1], "BenchmarkEncode/codec=protobuf-with-long-options/payload=nested/size=1KiB", "a name that fits stays whole")
+			}
+		})
+	}
+	t.Run("piped output keeps whole names up to nameWidth", func(t *testing.T) {
+		var buf bytes.Buffer
+		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+		assert.Contains(t, buf.String(), "BenchmarkEncode/codec=protobuf-with-long-options/payload=nested/size=1KiB")
+	})
+	t.Run("names stop at their floor", func(t *testing.T) {
+		var buf bytes.Buffer
+		require.NoError(t, WriteTable(&buf, doc, TableOptions{Width: 10}))
+		lines := tableLines(t, buf.String(), "benchmark ")
+		name, _, _ := strings.Cut(lines[1], "  ")
+		assert.Equal(t, minNameWidth, runeLen(strings.TrimSpace(name)))
+	})
+}
+
+func TestTerminalWidth(t *testing.T) {
+	assert.Zero(t, TerminalWidth(&bytes.Buffer{}), "not a file")
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Zero(t, TerminalWidth(f), "a file is not a terminal: piped output keeps its width")
 }
