@@ -353,24 +353,135 @@ func (f crashFacts) suspects() string {
 	return s
 }
 
-// workerFrame reports whether a trace line pair belongs to the injected
-// worker (docs/design.md#injection): its frames say nothing about the code
-// under test.
+// workerFrame reports whether a trace's function line belongs to benchsup
+// (docs/design.md#injection): the injected worker, benchsup's own worker
+// package, or the generated entry point TestBenchsupWorker. Its frames say
+// nothing about the code under test.
 func workerFrame(fn string) bool {
-	return strings.Contains(fn, "/zz_benchsup_") || strings.HasPrefix(fn, "github.com/benchsup/benchsup/worker.")
+	return strings.Contains(fn, "/zz_benchsup_") || strings.HasPrefix(fn, "github.com/benchsup/benchsup/worker.") ||
+		strings.Contains(fn, ".TestBenchsupWorker(")
 }
 
-// trimWorkerFrames drops the worker's frames (a function line and its
-// file line) from a goroutine trace.
-func trimWorkerFrames(s string) string {
+// machineryFrame reports whether a function line is the runtime's or
+// testing's own: a goroutine made only of these (the garbage collector's,
+// testing's main goroutine) says nothing about the code under test either.
+func machineryFrame(fn string) bool {
+	for _, p := range []string{"runtime.", "internal/", "testing.", "main.main(", "os/signal."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// trimWorkerFrames makes a crash's or a goroutine dump's text read as the
+// code under test's: it drops benchsup's frames (a function line and its
+// file line) from every trace, the goroutines that are benchsup's (any
+// frame of the worker and none of pkg's: its reader, the goroutine that
+// runs the tests) or only the runtime's and testing's, and the registers a
+// SIGQUIT dump ends with. The crashing goroutine of a panic or fatal error
+// is always kept, whole when it is benchsup's. What it dropped is counted
+// in a last line.
+func trimWorkerFrames(s, pkg string) string {
 	lines := strings.Split(s, "\n")
-	out := lines[:0]
+	var out []string
+	dropped := 0
+	crashed := false // the first goroutine after a panic or fatal error line
 	for i := 0; i < len(lines); i++ {
-		if workerFrame(lines[i]) && !strings.HasPrefix(lines[i], "\t") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") {
-			i++
+		line := lines[i]
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			crashed = true
+		}
+		if isGoroutineHeader(line) {
+			end := i + 1
+			for end < len(lines) && lines[end] != "" && !isGoroutineHeader(lines[end]) {
+				end++
+			}
+			block := lines[i:end]
+			ours := benchsupGoroutine(block, pkg)
+			// A crash of benchsup's own goroutine is benchsup's bug: its
+			// frames are the report.
+			whole := crashed && ours
+			if !crashed && ours {
+				dropped++
+				i = end // and the blank line after it
+				continue
+			}
+			crashed = false
+			out = append(out, line)
+			for j := 1; j < len(block); j++ {
+				if !whole && workerFrame(block[j]) && !strings.HasPrefix(block[j], "\t") && j+1 < len(block) && strings.HasPrefix(block[j+1], "\t") {
+					j++
+					continue
+				}
+				out = append(out, block[j])
+			}
+			i = end - 1
 			continue
 		}
-		out = append(out, lines[i])
+		if isRegisterLine(line) {
+			continue
+		}
+		out = append(out, line)
 	}
-	return strings.Join(out, "\n")
+	text := strings.Join(out, "\n")
+	if dropped > 0 {
+		text = strings.TrimRight(text, "\n") + fmt.Sprintf("\n[%d %s of the runtime, of testing and of benchsup's worker omitted]\n",
+			dropped, map[bool]string{true: "goroutine", false: "goroutines"}[dropped == 1])
+	}
+	return text
+}
+
+// isGoroutineHeader matches "goroutine 7 [running]:" and a SIGQUIT dump's
+// "goroutine 7 gp=0xc000 m=nil [sleep]:".
+func isGoroutineHeader(line string) bool {
+	return strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":")
+}
+
+// benchsupGoroutine reports whether a goroutine's trace (its header, then
+// function and file lines) runs benchsup's worker and no function of pkg
+// (a top-level test runs under the worker's wrapper: its goroutine has
+// both), or only the runtime's and testing's code.
+func benchsupGoroutine(block []string, pkg string) bool {
+	worker, machinery, own := false, true, false
+	for _, line := range block[1:] {
+		if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "...") {
+			continue
+		}
+		fn := strings.TrimPrefix(line, "created by ")
+		switch {
+		case workerFrame(fn):
+			worker = true
+		case machineryFrame(fn):
+		default:
+			machinery = false
+			if pkg != "" && (strings.HasPrefix(fn, symbolPath(pkg+".")) || strings.HasPrefix(fn, symbolPath(pkg+"_test."))) {
+				own = true
+			}
+		}
+	}
+	return machinery || (worker && !own)
+}
+
+// isRegisterLine matches a line of the registers the runtime prints after
+// a SIGQUIT dump ("rax    0x5", "rflags 0x246") and its "PC=0x48e341 m=0
+// sigcode=0" line.
+func isRegisterLine(line string) bool {
+	if strings.HasPrefix(line, "PC=0x") {
+		return true
+	}
+	name, value, ok := strings.Cut(line, " ")
+	if !ok || len(name) > 6 || name == "" {
+		return false
+	}
+	value = strings.TrimLeft(value, " ")
+	if !strings.HasPrefix(value, "0x") || strings.ContainsAny(value, " \t") {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }

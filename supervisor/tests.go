@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,18 @@ type testRun struct {
 	firstFail map[string]string
 	timedOut  string // the test the supervisor stopped for its deadline
 	clocks    map[string]*testClock
+	// withheld are the variables the child read that benchsup's
+	// environment has and the strict policy did not pass (testenv.go).
+	withheld []string
+}
+
+// hint adds to a failed row of this child the variables it read that the
+// environment policy withheld.
+func (tr *testRun) hint(row report.Row) report.Row {
+	if note := envNote(tr.withheld); note != "" && row.IsError() {
+		row.Notes = append(row.Notes, note)
+	}
+	return row
 }
 
 // testOutput is a top-level test's output, its subtests' included, in the
@@ -181,7 +194,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			if ev, ok := tr.ended[name]; ok && !strings.Contains(name, "/") && !finished[name] && name != v.test {
 				finished[name] = true
 				progress = true
-				rows = append(rows, tr.testRow(p.pkg.ImportPath, name, ev))
+				rows = append(rows, tr.hint(tr.testRow(p.pkg.ImportPath, name, ev)))
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
@@ -195,17 +208,20 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			// Nothing is charged: the user ended the run.
 			for _, name := range facts.interrupted() {
 				row := errorRow(p.pkg.ImportPath, name, "test", out)
+				row.Output = trimWorkerFrames(row.Output, p.pkg.ImportPath)
 				row.Error = ptr("the run was canceled while this test was running or paused")
 				rows = append(rows, row)
 			}
 			if len(facts.interrupted()) == 0 {
-				rows = append(rows, errorRow(p.pkg.ImportPath, "", "package", out))
+				row := errorRow(p.pkg.ImportPath, "", "package", out)
+				row.Output = trimWorkerFrames(row.Output, p.pkg.ImportPath)
+				rows = append(rows, row)
 			}
 			break
 		}
 		if v.test == "" {
-			row := errorRow(p.pkg.ImportPath, "", "package", out)
-			row.Output = trimWorkerFrames(row.Output)
+			row := tr.hint(errorRow(p.pkg.ImportPath, "", "package", out))
+			row.Output = trimWorkerFrames(row.Output, p.pkg.ImportPath)
 			if facts.started(only) || len(tr.order) > 0 {
 				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
 				rows = append(rows, row)
@@ -223,7 +239,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			}
 			continue
 		}
-		rows = append(rows, tr.culpritRow(s, p, v, out))
+		rows = append(rows, tr.hint(tr.culpritRow(s, p, v, out)))
 		finished[v.test] = true
 		if s.cfg.FailFast {
 			break
@@ -243,7 +259,12 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 // culpritRow is the row of the test charged with its child's death.
 func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.Outcome) report.Row {
 	row := errorRow(p.pkg.ImportPath, v.test, "test", out)
-	row.Output = tr.output[v.test].String() + trimWorkerFrames(row.Output)
+	// The child's stdout holds only what the worker forwarded, every
+	// test's, which the events already carried: the test's own output,
+	// then the crash from stderr.
+	noStdout := out
+	noStdout.Stdout = sandbox.Capture{}
+	row.Output = tr.output[v.test].String() + trimWorkerFrames(output(noStdout), p.pkg.ImportPath)
 	if v.reason != "" {
 		row.Error = ptr(v.reason + "; " + describe(out))
 	}
@@ -301,13 +322,17 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	defer cancelCause(nil)
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 		Config: protocol.RequestConfig{Run: s.cfg.Run, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
-	out := s.run(cctx, s.childConfig(p, p.main()), req, func(m protocol.Message) {
+	cfg := s.childConfig(p, p.main())
+	testLog := s.testLogPath()
+	cfg.Args = append(slices.Clip(cfg.Args), "-test.testlogfile="+testLog)
+	out := s.run(cctx, cfg, req, func(m protocol.Message) {
 		if ev, ok := m.(protocol.TestEvent); ok {
 			tr.observe(ev, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
 		}
 	})
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	tr.withheld = withheld(readTestLog(testLog), s.cfg.Env, os.LookupEnv)
 	for _, c := range tr.clocks {
 		c.stop()
 	}
@@ -383,17 +408,22 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 			if _, ok := tr.firstFail[top]; !ok {
 				tr.firstFail[top] = name
 			}
-			if name != top {
-				o := tr.output[top]
-				if o == nil {
-					o = &testOutput{}
-					tr.output[top] = o
-				}
-				o.add(top, name, fmt.Sprintf("--- FAIL: %s (%.2fs)\n", name, time.Duration(ev.ElapsedNs).Seconds()))
+		}
+		if name != top {
+			// A subtest's result, as testing prints it under -v: its
+			// output above it has its name, and a skip its reason.
+			o := tr.output[top]
+			if o == nil {
+				o = &testOutput{}
+				tr.output[top] = o
 			}
+			o.add(top, name, fmt.Sprintf("--- %s: %s (%.2fs)\n", resultWord[ev.Action], name, time.Duration(ev.ElapsedNs).Seconds()))
 		}
 	}
 }
+
+// resultWord is testing's word for a result.
+var resultWord = map[protocol.TestAction]string{protocol.TestPass: "PASS", protocol.TestFail: "FAIL", protocol.TestSkip: "SKIP"}
 
 // topName is the top-level test of a test's full name.
 func topName(name string) string {

@@ -201,7 +201,54 @@ func TestTrimWorkerFrames(t *testing.T) {
 		"testing.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\n"
 	want := "panic: boom\n\ngoroutine 7 [running]:\nexample.com/p.TestX(0xc0)\n\t/src/p/x_test.go:9 +0x25\n" +
 		"testing.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\n"
-	assert.Equal(t, want, trimWorkerFrames(in))
+	assert.Equal(t, want, trimWorkerFrames(in, "example.com/p"))
+}
+
+func TestTrimWorkerFramesDump(t *testing.T) {
+	// The shape of a SIGQUIT dump at a test's deadline: the runtime's idle
+	// goroutine, testing's main goroutine, benchsup's worker and its
+	// reader, the test under its wrapper, a goroutine the test started,
+	// and the registers.
+	in := "SIGQUIT: quit\nPC=0x48e341 m=0 sigcode=0\n\n" +
+		"goroutine 0 gp=0x7740e0 m=0 mp=0x7750e0 [idle]:\nruntime.futex(0x775238)\n\t/go/src/runtime/sys_linux_amd64.s:569 +0x21\nruntime.mcall()\n\t/go/src/runtime/asm_amd64.s:496 +0x55\n\n" +
+		"goroutine 1 gp=0xc1 m=nil [chan receive]:\ntesting.(*T).Run(0xc0)\n\t/go/src/testing/testing.go:2109 +0x4e5\nmain.main()\n\t_testmain.go:52 +0x9b\nruntime.main()\n\t/go/src/runtime/proc.go:290 +0x2d5\n\n" +
+		"goroutine 21 gp=0xc2 m=nil [chan receive]:\ntesting.RunTests(0xc0)\n\t/go/src/testing/testing.go:2544 +0xb7\nexample.com/p.TestBenchsupWorker(0xc0)\n\t/src/p/zz_benchsup_internal_test.go:18 +0x13\ntesting.tRunner(0xc0, 0x5f4fe8)\n\t/go/src/testing/testing.go:2036 +0xea\ncreated by testing.(*T).Run in goroutine 1\n\t/go/src/testing/testing.go:2101 +0x4c5\n\n" +
+		"goroutine 22 gp=0xc3 m=nil [IO wait]:\nbufio.(*Reader).ReadSlice(0xc0, 0xa)\n\t/go/src/bufio/bufio.go:377 +0x29\nexample.com/p/zz_benchsup_0123/worker.splitFramed(0xc0)\n\t/c/zz_benchsup_0123/worker/output.go:40 +0x40\n\n" +
+		"goroutine 23 gp=0xc4 m=nil [sleep]:\ntime.Sleep(0x34630b8a000)\n\t/go/src/runtime/time.go:363 +0x165\nexample.com/p.TestHang(0xc0)\n\t/src/p/h_test.go:13 +0x94\n" +
+		"example.com/p/zz_benchsup_0123/worker.(*testStream).syncAfter.func1(0xc0)\n\t/c/zz_benchsup_0123/worker/tests.go:80 +0x40\ntesting.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\ncreated by testing.(*T).Run in goroutine 21\n\t/go/src/testing/testing.go:2101 +0x4c5\n\n" +
+		"goroutine 24 gp=0xc5 m=nil [select]:\nnet/http.(*Server).Serve(0xc0)\n\t/go/src/net/http/server.go:3300 +0x1\ncreated by example.com/p.TestHang in goroutine 23\n\t/src/p/h_test.go:10 +0x5\n\n" +
+		"rax    0xfffffffffffffffc\nrflags 0x246\ncs     0x33\n"
+	want := "SIGQUIT: quit\n\n" +
+		"goroutine 23 gp=0xc4 m=nil [sleep]:\ntime.Sleep(0x34630b8a000)\n\t/go/src/runtime/time.go:363 +0x165\nexample.com/p.TestHang(0xc0)\n\t/src/p/h_test.go:13 +0x94\n" +
+		"testing.tRunner(0xc0, 0xc1)\n\t/go/src/testing/testing.go:2036 +0xea\ncreated by testing.(*T).Run in goroutine 21\n\t/go/src/testing/testing.go:2101 +0x4c5\n\n" +
+		"goroutine 24 gp=0xc5 m=nil [select]:\nnet/http.(*Server).Serve(0xc0)\n\t/go/src/net/http/server.go:3300 +0x1\ncreated by example.com/p.TestHang in goroutine 23\n\t/src/p/h_test.go:10 +0x5\n" +
+		"[4 goroutines of the runtime, of testing and of benchsup's worker omitted]\n"
+	assert.Equal(t, want, trimWorkerFrames(in, "example.com/p"))
+
+	// A crash keeps the goroutine that crashed; when it is benchsup's
+	// own (a benchsup bug), whole.
+	panicked := "panic: worker bug\n\ngoroutine 22 [running]:\nexample.com/p/zz_benchsup_0123/worker.splitFramed(0xc0)\n\t/c/zz_benchsup_0123/worker/output.go:40 +0x40\ncreated by example.com/p/zz_benchsup_0123/worker.captureOutput in goroutine 21\n\t/c/zz_benchsup_0123/worker/output.go:20 +0x4\n"
+	assert.Equal(t, panicked, trimWorkerFrames(panicked, "example.com/p"))
+}
+
+func TestObserveSubtestResults(t *testing.T) {
+	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	for _, e := range []protocol.TestEvent{
+		ev("run", "TestA"), ev("run", "TestA/ok"), outputEv("TestA/ok", "    a_test.go:2: fine\n"), ev("pass", "TestA/ok"),
+		ev("run", "TestA/skip"), outputEv("TestA/skip", "    a_test.go:3: not here\n"), ev("skip", "TestA/skip"),
+		ev("run", "TestA/bad"), outputEv("TestA/bad", "    a_test.go:4: broken\n"), ev("fail", "TestA/bad"),
+		ev("fail", "TestA"),
+	} {
+		tr.observe(e, 0, nil)
+	}
+	want := "=== NAME  TestA/ok\n    a_test.go:2: fine\n--- PASS: TestA/ok (0.00s)\n" +
+		"=== NAME  TestA/skip\n    a_test.go:3: not here\n--- SKIP: TestA/skip (0.00s)\n" +
+		"=== NAME  TestA/bad\n    a_test.go:4: broken\n--- FAIL: TestA/bad (0.00s)\n"
+	assert.Equal(t, want, tr.output["TestA"].String(), "every subtest's result, as go test -v prints it, once")
+	row := tr.testRow("p", "TestA", tr.ended["TestA"])
+	assert.Equal(t, "TestA/bad: a_test.go:4: broken", deref(row.Error))
+	assert.Equal(t, 1, strings.Count(row.Output, "broken"))
 }
 
 // child is a scripted test child: it plays events through observe, with
