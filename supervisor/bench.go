@@ -575,7 +575,9 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 				}
 			}
 		}
-		markShort(proc.Samples, id.sampleTime)
+		if s.cfg.Iterations == 0 { // a fixed N (-benchtime=Nx) has no time to fall short of
+			markShort(proc.Samples, id.sampleTime)
+		}
 		addThroughput(proc.Samples, result.BytesPerOp)
 		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
 			proc.NsPerOp = &st

@@ -371,7 +371,11 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := jsonOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
 		errs = append(errs, err)
 	}
-	if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+	if interruption(ctx) != nil {
+		// A partial run is no baseline: a later gate would find its
+		// missing identities incomplete.
+		baselineOut.abort()
+	} else if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
@@ -457,7 +461,9 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 		if mode == supervisor.ModeTest {
 			return func(w io.Writer, d report.Document) error { return report.WriteTests(w, d, verbose) }, nil
 		}
-		return func(w io.Writer, d report.Document) error { return report.WriteTable(w, d, report.TableOptions{}) }, nil
+		return func(w io.Writer, d report.Document) error {
+			return report.WriteTable(w, d, report.TableOptions{Verbose: verbose, Width: report.TerminalWidth(w)})
+		}, nil
 	case "benchfmt":
 		if mode == supervisor.ModeTest {
 			return nil, usagef("--format=benchfmt needs --bench")
