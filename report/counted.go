@@ -219,6 +219,12 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 	}
 	explained := map[string]bool{}
 	why := map[string]string{} // the gist of why a metric has no value, for the quiet line
+	// The metrics a source cannot count that were never columns: a
+	// default set less what this host cannot count still names them.
+	var uncolumned []string
+	isColumn := func(m string) bool {
+		return slices.ContainsFunc(doc.Columns, func(c Column) bool { return c.Name == m })
+	}
 	for _, s := range doc.Meta.Sources {
 		src := oneLine(s.Source)
 		if !s.Available {
@@ -234,6 +240,9 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 			for _, m := range metrics {
 				explained[m] = true
 				why[m] = cmp.Or(why[m], src+" unavailable")
+				if !isColumn(m) {
+					uncolumned = appendNew(uncolumned, m)
+				}
 			}
 			if verbose {
 				addHeader(src + ": " + unavailableStatus(s) + notMeasured(metrics))
@@ -252,8 +261,11 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 				for _, m := range a.Metrics {
 					explained[m] = true
 					why[m] = cmp.Or(why[m], src+": "+what)
+					if !isColumn(m) {
+						uncolumned = appendNew(uncolumned, m)
+					}
 				}
-				if verbose || slices.ContainsFunc(a.Metrics, func(m string) bool { return !slices.Contains(hidden, m) }) {
+				if verbose || slices.ContainsFunc(a.Metrics, func(m string) bool { return isColumn(m) && !slices.Contains(hidden, m) }) {
 					addHeader(src + ": " + what + reasonSuffix(a.Reason) + notMeasured(a.Metrics))
 				}
 			}
@@ -337,8 +349,8 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 	if noisy {
 		addHeader(fmt.Sprintf("counted ±: half the range of a counting pass's repeated measurements, or of the processes' values where wider; noted below where over %.0f%% of the value", 100*uncertaintyShare))
 	}
-	if !verbose && len(hidden) > 0 {
-		d.header = append([]string{hiddenLine(hidden, why)}, d.header...)
+	if all := appendNew(slices.Clone(hidden), uncolumned...); !verbose && len(all) > 0 {
+		d.header = append([]string{hiddenLine(all, why)}, d.header...)
 	}
 	return d
 }
@@ -358,7 +370,11 @@ func hiddenLine(hidden []string, why map[string]string) string {
 	}
 	parts := make([]string, len(groups))
 	for i, w := range groups {
-		parts[i] = strings.Join(byWhy[w], ", ") + " (" + w + ")"
+		names := byWhy[w]
+		if len(names) > 4 { // a whole source's metrics: the first few say which
+			names = append(names[:3:3], fmt.Sprintf("%d more", len(names)-3))
+		}
+		parts[i] = strings.Join(names, ", ") + " (" + w + ")"
 	}
 	return "no column: " + strings.Join(parts, "; ") + "; -v says why"
 }

@@ -210,6 +210,21 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.NotContains(t, tableText(t, doc), "23.2ms", "the full reason is behind -v")
 		assert.Contains(t, verboseText(t, doc), "instructions, ipc: not counted by default: 2 pairs of runs")
 	})
+	t.Run("quiet: a source's metrics that never were columns are named too", func(t *testing.T) {
+		doc := countedDoc()
+		// The default set less what this host cannot count: perf-hw's
+		// report is there, its metrics are not columns.
+		doc.Columns = withoutColumns(doc.Columns, []string{"instructions", "ipc"})
+		doc.Meta.Sources[0].Absences[0].Metrics = []string{"instructions", "cycles", "ipc", "branches", "branch-misses"}
+		for i := range doc.Rows {
+			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a MetricAbsence) bool {
+				return a.Metric == "instructions" || a.Metric == "ipc"
+			})
+		}
+		assert.Equal(t, "no column: instructions, cycles, ipc, 2 more (perf-hw unavailable); -v says why", headerOf(doc, false)[0])
+		assert.Equal(t, "perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, cycles, ipc, branches, branch-misses",
+			headerOf(doc, true)[0])
+	})
 	t.Run("golden sources", func(t *testing.T) {
 		assert.Equal(t, []string{
 			"perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, ipc",

@@ -25,8 +25,10 @@ type TableOptions struct {
 	NoteWidth int
 	// Verbose gives every reason in full (benchsup -v): each unavailable
 	// source and capability, the counting passes, every absent metric of
-	// every row. Without it the header names what has no column in one
-	// short line; the JSON document always has the reasons.
+	// every row, and a column for every selected metric even when no row
+	// has a value. Without it a metric no row has gets no column, and the
+	// header names such metrics in one short line; the JSON document
+	// always has the reasons.
 	Verbose bool
 	// Width is the terminal's width in columns, zero when the output is
 	// not a terminal. With it, the benchmark table's notes and then its
@@ -70,10 +72,17 @@ func (opt TableOptions) noteWidth() int {
 // headed by its header and unit: instr/op), and notes (only when some row is
 // an error or a skip). Error rows sort last; the others keep measurement
 // order. Unavailable cells, and every numeric cell of an error or skip row,
-// are em dashes. A multiplex-scaled estimate carries a ≈ prefix.
+// are em dashes. A multiplex-scaled estimate carries a ≈ prefix. Each
+// duration or byte column has one unit (columnFormat): µs never stands
+// next to ms in a column.
 //
-// Counted metrics bring more around the table, so that an em dash never
-// stands without a reason the user can find:
+// Unless opt.Verbose, a counted metric that no row has a value for gets
+// no column: the header names it, with the metrics of any source or
+// capability this host lacks, in one short line ("no column: instructions,
+// cycles (perf-hw unavailable); -v says why"), and counting passes are not
+// described. Verbose, every selected metric has a column, and counted
+// metrics bring more around the table, so that an em dash never stands
+// without a reason the user can find (quiet, the JSON document has them):
 //
 //   - header lines, once per run: each degraded state of a source, one
 //     line per unavailable source naming the metrics it takes away, one per
@@ -87,7 +96,9 @@ func (opt TableOptions) noteWidth() int {
 //     when the rows do not agree; and each of a row's Notes.
 //
 // A name longer than 80 runes is cut in its middle with an ellipsis (the
-// JSON document keeps it whole).
+// JSON document keeps it whole). With opt.Width (a terminal), the notes
+// and then the names are cut further until the benchmark table's lines fit
+// it, if they can (grid.fit).
 //
 // When workloads ran (Document.Windows), a table titled "windows" follows,
 // after the notes block and before the error blocks: one line per window
@@ -126,8 +137,13 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	rows := tableOrder(doc.Rows)
 	prefixes := packagePrefixes(tablePackages(doc.Rows, doc.Windows))
 	quantitative, diagnostic := splitColumns(doc.Columns)
-	hidden := hiddenColumns(rows, doc.Columns)
-	quantitative, diagnostic = withoutColumns(quantitative, hidden), withoutColumns(diagnostic, hidden)
+	var hidden []string
+	if !opt.Verbose {
+		// Verbose shows every selected metric's column, em dashes and
+		// all, each dash with its reason in the notes.
+		hidden = hiddenColumns(rows, doc.Columns)
+		quantitative, diagnostic = withoutColumns(quantitative, hidden), withoutColumns(diagnostic, hidden)
+	}
 	d := discloseCounting(doc, rows, prefixes, hidden, opt.Verbose)
 	for _, l := range d.header {
 		bw.WriteString(p.paint(yellow, l) + "\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -102,7 +103,24 @@ func defaultNames() []string {
 // dash in every row, and a counting pass for nothing; `benchsup
 // list-metrics` says why it is missing.
 func Defaults(opts Options) []string {
-	return countable(defaultNames(), Probe(opts))
+	return DefaultsOf(Probe(opts))
+}
+
+// DefaultsOf is Defaults from reports Probe already made.
+func DefaultsOf(reports []Report) []string {
+	return countable(defaultNames(), reports)
+}
+
+// DefaultSources returns the sources the catalog's default set draws on,
+// whether or not this host can count them, in catalog order.
+func DefaultSources() []string {
+	var out []string
+	for _, n := range defaultNames() {
+		if d, ok := Describe(n); ok && !slices.Contains(out, d.Source) {
+			out = append(out, d.Source)
+		}
+	}
+	return out
 }
 
 // countable returns the names whose source one of reports says is

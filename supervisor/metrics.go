@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"slices"
+
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sources"
 )
@@ -36,7 +38,16 @@ func (s *supervisor) sourceReports() []report.SourceReport {
 	if len(needed) == 0 {
 		return out
 	}
-	for _, r := range sources.Probe(sources.Options{Scaled: s.cfg.PerfScaled}) {
+	reports := sources.Probe(sources.Options{Scaled: s.cfg.PerfScaled})
+	if slices.Equal(s.cfg.Metrics, sources.DefaultsOf(reports)) {
+		// The default set less what this host cannot count: the sources
+		// it lost are reported too, so that the table and the JSON
+		// document name what is missing and why.
+		for _, src := range sources.DefaultSources() {
+			needed[src] = true
+		}
+	}
+	for _, r := range reports {
 		if needed[r.Source] {
 			out = append(out, sourceReport(r))
 		}
