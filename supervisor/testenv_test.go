@@ -38,8 +38,16 @@ func TestWithheld(t *testing.T) {
 
 func TestReadTestLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log")
-	require.NoError(t, os.WriteFile(path, []byte("# test log\ngetenv A\nstat /x\ngetenv B\ngetenv A\nopen /y\nchdir /z\n"), 0o644))
-	assert.Equal(t, []string{"A", "B"}, readTestLog(path), "each variable once, in the order first read; other actions ignored")
+	log := "# test log\ngetenv INIT\n" +
+		"getenv benchsup-test run TestA\ngetenv A\nstat /x\ngetenv B\ngetenv A\n" +
+		"getenv benchsup-test run TestP\ngetenv BOTH\ngetenv benchsup-test end TestA\n" +
+		"getenv P\nopen /y\nchdir /z\ngetenv benchsup-test end TestP\ngetenv LATE\n"
+	require.NoError(t, os.WriteFile(path, []byte(log), 0o644))
+	assert.Equal(t, map[string][]string{
+		"":      {"INIT", "LATE"},
+		"TestA": {"A", "B", "BOTH"},
+		"TestP": {"BOTH", "P"},
+	}, readTestLog(path), "each variable once per test running when it was read, in the order first read; other actions ignored")
 	assert.NoFileExists(t, path, "the log is removed once read")
 	assert.Nil(t, readTestLog(path), "a child that wrote no log (it crashed) read nothing known")
 }
@@ -69,12 +77,15 @@ func TestTestPackageEnvHint(t *testing.T) {
 		}
 		if log == "" {
 			t.Errorf("no -test.testlogfile in %q", cfg.Args)
-		} else if err := os.WriteFile(log, []byte("# test log\ngetenv BENCHSUP_TEST_TOKEN\ngetenv HOME\n"), 0o644); err != nil {
+		} else if err := os.WriteFile(log, []byte("# test log\ngetenv benchsup-test run TestNeedsToken\ngetenv BENCHSUP_TEST_TOKEN\ngetenv HOME\n"+
+			"getenv benchsup-test end TestNeedsToken\ngetenv benchsup-test run TestOther\ngetenv benchsup-test end TestOther\n"+
+			"getenv benchsup-test run TestFailsToo\ngetenv benchsup-test end TestFailsToo\n"), 0o644); err != nil {
 			t.Error(err)
 		}
 		for _, e := range []protocol.TestEvent{
 			ev("run", "TestNeedsToken"), outputEv("TestNeedsToken", "    x_test.go:5: no token\n"), ev("fail", "TestNeedsToken"),
 			ev("run", "TestOther"), ev("pass", "TestOther"),
+			ev("run", "TestFailsToo"), outputEv("TestFailsToo", "    x_test.go:9: other reason\n"), ev("fail", "TestFailsToo"),
 		} {
 			observe(e)
 		}
@@ -87,7 +98,7 @@ func TestTestPackageEnvHint(t *testing.T) {
 		}
 		s := scriptedSupervisor(t, cfg, nil)
 		s.start = start
-		rows := rowsByName(s.testPackage(context.Background(), fakePackage("example.com/env", nil, []string{"TestNeedsToken", "TestOther"})))
+		rows := rowsByName(s.testPackage(context.Background(), fakePackage("example.com/env", nil, []string{"TestNeedsToken", "TestOther", "TestFailsToo"})))
 		if keep {
 			assert.Empty(t, rows["TestNeedsToken"].Notes, "kept: nothing to say")
 			continue
@@ -96,5 +107,6 @@ func TestTestPackageEnvHint(t *testing.T) {
 		assert.Contains(t, rows["TestNeedsToken"].Notes[0], "--env-keep=BENCHSUP_TEST_TOKEN")
 		assert.NotContains(t, rows["TestNeedsToken"].Notes[0], "HOME", "HOME is in the strict base")
 		assert.Empty(t, rows["TestOther"].Notes, "a passing test gets no hint")
+		assert.Empty(t, rows["TestFailsToo"].Notes, "a failed test that did not read it gets no hint")
 	}
 }

@@ -50,16 +50,22 @@ type testRun struct {
 	firstFail map[string]string
 	timedOut  string // the test the supervisor stopped for its deadline
 	clocks    map[string]*testClock
-	// withheld are the variables the child read that benchsup's
-	// environment has and the strict policy did not pass (testenv.go).
-	withheld []string
+	// withheld are, per top-level test ("" outside any), the variables
+	// the child read that benchsup's environment has and the strict
+	// policy did not pass (testenv.go).
+	withheld map[string][]string
 }
 
-// hint adds to a failed row of this child the variables it read that the
-// environment policy withheld.
+// hint adds to a failed row of this child the variables its test (a
+// package row: the process outside any test) read that the environment
+// policy withheld.
 func (tr *testRun) hint(row report.Row) report.Row {
-	if note := envNote(tr.withheld); note != "" && row.IsError() {
-		row.Notes = append(row.Notes, note)
+	if note := envNote(tr.withheld[row.Name]); note != "" && row.IsError() {
+		who := "this test "
+		if row.Name == "" {
+			who = "the package's test process, outside any test, "
+		}
+		row.Notes = append(row.Notes, who+note)
 	}
 	return row
 }
@@ -332,7 +338,10 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	})
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.withheld = withheld(readTestLog(testLog), s.cfg.Env, os.LookupEnv)
+	tr.withheld = map[string][]string{}
+	for test, read := range readTestLog(testLog) {
+		tr.withheld[test] = withheld(read, s.cfg.Env, os.LookupEnv)
+	}
 	for _, c := range tr.clocks {
 		c.stop()
 	}

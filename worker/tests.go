@@ -77,13 +77,29 @@ func (w *session) runTests() error {
 // runs its cleanups before testing re-panics, so the wait after delivers
 // the frames that name a crashing subtest and what the test printed just
 // before.
+//
+// It also marks where the test starts and ends in testing's log of the
+// variables the process reads (-test.testlogfile, which the supervisor
+// passes), so that a variable can be charged to the test that read it:
+// the log records every os.Getenv in order, so a lookup of a name no
+// environment has serves as the mark. The end mark is the last cleanup,
+// after the test's own.
 func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
 		st.sync()
-		t.Cleanup(st.sync)
+		os.Getenv(testLogMark + "run " + t.Name())
+		t.Cleanup(func() {
+			os.Getenv(testLogMark + "end " + t.Name())
+			st.sync()
+		})
 		f(t)
 	}
 }
+
+// testLogMark starts the names the worker looks up to mark a test's start
+// ("benchsup-test run TestX") and end ("benchsup-test end TestX") in
+// testing's log of the variables the process reads.
+const testLogMark = "benchsup-test "
 
 // syncPrefix starts the framed line the worker writes into the capture pipe
 // to learn that the reader has handled everything before it. testing never
