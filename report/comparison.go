@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // ComparisonSchemaVersion is the version of the comparison document; it
@@ -153,6 +154,9 @@ type Fingerprint struct {
 	Containment     string `json:"containment"`
 	// Placement is the CPUs the children were pinned to; "none".
 	Placement string `json:"placement"`
+	// BuildFlags are the go build flags of the build, space-separated
+	// (-race or -gcflags=-N make other code); "" when none.
+	BuildFlags string `json:"buildFlags,omitempty"`
 }
 
 // FieldDiff is one fingerprint field that differs.
@@ -170,6 +174,7 @@ func (m Meta) Fingerprint() Fingerprint {
 		Environment:     m.Environment.Policy + " " + m.Environment.NamesHash,
 		SampleTimeNs:    m.Knobs.SampleTimeNs, SampleCount: m.Knobs.SampleCount,
 		Containment: m.Containment, Placement: "none",
+		BuildFlags: strings.Join(m.BuildFlags, " "),
 	}
 }
 
@@ -192,6 +197,7 @@ func (f Fingerprint) Diff(g Fingerprint) []FieldDiff {
 	add("sampleCount", strconv.Itoa(f.SampleCount), strconv.Itoa(g.SampleCount))
 	add("containment", f.Containment, g.Containment)
 	add("placement", f.Placement, g.Placement)
+	add("buildFlags", f.BuildFlags, g.BuildFlags)
 	return out
 }
 

@@ -222,6 +222,9 @@ type Meta struct {
 	Containment     string         `json:"containment"`     // "cgroup" or "process-group"
 	ContainmentNote string         `json:"containmentNote"` // why not cgroup, when not
 	Provenance      Provenance     `json:"provenance"`
+	// BuildFlags are the go build flags every go command of the build got
+	// (-tags=..., -race, -cover, ...); absent when none.
+	BuildFlags []string `json:"buildFlags,omitempty"`
 }
 
 // Knobs are the effective settings that shape the numbers.

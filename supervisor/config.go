@@ -78,6 +78,11 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	for _, f := range c.BuildFlags {
+		if err := validateBuildFlag(f); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -227,6 +232,16 @@ type Config struct {
 	// Warnings receives one line per warning (a measured build that is
 	// not the one go test makes, ...); nil discards them.
 	Warnings io.Writer
+	// BuildFlags are go build flags for every go command of the build (go
+	// list and go test -c), one flag an element, as go test takes them:
+	// -tags=, -race, -msan, -asan, -cover, -covermode=, -coverpkg=,
+	// -gcflags=, -ldflags=, -asmflags=, -trimpath, -mod= (buildflags.go).
+	// Validate refuses any other. Empty means none.
+	BuildFlags []string
+	// CoverProfile, when set, is the file the coverage of every child is
+	// written to, merged, as go test -coverprofile writes it (relative to
+	// Dir); it implies -cover.
+	CoverProfile string
 	// Progress, when set, is called before each child with the identity
 	// about to run, its 1-based position and the number of children
 	// planned.

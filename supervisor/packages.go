@@ -101,11 +101,11 @@ func (l *listing) links(root *goPackage, path string) bool {
 const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Deps,DefaultGODEBUG"
 
 // listPackages resolves patterns as `go test` would, in the run's
-// directory, with flags added to the go command's (an overlay, for the
+// directory, with the run's build flags (they decide the files and the
+// dependencies) and flags added to the go command's (an overlay, for the
 // measured build's view).
 func (s *supervisor) listPackages(ctx context.Context, flags []string, patterns []string) (*listing, error) {
-	args := append([]string{"list", "-e", "-deps", "-test", "-json=" + listFields}, flags...)
-	args = append(args, patterns...)
+	args := slices.Concat([]string{"list", "-e", "-deps", "-test", "-json=" + listFields}, s.buildFlags(), flags, patterns)
 	out, err := s.goCmd(ctx, args...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %w", strings.Join(patterns, " "), commandError(err))

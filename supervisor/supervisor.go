@@ -144,6 +144,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		s.packageOrder(rows)
 	}
 	doc.Rows = rows
+	if err := s.mergeCoverage(ctx); err != nil {
+		fmt.Fprintf(s.cfg.Warnings, "writing the coverage profile %s: %v\n", s.cfg.CoverProfile, err)
+	}
 	s.finishMeta(&doc.Meta)
 	if len(revs) > 0 {
 		doc.Comparisons = s.compareRevisions(rows, revs, doc.Meta.Fingerprint())
@@ -307,9 +310,13 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	target := bin
 	if s.binCache != "" {
 		dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
-		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, b.variant, s.env.raw, s.inj.digest))
+		// The build flags make another binary: another name, so that a
+		// run with other flags never relinks a binary this one executes.
+		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
+		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
 	}
-	out, err := s.goCmd(ctx, "test", "-c", "-vet=off", "-o", target, "-overlay="+s.overlay, p.pkg.ImportPath).CombinedOutput()
+	args := slices.Concat([]string{"test", "-c", "-vet=off", "-o", target, "-overlay=" + s.overlay}, s.buildFlags(), []string{p.pkg.ImportPath})
+	out, err := s.goCmd(ctx, args...).CombinedOutput()
 	if err != nil {
 		if len(out) == 0 { // the go command did not run, or said nothing
 			return fmt.Errorf("go test -c: %w", err)
@@ -449,6 +456,10 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 
 // run starts one child and records the facts every child shares.
 func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
+	if dir := s.coverDir(); dir != "" {
+		// This child's coverage counters, merged at the end (buildflags.go).
+		cfg.Args = append(slices.Clip(cfg.Args), "-test.gocoverdir="+dir)
+	}
 	out := s.start(ctx, cfg, req, observe)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -471,6 +482,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		CPU:             cpuModel(),
 		BenchsupVersion: benchsupVersion(),
 		Mode:            "test",
+		BuildFlags:      s.buildFlags(),
 		Knobs: report.Knobs{
 			Bench:            s.cfg.Bench,
 			Run:              s.cfg.Run,

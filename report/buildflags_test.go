@@ -1,0 +1,17 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Builds with other flags (-race, -gcflags=-N) are other code: their
+// numbers do not compare without --allow-mismatch.
+func TestFingerprintBuildFlags(t *testing.T) {
+	plain := Meta{OS: "linux"}.Fingerprint()
+	race := Meta{OS: "linux", BuildFlags: []string{"-race", "-tags=x"}}.Fingerprint()
+	assert.Equal(t, "-race -tags=x", race.BuildFlags)
+	assert.Empty(t, plain.Diff(plain))
+	assert.Equal(t, []FieldDiff{{Field: "buildFlags", Old: "", New: "-race -tags=x"}}, plain.Diff(race))
+}

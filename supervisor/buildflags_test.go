@@ -1,0 +1,83 @@
+package supervisor
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestValidateBuildFlag(t *testing.T) {
+	tests := []struct {
+		flag string
+		want string // "" for a flag benchsup passes on; else part of the problem
+	}{
+		{"-tags=integration,slow", ""},
+		{"--tags=x", ""},
+		{"-race", ""},
+		{"-race=false", ""},
+		{"-cover", ""},
+		{"-covermode=atomic", ""},
+		{"-coverpkg=./...", ""},
+		{"-gcflags=all=-N -l", ""},
+		{"-ldflags=-X main.v=1", ""},
+		{"-trimpath", ""},
+		{"-mod=mod", ""},
+		{"-tags", "needs a value"},
+		{"-race=yes", "takes no value"},
+		{"-o=x.test", "is not a build flag benchsup passes"},
+		{"-overlay=o.json", "is not a build flag benchsup passes"},
+		{"-exec=sudo", "is not a build flag benchsup passes"},
+		{"tags=x", "is not a build flag benchsup passes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag, func(t *testing.T) {
+			err := validateBuildFlag(tt.flag)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+			assert.True(t, errors.Is(err, ErrInvalidConfig))
+			var ce *ConfigError
+			if assert.ErrorAs(t, err, &ce) {
+				assert.Equal(t, "BuildFlags", ce.Field)
+			}
+		})
+	}
+	assert.ErrorContains(t, Config{BuildFlags: []string{"-race", "-x"}}.Validate(), `"-x" is not a build flag`)
+	assert.NoError(t, Config{BuildFlags: []string{"-race", "-tags=a"}}.Validate())
+}
+
+func TestBuildFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		flags   []string
+		profile string
+		want    []string
+		mode    string
+	}{
+		{"none", nil, "", nil, "set"},
+		{"one dash each, by name", []string{"--tags=a", "-race"}, "", []string{"-race", "-tags=a"}, "atomic"},
+		{"a flag given twice keeps its order", []string{"-tags=b", "-race", "-tags=a"}, "", []string{"-race", "-tags=b", "-tags=a"}, "atomic"},
+		{"a profile implies -cover", []string{"-tags=a"}, "c.out", []string{"-cover", "-tags=a"}, "set"},
+		{"a coverage flag says so already", []string{"-covermode=count"}, "c.out", []string{"-covermode=count"}, "count"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &supervisor{cfg: Config{BuildFlags: tt.flags, CoverProfile: tt.profile}}
+			assert.Equal(t, tt.want, s.buildFlags())
+			assert.Equal(t, tt.mode, s.coverMode())
+		})
+	}
+}
+
+func TestCoverDir(t *testing.T) {
+	s := &supervisor{tmp: t.TempDir()}
+	assert.Empty(t, s.coverDir(), "no profile, no directory")
+	s.cfg.CoverProfile = "c.out"
+	a, b := s.coverDir(), s.coverDir()
+	assert.NotEmpty(t, a)
+	assert.NotEqual(t, a, b, "one directory per child")
+	assert.DirExists(t, a)
+}
