@@ -216,8 +216,10 @@ type Meta struct {
 	Mode            string      `json:"mode"` // "bench" or "test"
 	Knobs           Knobs       `json:"knobs"`
 	Environment     Environment `json:"environment"`
-	// Sources are the probes of the sources the selected metrics need;
-	// empty when no counting pass was asked for.
+	// Sources are the probes of the sources the selected metrics need
+	// (for the default set, every source it draws on, so that one this
+	// host lacks is named with its reason); empty when no counting pass
+	// was asked for.
 	Sources         []SourceReport `json:"sources"`
 	Containment     string         `json:"containment"`     // "cgroup" or "process-group"
 	ContainmentNote string         `json:"containmentNote"` // why not cgroup, when not

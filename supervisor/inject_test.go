@@ -246,6 +246,8 @@ func TestDescribeBuildFailure(t *testing.T) {
 		{"the package's own error, headers dropped",
 			"# example.com/m/p [example.com/m/p.test]\n./p.go:3:1: syntax error\n./p.go:4:1: another\n# example.com/m/p [example.com/m/p.test]\n",
 			"./p.go:3:1: syntax error", "./p.go:4:1: another"},
+		{"the go command's status lines", "# example.com/m/p\ngo: downloading example.com/x v1.0.0\np_test.go:7:1: wrong signature for TestTyped\nFAIL\texample.com/m/p [setup failed]\nFAIL\n",
+			"p_test.go:7:1: wrong signature for TestTyped", ""},
 		{"an external test package's header", "# example.com/m/p_test [example.com/m/p.test]\n./x_test.go:3:1: undefined: y\n", "./x_test.go:3:1: undefined: y", ""},
 		{"a dependency's header stays", "# example.com/m/dep\ndep/d.go:1:1: bad\n", "# example.com/m/dep", "dep/d.go:1:1: bad"},
 		{"the injected worker", "# example.com/m/zz_benchsup_0a/worker\nzz_benchsup_0a/worker/a.go:1: x\n",

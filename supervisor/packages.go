@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ type goPackage struct {
 	Error          *struct{ Err string }
 	DepOnly        bool     // listed only as a dependency of a matched package
 	ForTest        string   // a test variant: the package whose test binary it is compiled for
+	Match          []string // the patterns that matched the package
 	Deps           []string // every package the package links, transitively
 	DefaultGODEBUG string   // of a main package: the test binary's GODEBUG default
 }
@@ -44,7 +46,7 @@ func (p *goPackage) hasTests() bool { return len(p.TestGoFiles)+len(p.XTestGoFil
 // the packages themselves, and for each its test binary with everything
 // that binary links.
 type listing struct {
-	roots  []*goPackage          // the packages the patterns matched, in the go command's order
+	roots  []*goPackage          // the packages the patterns matched, in the order go test reports them
 	byPath map[string]*goPackage // every listed package by import path, test variants included
 }
 
@@ -98,7 +100,7 @@ func (l *listing) links(root *goPackage, path string) bool {
 }
 
 // listFields are the go list fields the supervisor reads.
-const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Deps,DefaultGODEBUG"
+const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Match,Deps,DefaultGODEBUG"
 
 // listPackages resolves patterns as `go test` would, in the run's
 // directory, with the run's build flags (they decide the files and the
@@ -135,7 +137,25 @@ func (s *supervisor) listPackages(ctx context.Context, flags []string, patterns 
 	if len(l.roots) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoPackages, strings.Join(patterns, " "))
 	}
+	sortRoots(l.roots, patterns)
 	return l, nil
+}
+
+// sortRoots orders the matched packages as go test reports them: by the
+// first pattern that matched each, then by import path (the order a
+// pattern's matches are found in). -deps lists dependencies first instead.
+func sortRoots(roots []*goPackage, patterns []string) {
+	first := func(p *goPackage) int {
+		for i, pat := range patterns {
+			if slices.Contains(p.Match, pat) {
+				return i
+			}
+		}
+		return len(patterns)
+	}
+	slices.SortStableFunc(roots, func(a, b *goPackage) int {
+		return cmp.Or(cmp.Compare(first(a), first(b)), strings.Compare(a.ImportPath, b.ImportPath))
+	})
 }
 
 // goCmd returns a go command run in the run's directory, where go test

@@ -349,9 +349,9 @@ const maxCompilerLines = 20
 // own (the compiler's first lines, as go test shows them), benchsup's
 // generated entry point, or benchsup's injected worker. The go command's
 // "# pkg [pkg.test]" headers for pkg itself are dropped (the row names the
-// package); a header naming another package stays, as it says where the
-// error is. The first remaining line is the message, the rest follows it
-// once.
+// package), as are its FAIL status lines; a header naming another package
+// stays, as it says where the error is. The first remaining line is the
+// message, the rest follows it once.
 func describeBuildFailure(out, injectedDir, pkg string) *buildFailure {
 	var kept []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -360,6 +360,11 @@ func describeBuildFailure(out, injectedDir, pkg string) *buildFailure {
 			if name == pkg || name == pkg+"_test" || strings.HasPrefix(h, "[") {
 				continue
 			}
+		}
+		if l == "FAIL" || strings.HasPrefix(l, "FAIL\t"+pkg+" ") || strings.HasPrefix(l, "go: downloading ") {
+			// The go command's status lines ([setup failed]), which the
+			// row's outcome says, and its progress.
+			continue
 		}
 		kept = append(kept, l)
 	}
