@@ -1,9 +1,12 @@
 package worker
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/benchsup/benchsup/protocol"
 )
 
 // TestBenchMatcher: a name is fully selected when the first alternative
@@ -35,6 +38,34 @@ func TestBenchMatcher(t *testing.T) {
 	} {
 		t.Run(tt.pattern+"~"+tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.fully, newBenchMatcher(tt.pattern).fully(tt.name))
+		})
+	}
+}
+
+// TestDiscoveryListsOnlyFullySelected: discovery lists what go test would
+// report for the pattern. A function the pattern selects only partly runs
+// (testing runs it to reach its sub-benchmarks) but is no leaf, and
+// neither is a sub-benchmark one level short of the pattern.
+func TestDiscoveryListsOnlyFullySelected(t *testing.T) {
+	for _, tt := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"^BenchmarkFixtureSetup$|^BenchmarkFixtureTable$", []string{"BenchmarkFixtureSetup", "BenchmarkFixtureTable/n=x", "BenchmarkFixtureTable/n=xxxxxxxxxx"}},
+		{"^BenchmarkFixture(Setup|Table)$/n=x", []string{"BenchmarkFixtureTable/n=x", "BenchmarkFixtureTable/n=xxxxxxxxxx"}},
+		{"^BenchmarkFixture(Setup|Table)$/n=x/deeper", nil},
+		{"^BenchmarkFixtureTable$/n=x$", []string{"BenchmarkFixtureTable/n=x"}},
+	} {
+		t.Run(tt.pattern, func(t *testing.T) {
+			msgs := exchange(t, protocol.Request{Mode: protocol.ModeDiscover, Config: protocol.RequestConfig{Bench: tt.pattern}})
+			var got []string
+			for _, l := range only[protocol.Listing](msgs) {
+				for _, id := range l.Identities {
+					got = append(got, id.Name)
+				}
+			}
+			slices.Sort(got)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
