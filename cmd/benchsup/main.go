@@ -5,11 +5,15 @@
 //
 //	benchsup run ./...                          # tests, crash-contained
 //	benchsup run --bench ./...                  # every benchmark, each in fresh processes
-//	benchsup run --bench=Encode --repetitions=5 ./codec
+//	benchsup run ./codec -bench=Encode -count=5 # go test's flags, before or after the packages
 //	benchsup list ./...                         # every test and benchmark identity
+//	benchsup help run                           # every flag of run
 //
 // Exit status: 0 when everything passed or was skipped, 1 when anything
-// failed or crashed, 2 for a usage error.
+// failed or crashed, 2 for a usage error, 3 when a comparison gate could
+// not judge every identity, and 128 plus the signal's number (130 for
+// SIGINT, 143 for SIGTERM) when a signal ended the run, after its partial
+// results.
 package main
 
 import (
