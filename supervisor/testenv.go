@@ -30,9 +30,11 @@ const testLogMark = "benchsup-test "
 // testLogSeq numbers the children's test log files within a run.
 var testLogSeq atomic.Int64
 
-// testLogPath is a fresh test log file for one child.
+// testLogPath is a fresh test log file for one child. The worker knows a
+// supervisor's by the name (worker/tests.go testLogName): it then writes
+// the tests' output to the same path with ".stdout" added.
 func (s *supervisor) testLogPath() string {
-	return filepath.Join(s.tmp, fmt.Sprintf("testlog-%d", testLogSeq.Add(1)))
+	return filepath.Join(s.tmp, fmt.Sprintf("benchsup-testlog-%d", testLogSeq.Add(1)))
 }
 
 // readTestLog returns the variables a child read, per top-level test

@@ -54,6 +54,11 @@ type testRun struct {
 	// the child read that benchsup's environment has and the strict
 	// policy did not pass (testenv.go).
 	withheld map[string][]string
+	// stdout is the end of the stream the worker read testing's output
+	// from, a file (worker/tests.go captureToFile), kept when the child
+	// died: it holds what the process wrote before it died and the
+	// worker had not read.
+	stdout string
 }
 
 // hint adds to a failed row of this child the variables its test (a
@@ -270,7 +275,11 @@ func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.
 	// then the crash from stderr.
 	noStdout := out
 	noStdout.Stdout = sandbox.Capture{}
-	row.Output = tr.output[v.test].String() + trimWorkerFrames(output(noStdout), p.pkg.ImportPath)
+	own := tr.output[v.test].String()
+	if all := outputOf(tr.stdout, v.test); len(all) > len(own) {
+		own = all // it printed more before it died than the worker read
+	}
+	row.Output = own + trimWorkerFrames(output(noStdout), p.pkg.ImportPath)
 	if v.reason != "" {
 		row.Error = ptr(v.reason + "; " + describe(out))
 	}
@@ -338,6 +347,10 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	})
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	if out.Class != sandbox.ClassSuccess {
+		tr.stdout = readTail(testLog+".stdout", maxStdoutTail)
+	}
+	os.Remove(testLog + ".stdout")
 	tr.withheld = map[string][]string{}
 	for test, read := range readTestLog(testLog) {
 		tr.withheld[test] = withheld(read, s.cfg.Env, os.LookupEnv)
@@ -511,4 +524,88 @@ func firstOutputLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// maxStdoutTail bounds how much of a dead child's output stream is read.
+const maxStdoutTail = 1 << 20
+
+// readTail returns the last n bytes of a file, from the start of a line;
+// "" when there is no such file.
+func readTail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(0, fi.Size()-n)
+	b := make([]byte, fi.Size()-off)
+	k, _ := f.ReadAt(b, off)
+	b = b[:k]
+	if off > 0 {
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// frameMarker starts testing's own lines in its framed verbose mode
+// (-test.v=test2json), as in the worker.
+const frameMarker = "\x16"
+
+// outputOf reads top's output, its subtests' included, from testing's
+// framed stream as the worker does (worker/tests.go testStream): a framed
+// line names the test later lines belong to; a subtest's result line is
+// kept, as go test -v prints it.
+func outputOf(stream, top string) string {
+	if stream == "" {
+		return ""
+	}
+	o := &testOutput{}
+	cur := ""
+	for _, line := range strings.SplitAfter(stream, "\n") {
+		// A marker inside a line starts a line of its own.
+		for _, part := range splitMarkers(line) {
+			text, framed := strings.CutPrefix(part, frameMarker)
+			if !framed {
+				if part != "" && topName(cur) == top {
+					o.add(top, cur, strings.TrimSuffix(part, "\n")+"\n")
+				}
+				continue
+			}
+			text = strings.TrimLeft(strings.TrimRight(text, "\n"), " ")
+			for _, f := range []string{"=== RUN   ", "=== PAUSE ", "=== CONT  ", "=== NAME  ", "--- PASS: ", "--- FAIL: ", "--- SKIP: "} {
+				rest, ok := strings.CutPrefix(text, f)
+				if !ok {
+					continue
+				}
+				name, _, _ := strings.Cut(strings.TrimSpace(rest), " (")
+				cur = name
+				if strings.HasPrefix(f, "--- ") && name != top && topName(name) == top {
+					o.add(top, name, text+"\n")
+				}
+				break
+			}
+		}
+	}
+	return o.String()
+}
+
+// splitMarkers cuts a line before every frame marker that does not start
+// it.
+func splitMarkers(line string) []string {
+	var parts []string
+	for {
+		i := strings.Index(line[min(1, len(line)):], frameMarker)
+		if i < 0 {
+			return append(parts, line)
+		}
+		i++
+		parts = append(parts, line[:i])
+		line = line[i:]
+	}
 }

@@ -434,3 +434,22 @@ func TestTestPackageCanceledChargesNoTest(t *testing.T) {
 	assert.NotContains(t, rows, "TestD", "nothing starts after the cancel")
 	assert.Len(t, cs.reqs, 1)
 }
+
+func TestOutputOf(t *testing.T) {
+	// testing's framed stream as the worker's file capture holds it when
+	// the process died: TestA passed, TestB printed and exited, with a
+	// partial line and a subtest.
+	stream := "\x16=== RUN   TestA\nfrom A\n\x16--- PASS: TestA (0.00s)\n" +
+		"\x16=== RUN   TestB\n\x16benchsup-sync 3\nfrom B\n\x16=== RUN   TestB/sub\n    b_test.go:4: sub log\n" +
+		"\x16    --- PASS: TestB/sub (0.00s)\npartial\x16=== NAME  TestB\nlast words\n"
+	want := "from B\n=== NAME  TestB/sub\n    b_test.go:4: sub log\n--- PASS: TestB/sub (0.00s)\npartial\n=== NAME  TestB\nlast words\n"
+	assert.Equal(t, want, outputOf(stream, "TestB"))
+	assert.Equal(t, "from A\n", outputOf(stream, "TestA"))
+	assert.Empty(t, outputOf("", "TestB"))
+
+	path := filepath.Join(t.TempDir(), "stdout")
+	require.NoError(t, os.WriteFile(path, []byte("first line\nsecond line\nthird\n"), 0o644))
+	assert.Equal(t, "third\n", readTail(path, 8), "the tail starts at a line")
+	assert.Equal(t, "first line\nsecond line\nthird\n", readTail(path, 1<<20))
+	assert.Empty(t, readTail(filepath.Join(t.TempDir(), "none"), 10))
+}

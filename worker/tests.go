@@ -1,8 +1,11 @@
 package worker
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +52,13 @@ func (w *session) runTests() error {
 		return err
 	}
 	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
-	err := captureStdout(func() {
+	capture := captureStdout
+	if path := testOutputPath(); path != "" {
+		capture = func(f func(), line func(string, bool) bool) error {
+			return captureToFile(path, st.kick, f, line)
+		}
+	}
+	err := capture(func() {
 		// testing writes its frames to the os.Stdout of this moment (the
 		// capture pipe), whatever the code under test does to os.Stdout
 		// later; the sync marks go to the same pipe.
@@ -127,6 +136,10 @@ func (st *testStream) sync() {
 	if _, err := fmt.Fprintf(pipe, "%c%s%d\n", frameMarker, syncPrefix, seq); err != nil {
 		return
 	}
+	select {
+	case st.kick <- struct{}{}:
+	default:
+	}
 	t := time.NewTimer(syncTimeout)
 	defer t.Stop()
 	select {
@@ -144,6 +157,8 @@ const maxTestOutput = protocol.MaxTextLen
 // (0.01s)"), anything else is output of the test the last frame named.
 type testStream struct {
 	emit func(protocol.TestEvent)
+
+	kick chan struct{} // wakes a file capture's reader (captureToFile)
 
 	mu      sync.Mutex
 	pipe    *os.File
@@ -169,7 +184,7 @@ type topOutput struct {
 }
 
 func newTestStream(emit func(protocol.TestEvent)) *testStream {
-	return &testStream{emit: emit, waiting: map[int]chan struct{}{},
+	return &testStream{emit: emit, kick: make(chan struct{}, 1), waiting: map[int]chan struct{}{},
 		tests: map[string]*streamTest{}, tops: map[string]*topOutput{}}
 }
 
@@ -304,4 +319,96 @@ func (st *testStream) close() {
 func topName(name string) string {
 	top, _, _ := strings.Cut(name, "/")
 	return top
+}
+
+// testOutputPath is the file the tests' stdout goes to: the supervisor's
+// test log path (-test.testlogfile, a name starting with testLogName) with
+// ".stdout" added, or "" when the supervisor passed none (go test passes
+// its own to cache results).
+func testOutputPath() string {
+	f := flag.Lookup("test.testlogfile")
+	if f == nil || !strings.HasPrefix(filepath.Base(f.Value.String()), testLogName) {
+		return ""
+	}
+	return f.Value.String() + ".stdout"
+}
+
+// testLogName starts the name of the supervisor's test log files
+// (supervisor/testenv.go).
+const testLogName = "benchsup-testlog-"
+
+// captureToFile is captureStdout with a file in place of the pipe: what
+// the code under test and testing write reaches the file at once, so when
+// the process dies (os.Exit, a fatal error, a signal) before the reader
+// read it, the supervisor still finds it there; from a pipe inside this
+// process it would be lost. The reader follows the file as it grows:
+// woken by kick (a sync mark was written) or, without one, within 10 ms.
+func captureToFile(path string, kick <-chan struct{}, f func(), line func(s string, framed bool) (forward bool)) error {
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		w.Close()
+		return err
+	}
+	defer r.Close()
+	orig := os.Stdout
+	t := &tailReader{f: r, kick: kick, stop: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		splitFramed(t, func(raw []byte, parsed bool) {
+			if !parsed {
+				orig.Write(raw)
+				return
+			}
+			if s, framed := cutFrame(raw); line(s, framed) {
+				orig.Write(raw)
+			}
+		})
+	}()
+	os.Stdout = w
+	defer func() {
+		os.Stdout = orig
+		w.Close()
+		close(t.stop)
+		<-done
+	}()
+	f()
+	return nil
+}
+
+// tailReader reads a file as it grows, until stop is closed; then to its
+// end.
+type tailReader struct {
+	f    *os.File
+	kick <-chan struct{}
+	stop chan struct{}
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	wait := time.Millisecond
+	for {
+		n, err := t.f.Read(p)
+		if n > 0 || (err != nil && err != io.EOF) {
+			return n, err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-t.stop:
+			timer.Stop()
+			n, err := t.f.Read(p)
+			if n == 0 && err == nil {
+				err = io.EOF
+			}
+			return n, err
+		case <-t.kick:
+			wait = time.Millisecond
+		case <-timer.C:
+			wait = min(2*wait, 10*time.Millisecond)
+		}
+		timer.Stop()
+	}
 }

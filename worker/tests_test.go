@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,4 +209,47 @@ func fixLine(s []string) []string {
 		}
 	}
 	return s
+}
+
+// TestCaptureToFile: what is written reaches the file at once (a process
+// that dies before the reader read it leaves it there for the supervisor),
+// the reader follows the file as it grows, with or without a kick, and
+// hands on every line, framed or not, in order, before the capture returns.
+func TestCaptureToFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.stdout")
+	kick := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var got []string
+	seen := func(want string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(got, want)
+	}
+	err := captureToFile(path, kick, func() {
+		fmt.Println("printed")
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, "printed\n", string(b), "in the file as soon as written")
+		fmt.Printf("%c=== RUN   TestX\n", frameMarker)
+		kick <- struct{}{}
+		// No kick: the reader polls.
+		fmt.Print("partial ")
+		fmt.Println("line")
+		deadline := time.Now().Add(5 * time.Second)
+		for !seen("partial line") && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		assert.True(t, seen("partial line"), "the reader follows the file without a kick")
+		fmt.Print("last, without a newline")
+	}, func(s string, framed bool) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if framed {
+			s = "framed: " + s
+		}
+		got = append(got, s)
+		return false
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"printed", "framed: === RUN   TestX", "partial line", "last, without a newline"}, got)
 }
