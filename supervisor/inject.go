@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -153,6 +154,21 @@ func (in *injector) inject(mod *goModule, toolchain, modcache string) (string, e
 	}
 	in.workers[mod.Dir] = prefix + "/worker"
 	return prefix + "/worker", nil
+}
+
+// ofWorker reports whether importPath is one of benchsup's packages the
+// worker is made of.
+func (in *injector) ofWorker(importPath string) bool {
+	rel, ok := strings.CutPrefix(importPath, benchsupModule+"/")
+	if !ok {
+		return false
+	}
+	for f := range in.files {
+		if path.Dir(f) == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // importPaths returns the import paths of the injected workers, sorted.

@@ -288,3 +288,22 @@ func TestListingModules(t *testing.T) {
 	assert.Equal(t, report.BuildFacts{GoLine: "1.12", BuildList: hashLines(l.modules(root)), Modules: 3, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}, f)
 	assert.Nil(t, l.modules(&goPackage{ImportPath: "m/none"}), "no test binary, no modules")
 }
+
+// The packages the worker is made of get an injected copy when tested in
+// benchsup's own module: through the module's own worker, their tests
+// would import themselves.
+func TestOfWorker(t *testing.T) {
+	in, err := newInjector(t.TempDir(), "v0.0.0")
+	require.NoError(t, err)
+	for path, want := range map[string]bool{
+		benchsupModule + "/worker":         true,
+		benchsupModule + "/protocol":       true,
+		benchsupModule + "/internal/stats": true,
+		benchsupModule + "/internal/hooks": true,
+		benchsupModule + "/measure":        false,
+		benchsupModule + "/supervisor":     false,
+		"example.com/m/worker":             false,
+	} {
+		assert.Equal(t, want, in.ofWorker(path), path)
+	}
+}

@@ -262,9 +262,11 @@ func (s *supervisor) packageOrder(rows []report.Row) {
 // the worker's import path. A test binary that already links benchsup
 // (the module uses the measure API, or is benchsup) uses that version's
 // worker, so the two agree on the hooks between them; any other gets a
-// copy injected into its module.
+// copy injected into its module, and so do the packages the worker is
+// made of (benchsup's own worker, protocol, ...), whose tests would
+// otherwise import themselves through it.
 func (s *supervisor) workerFor(p *pkgPlan) (string, error) {
-	if m := p.pkg.Module; m != nil && (m.Path == benchsupModule || s.plain.links(p.pkg, benchsupModule)) {
+	if m := p.pkg.Module; m != nil && (m.Path == benchsupModule || s.plain.links(p.pkg, benchsupModule)) && !s.inj.ofWorker(p.pkg.ImportPath) {
 		p.route = routeModule
 		return benchsupModule + "/worker", nil
 	}

@@ -20,46 +20,50 @@ func RegisterExample(name string, f func(), output string, unordered bool) {
 	registry.examples++
 }
 
-// exampleTest runs an example as testing's runExample does: it captures
-// what the example writes to os.Stdout and compares it, trimmed of
-// surrounding space (line by line sorted for an unordered one), with the
-// output comment. A mismatch prints go test's "got:/want:" block as the
-// test's output. An example that panics has what it printed so far
-// written out before the panic goes on, so the crash report keeps it.
+// exampleTest is an example as a test: a mismatch prints go test's
+// "got:/want:" block as the test's output and fails it.
 func exampleTest(f func(), output string, unordered bool) func(*testing.T) {
 	return func(t *testing.T) {
-		stdout := os.Stdout
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatalf("benchsup worker: capturing the example's output: %v", err)
+		if msg := runExample(f, output, unordered); msg != "" {
+			fmt.Print(msg)
+			t.Fail()
 		}
-		os.Stdout = w
-		outC := make(chan string)
-		go func() {
-			var buf strings.Builder
-			io.Copy(&buf, r)
-			r.Close()
-			outC <- buf.String()
-		}()
-		finished := false
-		defer func() {
-			w.Close()
-			os.Stdout = stdout
-			got := <-outC
-			if !finished {
-				// Panicking or runtime.Goexit: testing reports it; keep
-				// what the example printed before.
-				fmt.Fprint(stdout, got)
-				return
-			}
-			if msg := exampleMismatch(got, output, unordered); msg != "" {
-				fmt.Fprint(stdout, msg)
-				t.Fail()
-			}
-		}()
-		f()
-		finished = true
 	}
+}
+
+// runExample runs f as testing's runExample does: it captures what f
+// writes to os.Stdout and returns exampleMismatch's message for it, or ""
+// when it matches. When f panics (or calls runtime.Goexit), what it
+// printed so far is written out before the panic goes on, so that the
+// crash report keeps it.
+func runExample(f func(), output string, unordered bool) (msg string) {
+	stdout := os.Stdout
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Sprintf("benchsup worker: capturing the example's output: %v\n", err)
+	}
+	os.Stdout = w
+	outC := make(chan string)
+	go func() {
+		var buf strings.Builder
+		io.Copy(&buf, r)
+		r.Close()
+		outC <- buf.String()
+	}()
+	finished := false
+	defer func() {
+		w.Close()
+		os.Stdout = stdout
+		got := <-outC
+		if !finished {
+			fmt.Fprint(stdout, got)
+			return
+		}
+		msg = exampleMismatch(got, output, unordered)
+	}()
+	f()
+	finished = true
+	return ""
 }
 
 // exampleMismatch is testing's check of an example's output: "" when got

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -57,29 +59,46 @@ func TestRegisterExampleOrder(t *testing.T) {
 	}
 }
 
-// An example runs as a test: its output checked, a mismatch a failure
-// whose output is go test's got/want block.
-func TestExampleAsTest(t *testing.T) {
+// An example's output is captured and checked; one that panics has what
+// it printed written out, and the panic goes on.
+func TestRunExample(t *testing.T) {
 	tests := []struct {
-		name   string
-		f      func()
-		output string
-		fail   bool
+		name    string
+		f       func()
+		output  string
+		msg     string
+		printed string // to the real stdout
+		panics  bool
 	}{
-		{"pass", func() { fmt.Println("hello") }, "hello\n", false},
-		{"mismatch", func() { fmt.Println("hi") }, "bye\n", true},
+		{"pass", func() { fmt.Println("hello") }, "hello\n", "", "", false},
+		{"mismatch", func() { fmt.Println("hi") }, "bye\n", "got:\nhi\nwant:\nbye\n", "", false},
+		{"panic", func() { fmt.Println("before"); panic("boom") }, "before\n", "", "before\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// The inner run selects by this test's -test.run otherwise.
-			var fs flagState
-			defer fs.restore()
-			if err := fs.set("test.run", ""); err != nil {
+			r, w, err := os.Pipe()
+			if err != nil {
 				t.Fatal(err)
 			}
-			ok := testing.RunTests(matchString, []testing.InternalTest{{Name: "Example", F: exampleTest(tt.f, tt.output, false)}})
-			if ok == tt.fail {
-				t.Errorf("example passed = %v, want %v", ok, !tt.fail)
+			saved := os.Stdout
+			os.Stdout = w
+			var msg string
+			var recovered any
+			func() {
+				defer func() { recovered = recover() }()
+				msg = runExample(tt.f, tt.output, false)
+			}()
+			os.Stdout = saved
+			w.Close()
+			printed, _ := io.ReadAll(r)
+			if msg != tt.msg {
+				t.Errorf("message %q, want %q", msg, tt.msg)
+			}
+			if string(printed) != tt.printed {
+				t.Errorf("printed %q, want %q", printed, tt.printed)
+			}
+			if (recovered != nil) != tt.panics {
+				t.Errorf("panic %v, want one: %v", recovered, tt.panics)
 			}
 		})
 	}
