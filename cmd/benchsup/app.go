@@ -248,7 +248,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	cfg.PerfBatch = c.Int64("perf-batch")
 	cfg.PerfScaled = c.Bool("perf-scaled")
 	cfg.Against = c.StringSlice("against")
-	if len(cfg.Against) > 0 && !c.IsSet("repetitions") {
+	if len(cfg.Against) > 0 && !c.IsSet("repetitions") && !c.IsSet("count") {
 		cfg.Repetitions = supervisor.DefaultPairs
 	}
 	var failOn string
