@@ -56,6 +56,9 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 		sub.buildAll(ctx, plans)
 		r := &revision{tree: tree, plans: plans}
 		for _, row := range planRows {
+			if row.Outcome == report.OutcomeSkipped {
+				continue // a package with nothing to run: the working tree's row says so
+			}
 			row.Build = r.label()
 			rows = append(rows, row)
 		}
