@@ -357,6 +357,9 @@ func (in *injector) writeOverlay(goflags, runDir string) (string, error) {
 		h.Write(content)
 	}
 	in.digest = hex.EncodeToString(h.Sum(nil))
+	if err := os.MkdirAll(in.dir, 0o755); err != nil { // nothing generated yet when no package has tests
+		return "", err
+	}
 	p := filepath.Join(in.dir, "overlay.json")
 	return p, os.WriteFile(p, data, 0o644)
 }
