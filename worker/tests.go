@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -54,8 +55,9 @@ func (w *session) runTests() error {
 	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
 	capture := captureStdout
 	if path := testOutputPath(); path != "" {
+		st.batch = true
 		capture = func(f func(), line func(string, bool) bool) error {
-			return captureToFile(path, st.kick, f, line)
+			return captureToFile(path, st.kick, st.flush, f, line)
 		}
 	}
 	err := capture(func() {
@@ -169,6 +171,27 @@ type testStream struct {
 	cur   string // the test the last frame named: unframed lines are its output
 	tests map[string]*streamTest
 	tops  map[string]*topOutput
+
+	// batch joins a test's consecutive output lines into one event, sent
+	// before the next frame, when the reader caught up with the writers,
+	// or at maxBatch: a test that logs much costs one message per batch,
+	// not per line. Only with a file capture, where what a dead process
+	// wrote and the worker had not sent is still found.
+	batch    bool
+	pend     strings.Builder
+	pendTest string
+}
+
+// maxBatch bounds the output one batched event carries.
+const maxBatch = 16 << 10
+
+// flush sends the batched output.
+func (st *testStream) flush() {
+	if st.pend.Len() == 0 {
+		return
+	}
+	st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: protocol.TruncateText(st.pendTest, protocol.MaxNameLen), Output: st.pend.String()})
+	st.pend.Reset()
 }
 
 // streamTest is what the stream knows of one test.
@@ -213,6 +236,7 @@ func (st *testStream) line(s string, framed bool) (forward bool) {
 		st.output(s + "\n")
 		return true
 	}
+	st.flush() // what came before the frame goes first
 	if rest, ok := strings.CutPrefix(s, syncPrefix); ok {
 		seq, _ := strconv.Atoi(rest)
 		st.mu.Lock()
@@ -300,12 +324,21 @@ func (st *testStream) output(s string) {
 		s = protocol.TruncateText(s, room)
 	}
 	top.sent += len(s)
-	st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: protocol.TruncateText(st.cur, protocol.MaxNameLen), Output: s})
+	if !st.batch {
+		st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: protocol.TruncateText(st.cur, protocol.MaxNameLen), Output: s})
+		return
+	}
+	if st.pendTest != st.cur || st.pend.Len()+len(s) > maxBatch {
+		st.flush()
+		st.pendTest = st.cur
+	}
+	st.pend.WriteString(s)
 }
 
 // close releases any sync still waiting: the reader saw the end of the
 // output.
 func (st *testStream) close() {
+	st.flush()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.closed = true
@@ -343,7 +376,10 @@ const testLogName = "benchsup-testlog-"
 // read it, the supervisor still finds it there; from a pipe inside this
 // process it would be lost. The reader follows the file as it grows:
 // woken by kick (a sync mark was written) or, without one, within 10 ms.
-func captureToFile(path string, kick <-chan struct{}, f func(), line func(s string, framed bool) (forward bool)) error {
+//
+// idle is called on the reader's goroutine whenever it has read all there
+// is for now.
+func captureToFile(path string, kick <-chan struct{}, idle func(), f func(), line func(s string, framed bool) (forward bool)) error {
 	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
@@ -355,17 +391,26 @@ func captureToFile(path string, kick <-chan struct{}, f func(), line func(s stri
 	}
 	defer r.Close()
 	orig := os.Stdout
-	t := &tailReader{f: r, kick: kick, stop: make(chan struct{})}
+	// What is forwarded to the real stdout goes in writes as large as the
+	// reader's batches.
+	fwd := bufio.NewWriterSize(orig, maxBatch)
+	t := &tailReader{f: r, kick: kick, stop: make(chan struct{}), idle: func() {
+		fwd.Flush()
+		if idle != nil {
+			idle()
+		}
+	}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer fwd.Flush()
 		splitFramed(t, func(raw []byte, parsed bool) {
 			if !parsed {
-				orig.Write(raw)
+				fwd.Write(raw)
 				return
 			}
 			if s, framed := cutFrame(raw); line(s, framed) {
-				orig.Write(raw)
+				fwd.Write(raw)
 			}
 		})
 	}()
@@ -385,6 +430,7 @@ func captureToFile(path string, kick <-chan struct{}, f func(), line func(s stri
 type tailReader struct {
 	f    *os.File
 	kick <-chan struct{}
+	idle func()
 	stop chan struct{}
 }
 
@@ -394,6 +440,9 @@ func (t *tailReader) Read(p []byte) (int, error) {
 		n, err := t.f.Read(p)
 		if n > 0 || (err != nil && err != io.EOF) {
 			return n, err
+		}
+		if t.idle != nil {
+			t.idle()
 		}
 		timer := time.NewTimer(wait)
 		select {

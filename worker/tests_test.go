@@ -225,7 +225,7 @@ func TestCaptureToFile(t *testing.T) {
 		defer mu.Unlock()
 		return slices.Contains(got, want)
 	}
-	err := captureToFile(path, kick, func() {
+	err := captureToFile(path, kick, nil, func() {
 		fmt.Println("printed")
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -252,4 +252,42 @@ func TestCaptureToFile(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"printed", "framed: === RUN   TestX", "partial line", "last, without a newline"}, got)
+}
+
+// TestTestStreamBatchesOutput: with batching, a test's consecutive lines
+// are one event, sent before the next frame, before another test's
+// output, at maxBatch, when the reader is idle, and at close; the text and
+// its attribution are the same as without.
+func TestTestStreamBatchesOutput(t *testing.T) {
+	const m = "\x16"
+	in := m + "=== RUN   TestA\n" + "one\n" + "two\n" +
+		m + "=== RUN   TestA/sub\n" + "    a_test.go:3: sub logs\n" + "    a_test.go:4: again\n" +
+		m + "=== NAME  TestA\n" + "three\n"
+	var evs []protocol.TestEvent
+	st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+	st.batch = true
+	feed(st, []byte(in))
+	assert.Equal(t, []string{"run TestA", "output TestA: one\ntwo", "run TestA/sub",
+		"output TestA/sub: a_test.go:3: sub logs\n    a_test.go:4: again"}, summary(evs),
+		"held until the next frame, or idle, or close")
+	st.flush() // the reader is idle
+	feed(st, []byte("four\n"))
+	st.close()
+	assert.Equal(t, []string{"run TestA", "output TestA: one\ntwo", "run TestA/sub",
+		"output TestA/sub: a_test.go:3: sub logs\n    a_test.go:4: again",
+		"output TestA: three", "output TestA: four"}, summary(evs))
+
+	evs = nil
+	st = newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+	st.batch = true
+	line := strings.Repeat("x", 999) + "\n"
+	feed(st, []byte(m+"=== RUN   TestBig\n"+strings.Repeat(line, 40)))
+	st.close()
+	total := 0
+	for _, e := range evs[1:] {
+		assert.LessOrEqual(t, len(e.Output), maxBatch)
+		total += len(e.Output)
+	}
+	assert.Equal(t, 40*1000, total)
+	assert.Greater(t, len(evs), 2, "split at maxBatch")
 }
