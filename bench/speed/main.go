@@ -2,7 +2,7 @@
 // `go test -count=1` on a warm cache, and prints the table the README
 // quotes ("Test mode").
 //
-//	go run ./bench/speed                 # the demo and a generated 24-package module, 7 runs each
+//	go run ./bench/speed                 # the demo, a generated 24-package module and a chatty package, 7 runs each
 //	go run ./bench/speed -runs=11 -packages=40
 //
 // For each module both commands first run once (warming the build cache
@@ -68,7 +68,15 @@ func run(dir, bin string, runs, packages, tests int, out io.Writer) error {
 	if err := generate(gen, packages, tests); err != nil {
 		return err
 	}
-	mods := []module{{"demo", filepath.Join(src, "demo"), 1}, {fmt.Sprintf("generated (%d packages)", packages), gen, packages}}
+	chatty := filepath.Join(dir, "chatty")
+	if err := generateChatty(chatty, 500, 100); err != nil {
+		return err
+	}
+	mods := []module{
+		{"demo", filepath.Join(src, "demo"), 1},
+		{fmt.Sprintf("generated (%d packages)", packages), gen, packages},
+		{"chatty (500 tests × 100 t.Log lines)", chatty, 1},
+	}
 
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "module\tcommand\twall\tCPU\twall ratio\tCPU ratio\t\n")
@@ -174,6 +182,24 @@ func Words(s string) int { return len(strings.Fields(s)) }
 		}
 		files[name+"/code_test.go"] = b.String()
 	}
+	return writeFiles(dir, files)
+}
+
+// generateChatty writes a module of one package whose tests each log
+// lines lines: the cost of carrying test output.
+func generateChatty(dir string, tests, lines int) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("package chatty\n\nimport \"testing\"\n\n")
+	for t := 0; t < tests; t++ {
+		fmt.Fprintf(&b, "func Test%d(t *testing.T) {\n\tfor i := 0; i < %d; i++ {\n\t\tt.Log(\"line\", i)\n\t}\n}\n\n", t, lines)
+	}
+	return writeFiles(dir, map[string]string{"go.mod": "module example.com/chatty\n\ngo 1.22\n", "chatty_test.go": b.String()})
+}
+
+func writeFiles(dir string, files map[string]string) error {
 	for name, content := range files {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
