@@ -154,6 +154,15 @@ func commonFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "env-set", Usage: "set `NAME=VALUE` in the children (repeatable)"},
 		&cli.StringSliceFlag{Name: "env-remove", Usage: "remove `NAME` from the children's environment (repeatable)"},
 		&cli.BoolFlag{Name: "env-inherit", Usage: "give the children this whole environment instead of the strict one"},
+		// Build flags, passed to every go command of the build as go test passes them.
+		&cli.StringFlag{Name: "tags", Usage: "build tags, as go test -tags"},
+		&cli.BoolFlag{Name: "race", Usage: "build with the race detector, as go test -race"},
+		&cli.BoolFlag{Name: "cover", Usage: "build with coverage instrumentation, as go test -cover"},
+		&cli.StringFlag{Name: "coverprofile", Usage: "write the coverage of every child, merged, to `FILE`, as go test -coverprofile"},
+		&cli.StringFlag{Name: "gcflags", Usage: "compiler flags, as go test -gcflags"},
+		&cli.StringFlag{Name: "ldflags", Usage: "linker flags, as go test -ldflags"},
+		&cli.BoolFlag{Name: "trimpath", Usage: "remove file system paths from the binaries, as go test -trimpath"},
+		&cli.StringFlag{Name: "mod", Usage: "module download mode (readonly, vendor or mod), as go test -mod"},
 	}
 }
 
@@ -207,6 +216,17 @@ func config(c *cli.Context) (supervisor.Config, error) {
 			Remove:  c.StringSlice("env-remove"),
 		},
 	}
+	for _, f := range []string{"tags", "gcflags", "ldflags", "mod"} {
+		if c.IsSet(f) {
+			cfg.BuildFlags = append(cfg.BuildFlags, "-"+f+"="+c.String(f))
+		}
+	}
+	for _, f := range []string{"race", "cover", "trimpath"} {
+		if c.Bool(f) {
+			cfg.BuildFlags = append(cfg.BuildFlags, "-"+f)
+		}
+	}
+	cfg.CoverProfile = c.String("coverprofile")
 	if c.IsSet("bench") {
 		cfg.Mode = supervisor.ModeBench
 		if cfg.Bench == "" {
