@@ -114,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	// that each measured build is go test's.
 	measured := s.listMeasured(ctx, plans) // in parallel with the builds
 	s.buildAll(ctx, plans)
+	if s.cfg.Mode == ModeTest {
+		s.checkUntested(ctx, rows)
+	}
 	doc.Meta.Provenance = s.provenance(plans, measured)
 	for _, p := range plans {
 		for _, b := range p.builds {
@@ -346,6 +349,34 @@ func (e *buildFailure) Error() string { return strings.TrimSuffix(e.msg+"\n"+e.r
 
 // maxCompilerLines bounds the compiler output a build failure keeps.
 const maxCompilerLines = 20
+
+// checkUntested compiles the packages without test files, as go test does
+// before it prints "? pkg [no test files]": one that does not compile is a
+// build failure there, with the compiler's lines, not a skipped row. The
+// builds are cached by the go command and run in parallel with nothing
+// written (-o to the null device). Test mode only: a benchmark run builds
+// only packages with benchmarks to run.
+func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
+	var idx []int
+	for i, r := range rows {
+		if r.Kind == report.KindPackage && r.Build == "" && r.Skipped != nil && *r.Skipped == report.NoTestFiles {
+			idx = append(idx, i)
+		}
+	}
+	parallel(s.cfg.Parallel, len(idx), func(k int) {
+		r := &rows[idx[k]]
+		args := slices.Concat([]string{"build", "-o", os.DevNull}, s.buildFlags(), []string{r.Package})
+		out, err := s.goCmd(ctx, args...).CombinedOutput()
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		bf := describeBuildFailure(string(out), "", r.Package)
+		if strings.TrimSpace(string(out)) == "" {
+			bf = &buildFailure{msg: "go build: " + err.Error()}
+		}
+		*r = packageRow(r.Package, report.OutcomeBuildFailure, bf.msg, bf.rest)
+	})
+}
 
 // describeBuildFailure says whose code failed to build: the package's
 // own (the compiler's first lines, as go test shows them), benchsup's
