@@ -1009,7 +1009,9 @@ func describe(out sandbox.Outcome) string {
 		case errors.As(out.Err, &ioe):
 			msg = "benchsup's own side of the child failed (" + ioe.Op + "): " + ioe.Err.Error()
 		case errors.As(out.Err, &te) && te.Phase == sandbox.PhaseStartup:
-			msg = fmt.Sprintf("startup timeout: the child had not started benchsup's worker after %v (--startup-timeout): "+
+			// Test mode has no startup deadline of its own: --timeout
+			// bounds the child's start there.
+			msg = fmt.Sprintf("startup timeout: the child had not started benchsup's worker after %v (--startup-timeout with --bench; --timeout in test mode): "+
 				"it was still in the package's initialization or its TestMain", te.Limit)
 		case errors.As(out.Err, &te):
 			msg = fmt.Sprintf("execution timeout: the child was still running after %v (--timeout bounds each child)", te.Limit)

@@ -479,7 +479,7 @@ func TestDescribeNamesTheCause(t *testing.T) {
 			Stderr: sandbox.Capture{Tail: []byte("panic: init failed\n\ngoroutine 1 [running]:\n")}},
 			[]string{"child exited with status 1 before benchsup's worker started (in the package's initialization or its TestMain): panic: init failed"}},
 		{"startup timeout", sandbox.Outcome{Class: sandbox.ClassStartupTimeout, Err: &sandbox.TimeoutError{Phase: sandbox.PhaseStartup, Limit: 10 * time.Second}},
-			[]string{"startup timeout: the child had not started benchsup's worker after 10s (--startup-timeout): it was still in the package's initialization or its TestMain"}},
+			[]string{"startup timeout: the child had not started benchsup's worker after 10s (--startup-timeout with --bench; --timeout in test mode): it was still in the package's initialization or its TestMain"}},
 		{"execution timeout", sandbox.Outcome{Class: sandbox.ClassExecTimeout, Err: &sandbox.TimeoutError{Phase: sandbox.PhaseExecution, Limit: 20 * time.Second}},
 			[]string{"execution timeout: the child was still running after 20s (--timeout bounds each child)"}},
 		{"canceled", sandbox.Outcome{Class: sandbox.ClassCanceled, Err: fmt.Errorf("%w: %w", sandbox.ErrCanceled, context.Canceled)},

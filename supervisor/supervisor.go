@@ -351,21 +351,29 @@ func (e *buildFailure) Error() string { return strings.TrimSuffix(e.msg+"\n"+e.r
 const maxCompilerLines = 20
 
 // checkUntested compiles the packages without test files, as go test does
-// before it prints "? pkg [no test files]": one that does not compile is a
-// build failure there, with the compiler's lines, not a skipped row. The
+// before it prints "? pkg [no test files]", and the test binaries of those
+// with nothing to run ("[no tests to run]"): one that does not compile is
+// a build failure there, with the compiler's lines, not a skipped row. The
 // builds are cached by the go command and run in parallel with nothing
 // written (-o to the null device). Test mode only: a benchmark run builds
 // only packages with benchmarks to run.
 func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
 	var idx []int
 	for i, r := range rows {
-		if r.Kind == report.KindPackage && r.Build == "" && r.Skipped != nil && *r.Skipped == report.NoTestFiles {
+		if r.Kind == report.KindPackage && r.Build == "" && r.Skipped != nil &&
+			(*r.Skipped == report.NoTestFiles || *r.Skipped == report.NoTestsToRun) {
 			idx = append(idx, i)
 		}
 	}
 	parallel(s.cfg.Parallel, len(idx), func(k int) {
 		r := &rows[idx[k]]
-		args := slices.Concat([]string{"build", "-o", os.DevNull}, s.buildFlags(), []string{r.Package})
+		// A package with test files but nothing to run has its test
+		// binary compiled (go test builds it, then runs nothing).
+		args := []string{"build", "-o", os.DevNull}
+		if *r.Skipped == report.NoTestsToRun {
+			args = []string{"test", "-c", "-vet=off", "-o", os.DevNull}
+		}
+		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
 		out, err := s.goCmd(ctx, args...).CombinedOutput()
 		if err == nil || ctx.Err() != nil {
 			return
