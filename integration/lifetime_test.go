@@ -231,9 +231,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	var left []string
-	for {
-		left = left[:0]
+	left := leftAfter(killed, func() (left []string) {
 		for _, n := range names {
 			if n == "daemon-noenv" && !contained {
 				continue
@@ -247,12 +245,8 @@ func killSupervisor(t *testing.T, wrap []string) {
 				left = append(left, "the cgroup "+cg)
 			}
 		}
-		left = append(left, scratchDirs(tmp)...)
-		if len(left) == 0 || time.Since(killed) > 2*time.Second {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return append(left, scratchDirs(tmp)...)
+	})
 	if len(left) > 0 {
 		t.Errorf("2 s after benchsup was killed, still there: %s", strings.Join(left, ", "))
 	} else {
@@ -415,23 +409,29 @@ func TestSupervisorKilledWhileBuilding(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	var left []string
-	for {
-		left = left[:0]
+	left := leftAfter(killed, func() (left []string) {
 		for _, f := range files {
 			if p := readPid(t, pids, filepath.Base(f)); !dead(p) {
 				left = append(left, fmt.Sprintf("%s (pid %d)", filepath.Base(f), p))
 			}
 		}
-		left = append(left, scratchDirs(tmp)...)
-		if len(left) == 0 || time.Since(killed) > 2*time.Second {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return append(left, scratchDirs(tmp)...)
+	})
 	if len(left) > 0 {
 		t.Errorf("2 s after benchsup was killed during the build, still there: %s", strings.Join(left, ", "))
 	} else {
 		t.Logf("%d build processes gone %v after the SIGKILL", len(files), time.Since(killed).Round(time.Millisecond))
+	}
+}
+
+// leftAfter polls still until it finds nothing left or 2 s have passed
+// since killed, and returns what it found last.
+func leftAfter(killed time.Time, still func() []string) []string {
+	for {
+		left := still()
+		if len(left) == 0 || time.Since(killed) > 2*time.Second {
+			return left
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,7 +38,7 @@ func WriteComparisonTable(w io.Writer, c Comparison) error {
 
 	var metrics []string
 	for _, r := range c.Rows {
-		if !containsString(metrics, r.Metric) {
+		if !slices.Contains(metrics, r.Metric) {
 			metrics = append(metrics, r.Metric)
 		}
 	}
@@ -93,15 +94,6 @@ func sideLabel(s ComparedRun) string {
 
 func trimPercent(p float64) string {
 	return strconv.FormatFloat(roundSignificant(p, 4), 'f', -1, 64) + "%"
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writeMetricSection writes one metric's rows and its geomean.

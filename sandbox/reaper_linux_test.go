@@ -221,17 +221,7 @@ func TestReaperProcess(t *testing.T) {
 func TestKillByEnv(t *testing.T) {
 	token := fmt.Sprintf("test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	start := func(env ...string) *exec.Cmd {
-		cmd := exec.Command("sleep", "300")
-		cmd.Env = env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outside every group
-		if err := cmd.Start(); err != nil {
-			t.Skipf("cannot run sleep: %v", err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-		})
-		return cmd
+		return sleeper(t, &syscall.SysProcAttr{Setsid: true}, env...) // outside every group
 	}
 	first := start(EnvRun+"="+token, "A=1")
 	last := start("A=1", EnvRun+"="+token)

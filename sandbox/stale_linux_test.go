@@ -223,11 +223,13 @@ func testCgroupParent(t *testing.T) string {
 	return parent
 }
 
-// sleeper starts a process that runs until killed and is reaped by the test.
-func sleeper(t *testing.T, sys *syscall.SysProcAttr) *exec.Cmd {
+// sleeper starts a process that runs until killed and is reaped by the
+// test, with env as its whole environment when given.
+func sleeper(t *testing.T, sys *syscall.SysProcAttr, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command("sleep", "300")
 	cmd.SysProcAttr = sys
+	cmd.Env = env
 	if err := cmd.Start(); err != nil {
 		t.Skipf("cannot run sleep: %v", err)
 	}

@@ -350,73 +350,13 @@ func onlyFunction(pattern, fn string) (string, bool) {
 	}
 	exact := "^" + regexp.QuoteMeta(fn) + "$"
 	var alts []string
-	for _, levels := range benchAlternatives(pattern) {
-		if ok, err := regexp.MatchString(rewriteLevel(levels[0]), fn); err != nil || !ok {
+	for _, levels := range protocol.SplitBenchPattern(pattern) {
+		if ok, err := regexp.MatchString(protocol.RewritePatternLevel(levels[0]), fn); err != nil || !ok {
 			continue
 		}
 		alts = append(alts, strings.Join(append([]string{exact}, levels[1:]...), "/"))
 	}
 	return strings.Join(alts, "|"), len(alts) > 0
-}
-
-// benchAlternatives splits a -test.bench pattern as testing's matcher does: into
-// alternatives at each "|", and each into levels at each "/", outside
-// brackets and parentheses.
-func benchAlternatives(s string) [][]string {
-	var alts [][]string
-	var levels []string
-	brackets, parens := 0, 0
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '[':
-			brackets++
-		case ']':
-			if brackets--; brackets < 0 { // an unmatched ']' is a literal
-				brackets = 0
-			}
-		case '(':
-			if brackets == 0 {
-				parens++
-			}
-		case ')':
-			if brackets == 0 {
-				parens--
-			}
-		case '\\':
-			i++
-		case '/', '|':
-			if brackets == 0 && parens == 0 {
-				levels = append(levels, s[:i])
-				if s[i] == '|' {
-					alts, levels = append(alts, levels), nil
-				}
-				s, i = s[i+1:], 0
-				continue
-			}
-		}
-		i++
-	}
-	return append(alts, append(levels, s))
-}
-
-// rewriteLevel rewrites one level of a -test.bench pattern as testing
-// rewrites it before matching: each space (testing's set, which is not
-// unicode.IsSpace) becomes "_", and an unprintable rune its Go escape.
-func rewriteLevel(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r' || r == ' ' || r == 0x85 || r == 0xA0 || r == 0x1680 ||
-			(r >= 0x2000 && r <= 0x200a) || r == 0x2028 || r == 0x2029 || r == 0x202f || r == 0x205f || r == 0x3000:
-			b.WriteByte('_')
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // update applies a leaf's calibration, listed after the leaf itself.

@@ -361,7 +361,7 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 		case a > 0:
 			row.Ratio = ptr(b / a)
 		case b != a:
-			row.Note = fmt.Sprintf("%s from 0 to %s: no ratio", metric, formatFloat(b))
+			row.Note = fmt.Sprintf("%s from 0 to %g: no ratio", metric, b)
 		}
 		return row
 	case (metric == report.MetricBytes || metric == report.MetricAllocs) && math.Abs(*row.New.Center-*row.Old.Center) < 0.5:
@@ -550,5 +550,3 @@ func rowSeed(seed uint64, pkg, name, metric string) uint64 {
 	h.Write([]byte(pkg + "\x00" + name + "\x00" + metric))
 	return seed ^ h.Sum64()
 }
-
-func formatFloat(v float64) string { return fmt.Sprintf("%g", v) }

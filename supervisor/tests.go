@@ -366,6 +366,17 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	return tr, out
 }
 
+// expire ends the child for name's deadline, once its clock ran out: the
+// first test to time out is the one the child is charged with.
+func (tr *testRun) expire(name string, cancel func()) {
+	tr.mu.Lock()
+	if tr.timedOut == "" {
+		tr.timedOut = name
+	}
+	tr.mu.Unlock()
+	cancel()
+}
+
 // observe records one event. A test past its deadline ends the child as a
 // deadline does (cancel): the sandbox first asks it for its goroutines'
 // stacks.
@@ -385,26 +396,12 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 			tr.clocks[name] = clock
 		}
 		if clock != nil {
-			clock.start(func() {
-				tr.mu.Lock()
-				if tr.timedOut == "" {
-					tr.timedOut = name
-				}
-				tr.mu.Unlock()
-				cancel()
-			})
+			clock.start(func() { tr.expire(name, cancel) })
 		}
 	case protocol.TestCont:
 		tr.status[name] = statusRunning
 		if clock != nil {
-			clock.start(func() {
-				tr.mu.Lock()
-				if tr.timedOut == "" {
-					tr.timedOut = name
-				}
-				tr.mu.Unlock()
-				cancel()
-			})
+			clock.start(func() { tr.expire(name, cancel) })
 		}
 	case protocol.TestPause:
 		tr.status[name] = statusPaused

@@ -1,8 +1,9 @@
 package worker
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/protocol"
 )
 
 // A benchMatcher decides, as testing's matcher does for -test.bench, which
@@ -21,40 +22,13 @@ import (
 type benchMatcher [][]string
 
 func newBenchMatcher(pattern string) benchMatcher {
-	var alts benchMatcher
-	var levels []string
-	brackets, parens := 0, 0
-	for i := 0; i < len(pattern); {
-		switch pattern[i] {
-		case '[':
-			brackets++
-		case ']':
-			if brackets--; brackets < 0 { // an unmatched ']' is a literal
-				brackets = 0
-			}
-		case '(':
-			if brackets == 0 {
-				parens++
-			}
-		case ')':
-			if brackets == 0 {
-				parens--
-			}
-		case '\\':
-			i++
-		case '/', '|':
-			if brackets == 0 && parens == 0 {
-				levels = append(levels, rewritePattern(pattern[:i]))
-				if pattern[i] == '|' {
-					alts, levels = append(alts, levels), nil
-				}
-				pattern, i = pattern[i+1:], 0
-				continue
-			}
+	m := benchMatcher(protocol.SplitBenchPattern(pattern))
+	for _, levels := range m {
+		for i, l := range levels {
+			levels[i] = protocol.RewritePatternLevel(l)
 		}
-		i++
 	}
-	return append(alts, append(levels, rewritePattern(pattern)))
+	return m
 }
 
 // fully reports whether name (a full benchmark name as testing prints it)
@@ -75,44 +49,6 @@ func (m benchMatcher) fully(name string) bool {
 		if ok {
 			return len(elems) >= len(levels)
 		}
-	}
-	return false
-}
-
-// rewritePattern makes a pattern level match names as testing rewrites
-// them: each space becomes "_" and an unprintable rune its Go escape.
-func rewritePattern(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case isSpace(r):
-			b.WriteByte('_')
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// isSpace is testing's notion of a space in a name, which is not
-// unicode.IsSpace.
-func isSpace(r rune) bool {
-	if r < 0x2000 {
-		switch r {
-		case '\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xA0, 0x1680:
-			return true
-		}
-		return false
-	}
-	if r <= 0x200a {
-		return true
-	}
-	switch r {
-	case 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
 	}
 	return false
 }

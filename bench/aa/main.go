@@ -58,59 +58,29 @@ func main() {
 }
 
 func run(dir, work, bench string, runs, samples int) error {
-	if work == "" {
-		var err error
-		if work, err = os.MkdirTemp("", "benchsup-aa-"); err != nil {
-			return err
-		}
-	}
-	bin := filepath.Join(work, "benchsup")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchsup").CombinedOutput(); err != nil {
-		return fmt.Errorf("building benchsup: %v\n%s", err, out)
+	bin, work, err := setup(work)
+	if err != nil {
+		return err
 	}
 	var docs []*report.Document
 	for i := range runs {
-		path := filepath.Join(work, fmt.Sprintf("run-%d.json", i))
-		cmd := exec.Command(bin, "run", "--bench="+bench, "-C", dir, fmt.Sprintf("--samples=%d", samples), "--metrics=none", "--json="+path, "./...")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "aa: run %d: %v (its failures are rows; continuing)\n", i, err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		doc, err := report.ReadDocument(f)
-		f.Close()
+		doc, err := runOnce(bin, filepath.Join(work, fmt.Sprintf("run-%d.json", i)), i, runs,
+			"run", "--bench="+bench, "-C", dir, fmt.Sprintf("--samples=%d", samples), "--metrics=none")
 		if err != nil {
 			return err
 		}
 		docs = append(docs, doc)
-		fmt.Fprintf(os.Stderr, "aa: run %d of %d done\n", i+1, runs)
 	}
 
-	var total, bsSignificant, bsCalled, bstatSignificant int
-	verdicts := map[string]int{}
-	reach := map[string][]float64{} // per benchmark: how far each interval reaches from 1
+	t := newTally()
+	bstatSignificant := 0
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
 			c, err := supervisor.Compare(docs[i], docs[j], supervisor.CompareConfig{Bootstrap: stats.Bootstrap{Seed: uint64(i*100 + j)}})
 			if err != nil {
 				return err
 			}
-			for _, r := range c.Rows {
-				if r.Metric != report.MetricTime || r.Low == nil {
-					continue
-				}
-				total++
-				if *r.Low > 1 || *r.High < 1 {
-					bsSignificant++
-				}
-				if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
-					bsCalled++
-				}
-				verdicts[r.Verdict]++
-				reach[r.Name] = append(reach[r.Name], max(*r.High-1, 1-*r.Low))
+			for _, r := range t.add(c) {
 				a, b := pooled(docs[i], r.Package, r.Name), pooled(docs[j], r.Package, r.Name)
 				cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
 				if cmp.P < benchmath.DefaultThresholds.CompareAlpha {
@@ -119,15 +89,86 @@ func run(dir, work, bench string, runs, samples int) error {
 			}
 		}
 	}
-	pct := func(n int) string { return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(max(total, 1))) }
-	fmt.Printf("A/A: %d runs of %s, %d sample(s) per process; %d comparisons of a benchmark between two runs\n", runs, dir, samples, total)
-	fmt.Printf("benchsup compare, 95%% interval excludes 1:        %s\n", pct(bsSignificant))
-	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, pct(bsCalled))
-	fmt.Printf("benchsup compare verdicts: %v\n", verdicts)
-	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", pct(bstatSignificant))
-	printReach(reach)
+	fmt.Printf("A/A: %d runs of %s, %d sample(s) per process; %d comparisons of a benchmark between two runs\n", runs, dir, samples, t.total)
+	fmt.Printf("benchsup compare, 95%% interval excludes 1:        %s\n", t.pct(t.significant))
+	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("benchsup compare verdicts: %v\n", t.verdicts)
+	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", t.pct(bstatSignificant))
+	printReach(t.reach)
 	fmt.Printf("run documents: %s\n", work)
 	return nil
+}
+
+// setup builds benchsup into work, a new temporary directory when "".
+func setup(work string) (bin, dir string, err error) {
+	if work == "" {
+		if work, err = os.MkdirTemp("", "benchsup-aa-"); err != nil {
+			return "", "", err
+		}
+	}
+	bin = filepath.Join(work, "benchsup")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchsup").CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("building benchsup: %v\n%s", err, out)
+	}
+	return bin, work, nil
+}
+
+// runOnce runs benchsup with args and --json=path (run i of n) and reads
+// the document. A run whose rows failed still counts: its failures are
+// rows.
+func runOnce(bin, path string, i, n int, args ...string) (*report.Document, error) {
+	cmd := exec.Command(bin, append(args, "--json="+path, "./...")...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "aa: run %d: %v (its failures are rows; continuing)\n", i, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	doc, err := report.ReadDocument(f)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "aa: run %d of %d done\n", i+1, n)
+	return doc, nil
+}
+
+// tally counts the time rows of comparisons of identical code.
+type tally struct {
+	total, significant, called int
+	verdicts                   map[string]int
+	reach                      map[string][]float64 // per benchmark: how far each interval reaches from 1
+}
+
+func newTally() *tally {
+	return &tally{verdicts: map[string]int{}, reach: map[string][]float64{}}
+}
+
+// add counts c's time rows with an interval and returns them.
+func (t *tally) add(c *report.Comparison) []report.ComparisonRow {
+	var rows []report.ComparisonRow
+	for _, r := range c.Rows {
+		if r.Metric != report.MetricTime || r.Low == nil {
+			continue
+		}
+		t.total++
+		if *r.Low > 1 || *r.High < 1 {
+			t.significant++
+		}
+		if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
+			t.called++
+		}
+		t.verdicts[r.Verdict]++
+		t.reach[r.Name] = append(t.reach[r.Name], max(*r.High-1, 1-*r.Low))
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func (t *tally) pct(n int) string {
+	return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(max(t.total, 1)))
 }
 
 // printReach prints, per benchmark, the median over comparisons of how far
@@ -165,59 +206,26 @@ func pooled(doc *report.Document, pkg, name string) []float64 {
 // module whose working tree is its HEAD: each run compares the same code
 // with itself, in interleaved pairs.
 func runAgainst(dir, work, bench string, runs int) error {
-	if work == "" {
-		var err error
-		if work, err = os.MkdirTemp("", "benchsup-aa-"); err != nil {
-			return err
-		}
+	bin, work, err := setup(work)
+	if err != nil {
+		return err
 	}
-	bin := filepath.Join(work, "benchsup")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/benchsup").CombinedOutput(); err != nil {
-		return fmt.Errorf("building benchsup: %v\n%s", err, out)
-	}
-	var total, significant, called int
-	verdicts := map[string]int{}
-	reach := map[string][]float64{}
+	t := newTally()
 	for i := range runs {
-		path := filepath.Join(work, fmt.Sprintf("against-%d.json", i))
-		cmd := exec.Command(bin, "run", "--bench="+bench, "-C", dir, "--against=HEAD", "--metrics=none", "--json="+path, "./...")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "aa: run %d: %v (its failures are rows; continuing)\n", i, err)
-		}
-		f, err := os.Open(path)
+		doc, err := runOnce(bin, filepath.Join(work, fmt.Sprintf("against-%d.json", i)), i, runs,
+			"run", "--bench="+bench, "-C", dir, "--against=HEAD", "--metrics=none")
 		if err != nil {
 			return err
 		}
-		doc, err := report.ReadDocument(f)
-		f.Close()
-		if err != nil {
-			return err
+		for k := range doc.Comparisons {
+			t.add(&doc.Comparisons[k])
 		}
-		for _, c := range doc.Comparisons {
-			for _, r := range c.Rows {
-				if r.Metric != report.MetricTime || r.Low == nil {
-					continue
-				}
-				total++
-				if *r.Low > 1 || *r.High < 1 {
-					significant++
-				}
-				if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
-					called++
-				}
-				verdicts[r.Verdict]++
-				reach[r.Name] = append(reach[r.Name], max(*r.High-1, 1-*r.Low))
-			}
-		}
-		fmt.Fprintf(os.Stderr, "aa: run %d of %d done\n", i+1, runs)
 	}
-	pct := func(n int) string { return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(max(total, 1))) }
-	fmt.Printf("A/A --against=HEAD: %d runs of %s; %d paired comparisons of a benchmark\n", runs, dir, total)
-	fmt.Printf("interval excludes 1:                      %s\n", pct(significant))
-	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*supervisor.DefaultThreshold, pct(called))
-	fmt.Printf("verdicts: %v\n", verdicts)
-	printReach(reach)
+	fmt.Printf("A/A --against=HEAD: %d runs of %s; %d paired comparisons of a benchmark\n", runs, dir, t.total)
+	fmt.Printf("interval excludes 1:                      %s\n", t.pct(t.significant))
+	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("verdicts: %v\n", t.verdicts)
+	printReach(t.reach)
 	fmt.Printf("run documents: %s\n", work)
 	return nil
 }
