@@ -1,0 +1,278 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchsup/benchsup/internal/stats"
+)
+
+// CSVOptions selects the CSV form of a run document.
+type CSVOptions struct {
+	// Samples selects the long form, one row per raw sample, instead of
+	// the wide form, one row per identity.
+	Samples bool
+}
+
+// The fixed columns of each CSV form, in order; dynamic columns follow
+// them. They are the documented contract of the CSV output.
+var (
+	csvWideColumns = []string{
+		"package", "name", "kind", "build", "outcome", "error", "skipped",
+		"processes", "samples", "iterations",
+		"median_ns", "ci_low_ns", "ci_high_ns", "ci_confidence", "within_mad_ns",
+		"min_ns", "max_ns", "short_samples", "elapsed_ns",
+		"absences", "notes",
+	}
+	csvSampleColumns = []string{
+		"package", "name", "build", "process", "process_outcome", "process_error", "pid",
+		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
+	}
+	csvComparisonColumns = []string{
+		"package", "name", "metric",
+		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
+		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
+		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
+	}
+)
+
+// WriteCSV writes doc as CSV (RFC 4180 quoting by encoding/csv, "\n" line
+// ends, a header row first). Every form keeps the rules of the document: an
+// unavailable value is an empty field, never 0; a float is written with
+// strconv.FormatFloat(v, 'g', -1, 64), so strconv.ParseFloat reads back the
+// exact float64 (a non-finite value as NaN, +Inf or -Inf); a boolean is
+// true or false; a row's build is empty for the working tree.
+//
+// The wide form (the default) has one row per Row of the document, in
+// document order: benchmarks, tests, package rows and workload rows. Its
+// columns are package, name, kind, build, outcome, error, skipped;
+// processes (processes with samples), samples, iterations (N per sample of
+// the first process), median_ns, ci_low_ns, ci_high_ns, ci_confidence,
+// within_mad_ns, min_ns, max_ns, short_samples, all from Summary and empty
+// when the row has none (tests, failed or skipped rows, workloads);
+// elapsed_ns (a test's or package's duration); absences ("metric: reason"
+// joined by "; ") and notes (joined by "; "). Then, in a stable order, one
+// column "metric:<unit>" per Summary.Metrics unit any row has (B/op,
+// allocs/op, MB/s first, the rest sorted, as the table orders them), and for
+// each Document.Columns metric, in its order, "counted:<name>",
+// "counted:<name>:uncertainty" and "counted:<name>:estimated" (empty when
+// the value is).
+//
+// The long form (opt.Samples) has one row per raw sample of every process
+// of every row, with columns package, name, build, process (the process
+// index), process_outcome, process_error, pid, sample (0-based within the
+// process), iterations, elapsed_ns (the sample's total), ns_per_op,
+// alloc_bytes and allocs (totals over the sample), exact, short, then one
+// column "extra:<unit>" per b.ReportMetric unit any sample reported, as
+// reported. A process with no samples still has one row, its sample fields
+// empty; a row without processes (a test, a package that did not build) has
+// none: it is in the wide form.
+//
+// Neither form holds workload windows, the run's metadata, a row's output
+// tail or calibration: those are in the JSON document only.
+func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
+	var records [][]string
+	if opt.Samples {
+		records = samplesRecords(doc)
+	} else {
+		records = wideRecords(doc)
+	}
+	return writeRecords(w, records)
+}
+
+// WriteComparisonCSV writes c as CSV, in the conventions of WriteCSV: one
+// row per ComparisonRow, in the comparison's order, with columns package,
+// name, metric; for each side (old_, new_) center, uncertainty (counted
+// metrics), processes, outliers (process indexes, space-separated), outcome
+// and error, all empty when the side is missing; then ratio, low, high,
+// confidence, p, method, verdict, order_effect and note. The geomeans, the
+// fingerprints and the knobs are not in the CSV: they are in the JSON
+// comparison document.
+func WriteComparisonCSV(w io.Writer, c Comparison) error {
+	records := [][]string{csvComparisonColumns}
+	for _, r := range c.Rows {
+		rec := []string{r.Package, r.Name, r.Metric}
+		for _, v := range []*ComparedValue{r.Old, r.New} {
+			if v == nil {
+				rec = append(rec, "", "", "", "", "", "")
+				continue
+			}
+			outliers := make([]string, len(v.Outliers))
+			for i, o := range v.Outliers {
+				outliers[i] = strconv.Itoa(o)
+			}
+			rec = append(rec, csvFloatPtr(v.Center), csvFloatPtr(v.Uncertainty), strconv.Itoa(v.Processes),
+				strings.Join(outliers, " "), string(v.Outcome), csvString(v.Error))
+		}
+		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
+			csvFloatPtr(r.P), r.Method, r.Verdict, csvFloatPtr(r.OrderEffect), r.Note)
+		records = append(records, rec)
+	}
+	return writeRecords(w, records)
+}
+
+func wideRecords(doc Document) [][]string {
+	var units []string
+	for _, r := range doc.Rows {
+		if r.Summary == nil {
+			continue
+		}
+		for u := range r.Summary.Metrics {
+			if !slices.Contains(units, u) {
+				units = append(units, u)
+			}
+		}
+	}
+	units = orderUnits(units)
+
+	header := slices.Clone(csvWideColumns)
+	for _, u := range units {
+		header = append(header, "metric:"+u)
+	}
+	for _, c := range doc.Columns {
+		header = append(header, "counted:"+c.Name, "counted:"+c.Name+":uncertainty", "counted:"+c.Name+":estimated")
+	}
+	records := [][]string{header}
+
+	for _, r := range doc.Rows {
+		rec := []string{r.Package, r.Name, r.Kind, r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
+		s := r.Summary
+		if s == nil {
+			rec = append(rec, make([]string, 11)...)
+		} else {
+			low, high, conf := "", "", ""
+			if s.Interval != nil {
+				low, high, conf = csvFloat(s.Interval.LowNs), csvFloat(s.Interval.HighNs), csvFloat(s.Interval.Confidence)
+			}
+			rec = append(rec, strconv.Itoa(s.Processes), strconv.Itoa(s.Samples), strconv.FormatInt(s.Iterations, 10),
+				csvFloat(s.MedianNs), low, high, conf, csvFloatPtr(s.WithinMADNs),
+				csvFloat(s.MinNs), csvFloat(s.MaxNs), strconv.Itoa(s.ShortSamples))
+		}
+		elapsed := ""
+		if r.ElapsedNs != nil {
+			elapsed = strconv.FormatInt(*r.ElapsedNs, 10)
+		}
+		absences := make([]string, len(r.Absences))
+		for i, a := range r.Absences {
+			absences[i] = a.Metric + ": " + a.Reason
+		}
+		rec = append(rec, elapsed, strings.Join(absences, "; "), strings.Join(r.Notes, "; "))
+
+		for _, u := range units {
+			var v *float64
+			if s != nil {
+				v = s.Metrics[u]
+			}
+			rec = append(rec, csvFloatPtr(v))
+		}
+		for _, c := range doc.Columns {
+			var v *float64
+			if s != nil {
+				v = s.Counted[c.Name]
+			}
+			if v == nil {
+				rec = append(rec, "", "", "")
+				continue
+			}
+			unc := ""
+			if u, ok := s.Uncertainty[c.Name]; ok {
+				unc = csvFloat(u)
+			}
+			rec = append(rec, csvFloat(*v), unc, strconv.FormatBool(slices.Contains(s.EstimatedMetrics, c.Name)))
+		}
+		records = append(records, rec)
+	}
+	return records
+}
+
+func samplesRecords(doc Document) [][]string {
+	var units []string
+	for _, r := range doc.Rows {
+		for _, p := range r.Processes {
+			for _, s := range p.Samples {
+				for u := range s.Extra {
+					if !slices.Contains(units, u) {
+						units = append(units, u)
+					}
+				}
+			}
+		}
+	}
+	units = orderUnits(units)
+
+	header := slices.Clone(csvSampleColumns)
+	for _, u := range units {
+		header = append(header, "extra:"+u)
+	}
+	records := [][]string{header}
+	for _, r := range doc.Rows {
+		for _, p := range r.Processes {
+			proc := []string{r.Package, r.Name, r.Build, strconv.Itoa(p.Index), string(p.Outcome), csvString(p.Error), strconv.Itoa(p.PID)}
+			if len(p.Samples) == 0 {
+				// The process is a row of its own, so that no process is
+				// silently missing from the long form.
+				records = append(records, append(proc, make([]string, len(header)-len(proc))...))
+				continue
+			}
+			for i, s := range p.Samples {
+				rec := append(slices.Clone(proc), sampleFields(i, s)...)
+				for _, u := range units {
+					v, ok := s.Extra[u]
+					if !ok {
+						rec = append(rec, "")
+						continue
+					}
+					rec = append(rec, csvFloat(v))
+				}
+				records = append(records, rec)
+			}
+		}
+	}
+	return records
+}
+
+// sampleFields are the fixed sample columns from sample to short.
+func sampleFields(i int, s stats.Sample) []string {
+	perOp := ""
+	if v, ok := s.NsPerOp(); ok {
+		perOp = csvFloat(v)
+	}
+	return []string{strconv.Itoa(i), strconv.FormatInt(s.Iterations, 10), strconv.FormatInt(s.ElapsedNs, 10), perOp,
+		csvUint(s.AllocBytes), csvUint(s.Allocs), strconv.FormatBool(s.Exact), strconv.FormatBool(s.Short)}
+}
+
+func writeRecords(w io.Writer, records [][]string) error {
+	cw := csv.NewWriter(w) // UseCRLF false: "\n" line ends
+	if err := cw.WriteAll(records); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	return nil
+}
+
+// csvFloat writes the shortest form that parses back to v exactly.
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func csvFloatPtr(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return csvFloat(*v)
+}
+
+func csvUint(v *uint64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatUint(*v, 10)
+}
+
+func csvString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
