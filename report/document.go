@@ -227,6 +227,32 @@ type Meta struct {
 	// BuildFlags are the go build flags every go command of the build got
 	// (-tags=..., -race, -cover, ...); absent when none.
 	BuildFlags []string `json:"buildFlags,omitempty"`
+	// Shard is the part of the run's benchmark functions this document
+	// holds (--shard=K/N), or for a merged document the parts it joins;
+	// absent for a whole run.
+	Shard *ShardInfo `json:"shard,omitempty"`
+}
+
+// ShardInfo is which part of a sharded run a document holds.
+type ShardInfo struct {
+	Index int `json:"index"` // K, from 1; 0 in a merged document
+	Count int `json:"count"` // N
+	// Method is how functions were dealt to parts: "hash" (by the hash of
+	// package and function: adding one moves no other) or "balanced" (by
+	// a previous run's durations, longest first, then by hash).
+	Method string `json:"method"`
+	// Functions counts the top-level benchmark functions of this part.
+	Functions int `json:"functions"`
+	// Merged lists, in a merged document, each part it joins: its index,
+	// host and date.
+	Merged []MergedPart `json:"merged,omitempty"`
+}
+
+// MergedPart is one part of a merged document.
+type MergedPart struct {
+	Index    int    `json:"index"`
+	Hostname string `json:"hostname"`
+	Date     string `json:"date"`
 }
 
 // Knobs are the effective settings that shape the numbers.

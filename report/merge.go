@@ -1,0 +1,170 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrNotMergeable is the sentinel of every reason Merge refuses documents.
+var ErrNotMergeable = errors.New("cannot merge")
+
+// MergeMismatchError is a part whose run differs from the first part's in
+// what makes numbers comparable (its fingerprint) or in what was run (its
+// knobs), with the fields named.
+type MergeMismatchError struct {
+	Part  string      // the differing part, as "shard K/N" or its position
+	Diffs []FieldDiff // old is the first part's value, new this part's
+}
+
+func (e *MergeMismatchError) Error() string {
+	fields := make([]string, len(e.Diffs))
+	for i, d := range e.Diffs {
+		fields[i] = fmt.Sprintf("%s %q vs %q", d.Field, d.Old, d.New)
+	}
+	return fmt.Sprintf("%s: %s differs from the first part's: %s", ErrNotMergeable, e.Part, strings.Join(fields, ", "))
+}
+
+func (e *MergeMismatchError) Unwrap() error { return ErrNotMergeable }
+
+// Merge joins the documents of the parts of one sharded run (--shard=K/N,
+// every K from 1 to N once) into the document of the whole run. It refuses,
+// naming what differs, parts whose fingerprints or knobs differ, a part
+// missing or given twice, and an identity measured by two parts. Package
+// rows (a package that failed to build or to start) may come from every
+// part that needed the package: one is kept. Rows keep their parts'
+// order, part by part; comparisons are not joined (each part's covers only
+// its identities): compare the merged document instead.
+func Merge(docs []*Document) (*Document, error) {
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%w: no documents", ErrNotMergeable)
+	}
+	label := func(i int) string {
+		if s := docs[i].Meta.Shard; s != nil && s.Index > 0 {
+			return fmt.Sprintf("shard %d/%d", s.Index, s.Count)
+		}
+		return "document " + strconv.Itoa(i+1)
+	}
+	first := docs[0]
+	n := 0
+	seen := map[int]bool{}
+	for i, d := range docs {
+		s := d.Meta.Shard
+		switch {
+		case s == nil || s.Index == 0:
+			return nil, fmt.Errorf("%w: %s is not the document of a shard (run with --shard=K/N)", ErrNotMergeable, label(i))
+		case n == 0:
+			n = s.Count
+		case s.Count != n:
+			return nil, fmt.Errorf("%w: %s is a part of %d, %s of %d", ErrNotMergeable, label(i), s.Count, label(0), n)
+		}
+		if seen[s.Index] {
+			return nil, fmt.Errorf("%w: shard %d/%d is given twice", ErrNotMergeable, s.Index, n)
+		}
+		seen[s.Index] = true
+		if d.Schema != first.Schema || d.Meta.Mode != first.Meta.Mode {
+			return nil, &MergeMismatchError{label(i), []FieldDiff{{"schema/mode",
+				fmt.Sprintf("%d/%s", first.Schema, first.Meta.Mode), fmt.Sprintf("%d/%s", d.Schema, d.Meta.Mode)}}}
+		}
+		diffs := first.Meta.Fingerprint().Diff(d.Meta.Fingerprint())
+		diffs = append(diffs, knobDiffs(first.Meta, d.Meta)...)
+		if len(diffs) > 0 {
+			return nil, &MergeMismatchError{label(i), diffs}
+		}
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if !seen[k] {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: shard %s missing: give every part's document", ErrNotMergeable, strings.Join(missing, ", "))
+	}
+
+	// Parts in their order, so that the result does not depend on the
+	// order of the arguments.
+	parts := slices.Clone(docs)
+	slices.SortFunc(parts, func(a, b *Document) int { return cmp.Compare(a.Meta.Shard.Index, b.Meta.Shard.Index) })
+	out := &Document{Schema: first.Schema, Meta: parts[0].Meta}
+	out.Meta.Shard = &ShardInfo{Count: n, Method: parts[0].Meta.Shard.Method}
+	out.Meta.Provenance.Builds = nil
+	out.Meta.Provenance.Workers = nil
+	type identity struct{ pkg, name, kind, build string }
+	owner := map[identity]int{}
+	builds := map[string]bool{}
+	workers := map[string]bool{}
+	columns := map[string]bool{}
+	for _, d := range parts {
+		s := d.Meta.Shard
+		out.Meta.Shard.Functions += s.Functions
+		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, MergedPart{Index: s.Index, Hostname: d.Meta.Hostname, Date: d.Meta.Date})
+		out.Meta.Date = min(out.Meta.Date, d.Meta.Date) // RFC 3339 UTC sorts as time
+		if out.Meta.GOMAXPROCS == 0 {
+			out.Meta.GOMAXPROCS = d.Meta.GOMAXPROCS
+		}
+		for _, b := range d.Meta.Provenance.Builds {
+			if !builds[b.Package] {
+				builds[b.Package] = true
+				out.Meta.Provenance.Builds = append(out.Meta.Provenance.Builds, b)
+			}
+		}
+		for _, w := range d.Meta.Provenance.Workers {
+			if !workers[w] {
+				workers[w] = true
+				out.Meta.Provenance.Workers = append(out.Meta.Provenance.Workers, w)
+			}
+		}
+		for _, c := range d.Columns {
+			if !columns[c.Name] {
+				columns[c.Name] = true
+				out.Columns = append(out.Columns, c)
+			}
+		}
+		for _, r := range d.Rows {
+			id := identity{r.Package, r.Name, r.Kind, r.Build}
+			if k, dup := owner[id]; dup {
+				if r.Kind == KindPackage {
+					continue
+				}
+				return nil, fmt.Errorf("%w: %s %s is in shard %d/%d and in shard %d/%d: were the parts drawn from different benchsup versions or baselines?",
+					ErrNotMergeable, r.Package, r.Name, k, n, s.Index, n)
+			}
+			owner[id] = s.Index
+			out.Rows = append(out.Rows, r)
+		}
+		out.Windows = append(out.Windows, d.Windows...)
+		out.WindowSummaries = append(out.WindowSummaries, d.WindowSummaries...)
+	}
+	return out, nil
+}
+
+// knobDiffs returns the knobs of b that differ from a's in what was run;
+// the fingerprint holds the sampling.
+func knobDiffs(a, b Meta) []FieldDiff {
+	var out []FieldDiff
+	add := func(field, x, y string) {
+		if x != y {
+			out = append(out, FieldDiff{field, x, y})
+		}
+	}
+	add("bench", a.Knobs.Bench, b.Knobs.Bench)
+	add("run", a.Knobs.Run, b.Knobs.Run)
+	add("repetitions", strconv.Itoa(a.Knobs.Repetitions), strconv.Itoa(b.Knobs.Repetitions))
+	add("iterations", strconv.FormatInt(a.Knobs.Iterations, 10), strconv.FormatInt(b.Knobs.Iterations, 10))
+	add("metrics", strings.Join(a.Knobs.Metrics, ","), strings.Join(b.Knobs.Metrics, ","))
+	add("short", strconv.FormatBool(a.Knobs.Short), strconv.FormatBool(b.Knobs.Short))
+	add("module", a.Module, b.Module)
+	add("shardMethod", shardMethod(a), shardMethod(b))
+	return out
+}
+
+func shardMethod(m Meta) string {
+	if m.Shard == nil {
+		return ""
+	}
+	return m.Shard.Method
+}

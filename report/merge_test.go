@@ -1,0 +1,98 @@
+package report
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shards splits greenDoc's rows into n parts, row i to part i%n+1, with a
+// package row repeated in every part.
+func shards(n int) []*Document {
+	whole := greenDoc()
+	docs := make([]*Document, n)
+	for k := range docs {
+		d := whole
+		d.Rows = nil
+		d.Meta.Shard = &ShardInfo{Index: k + 1, Count: n, Method: "hash", Functions: 1}
+		d.Meta.Hostname = "runner-" + string(rune('a'+k))
+		d.Rows = append(d.Rows, packageRow("github.com/acme/shop/broken"))
+		docs[k] = &d
+	}
+	for i, r := range whole.Rows {
+		docs[i%n].Rows = append(docs[i%n].Rows, r)
+	}
+	return docs
+}
+
+func packageRow(pkg string) Row {
+	return Row{Package: pkg, Kind: KindPackage, Outcome: OutcomeBuildFailure, Error: str("undefined: x")}
+}
+
+func TestMerge(t *testing.T) {
+	docs := shards(3)
+	// Reversed: the result does not depend on the order of the arguments.
+	got, err := Merge([]*Document{docs[2], docs[0], docs[1]})
+	require.NoError(t, err)
+	whole := greenDoc()
+	assert.Len(t, got.Rows, len(whole.Rows)+1, "every identity once, the package row once")
+	var names []string
+	for _, r := range got.Rows {
+		names = append(names, r.Name)
+	}
+	for _, r := range whole.Rows {
+		assert.Contains(t, names, r.Name)
+	}
+	require.NotNil(t, got.Meta.Shard)
+	assert.Equal(t, 0, got.Meta.Shard.Index)
+	assert.Equal(t, 3, got.Meta.Shard.Count)
+	assert.Equal(t, 3, got.Meta.Shard.Functions)
+	require.Len(t, got.Meta.Shard.Merged, 3)
+	for i, p := range got.Meta.Shard.Merged {
+		assert.Equal(t, i+1, p.Index)
+		assert.Equal(t, "runner-"+string(rune('a'+i)), p.Hostname)
+	}
+	assert.Equal(t, whole.Meta.Fingerprint(), got.Meta.Fingerprint())
+	assert.Len(t, got.Meta.Provenance.Builds, len(whole.Meta.Provenance.Builds), "each package's provenance once")
+}
+
+func TestMergeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		docs func() []*Document
+		want string
+	}{
+		{"missing part", func() []*Document { return shards(3)[:2] }, "shard 3/3 missing"},
+		{"part twice", func() []*Document { d := shards(2); return []*Document{d[0], d[1], d[0]} }, "shard 1/2 is given twice"},
+		{"not a shard", func() []*Document { d := greenDoc(); return []*Document{&d} }, "not the document of a shard"},
+		{"other count", func() []*Document { return append(shards(2), shards(3)[2]) }, "a part of 3"},
+		{"fingerprint", func() []*Document {
+			d := shards(2)
+			d[1].Meta.CPU = "Intel Xeon"
+			d[1].Meta.GoVersion = "go1.25.0"
+			return d
+		}, `cpu "AMD EPYC 7B13" vs "Intel Xeon", goVersion "go1.26.8" vs "go1.25.0"`},
+		{"knobs", func() []*Document { d := shards(2); d[1].Meta.Knobs.Repetitions = 5; return d }, `repetitions "3" vs "5"`},
+		{"identity twice", func() []*Document {
+			d := shards(2)
+			d[1].Rows = append(d[1].Rows, d[0].Rows[1])
+			return d
+		}, "is in shard 1/2 and in shard 2/2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Merge(tc.docs())
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrNotMergeable))
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	var mm *MergeMismatchError
+	d := shards(2)
+	d[1].Meta.Containment = "process-group"
+	_, err := Merge(d)
+	require.ErrorAs(t, err, &mm)
+	assert.Equal(t, "shard 2/2", mm.Part)
+	assert.Equal(t, []FieldDiff{{"containment", "cgroup", "process-group"}}, mm.Diffs)
+}
