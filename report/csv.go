@@ -77,11 +77,11 @@ var (
 func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
 	var records [][]string
 	if opt.Samples {
-		records = samplesRecords(doc)
+		records = csvSampleRecords(doc)
 	} else {
-		records = wideRecords(doc)
+		records = csvWideRecords(doc)
 	}
-	return writeRecords(w, records)
+	return csvWriteRecords(w, records)
 }
 
 // WriteComparisonCSV writes c as CSV, in the conventions of WriteCSV: one
@@ -112,10 +112,10 @@ func WriteComparisonCSV(w io.Writer, c Comparison) error {
 			csvFloatPtr(r.P), r.Method, r.Verdict, csvFloatPtr(r.OrderEffect), r.Note)
 		records = append(records, rec)
 	}
-	return writeRecords(w, records)
+	return csvWriteRecords(w, records)
 }
 
-func wideRecords(doc Document) [][]string {
+func csvWideRecords(doc Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		if r.Summary == nil {
@@ -189,7 +189,7 @@ func wideRecords(doc Document) [][]string {
 	return records
 }
 
-func samplesRecords(doc Document) [][]string {
+func csvSampleRecords(doc Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
@@ -219,7 +219,7 @@ func samplesRecords(doc Document) [][]string {
 				continue
 			}
 			for i, s := range p.Samples {
-				rec := append(slices.Clone(proc), sampleFields(i, s)...)
+				rec := append(slices.Clone(proc), csvSampleFields(i, s)...)
 				for _, u := range units {
 					v, ok := s.Extra[u]
 					if !ok {
@@ -235,8 +235,8 @@ func samplesRecords(doc Document) [][]string {
 	return records
 }
 
-// sampleFields are the fixed sample columns from sample to short.
-func sampleFields(i int, s stats.Sample) []string {
+// csvSampleFields are the fixed sample columns from sample to short.
+func csvSampleFields(i int, s stats.Sample) []string {
 	perOp := ""
 	if v, ok := s.NsPerOp(); ok {
 		perOp = csvFloat(v)
@@ -245,7 +245,7 @@ func sampleFields(i int, s stats.Sample) []string {
 		csvUint(s.AllocBytes), csvUint(s.Allocs), strconv.FormatBool(s.Exact), strconv.FormatBool(s.Short)}
 }
 
-func writeRecords(w io.Writer, records [][]string) error {
+func csvWriteRecords(w io.Writer, records [][]string) error {
 	cw := csv.NewWriter(w) // UseCRLF false: "\n" line ends
 	if err := cw.WriteAll(records); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
