@@ -178,7 +178,8 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
 		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt or json"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in the README)"},
+		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
 			DefaultText: "number of CPUs"},
@@ -326,6 +327,14 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	write, err := formatter(c.String("format"), cfg.Mode, c.Bool("verbose"))
 	if err != nil {
 		return err
+	}
+	if c.Bool("csv-samples") {
+		if c.String("format") != "csv" {
+			return usagef("--csv-samples is a form of --format=csv: add --format=csv")
+		}
+		write = func(w io.Writer, d report.Document) error {
+			return report.WriteCSV(w, d, report.CSVOptions{Samples: true})
+		}
 	}
 
 	live := false
@@ -491,8 +500,10 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 		return report.WriteBenchfmt, nil
 	case "json":
 		return report.WriteJSON, nil
+	case "csv":
+		return func(w io.Writer, d report.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
-	return nil, usagef("--format must be table, benchfmt or json, got %q", name)
+	return nil, usagef("--format must be table, benchfmt, json or csv, got %q", name)
 }
 
 // joinErrors puts errors on one line, as run prints one.

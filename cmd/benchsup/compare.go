@@ -46,7 +46,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "compare two run documents (--json output of benchsup run --bench): is NEW faster or slower than OLD, and how sure",
 		ArgsUsage: "OLD.json NEW.json",
 		Flags: append(compareFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table or json"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, json or csv (one row per identity and metric; the columns are in the README)"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison document to `FILE`"},
 		),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -59,8 +59,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			format := c.String("format")
-			if format != "table" && format != "json" {
-				return usagef("--format must be table or json, got %q", format)
+			if format != "table" && format != "json" && format != "csv" {
+				return usagef("--format must be table, json or csv, got %q", format)
 			}
 			// Opened first, as run does (see outputFile).
 			jsonOut, err := createOutput("--json", c.String("json"))
@@ -81,9 +81,12 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if format == "json" {
+			switch format {
+			case "json":
 				err = report.WriteComparisonJSON(stdout, *cmp)
-			} else {
+			case "csv":
+				err = report.WriteComparisonCSV(stdout, *cmp)
+			default:
 				err = report.WriteComparisonTable(stdout, *cmp)
 			}
 			var errs []error
