@@ -87,7 +87,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CommandNotFound: func(c *cli.Context, name string) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (commands: run, list, compare, list-metrics, version, help)", c.Args().First())
+				return usagef("unknown command %q (commands: run, list, compare, merge, report, list-metrics, version, help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -113,6 +113,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				},
 			},
 			compareCommand(stdout, stderr),
+			mergeCommand(stdout, stderr),
 			{
 				Name:         "list",
 				Usage:        "list every test and benchmark identity, sub-benchmarks included",
