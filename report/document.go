@@ -253,6 +253,9 @@ type MergedPart struct {
 	Index    int    `json:"index"`
 	Hostname string `json:"hostname"`
 	Date     string `json:"date"`
+	// Mismatches are the part's fingerprint fields that differ from the
+	// first part's (merged with --allow-mismatch); absent when none.
+	Mismatches []FieldDiff `json:"mismatches,omitempty"`
 }
 
 // Knobs are the effective settings that shape the numbers.

@@ -30,15 +30,30 @@ func (e *MergeMismatchError) Error() string {
 
 func (e *MergeMismatchError) Unwrap() error { return ErrNotMergeable }
 
+// MergeOptions are the settings of Merge. The zero value is strict.
+type MergeOptions struct {
+	// AllowMismatch joins parts whose fingerprints differ (runners of one
+	// matrix on different CPU models, say), recording each part's
+	// differences from the first in Meta.Shard.Merged. Their paired
+	// comparisons (--against) stay sound, each made on one runner; their
+	// absolute numbers come from different hosts.
+	AllowMismatch bool
+}
+
 // Merge joins the documents of the parts of one sharded run (--shard=K/N,
 // every K from 1 to N once) into the document of the whole run. It refuses,
-// naming what differs, parts whose fingerprints or knobs differ, a part
-// missing or given twice, and an identity measured by two parts. Package
-// rows (a package that failed to build or to start) may come from every
-// part that needed the package: one is kept. Rows keep their parts'
-// order, part by part; comparisons are not joined (each part's covers only
-// its identities): compare the merged document instead.
-func Merge(docs []*Document) (*Document, error) {
+// naming what differs, parts whose fingerprints (unless allowed) or knobs
+// differ, a part missing or given twice, and an identity measured by two
+// parts. Package rows (a package that failed to build or to start) may
+// come from every part that needed the package: one is kept. Rows keep
+// their parts' order, part by part.
+//
+// Comparisons are joined too: a comparison row depends only on its own
+// identity's processes (and its bootstrap seed on its own name), so the
+// parts' rows of a comparison with the same sides are the whole run's. The
+// geomeans, which span identities, are left empty for the caller to
+// recompute (they are statistics, which this package does not compute).
+func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%w: no documents", ErrNotMergeable)
 	}
@@ -69,10 +84,23 @@ func Merge(docs []*Document) (*Document, error) {
 			return nil, &MergeMismatchError{label(i), []FieldDiff{{"schema/mode",
 				fmt.Sprintf("%d/%s", first.Schema, first.Meta.Mode), fmt.Sprintf("%d/%s", d.Schema, d.Meta.Mode)}}}
 		}
-		diffs := first.Meta.Fingerprint().Diff(d.Meta.Fingerprint())
-		diffs = append(diffs, knobDiffs(first.Meta, d.Meta)...)
+		diffs := knobDiffs(first.Meta, d.Meta)
+		if !opt.AllowMismatch {
+			diffs = append(first.Meta.Fingerprint().Diff(d.Meta.Fingerprint()), diffs...)
+		}
 		if len(diffs) > 0 {
 			return nil, &MergeMismatchError{label(i), diffs}
+		}
+		if len(d.Comparisons) != len(first.Comparisons) {
+			return nil, fmt.Errorf("%w: %s has %d comparisons, %s %d: were the parts run with the same --against or --baseline?",
+				ErrNotMergeable, label(i), len(d.Comparisons), label(0), len(first.Comparisons))
+		}
+		for j, c := range d.Comparisons {
+			f := first.Comparisons[j]
+			if c.Old.Label != f.Old.Label || c.New.Label != f.New.Label || c.Knobs != f.Knobs {
+				return nil, fmt.Errorf("%w: %s's comparison %d (%s vs %s) differs from %s's (%s vs %s) in its sides or settings",
+					ErrNotMergeable, label(i), j+1, c.Old.Label, c.New.Label, label(0), f.Old.Label, f.New.Label)
+			}
 		}
 	}
 	var missing []string
@@ -98,10 +126,23 @@ func Merge(docs []*Document) (*Document, error) {
 	builds := map[string]bool{}
 	workers := map[string]bool{}
 	columns := map[string]bool{}
+	for _, c := range parts[0].Comparisons {
+		c.Rows, c.Geomeans = nil, nil
+		out.Comparisons = append(out.Comparisons, c)
+	}
 	for _, d := range parts {
 		s := d.Meta.Shard
 		out.Meta.Shard.Functions += s.Functions
-		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, MergedPart{Index: s.Index, Hostname: d.Meta.Hostname, Date: d.Meta.Date})
+		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, MergedPart{Index: s.Index, Hostname: d.Meta.Hostname, Date: d.Meta.Date,
+			Mismatches: parts[0].Meta.Fingerprint().Diff(d.Meta.Fingerprint())})
+		for j, c := range d.Comparisons {
+			out.Comparisons[j].Rows = append(out.Comparisons[j].Rows, c.Rows...)
+			for _, m := range c.Mismatches {
+				if !slices.Contains(out.Comparisons[j].Mismatches, m) {
+					out.Comparisons[j].Mismatches = append(out.Comparisons[j].Mismatches, m)
+				}
+			}
+		}
 		out.Meta.Date = min(out.Meta.Date, d.Meta.Date) // RFC 3339 UTC sorts as time
 		if out.Meta.GOMAXPROCS == 0 {
 			out.Meta.GOMAXPROCS = d.Meta.GOMAXPROCS

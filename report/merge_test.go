@@ -34,7 +34,7 @@ func packageRow(pkg string) Row {
 func TestMerge(t *testing.T) {
 	docs := shards(3)
 	// Reversed: the result does not depend on the order of the arguments.
-	got, err := Merge([]*Document{docs[2], docs[0], docs[1]})
+	got, err := Merge([]*Document{docs[2], docs[0], docs[1]}, MergeOptions{})
 	require.NoError(t, err)
 	whole := greenDoc()
 	assert.Len(t, got.Rows, len(whole.Rows)+1, "every identity once, the package row once")
@@ -82,7 +82,7 @@ func TestMergeRefuses(t *testing.T) {
 		}, "is in shard 1/2 and in shard 2/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Merge(tc.docs())
+			_, err := Merge(tc.docs(), MergeOptions{})
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrNotMergeable))
 			assert.Contains(t, err.Error(), tc.want)
@@ -91,8 +91,52 @@ func TestMergeRefuses(t *testing.T) {
 	var mm *MergeMismatchError
 	d := shards(2)
 	d[1].Meta.Containment = "process-group"
-	_, err := Merge(d)
+	_, err := Merge(d, MergeOptions{})
 	require.ErrorAs(t, err, &mm)
 	assert.Equal(t, "shard 2/2", mm.Part)
 	assert.Equal(t, []FieldDiff{{"containment", "cgroup", "process-group"}}, mm.Diffs)
+}
+
+func TestMergeAllowMismatch(t *testing.T) {
+	d := shards(2)
+	d[1].Meta.CPU = "Intel Xeon"
+	got, err := Merge(d, MergeOptions{AllowMismatch: true})
+	require.NoError(t, err)
+	require.Len(t, got.Meta.Shard.Merged, 2)
+	assert.Empty(t, got.Meta.Shard.Merged[0].Mismatches)
+	assert.Equal(t, []FieldDiff{{"cpu", "AMD EPYC 7B13", "Intel Xeon"}}, got.Meta.Shard.Merged[1].Mismatches)
+	// Knobs are never allowed to differ: the parts would not be one run.
+	d[1].Meta.Knobs.Bench = "Encode"
+	_, err = Merge(d, MergeOptions{AllowMismatch: true})
+	assert.ErrorContains(t, err, `bench "." vs "Encode"`)
+}
+
+func TestMergeComparisons(t *testing.T) {
+	d := shards(2)
+	side := func(label string) ComparedRun { return ComparedRun{Label: label} }
+	knobs := CompareKnobs{Threshold: 0.02, Confidence: 0.95, Resamples: 1000, Paired: true}
+	for k, part := range d {
+		var rows []ComparisonRow
+		for _, r := range part.Rows {
+			if r.Kind == KindBenchmark {
+				rows = append(rows, ComparisonRow{Package: r.Package, Name: r.Name, Metric: MetricTime, Verdict: VerdictEquivalent})
+			}
+		}
+		part.Comparisons = []Comparison{{Schema: ComparisonSchemaVersion, Old: side("main (commit 0123)"), New: side("working tree"),
+			Knobs: knobs, Rows: rows, Geomeans: []Geomean{{Metric: MetricTime, Ratio: 1 + float64(k), Identities: len(rows)}}}}
+	}
+	got, err := Merge(d, MergeOptions{})
+	require.NoError(t, err)
+	require.Len(t, got.Comparisons, 1)
+	c := got.Comparisons[0]
+	assert.Len(t, c.Rows, len(greenDoc().Rows), "every identity's comparison row, once")
+	assert.Empty(t, c.Geomeans, "a part's geomean is not the whole run's")
+	assert.Equal(t, knobs, c.Knobs)
+
+	d[1].Comparisons[0].Old.Label = "v1.2.0 (commit 4567)"
+	_, err = Merge(d, MergeOptions{})
+	assert.ErrorContains(t, err, "differs from shard 1/2's")
+	d[1].Comparisons = nil
+	_, err = Merge(d, MergeOptions{})
+	assert.ErrorContains(t, err, "has 0 comparisons")
 }

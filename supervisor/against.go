@@ -163,7 +163,7 @@ func (s *supervisor) compareRevisions(rows []report.Row, revs []*revision, fp re
 		c.Knobs.Paired = true
 		cmp := comparer{cfg: cfg}
 		c.Rows = cmp.rows(oldRows, newRows, func(k int) bool { return oldFirst(len(revs), i, k) })
-		c.Geomeans = geomeans(c.Rows)
+		c.Geomeans = Geomeans(c.Rows)
 		out = append(out, *c)
 	}
 	return out

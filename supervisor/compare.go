@@ -89,7 +89,7 @@ func Compare(old, new *report.Document, cfg CompareConfig) (*report.Comparison, 
 	// A run with --against holds other builds' rows too; a document
 	// stands for its working tree.
 	c.Rows = cmp.rows(workingTree(old.Rows), workingTree(new.Rows), nil)
-	c.Geomeans = geomeans(c.Rows)
+	c.Geomeans = Geomeans(c.Rows)
 	return c, nil
 }
 
@@ -520,9 +520,9 @@ func counted(base report.ComparisonRow, o, n report.Row) []report.ComparisonRow 
 	return out
 }
 
-// geomeans is the geometric mean of each metric's ratios over the rows
+// Geomeans is the geometric mean of each metric's ratios over the rows
 // that have one, in the order the metrics first appear.
-func geomeans(rows []report.ComparisonRow) []report.Geomean {
+func Geomeans(rows []report.ComparisonRow) []report.Geomean {
 	var order []string
 	sum := map[string]float64{}
 	count := map[string]int{}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/supervisor"
 )
 
 // mergeCommand joins the documents of a sharded run's parts.
@@ -17,11 +18,17 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 		ArgsUsage: "SHARD.json...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "-", Usage: "write the merged document to `FILE` (- for stdout)"},
+			&cli.BoolFlag{Name: "allow-mismatch", Usage: "join parts whose fingerprints differ (runners on different CPU models); each part's differences are recorded. Paired comparisons (--against) stay sound, each made on one runner"},
+			&cli.StringFlag{Name: "fail-on", Usage: "gate the joined comparisons, as run --fail-on: `slower` or inconclusive (exit 1), 3 when an identity crashed or is missing on a side"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usagef("merge takes the run documents of every part of a sharded run")
+			}
+			failOn := c.String("fail-on")
+			if failOn != "" && failOn != "slower" && failOn != "inconclusive" {
+				return usagef("--fail-on must be slower or inconclusive, got %q", failOn)
 			}
 			out, err := createOutput("--out", outPath(c.String("out")))
 			if err != nil {
@@ -34,18 +41,32 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 					return err
 				}
 			}
-			merged, err := report.Merge(docs)
+			merged, err := report.Merge(docs, report.MergeOptions{AllowMismatch: c.Bool("allow-mismatch")})
 			if err != nil {
 				return err
 			}
-			dropped := 0
-			for _, d := range docs {
-				dropped += len(d.Comparisons)
+			if failOn != "" && len(merged.Comparisons) == 0 {
+				return usagef("--fail-on gates a comparison: the parts have none (run them with --against or --baseline)")
 			}
-			if dropped > 0 {
-				fmt.Fprintf(stderr, "benchsup: merge: the parts' %d comparisons cover only their own identities and are not joined: compare the merged document (benchsup compare OLD.json MERGED.json)\n", dropped)
+			for i := range merged.Comparisons {
+				merged.Comparisons[i].Geomeans = supervisor.Geomeans(merged.Comparisons[i].Rows)
 			}
-			return out.commit(func(w io.Writer) error { return report.WriteJSON(w, *merged) })
+			if err := out.commit(func(w io.Writer) error { return report.WriteJSON(w, *merged) }); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "benchsup: merged %d parts: %d rows, %d comparisons\n", len(docs), len(merged.Rows), len(merged.Comparisons))
+			for _, p := range merged.Meta.Shard.Merged {
+				for _, m := range p.Mismatches {
+					fmt.Fprintf(stderr, "benchsup: shard %d/%d ran with %s %q, shard %d/%d with %q\n", p.Index, merged.Meta.Shard.Count, m.Field, m.New, 1, merged.Meta.Shard.Count, m.Old)
+				}
+			}
+			if err := gateAll(merged.Comparisons, failOn, stderr); err != nil {
+				return err
+			}
+			if merged.Failed() {
+				return errFailed
+			}
+			return nil
 		},
 	}
 }
