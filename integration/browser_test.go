@@ -1,0 +1,480 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+// The viewport every layout assertion and screenshot uses: a laptop screen.
+const viewWidth, viewHeight = 1280, 900
+
+// findChromium returns Debian's chromium (or another Chromium-family
+// browser on PATH), or "" when there is none.
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// page is one headless browser tab with what it saw: console errors,
+// uncaught exceptions, error entries of the browser log, and every request.
+type page struct {
+	ctx context.Context
+
+	mu       sync.Mutex
+	errs     []string
+	requests []string
+}
+
+// newPage starts a fresh headless browser (its own profile under a test
+// temporary directory, nothing that reaches the network by itself) with a
+// viewWidth×viewHeight viewport. The browser ends with ctx or the test.
+func newPage(t *testing.T, ctx context.Context, chrome string) *page {
+	t.Helper()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox, // root in CI containers, where the sandbox cannot start
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true), // a scrollbar would take width from the layout under test
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.WindowSize(viewWidth, viewHeight),
+	)
+	p := &page{}
+	// WithListener sees every event in arrival order, before the command
+	// that caused it returns: nothing is missed when the checks run.
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(p.listen))
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+	})
+	p.ctx = tabCtx
+	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(viewWidth, viewHeight)); err != nil {
+		t.Fatalf("starting %s: %v", chrome, err)
+	}
+	return p
+}
+
+// listen runs on the tab's reading goroutine: it must only record.
+func (p *page) listen(ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := ev.(type) {
+	case *cdpruntime.EventConsoleAPICalled:
+		if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeAssert {
+			var args []string
+			for _, a := range ev.Args {
+				if a.Description != "" {
+					args = append(args, a.Description)
+				} else {
+					args = append(args, string(a.Value))
+				}
+			}
+			p.errs = append(p.errs, "console."+string(ev.Type)+": "+strings.Join(args, " "))
+		}
+	case *cdpruntime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		text := d.Text
+		if d.Exception != nil {
+			text += " " + d.Exception.Description
+		}
+		p.errs = append(p.errs, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, text))
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level == cdplog.EntryLevelError {
+			p.errs = append(p.errs, fmt.Sprintf("log %s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+		}
+	case *network.EventRequestWillBeSent:
+		p.requests = append(p.requests, ev.Request.URL)
+	}
+}
+
+// seen returns copies of what the page recorded so far.
+func (p *page) seen() (errs, requests []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.errs), slices.Clone(p.requests)
+}
+
+// fileURL is the file:// URL of an absolute path.
+func fileURL(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// screenshot is a full-page PNG of the page as loaded, checked to decode at
+// the viewport's width.
+func (p *page) screenshot(t *testing.T) ([]byte, image.Image) {
+	t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != viewWidth || b.Dy() < 100 {
+		t.Fatalf("screenshot is %dx%d, want %d wide and a page's height", b.Dx(), b.Dy(), viewWidth)
+	}
+	return buf, img
+}
+
+// census is what the browser found in the rendered report: per benchmark
+// section its strip plots and their processes, the forest plots' rows, the
+// windows, and every element that sticks out of the viewport's width.
+type census struct {
+	Sections []struct {
+		Identity  string   `json:"identity"`
+		Strips    int      `json:"strips"`
+		Declared  string   `json:"declared"`
+		Processes int      `json:"processes"`
+		Outcomes  []string `json:"outcomes"`
+	} `json:"sections"`
+	Forests    []string `json:"forests"`    // data-metric of each svg.forest
+	ForestRows []string `json:"forestRows"` // data-identity of each g.forest-row
+	Verdicts   []string `json:"verdicts"`   // data-verdict of each g.forest-row
+	Windows    int      `json:"windows"`
+	ScrollW    float64  `json:"scrollWidth"`
+	Overflow   []string `json:"overflow"`
+}
+
+var censusJS = fmt.Sprintf(`(() => {
+	const limit = %d + 0.5;
+	const out = {sections: [], forests: [], forestRows: [], verdicts: [], windows: 0, overflow: []};
+	for (const s of document.querySelectorAll('section.benchmark')) {
+		const strips = s.querySelectorAll('svg.strip');
+		const procs = strips.length ? [...strips[0].querySelectorAll('g.process')] : [];
+		out.sections.push({
+			identity: s.getAttribute('data-identity') || '',
+			strips: strips.length,
+			declared: strips.length ? (strips[0].getAttribute('data-processes') || '') : '',
+			processes: procs.length,
+			outcomes: procs.map(g => g.getAttribute('data-outcome') || ''),
+		});
+	}
+	for (const f of document.querySelectorAll('section.comparison svg.forest')) {
+		out.forests.push(f.getAttribute('data-metric') || '');
+	}
+	for (const g of document.querySelectorAll('section.comparison svg.forest g.forest-row')) {
+		out.forestRows.push(g.getAttribute('data-identity') || '');
+		out.verdicts.push(g.getAttribute('data-verdict') || '');
+	}
+	out.windows = document.querySelectorAll('svg.windows g.window').length;
+	out.scrollWidth = document.documentElement.scrollWidth;
+	for (const e of document.querySelectorAll('body *')) {
+		const r = e.getBoundingClientRect();
+		if (r.right > limit) {
+			let d = e.tagName.toLowerCase();
+			if (e.id) d += '#' + e.id;
+			const cls = e.getAttribute('class');
+			if (cls) d += '.' + cls.trim().split(/\s+/).join('.');
+			const text = (e.textContent || '').trim().slice(0, 40);
+			out.overflow.push(d + ' right=' + r.right.toFixed(1) + (text ? ' "' + text + '"' : ''));
+		}
+	}
+	return out;
+})()`, viewWidth)
+
+// countDOM counts the elements a selector matches through the DOM domain,
+// which works with the page's scripts disabled. Node ids die whenever the
+// document is fetched again (chromedp does so itself after a navigation),
+// so a query that names a dead node is retried.
+func (p *page) countDOM(selector string) (int, error) {
+	var err error
+	for range 5 {
+		var doc dom.GetDocumentResult
+		if doc, err = chromedp.Call(p.ctx, dom.GetDocument, dom.GetDocumentParams{}); err != nil {
+			continue
+		}
+		var res dom.QuerySelectorAllResult
+		res, err = chromedp.Call(p.ctx, dom.QuerySelectorAll, dom.QuerySelectorAllParams{NodeID: doc.Root.NodeID, Selector: selector})
+		if err == nil {
+			return len(res.NodeIDs), nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("counting %s: %w", selector, err)
+}
+
+// benchsupIn runs the built binary in dir, returning its exit status;
+// anything but an exit status is fatal.
+func benchsupIn(t *testing.T, ctx context.Context, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "benchsup"), args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, string(out)
+	case errors.As(err, &exit) && exit.Exited():
+		return exit.ExitCode(), string(out)
+	}
+	t.Fatalf("benchsup %s: %v\n%s", strings.Join(args, " "), err, out)
+	return 0, ""
+}
+
+func readJSON[T any](t *testing.T, path string) T {
+	t.Helper()
+	var v T
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// TestBrowserReport renders the HTML report of a real run and comparison
+// and checks it in a real headless browser: it loads without a console
+// error or any request beyond its own file, every benchmark identity has
+// its strip plot with one mark per process (failed ones included), the
+// forest plot has one row per time comparison, nothing is wider than a
+// 1280 px viewport, the plots are there with JavaScript off, and a
+// full-page screenshot is a valid PNG.
+func TestBrowserReport(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
+	}
+	chrome := findChromium()
+	if chrome == "" {
+		t.Skip("no chromium: install Debian's chromium package (.ci/run does)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	dir := t.TempDir()
+	mod := filepath.Join(dir, "mod")
+	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", "browser"))); err != nil {
+		t.Fatal(err)
+	}
+	crash := filepath.Join(dir, "crash")
+	if err := os.Mkdir(crash, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// --benchtime=2000x: no calibration, so the fixture's crash keys on N;
+	// the same flags and environment on both runs keep them comparable.
+	runArgs := func(out string) []string {
+		return []string{"run", "--bench", "--repetitions=3", "--samples=3", "--benchtime=2000x", "--metrics=none",
+			"--env-set=CRASHDIR=" + crash, "--json=" + out, "./..."}
+	}
+	oldJSON, newJSON := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	cmpJSON, html := filepath.Join(dir, "cmp.json"), filepath.Join(dir, "report.html")
+	// The old run crashes nowhere (the fixture's second marker exists),
+	// the new one in its second process of BenchmarkCrashOnce.
+	if err := os.WriteFile(filepath.Join(crash, "second"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := benchsupIn(t, ctx, mod, runArgs(oldJSON)...); code != 0 {
+		t.Fatalf("old run: exit %d\n%s", code, out)
+	}
+	for _, f := range []string{"first", "second"} {
+		if err := os.Remove(filepath.Join(crash, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out := benchsupIn(t, ctx, mod, runArgs(newJSON)...); code != 1 {
+		t.Fatalf("new run: exit %d, want 1 (BenchmarkCrashOnce crashes)\n%s", code, out)
+	}
+	if code, out := benchsupIn(t, ctx, mod, "compare", oldJSON, newJSON, "--json="+cmpJSON); code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, out)
+	}
+	if code, out := benchsupIn(t, ctx, mod, "report", "--out="+html, newJSON, cmpJSON); code != 0 {
+		// Interim, until the command lands (issue #14).
+		if strings.Contains(out, `unknown command "report"`) {
+			t.Skip("benchsup report is not built yet")
+		}
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	doc := readJSON[report.Document](t, newJSON)
+	cmp := readJSON[report.Comparison](t, cmpJSON)
+
+	// What the documents say the page must show.
+	wantProcs := map[string]int{}
+	var order []string
+	crashed := false
+	for _, r := range doc.Rows {
+		if r.Kind != "benchmark" {
+			continue
+		}
+		id := r.Package + " " + r.Name
+		if _, ok := wantProcs[id]; !ok {
+			order = append(order, id)
+		}
+		wantProcs[id] += len(r.Processes)
+		for _, p := range r.Processes {
+			crashed = crashed || p.Outcome.IsError()
+		}
+	}
+	if len(order) != 4 || !crashed || wantProcs["example.com/browser BenchmarkCrashOnce"] < 2 {
+		t.Fatalf("fixture run has %d benchmark identities (want 4), a failed process %v, processes %v; want a good process before the failed one", len(order), crashed, wantProcs)
+	}
+	var wantForest []string
+	for _, r := range cmp.Rows {
+		if r.Metric == report.MetricTime {
+			wantForest = append(wantForest, r.Package+" "+r.Name)
+		}
+	}
+
+	p := newPage(t, ctx, chrome)
+	pageURL := fileURL(html)
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(pageURL)); err != nil {
+		t.Fatalf("loading %s: %v", pageURL, err)
+	}
+	var c census
+	raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]byte](censusJS))
+	if err == nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil {
+		t.Fatalf("reading the page: %v", err)
+	}
+
+	t.Run("loads cleanly", func(t *testing.T) {
+		errs, requests := p.seen()
+		if len(errs) > 0 {
+			t.Errorf("console errors:\n\t%s", strings.Join(errs, "\n\t"))
+		}
+		var foreign []string
+		for _, u := range requests {
+			if u != pageURL {
+				foreign = append(foreign, u)
+			}
+		}
+		if len(foreign) > 0 || len(requests) == 0 {
+			t.Errorf("requests besides the page's own %s (%d requests in all):\n\t%s", pageURL, len(requests), strings.Join(foreign, "\n\t"))
+		}
+	})
+
+	t.Run("strip per identity", func(t *testing.T) {
+		got := map[string]int{}
+		for _, s := range c.Sections {
+			got[s.Identity]++
+			want, ok := wantProcs[s.Identity]
+			switch {
+			case !ok:
+				t.Errorf("section %q is no benchmark identity of the run", s.Identity)
+			case s.Strips != 1:
+				t.Errorf("%s: %d svg.strip, want 1", s.Identity, s.Strips)
+			case s.Processes != want || s.Declared != fmt.Sprint(want):
+				t.Errorf("%s: %d g.process (data-processes=%q), want %d, one per process of the document (outcomes %v)", s.Identity, s.Processes, s.Declared, want, s.Outcomes)
+			}
+		}
+		for _, id := range order {
+			if got[id] != 1 {
+				t.Errorf("%s: %d sections, want 1", id, got[id])
+			}
+		}
+		// The failed process is drawn too, and says so.
+		failed := 0
+		for _, s := range c.Sections {
+			for _, o := range s.Outcomes {
+				if o != "" && o != string(report.OutcomeOK) {
+					failed++
+				}
+			}
+		}
+		if failed == 0 {
+			t.Errorf("no g.process has a failed data-outcome; the run has one: %+v", c.Sections)
+		}
+	})
+
+	t.Run("forest rows", func(t *testing.T) {
+		if !slices.Contains(c.Forests, report.MetricTime) {
+			t.Errorf("no svg.forest[data-metric=%q] in a section.comparison (forests: %q)", report.MetricTime, c.Forests)
+		}
+		got, want := slices.Sorted(slices.Values(c.ForestRows)), slices.Sorted(slices.Values(wantForest))
+		if !slices.Equal(got, want) {
+			t.Errorf("forest rows %q, want one per %s comparison row %q", got, report.MetricTime, want)
+		}
+		for i, v := range c.Verdicts {
+			if v == "" {
+				t.Errorf("forest row %s has no data-verdict", c.ForestRows[i])
+			}
+		}
+	})
+
+	t.Run("fits 1280px", func(t *testing.T) {
+		if c.ScrollW > viewWidth {
+			t.Errorf("document scrollWidth %.0f > %d", c.ScrollW, viewWidth)
+		}
+		if len(c.Overflow) > 0 {
+			t.Errorf("%d elements reach past x=%d:\n\t%s", len(c.Overflow), viewWidth, strings.Join(c.Overflow, "\n\t"))
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		buf, img := p.screenshot(t)
+		out := filepath.Join(t.TempDir(), "report.png")
+		if err := os.WriteFile(out, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %dx%d", out, img.Bounds().Dx(), img.Bounds().Dy())
+	})
+
+	// Last: it changes the page. The plots are server-side SVG, so with
+	// scripts off the same plots are there.
+	t.Run("without JavaScript", func(t *testing.T) {
+		if _, err := chromedp.Call(p.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(p.ctx, chromedp.Navigate(pageURL)); err != nil {
+			t.Fatal(err)
+		}
+		for sel, want := range map[string]int{
+			"section.benchmark svg.strip": len(order),
+			"svg.strip g.process":         sum(wantProcs),
+			"svg.forest g.forest-row":     len(wantForest),
+			"svg.windows g.window":        c.Windows,
+		} {
+			n, err := p.countDOM(sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != want {
+				t.Errorf("with scripts disabled %s matches %d, want %d", sel, n, want)
+			}
+		}
+	})
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
