@@ -67,6 +67,10 @@ type htmlBench struct {
 	Strip    template.HTML
 	Legend   bool // the plot has samples (a legend is due)
 	Rows     []htmlBenchRow
+	// Sides and Metrics are the metrics table: one column per row drawn,
+	// one line per metric (name first), an em dash where a row lacks it.
+	Sides   []string
+	Metrics [][]string
 }
 
 // htmlBenchRow is one row of an identity (one build) under its plot.
@@ -347,9 +351,37 @@ func benchSections(doc *Document, old *Document) []htmlBench {
 		for _, sr := range rows {
 			b.Rows = append(b.Rows, benchRowView(doc.Columns, sr))
 		}
+		b.Sides, b.Metrics = metricsTable(b.Rows)
 		out = append(out, b)
 	}
 	return out
+}
+
+// metricsTable lays the rows' metrics side by side, metrics in order of
+// first appearance.
+func metricsTable(rows []htmlBenchRow) ([]string, [][]string) {
+	var names []string
+	vals := map[string][]string{}
+	var sides []string
+	for i, r := range rows {
+		sides = append(sides, r.Side)
+		for _, m := range r.Metrics {
+			if _, ok := vals[m.Name]; !ok {
+				names = append(names, m.Name)
+				vals[m.Name] = make([]string, len(rows))
+			}
+			vals[m.Name][i] = m.Value
+		}
+	}
+	var out [][]string
+	for _, n := range names {
+		line := []string{n}
+		for _, v := range vals[n] {
+			line = append(line, orDash(v))
+		}
+		out = append(out, line)
+	}
+	return sides, out
 }
 
 func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
@@ -361,7 +393,7 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 	if s := r.Summary; s != nil {
 		v.Headline = formatDuration(s.MedianNs) + "/op, median of " + strconv.Itoa(s.Processes) + " process medians"
 		if iv := s.Interval; iv != nil {
-			v.Headline += "; " + trimPercent(100*iv.Confidence) + "% interval " +
+			v.Headline += "; " + trimPercent(100*iv.Confidence) + " interval " +
 				formatDuration(iv.LowNs) + " … " + formatDuration(iv.HighNs) + " (" + formatInterval(iv.LowNs, iv.HighNs, s.MedianNs) + ")"
 		} else {
 			v.Headline += "; no interval (one process)"
@@ -494,7 +526,7 @@ func stripSVG(rows []sideRow) (template.HTML, bool) {
 			h := float64(len(r.Processes)) * laneHeight
 			if iv := s.Interval; iv != nil {
 				b.rect(a.pos(iv.LowNs), top, a.pos(iv.HighNs)-a.pos(iv.LowNs), h, "band "+cls,
-					sr.Side+": "+trimPercent(100*iv.Confidence)+"% interval of the median "+formatDuration(iv.LowNs)+" … "+formatDuration(iv.HighNs))
+					sr.Side+": "+trimPercent(100*iv.Confidence)+" interval of the median "+formatDuration(iv.LowNs)+" … "+formatDuration(iv.HighNs))
 			}
 			x := a.pos(s.MedianNs)
 			b.f(`<g><title>`, esc(sr.Side+": median of process medians "+formatDuration(s.MedianNs)), `</title>`)
@@ -567,7 +599,7 @@ func comparisonView(c Comparison) htmlComparison {
 	if k.Paired {
 		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
 	}
-	v.Statistics = design + "; " + trimPercent(100*k.Confidence) + "% confidence asked, " + strconv.Itoa(k.Resamples) +
+	v.Statistics = design + "; " + trimPercent(100*k.Confidence) + " confidence asked, " + strconv.Itoa(k.Resamples) +
 		" resamples, seed " + strconv.FormatUint(k.Seed, 10) + "; practical threshold ±" + trimPercent(100*k.Threshold)
 	for _, d := range c.Mismatches {
 		v.Mismatches = append(v.Mismatches, d.Field+": old "+strconv.Quote(d.Old)+", new "+strconv.Quote(d.New))
@@ -595,7 +627,7 @@ func comparisonView(c Comparison) htmlComparison {
 		if r.Low != nil && r.High != nil {
 			row.Interval = formatChange(*r.Low) + " … " + formatChange(*r.High)
 			if r.Confidence != nil {
-				row.Interval += " at " + trimPercent(100**r.Confidence) + "%"
+				row.Interval += " at " + trimPercent(100**r.Confidence)
 			}
 		}
 		if r.P != nil {
@@ -691,11 +723,16 @@ func forestSVG(c Comparison, m string) template.HTML {
 			b.f(`</g>`)
 			text = formatChange(*r.Ratio) + " " + r.Verdict
 		} else {
-			why := r.Verdict + ": no ratio"
+			// No marker: the verdict in text, the note (which may be
+			// long) on hover and in the table's notes.
 			if r.Note != "" {
-				why += " (" + r.Note + ")"
+				b.f(`<g><title>`, esc(r.Note), `</title>`)
 			}
-			b.label(forestPlot0+6, mid+4, "start", "failtext", why, 60)
+			b.cross(forestPlot0+8, mid, 4, "fail")
+			b.text(forestPlot0+18, mid+4, "start", "failtext", r.Verdict+": no ratio")
+			if r.Note != "" {
+				b.f(`</g>`)
+			}
 		}
 		b.text(forestPlot1+12, mid+4, "start", "verdict v-"+verdictClass(r.Verdict), text)
 		b.f(`</g>`)

@@ -30,6 +30,10 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .wide{overflow-x:auto;max-width:100%}
 .facts td:first-child{color:var(--muted);white-space:nowrap;padding-right:16px}
 .facts td{overflow-wrap:anywhere}
+p.headline{margin:4px 0}
+table.metrics td{font-variant-numeric:tabular-nums;padding-right:24px}
+details{margin:4px 0}
+details summary{cursor:pointer}
 section.benchmark,section.comparison,figure{break-inside:avoid;page-break-inside:avoid}
 section.benchmark{margin:18px 0 26px}
 figure{margin:8px 0}
@@ -73,7 +77,6 @@ ul.plain{margin:4px 0;padding-left:18px}
   main{max-width:none;padding:0}
   pre{max-height:none;overflow:visible;background:#fff}
   h2{break-after:avoid}
-  details>*{display:block}
 }
 </style>
 </head>
@@ -120,14 +123,16 @@ ul.plain{margin:4px 0;padding-left:18px}
 <span><svg viewBox="0 0 12 12" width="12" height="12"><path d="M2 2L10 10M2 10L10 2" stroke="#b83232" stroke-width="2"/></svg>process without samples</span>
 </figcaption>{{end}}
 </figure>
+{{range .Rows}}<p class="headline"><strong>{{.Side}}:</strong> {{.Headline}}</p>
+{{end}}
+{{if .Metrics}}<div class="wide"><table class="metrics">
+<tr><th>metric</th>{{range .Sides}}<th>{{.}}</th>{{end}}</tr>
+{{range .Metrics}}<tr>{{range $i, $v := .}}{{if $i}}<td>{{$v}}</td>{{else}}<td class="muted">{{$v}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div>{{end}}
 {{range .Rows}}
-<div class="wide">
-<p><strong>{{.Side}}:</strong> {{.Headline}}</p>
-{{if .Metrics}}<table class="facts">{{range .Metrics}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}</table>{{end}}
-{{if .Absences}}<ul class="plain muted">{{range .Absences}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Absences}}<details class="muted"><summary>{{.Side}}: {{len .Absences}} selected metric(s) without a value, and why</summary><ul class="plain">{{range .Absences}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+{{$side := .Side}}{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{$side}}: {{.}}</li>{{end}}</ul>{{end}}
 {{range .Failures}}{{template "failure" .}}{{end}}
-</div>
 {{end}}
 </section>
 {{end}}

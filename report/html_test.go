@@ -119,6 +119,7 @@ func hostileDoc() *Document {
 	r.Summary.ShortSamples = 1
 	r.Processes = append(r.Processes, ProcessResult{Index: 2, Outcome: "signal", Error: str("killed by SIGSEGV <b>")})
 	r.Outcome, r.Error, r.Output = "signal", str("killed by SIGSEGV <b>"), "</pre><script>x()</script>"
+	r.Notes = []string{"a process it started still held stdout <i>"}
 	d.Rows = append(d.Rows, r)
 	return &d
 }
@@ -253,6 +254,7 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	assert.NotContains(t, page, "<script>")
 	assert.NotContains(t, page, "</pre><script>")
 	assert.NotContains(t, page, "SIGSEGV <b>")
+	assert.Contains(t, page, "new: a process it started still held stdout &lt;i&gt;", "a row's notes are shown with their side")
 	assert.Contains(t, page, "BenchmarkX/&lt;script&gt;alert(1)&lt;/script&gt;")
 	assert.Contains(t, page, "&lt;/pre&gt;&lt;script&gt;x()&lt;/script&gt;", "the output tail is shown, escaped")
 	assert.Contains(t, page, `data-outcome="signal"`, "the failed process is drawn with its outcome")
