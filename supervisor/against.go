@@ -53,8 +53,13 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 		if err != nil {
 			return nil, nil, fmt.Errorf("--against=%s: %w", rev, err)
 		}
-		sub.buildAll(ctx, plans)
 		r := &revision{tree: tree, plans: plans}
+		for _, p := range plans {
+			// Before the build, so that its build events name the
+			// revision (sub has no binary cache: the variant names no file).
+			p.main().variant = r.label()
+		}
+		sub.buildAll(ctx, plans)
 		for _, row := range planRows {
 			if row.Outcome == report.OutcomeSkipped {
 				continue // a package with nothing to run: the working tree's row says so
@@ -63,7 +68,6 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 			rows = append(rows, row)
 		}
 		for _, p := range plans {
-			p.main().variant = r.label()
 			if f := p.main().failure; f != nil {
 				row := *f
 				row.Build = r.label()

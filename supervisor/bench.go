@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,6 +115,13 @@ func (s *supervisor) discoverAll(ctx context.Context, plans []*pkgPlan, calibrat
 			go func() {
 				defer wg.Done()
 				found[i] = s.discover(ctx, p, b, calibrate)
+				ev := report.Event{Kind: report.EventDiscovery, Package: p.pkg.ImportPath, Build: b.variant, Identities: []string{}}
+				for _, id := range found[i] {
+					if id.name != "" { // "": the package's discovery failed; its result says why
+						ev.Identities = append(ev.Identities, cmp.Or(id.fullName, id.name))
+					}
+				}
+				s.emit(ev)
 			}()
 		}
 	}
@@ -240,6 +248,8 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip}}
 		s.slots() <- struct{}{}
+		who := report.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
+		s.processStart(who, req)
 		out := s.run(ctx, s.childConfig(p, b), req, func(m protocol.Message) {
 			switch m := m.(type) {
 			case protocol.Progress:
@@ -274,6 +284,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 			}
 		})
 		<-s.slots()
+		s.processEnd(who, req, out)
 		if note := leftNote(out); note != "" {
 			left = "in discovery: " + note
 		}
@@ -479,6 +490,8 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 			WindowMetrics: s.cfg.WindowMetrics, // read at workload windows' edges
 		},
 	}
+	who := report.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
+	s.processStart(who, req)
 	out := s.run(ctx, s.childConfig(id.plan, id.build), req, func(m protocol.Message) {
 		switch m := m.(type) {
 		case protocol.Result:
@@ -491,6 +504,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 			}
 		}
 	})
+	s.processEnd(who, req, out)
 	id.windows = append(id.windows, windows...)
 	id.leftBehind(out)
 	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}

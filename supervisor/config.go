@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -246,6 +247,11 @@ type Config struct {
 	// about to run, its 1-based position and the number of children
 	// planned.
 	Progress func(identity string, k, n int)
+	// Events, when set, receives the run's events as they happen
+	// (report.Event: builds, discoveries, every child's start and end,
+	// each row once final); it may be called from several goroutines at
+	// once and should not block. Nil: none.
+	Events func(report.Event)
 }
 
 func (c *Config) applyDefaults() {

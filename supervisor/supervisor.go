@@ -125,6 +125,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 			}
 		}
 	}
+	s.results(rows) // the package rows (nothing to run, not built) are final
 	// The same packages at each --against revision (against.go).
 	var revs []*revision
 	if s.cfg.Mode == ModeBench && len(s.cfg.Against) > 0 {
@@ -133,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 			return nil, err
 		}
 		rows = append(rows, revRows...)
+		s.results(revRows)
 	}
 	// Discover and calibrate, schedule, execute and summarize (benchmarks:
 	// bench.go), or run each package's tests in as many children as its
@@ -141,6 +143,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		var benchRows []report.Row
 		benchRows, doc.Windows = s.benchmarks(ctx, plans, revs)
 		s.finishWindows(doc, benchRows)
+		s.results(benchRows)
 		rows = append(rows, benchRows...)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
@@ -291,6 +294,7 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 	}
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
+		ev := report.Event{Kind: report.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: report.OutcomeOK}
 		if err := s.build(ctx, j.p, j.b, i); err != nil {
 			// The compiler's lines appear once: the first as the error,
 			// the others as the output after it.
@@ -299,7 +303,9 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 				msg, rest = bf.msg, bf.rest
 			}
 			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, report.OutcomeBuildFailure, msg, rest))
+			ev.Outcome, ev.Error = report.OutcomeBuildFailure, ptr(msg)
 		}
+		s.emit(ev)
 	})
 }
 
@@ -375,7 +381,11 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
 		}
 		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
 		out, err := s.goCmd(ctx, args...).CombinedOutput()
-		if err == nil || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			s.emit(report.Event{Kind: report.EventBuild, Package: r.Package, Outcome: report.OutcomeOK})
 			return
 		}
 		bf := describeBuildFailure(string(out), "", r.Package)
@@ -383,6 +393,7 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
 			bf = &buildFailure{msg: "go build: " + err.Error()}
 		}
 		*r = packageRow(r.Package, report.OutcomeBuildFailure, bf.msg, bf.rest)
+		s.emit(report.Event{Kind: report.EventBuild, Package: r.Package, Outcome: report.OutcomeBuildFailure, Error: ptr(bf.msg)})
 	})
 }
 
@@ -516,6 +527,43 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 		s.hello = out.Hello
 	}
 	return out
+}
+
+// emit passes ev to Config.Events, if set.
+func (s *supervisor) emit(ev report.Event) {
+	if s.cfg.Events != nil {
+		s.cfg.Events(ev)
+	}
+}
+
+// processStart announces a child about to be spawned for req; who names
+// it (package, name, build, repetition).
+func (s *supervisor) processStart(who report.Event, req protocol.Request) {
+	who.Kind, who.Phase = report.EventProcessStart, string(req.Mode)
+	s.emit(who)
+}
+
+// processEnd announces the outcome of the child processStart announced;
+// an Error already in who (a caller's better account) is kept.
+func (s *supervisor) processEnd(who report.Event, req protocol.Request, out sandbox.Outcome) {
+	who.Kind, who.Phase, who.PID, who.Outcome = report.EventProcessEnd, string(req.Mode), out.PID, outcomeOf(out.Class)
+	if out.PID != 0 { // spawned: its wall time is a measurement
+		who.WallNs = ptr(int64(out.Elapsed))
+	}
+	if (out.Err != nil || out.Failure != nil) && who.Error == nil {
+		who.Error = ptr(describe(out))
+	}
+	if out.Skip != nil {
+		who.Skipped = ptr(out.Skip.Reason)
+	}
+	s.emit(who)
+}
+
+// results announces rows that are final.
+func (s *supervisor) results(rows []report.Row) {
+	for _, r := range rows {
+		s.emit(report.ResultEvent(r))
+	}
 }
 
 func (s *supervisor) meta(plans []*pkgPlan) report.Meta {

@@ -28,7 +28,17 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 		done++
 		s.cfg.Progress(plans[i].pkg.ImportPath, done, len(plans))
 		mu.Unlock()
+		// The tests the source declares that -run selects; subtests are
+		// known only as they run.
+		ev := report.Event{Kind: report.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
+		for _, t := range plans[i].tests() {
+			if matches(s.cfg.Run, t) {
+				ev.Identities = append(ev.Identities, t)
+			}
+		}
+		s.emit(ev)
 		rows[i] = s.testPackage(ctx, plans[i])
+		s.results(rows[i]) // final: packageOrder only sorts
 	})
 	var out []report.Row
 	for _, r := range rows {
@@ -340,6 +350,8 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	cfg := s.childConfig(p, p.main())
 	testLog := s.testLogPath()
 	cfg.Args = append(slices.Clip(cfg.Args), "-test.testlogfile="+testLog)
+	who := report.Event{Package: p.pkg.ImportPath}
+	s.processStart(who, req)
 	out := s.run(cctx, cfg, req, func(m protocol.Message) {
 		if ev, ok := m.(protocol.TestEvent); ok {
 			tr.observe(ev, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
@@ -362,7 +374,9 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	// cancellation of the run.
 	if out.Class == sandbox.ClassCanceled && tr.timedOut != "" && ctx.Err() == nil {
 		out.Class = sandbox.ClassExecTimeout
+		who.Error = ptr(fmt.Sprintf("test %s ran past its %v deadline", tr.timedOut, s.cfg.TestDeadline))
 	}
+	s.processEnd(who, req, out) // after that reclassification, as the rows see it
 	return tr, out
 }
 
