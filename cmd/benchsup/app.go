@@ -114,6 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			},
 			compareCommand(stdout, stderr),
 			mergeCommand(stdout, stderr),
+			reportCommand(stdout, stderr),
 			{
 				Name:         "list",
 				Usage:        "list every test and benchmark identity, sub-benchmarks included",
@@ -179,6 +180,7 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
 		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
+		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in the README)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
@@ -352,15 +354,22 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	htmlOut, err := createOutput("--html", c.String("html"))
+	if err != nil {
+		jsonOut.abort()
+		return err
+	}
 	baselineOut, err := createOutput("--save-baseline", c.String("save-baseline"))
 	if err != nil {
 		jsonOut.abort()
+		htmlOut.abort()
 		return err
 	}
 	var baseline *report.Document
 	if path := c.String("baseline"); path != "" {
 		if baseline, err = readRun(path); err != nil {
 			jsonOut.abort()
+			htmlOut.abort()
 			baselineOut.abort()
 			return fmt.Errorf("--baseline: %w", err)
 		}
@@ -371,6 +380,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	progress.Clear()
 	if err != nil {
 		jsonOut.abort()
+		htmlOut.abort()
 		baselineOut.abort()
 		return cmp.Or(interruption(ctx), err)
 	}
@@ -399,6 +409,9 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := jsonOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+		errs = append(errs, err)
+	}
+	if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
 		errs = append(errs, err)
 	}
 	if interruption(ctx) != nil {

@@ -48,6 +48,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 		Flags: append(compareFlags(),
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, json or csv (one row per identity and metric; the columns are in the README)"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison document to `FILE`"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report of NEW, with OLD's processes beside its own and the comparison's forest plot, to `FILE`"},
 		),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
@@ -68,6 +69,11 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			defer jsonOut.abort() // after commit, a no-op
+			htmlOut, err := createOutput("--html", c.String("html"))
+			if err != nil {
+				return err
+			}
+			defer htmlOut.abort()
 			old, err := readRun(c.Args().Get(0))
 			if err != nil {
 				return err
@@ -94,6 +100,10 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
 			}
 			if err := jsonOut.commit(func(w io.Writer) error { return report.WriteComparisonJSON(w, *cmp) }); err != nil {
+				errs = append(errs, err)
+			}
+			page := report.HTMLReport{Run: new, Old: old, Comparisons: []report.Comparison{*cmp}}
+			if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, page) }); err != nil {
 				errs = append(errs, err)
 			}
 			if len(errs) > 0 {

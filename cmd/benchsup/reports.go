@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchsup/benchsup/report"
+)
+
+// reportCommand renders saved documents as one self-contained HTML page.
+func reportCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write a self-contained HTML report (plots per process, comparisons, workload windows) of a run document and, optionally, a comparison document",
+		ArgsUsage: "RUN.json [COMPARISON.json]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report.html", Usage: "write the page to `FILE` (- for stdout)"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 || c.NArg() > 2 {
+				return usagef("report takes a run document and, optionally, a comparison document; got %d arguments", c.NArg())
+			}
+			out, err := createOutput("--out", outPath(c.String("out")))
+			if err != nil {
+				return err
+			}
+			defer out.abort() // after commit, a no-op
+			doc, err := readRun(c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			page := report.HTMLReport{Run: doc}
+			if c.NArg() == 2 {
+				cmp, err := readComparison(c.Args().Get(1))
+				if err != nil {
+					return err
+				}
+				page.Comparisons = append(page.Comparisons, *cmp)
+			}
+			if err := out.commit(func(w io.Writer) error { return report.WriteHTML(w, page) }); err != nil {
+				return err
+			}
+			if c.String("out") != "-" {
+				fmt.Fprintf(stderr, "benchsup: wrote %s\n", c.String("out"))
+			}
+			return nil
+		},
+	}
+}
+
+// readComparison reads a comparison document from a file.
+func readComparison(path string) (*report.Comparison, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := report.ReadComparison(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
