@@ -1,0 +1,29 @@
+// Package host is the supervisor's side of host hygiene: what it checks and
+// claims on the machine before and around a run, so that a measurement is
+// not taken under load that was known or could have been avoided.
+//
+//   - CPU lists and topology: ParseCPUList and FormatCPUList speak the
+//     kernel's list format ("0-3,5"); OnlineCPUs and Siblings read sysfs.
+//   - Quiescence preflight: WaitQuiet waits, idle, until host CPU busy time
+//     (sources.ReadHostCPU, from /proc/stat) stays under an average and a
+//     per-CPU limit for a stable interval, or fails with *NotQuietError
+//     rather than measuring under known load. Its QuiescenceReport is what
+//     the run's document records.
+//   - Host claim: Claim takes flock-based lock files, one per CPU, so that
+//     two benchsup runs on one host serialize, or proceed together on
+//     disjoint CPU sets. The file format is below.
+//
+// The interference arithmetic (foreign load = host busy time minus the
+// process's own CPU time) is sources.ForeignShare, since the worker, built
+// into the user's test binary, computes it between samples.
+//
+// What this package does not do: it does not pin processes (the supervisor
+// applies --cpus), does not adjust any measured number, and does not see
+// storage, memory-bandwidth, thermal or frequency interference. A claim
+// coordinates only with processes that use the same claim directory: a
+// private /tmp (systemd PrivateTmp=), another mount namespace or a
+// container without a shared path silently narrows it, and this package
+// does not detect that yet. The Linux implementations read /proc and
+// /sys; elsewhere every function returns an error wrapping
+// errors.ErrUnsupported that says so.
+package host
