@@ -85,6 +85,7 @@ type htmlBenchRow struct {
 
 type htmlFailure struct {
 	Name, Outcome, Error, Output string
+	Elapsed                      string // a test's own duration; an em dash when not reported
 }
 
 type htmlComparison struct {
@@ -172,7 +173,10 @@ func rowIdentity(r Row) string {
 }
 
 func rowFailure(r Row) htmlFailure {
-	f := htmlFailure{Name: rowIdentity(r), Outcome: string(r.Outcome), Output: r.Output}
+	f := htmlFailure{Name: rowIdentity(r), Outcome: string(r.Outcome), Output: r.Output, Elapsed: dash}
+	if r.ElapsedNs != nil {
+		f.Elapsed = formatDuration(float64(*r.ElapsedNs))
+	}
 	switch {
 	case r.Error != nil:
 		f.Error = *r.Error
@@ -396,7 +400,7 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 			v.Headline += "; " + trimPercent(100*iv.Confidence) + " interval " +
 				formatDuration(iv.LowNs) + " … " + formatDuration(iv.HighNs) + " (" + formatInterval(iv.LowNs, iv.HighNs, s.MedianNs) + ")"
 		} else {
-			v.Headline += "; no interval (one process)"
+			v.Headline += "; no interval (one process with samples)"
 		}
 		if s.WithinMADNs != nil {
 			v.Metrics = append(v.Metrics, htmlFact{"noise within a process (MAD)", formatDeviation(*s.WithinMADNs, s.MedianNs)})
@@ -570,8 +574,13 @@ func stripSVG(rows []sideRow) (template.HTML, bool) {
 				} else if p.Outcome == OutcomeOK {
 					what = "no samples"
 				}
-				b.cross(x, mid, 4, "fail")
-				b.label(x+10, mid+4, "start", "failtext", what, 100)
+				if p.Outcome.IsError() {
+					b.cross(x, mid, 4, "fail")
+					b.label(x+10, mid+4, "start", "failtext", what, 100)
+				} else {
+					// Skipped or sampleless: no failure, so no red cross.
+					b.label(x-4, mid+4, "start", "lane", what, 100)
+				}
 			}
 			b.f(`</g>`)
 			y += laneHeight

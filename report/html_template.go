@@ -72,6 +72,8 @@ svg .wall-outline{fill:none;stroke:#1a202c;stroke-width:1}
 ul.plain{margin:4px 0;padding-left:18px}
 .fail-block{border-left:3px solid #b83232;padding-left:10px;margin:8px 0}
 .outcome{font-weight:600;color:#b83232}
+.fail-block.skip{border-left-color:var(--old)}
+.skip .outcome{color:var(--muted)}
 @media print{
   body{font-size:11px;background:#fff;color:#000}
   main{max-width:none;padding:0}
@@ -103,7 +105,11 @@ ul.plain{margin:4px 0;padding-left:18px}
 
 {{if .TestMode}}
 <h2 id="tests">Failed and skipped tests</h2>
-{{if .Tests}}{{range .Tests}}{{template "failure" .}}{{end}}{{else}}<p>Every test passed.</p>{{end}}
+{{if .Tests}}<div class="wide"><table>
+<tr><th>test</th><th>outcome</th><th>elapsed</th><th>reason</th></tr>
+{{range .Tests}}<tr><td class="mono">{{.Name}}</td><td>{{.Outcome}}</td><td class="num">{{.Elapsed}}</td><td>{{.Error}}</td></tr>
+{{end}}</table></div>
+{{range .Tests}}{{if .Output}}{{template "failure" .}}{{end}}{{end}}{{else}}<p>Every test passed.</p>{{end}}
 {{end}}
 
 {{if .Benchmarks}}
@@ -190,7 +196,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 </main>
 </body>
 </html>
-{{define "failure"}}<div class="fail-block"><div><span class="outcome">{{.Outcome}}</span> <span class="mono">{{.Name}}</span></div>
+{{define "failure"}}<div class="fail-block{{if eq .Outcome "skipped"}} skip{{end}}"><div><span class="outcome">{{.Outcome}}</span> <span class="mono">{{.Name}}</span></div>
 {{if .Error}}<div class="mono">{{.Error}}</div>{{end}}
 {{if .Output}}<pre>{{.Output}}</pre>{{end}}</div>
 {{end}}`))
