@@ -180,6 +180,7 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
 		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
+		&cli.StringFlag{Name: "events", Usage: "write the run's events as they happen (build, discovery, process start and end, result, comparison, done) as newline-delimited JSON to `FILE`; - is stdout, and the table then goes to stderr"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in the README)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
@@ -253,6 +254,7 @@ func config(c *cli.Context) (supervisor.Config, error) {
 }
 
 func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
+	eventsOut := stdout // --events=-, before stdout moves
 	cfg, err := config(c)
 	if err != nil {
 		return err
@@ -340,8 +342,16 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if c.String("events") == "-" {
+		// stdout is the event stream: the table moves to stderr, and a
+		// document format would interleave with the events.
+		if c.String("format") != "table" {
+			return usagef("--events=- takes stdout: write the document with --json=FILE instead of --format=%s", c.String("format"))
+		}
+		stdout = stderr
+	}
 	live := false
-	if f, ok := stdout.(*os.File); ok && report.LiveEnabled(f) {
+	if f, ok := stdout.(*os.File); ok && report.LiveEnabled(f) && c.String("events") != "-" {
 		live = true
 	}
 	progress := report.NewProgress(stderr, live)
@@ -374,11 +384,23 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--baseline: %w", err)
 		}
 	}
+	events, err := openEvents(c.String("events"), eventsOut)
+	if err != nil {
+		jsonOut.abort()
+		htmlOut.abort()
+		baselineOut.abort()
+		return err
+	}
+	if events != nil {
+		cfg.Events = events.w.Emit
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
 	if err != nil {
+		events.emit(report.Event{Kind: report.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
+		events.close()
 		jsonOut.abort()
 		htmlOut.abort()
 		baselineOut.abort()
@@ -394,6 +416,17 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		} else {
 			doc.Comparisons = append(doc.Comparisons, *cmp)
 		}
+	}
+	for _, c := range doc.Comparisons {
+		events.emit(report.ComparisonEvent(c))
+	}
+	done := report.DoneEvent(*doc)
+	if err := interruption(ctx); err != nil {
+		done.Error = ptr(err.Error())
+	}
+	events.emit(done)
+	if err := events.close(); err != nil {
+		errs = append(errs, err)
 	}
 	// The table first: a file that cannot be written at the end does not
 	// cost the results on stdout.
@@ -571,3 +604,5 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,4 +65,48 @@ func readComparison(path string) (*report.Comparison, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// eventStream is where --events goes: a file written as the run goes (not
+// replaced at the end, so that a reader can follow it), or stdout.
+type eventStream struct {
+	w    *report.EventWriter
+	file *os.File // nil for stdout
+}
+
+// openEvents opens the --events destination; "" is none (nil).
+func openEvents(path string, stdout io.Writer) (*eventStream, error) {
+	switch path {
+	case "":
+		return nil, nil
+	case "-":
+		return &eventStream{w: report.NewEventWriter(stdout)}, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--events %s: cannot write there: %w", path, err)
+	}
+	return &eventStream{w: report.NewEventWriter(f), file: f}, nil
+}
+
+// emit sends ev; a nil stream takes nothing.
+func (e *eventStream) emit(ev report.Event) {
+	if e != nil {
+		e.w.Emit(ev)
+	}
+}
+
+// close ends the stream and says whether every event was written.
+func (e *eventStream) close() error {
+	if e == nil {
+		return nil
+	}
+	err := e.w.Err()
+	if e.file != nil {
+		err = errors.Join(err, e.file.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("--events: %w", err)
+	}
+	return nil
 }
