@@ -150,23 +150,29 @@ func (p *page) screenshot(t *testing.T) ([]byte, image.Image) {
 	return buf, img
 }
 
+// section is one section.benchmark: its strip plots, and the first one's
+// processes.
+type section struct {
+	Identity  string `json:"identity"`
+	Strips    int    `json:"strips"`
+	Declared  string `json:"declared"` // data-processes
+	Processes []struct {
+		Side    string `json:"side"`
+		Outcome string `json:"outcome"`
+	} `json:"processes"`
+}
+
 // census is what the browser found in the rendered report: per benchmark
 // section its strip plots and their processes, the forest plots' rows, the
 // windows, and every element that sticks out of the viewport's width.
 type census struct {
-	Sections []struct {
-		Identity  string   `json:"identity"`
-		Strips    int      `json:"strips"`
-		Declared  string   `json:"declared"`
-		Processes int      `json:"processes"`
-		Outcomes  []string `json:"outcomes"`
-	} `json:"sections"`
-	Forests    []string `json:"forests"`    // data-metric of each svg.forest
-	ForestRows []string `json:"forestRows"` // data-identity of each g.forest-row
-	Verdicts   []string `json:"verdicts"`   // data-verdict of each g.forest-row
-	Windows    int      `json:"windows"`
-	ScrollW    float64  `json:"scrollWidth"`
-	Overflow   []string `json:"overflow"`
+	Sections   []section `json:"sections"`
+	Forests    []string  `json:"forests"`    // data-metric of each svg.forest
+	ForestRows []string  `json:"forestRows"` // data-identity of each g.forest-row
+	Verdicts   []string  `json:"verdicts"`   // data-verdict of each g.forest-row
+	Windows    int       `json:"windows"`
+	ScrollW    float64   `json:"scrollWidth"`
+	Overflow   []string  `json:"overflow"`
 }
 
 var censusJS = fmt.Sprintf(`(() => {
@@ -179,8 +185,7 @@ var censusJS = fmt.Sprintf(`(() => {
 			identity: s.getAttribute('data-identity') || '',
 			strips: strips.length,
 			declared: strips.length ? (strips[0].getAttribute('data-processes') || '') : '',
-			processes: procs.length,
-			outcomes: procs.map(g => g.getAttribute('data-outcome') || ''),
+			processes: procs.map(g => ({side: g.getAttribute('data-side') || '', outcome: g.getAttribute('data-outcome') || ''})),
 		});
 	}
 	for (const f of document.querySelectorAll('section.comparison svg.forest')) {
@@ -323,24 +328,10 @@ func TestBrowserReport(t *testing.T) {
 	cmp := readJSON[report.Comparison](t, cmpJSON)
 
 	// What the documents say the page must show.
-	wantProcs := map[string]int{}
-	var order []string
-	crashed := false
-	for _, r := range doc.Rows {
-		if r.Kind != "benchmark" {
-			continue
-		}
-		id := r.Package + " " + r.Name
-		if _, ok := wantProcs[id]; !ok {
-			order = append(order, id)
-		}
-		wantProcs[id] += len(r.Processes)
-		for _, p := range r.Processes {
-			crashed = crashed || p.Outcome.IsError()
-		}
-	}
-	if len(order) != 4 || !crashed || wantProcs["example.com/browser BenchmarkCrashOnce"] < 2 {
-		t.Fatalf("fixture run has %d benchmark identities (want 4), a failed process %v, processes %v; want a good process before the failed one", len(order), crashed, wantProcs)
+	oldProcs, _, _ := processCounts(readJSON[report.Document](t, oldJSON))
+	wantProcs, order, wantFailed := processCounts(doc)
+	if len(order) != 4 || wantFailed != 1 || wantProcs["example.com/browser BenchmarkCrashOnce"] < 2 {
+		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(order), wantFailed, wantProcs)
 	}
 	var wantForest []string
 	for _, r := range cmp.Rows {
@@ -380,17 +371,38 @@ func TestBrowserReport(t *testing.T) {
 	})
 
 	t.Run("strip per identity", func(t *testing.T) {
+		// The run's processes are data-side "new" (or a revision's name);
+		// the old run's, when the page draws them, "old".
 		got := map[string]int{}
+		failed := 0
+		var olds []string
 		for _, s := range c.Sections {
 			got[s.Identity]++
+			var sides []string
+			runN := 0
+			for _, p := range s.Processes {
+				sides = append(sides, p.Side+":"+p.Outcome)
+				if p.Side == "old" {
+					continue
+				}
+				runN++
+				if p.Outcome != string(report.OutcomeOK) {
+					failed++
+				}
+			}
+			if len(sides) > runN {
+				olds = append(olds, s.Identity)
+			}
 			want, ok := wantProcs[s.Identity]
 			switch {
 			case !ok:
 				t.Errorf("section %q is no benchmark identity of the run", s.Identity)
 			case s.Strips != 1:
 				t.Errorf("%s: %d svg.strip, want 1", s.Identity, s.Strips)
-			case s.Processes != want || s.Declared != fmt.Sprint(want):
-				t.Errorf("%s: %d g.process (data-processes=%q), want %d, one per process of the document (outcomes %v)", s.Identity, s.Processes, s.Declared, want, s.Outcomes)
+			case runN != want || s.Declared != fmt.Sprint(len(s.Processes)):
+				t.Errorf("%s: g.process %v (data-processes=%q), want %d of the run, one per process of the document", s.Identity, sides, s.Declared, want)
+			case len(olds) > 0 && len(sides)-runN != oldProcs[s.Identity]:
+				t.Errorf("%s: g.process %v, want %d old ones", s.Identity, sides, oldProcs[s.Identity])
 			}
 		}
 		for _, id := range order {
@@ -398,17 +410,12 @@ func TestBrowserReport(t *testing.T) {
 				t.Errorf("%s: %d sections, want 1", id, got[id])
 			}
 		}
-		// The failed process is drawn too, and says so.
-		failed := 0
-		for _, s := range c.Sections {
-			for _, o := range s.Outcomes {
-				if o != "" && o != string(report.OutcomeOK) {
-					failed++
-				}
-			}
+		if len(olds) > 0 && len(olds) != len(order) {
+			t.Errorf("only %q draw the old run's processes", olds)
 		}
-		if failed == 0 {
-			t.Errorf("no g.process has a failed data-outcome; the run has one: %+v", c.Sections)
+		// The failed process is drawn too, and says so.
+		if failed != wantFailed {
+			t.Errorf("%d g.process of the run have a failed data-outcome, want %d", failed, wantFailed)
 		}
 	})
 
@@ -456,7 +463,7 @@ func TestBrowserReport(t *testing.T) {
 		}
 		for sel, want := range map[string]int{
 			"section.benchmark svg.strip": len(order),
-			"svg.strip g.process":         sum(wantProcs),
+			"svg.strip g.process":         sum(c.Sections),
 			"svg.forest g.forest-row":     len(wantForest),
 			"svg.windows g.window":        c.Windows,
 		} {
@@ -471,10 +478,36 @@ func TestBrowserReport(t *testing.T) {
 	})
 }
 
-func sum(m map[string]int) int {
+// sum counts the g.process of sections.
+func sum(sections []section) int {
 	n := 0
-	for _, v := range m {
-		n += v
+	for _, s := range sections {
+		n += len(s.Processes)
 	}
 	return n
+}
+
+// processCounts returns, per benchmark identity ("PKG NAME") of a document,
+// how many processes its rows hold (failed ones included), the identities
+// in order, and how many processes failed in all.
+func processCounts(doc report.Document) (map[string]int, []string, int) {
+	procs := map[string]int{}
+	var order []string
+	failed := 0
+	for _, r := range doc.Rows {
+		if r.Kind != "benchmark" {
+			continue
+		}
+		id := r.Package + " " + r.Name
+		if _, ok := procs[id]; !ok {
+			order = append(order, id)
+		}
+		procs[id] += len(r.Processes)
+		for _, p := range r.Processes {
+			if p.Outcome.IsError() {
+				failed++
+			}
+		}
+	}
+	return procs, order, failed
 }
