@@ -28,6 +28,9 @@ const (
 	// calibrated) by discovery, in the order the schedule uses; in test
 	// mode the top-level tests and examples the -run pattern selects, as
 	// the source declares them (subtests are not known before they run).
+	// Identities is absent when none was found. In bench mode the
+	// discovery children (phase "discover") run before this event, which
+	// reports what they found; every other child of the package follows it.
 	EventDiscovery = "discovery"
 	// EventProcessStart: a child is about to be spawned. Package, Name
 	// (the benchmark leaf, or the benchmark function a discovery child
