@@ -719,7 +719,11 @@ func forestSVG(c Comparison, m string) template.HTML {
 	for _, r := range rows {
 		mid := y + rowHeight/2
 		b.f(`<g class="forest-row" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(r.Verdict), `">`)
-		b.label(forestName, mid+4, "end", "lane", r.Name, 44)
+		// The package is left out of the label for room; the hover title
+		// and the table below name it.
+		b.f(`<g><title>`, esc(r.Package+" "+r.Name), `</title>`)
+		b.text(forestName, mid+4, "end", "lane", cutRunes(r.Name, 44))
+		b.f(`</g>`)
 		text := r.Verdict
 		if r.Ratio != nil && isFinite(*r.Ratio) && *r.Ratio > 0 {
 			if r.Low != nil && r.High != nil && *r.Low > 0 && *r.High > 0 {

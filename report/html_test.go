@@ -339,3 +339,32 @@ func TestWriteHTMLDemo(t *testing.T) {
 	assert.Equal(t, len(d.WindowSummaries), strings.Count(page, `<g class="window" `))
 	golden(t, "html/demo.skeleton", []byte(skeleton(page)))
 }
+
+// TestWriteHTMLForestMarkers checks that each verdict is drawn with its own
+// shape, and that a row without a ratio has no marker on the axis.
+func TestWriteHTMLForestMarkers(t *testing.T) {
+	green := greenDoc()
+	page := renderHTML(t, HTMLReport{Run: &green, Comparisons: []Comparison{htmlComparisonFixture()}})
+	rowRe := regexp.MustCompile(`(?s)<g class="forest-row" data-identity="[^"]*" data-verdict="([^"]*)">(.*?)<text[^>]*class="verdict`)
+	seen := map[string]bool{}
+	for _, m := range rowRe.FindAllStringSubmatch(page, -1) {
+		verdict, body := m[1], m[2]
+		seen[verdict] = true
+		switch verdict {
+		case VerdictFaster, VerdictDecreased:
+			assert.Contains(t, body, `class="mk mk-down"`)
+		case VerdictSlower, VerdictIncreased:
+			assert.Contains(t, body, `class="mk mk-up"`)
+		case VerdictEquivalent, VerdictSame, VerdictWithinNoise:
+			assert.Contains(t, body, `<circle class="mk mk-same"`)
+		case VerdictInconclusive:
+			assert.Contains(t, body, `class="mk mk-unsure"`)
+		default:
+			assert.NotContains(t, body, `class="mk `, "%s: no marker on the axis", verdict)
+			assert.Contains(t, body, verdict+": no ratio")
+		}
+	}
+	for _, v := range []string{VerdictFaster, VerdictSlower, VerdictEquivalent, VerdictInconclusive, VerdictFailed, VerdictOnlyOld} {
+		assert.True(t, seen[v], "a forest row with verdict %s", v)
+	}
+}
