@@ -122,8 +122,11 @@ func buildPage(r HTMLReport) htmlPage {
 	p := htmlPage{Title: r.Title, TestMode: m.Mode == ModeTest}
 	if p.Title == "" {
 		p.Title = "benchsup " + orDash(m.Mode) + " run: " + orDash(m.Module)
+		if m.Date != "" {
+			p.Title += ", " + m.Date
+		}
 	}
-	p.Subtitle = strings.TrimSpace(m.Date + " · " + m.Hostname)
+	p.Subtitle = "host " + orDash(m.Hostname) + " · " + m.OS + "/" + m.Arch + " · " + orDash(m.GoVersion)
 	p.Facts = metaFacts(m)
 	p.Sources = sourceFacts(m)
 	p.Outcomes = outcomeFacts(doc.Rows)

@@ -368,3 +368,24 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 		assert.True(t, seen[v], "a forest row with verdict %s", v)
 	}
 }
+
+// TestWriteHTMLStripAxis checks that the strip plot switches to a log axis
+// only when its values span more than ×10.
+func TestWriteHTMLStripAxis(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ns   []float64
+		log  bool
+	}{
+		{"narrow", []float64{1000, 1100, 1200}, false},
+		{"wide", []float64{100, 900, 5000}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := greenDoc()
+			d.Rows = []Row{benchRow("example.com/p", "BenchmarkX", samples(10, nil, nil, nil, tt.ns...), samples(10, nil, nil, nil, tt.ns...))}
+			page := renderHTML(t, HTMLReport{Run: &d})
+			assert.Equal(t, tt.log, strings.Contains(page, "ns/op (log axis"), "log axis")
+			assert.Equal(t, !tt.log, strings.Contains(page, "ns/op (linear axis)"), "linear axis")
+		})
+	}
+}
