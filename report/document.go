@@ -231,6 +231,16 @@ type Meta struct {
 	// holds (--shard=K/N), or for a merged document the parts it joins;
 	// absent for a whole run.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Placement is the CPUs the children were pinned to (--cpus); absent
+	// when they were not.
+	Placement *Placement `json:"placement,omitempty"`
+	// Interference is how the run watched for foreign load between
+	// samples; absent when it did not (test mode, --interference=off).
+	Interference *InterferencePolicy `json:"interference,omitempty"`
+	// Quiescence is what the preflight saw; absent when none ran.
+	Quiescence *Quiescence `json:"quiescence,omitempty"`
+	// Claim is the run's claim on the host's CPUs; absent without one.
+	Claim *HostClaim `json:"claim,omitempty"`
 }
 
 // ShardInfo is which part of a sharded run a document holds.
@@ -440,6 +450,9 @@ type Row struct {
 	// error (a process the benchmark started still held its stdout);
 	// absent when there is none.
 	Notes []string `json:"notes,omitempty"`
+	// Interference sums what the watch for foreign load saw and did over
+	// the row's processes; absent when no watch ran.
+	Interference *RowInterference `json:"interference,omitempty"`
 }
 
 // Summary is the across-process view of a benchmark. The process is the
@@ -545,4 +558,10 @@ type ProcessResult struct {
 	// absent when empty.
 	Uncertainty  map[string]float64 `json:"uncertainty,omitempty"`
 	CountedNotes map[string]string  `json:"countedNotes,omitempty"`
+	// Interference is what the watch for foreign load saw and did in this
+	// process; absent when no watch ran.
+	Interference *ProcessInterference `json:"interference,omitempty"`
+	// Retaken are the samples the watch discarded and took again, with
+	// their observations: kept here, out of every statistic.
+	Retaken []stats.Sample `json:"retaken,omitempty"`
 }
