@@ -60,7 +60,10 @@ const (
 	EventComparison = "comparison"
 	// EventDone: the run ended and its document is complete: Counts (rows
 	// by outcome; absent when there are none) and Failed (whether any row
-	// is an error, Document.Failed). Emitted by the caller, last.
+	// is an error, Document.Failed). Error says why the run ended early
+	// (interrupted), or why there is no document (the run could not
+	// happen; then Counts and Failed are absent). Emitted by the caller,
+	// last.
 	EventDone = "done"
 )
 
