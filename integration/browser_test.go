@@ -278,6 +278,7 @@ func TestBrowserReport(t *testing.T) {
 	if chrome == "" {
 		t.Skip("no chromium: install Debian's chromium package (.ci/run does)")
 	}
+	// Bounds the fixture's runs; each page has a bound of its own.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
@@ -297,7 +298,8 @@ func TestBrowserReport(t *testing.T) {
 			"--env-set=CRASHDIR=" + crash, "--json=" + out, "./..."}
 	}
 	oldJSON, newJSON := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
-	cmpJSON, html := filepath.Join(dir, "cmp.json"), filepath.Join(dir, "report.html")
+	cmpJSON := filepath.Join(dir, "cmp.json")
+	reportHTML, compareHTML := filepath.Join(dir, "report.html"), filepath.Join(dir, "compare.html")
 	// The old run crashes nowhere (the fixture's second marker exists),
 	// the new one in its second process of BenchmarkCrashOnce.
 	if err := os.WriteFile(filepath.Join(crash, "second"), nil, 0o644); err != nil {
@@ -314,31 +316,46 @@ func TestBrowserReport(t *testing.T) {
 	if code, out := benchsupIn(t, ctx, mod, runArgs(newJSON)...); code != 1 {
 		t.Fatalf("new run: exit %d, want 1 (BenchmarkCrashOnce crashes)\n%s", code, out)
 	}
-	if code, out := benchsupIn(t, ctx, mod, "compare", oldJSON, newJSON, "--json="+cmpJSON); code != 0 {
+	if code, out := benchsupIn(t, ctx, mod, "compare", "--json="+cmpJSON, "--html="+compareHTML, oldJSON, newJSON); code != 0 {
 		t.Fatalf("compare: exit %d\n%s", code, out)
 	}
-	if code, out := benchsupIn(t, ctx, mod, "report", "--out="+html, newJSON, cmpJSON); code != 0 {
-		// Interim, until the command lands (issue #14).
-		if strings.Contains(out, `unknown command "report"`) {
-			t.Skip("benchsup report is not built yet")
-		}
+	if code, out := benchsupIn(t, ctx, mod, "report", "--out="+reportHTML, newJSON, cmpJSON); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, out)
 	}
-	doc := readJSON[report.Document](t, newJSON)
-	cmp := readJSON[report.Comparison](t, cmpJSON)
-
-	// What the documents say the page must show.
-	oldProcs, _, _ := processCounts(readJSON[report.Document](t, oldJSON))
-	wantProcs, order, wantFailed := processCounts(doc)
-	if len(order) != 4 || wantFailed != 1 || wantProcs["example.com/browser BenchmarkCrashOnce"] < 2 {
-		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(order), wantFailed, wantProcs)
+	// What the documents say the pages must show.
+	var w want
+	w.procs, w.order, w.failed = processCounts(readJSON[report.Document](t, newJSON))
+	w.oldProcs, _, _ = processCounts(readJSON[report.Document](t, oldJSON))
+	if len(w.order) != 4 || w.failed != 1 || w.procs["example.com/browser BenchmarkCrashOnce"] < 2 {
+		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(w.order), w.failed, w.procs)
 	}
-	var wantForest []string
-	for _, r := range cmp.Rows {
+	for _, r := range readJSON[report.Comparison](t, cmpJSON).Rows {
 		if r.Metric == report.MetricTime {
-			wantForest = append(wantForest, r.Package+" "+r.Name)
+			w.forest = append(w.forest, r.Package+" "+r.Name)
 		}
 	}
+
+	// benchsup report draws the run alone; compare --html draws the old
+	// run's processes beside the new run's.
+	t.Run("report", func(t *testing.T) { checkPage(t, chrome, reportHTML, w, false) })
+	t.Run("compare --html", func(t *testing.T) { checkPage(t, chrome, compareHTML, w, true) })
+}
+
+// want is what the documents say a page must show.
+type want struct {
+	procs    map[string]int // processes of each benchmark identity of the run
+	order    []string       // the run's benchmark identities
+	failed   int            // failed processes of the run
+	oldProcs map[string]int // processes of each identity of the old run
+	forest   []string       // identity of each sec/op row of the comparison
+}
+
+// checkPage loads a report in a fresh browser and checks it against w;
+// withOld says the page must draw the old run's processes too.
+func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	wantProcs, order, wantFailed, oldProcs, wantForest := w.procs, w.order, w.failed, w.oldProcs, w.forest
 
 	p := newPage(t, ctx, chrome)
 	pageURL := fileURL(html)
@@ -401,7 +418,7 @@ func TestBrowserReport(t *testing.T) {
 				t.Errorf("%s: %d svg.strip, want 1", s.Identity, s.Strips)
 			case runN != want || s.Declared != fmt.Sprint(len(s.Processes)):
 				t.Errorf("%s: g.process %v (data-processes=%q), want %d of the run, one per process of the document", s.Identity, sides, s.Declared, want)
-			case len(olds) > 0 && len(sides)-runN != oldProcs[s.Identity]:
+			case withOld && len(sides)-runN != oldProcs[s.Identity]:
 				t.Errorf("%s: g.process %v, want %d old ones", s.Identity, sides, oldProcs[s.Identity])
 			}
 		}
@@ -410,8 +427,11 @@ func TestBrowserReport(t *testing.T) {
 				t.Errorf("%s: %d sections, want 1", id, got[id])
 			}
 		}
-		if len(olds) > 0 && len(olds) != len(order) {
-			t.Errorf("only %q draw the old run's processes", olds)
+		if withOld && len(olds) != len(order) {
+			t.Errorf("%d of %d identities draw the old run's processes (%q)", len(olds), len(order), olds)
+		}
+		if !withOld && len(olds) > 0 {
+			t.Errorf("%q draw old processes; this page has no old run", olds)
 		}
 		// The failed process is drawn too, and says so.
 		if failed != wantFailed {
