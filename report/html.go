@@ -721,7 +721,13 @@ func forestSVG(c Comparison, m string) template.HTML {
 	y := top
 	for _, r := range rows {
 		mid := y + rowHeight/2
-		b.f(`<g class="forest-row" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(r.Verdict), `">`)
+		// Only time rows are g.forest-row: the hook counts one per sec/op
+		// comparison row, whatever other forests the page draws.
+		cls := "forest-row"
+		if m != MetricTime {
+			cls = "forest-row-metric"
+		}
+		b.f(`<g class="`, cls, `" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(r.Verdict), `">`)
 		// The package is left out of the label for room; the hover title
 		// and the table below name it.
 		b.f(`<g><title>`, esc(r.Package+" "+r.Name), `</title>`)

@@ -24,7 +24,7 @@ h3{font-size:15px;margin:0 0 6px;overflow-wrap:anywhere}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:var(--soft);border:1px solid var(--rule);padding:8px 10px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:24em;overflow:auto}
 table{border-collapse:collapse;font-size:13px}
-th,td{text-align:left;padding:3px 10px 3px 0;vertical-align:top;border-bottom:1px solid #eceff3}
+th,td{text-align:left;padding:3px 10px 3px 0;vertical-align:top;border-bottom:1px solid #eceff3;overflow-wrap:anywhere}
 th{font-weight:600;color:var(--muted)}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .wide{overflow-x:auto;max-width:100%}
@@ -70,7 +70,7 @@ svg .wall-outline{fill:none;stroke:#1a202c;stroke-width:1}
 .legend svg{width:auto;height:14px;display:inline}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #0003}
 ul.plain{margin:4px 0;padding-left:18px}
-.fail-block{border-left:3px solid #b83232;padding-left:10px;margin:8px 0}
+.fail-block{border-left:3px solid #b83232;padding-left:10px;margin:8px 0;overflow-wrap:anywhere}
 .outcome{font-weight:600;color:#b83232}
 .fail-block.skip{border-left-color:var(--old)}
 .skip .outcome{color:var(--muted)}

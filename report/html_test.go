@@ -78,7 +78,10 @@ func htmlComparisonFixture() Comparison {
 			Ratio: fptr(0.75), Low: fptr(0.7), High: fptr(0.8), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictFaster},
 		ComparisonRow{Package: "example.com/p", Name: "BenchmarkUnsure", Metric: MetricTime,
 			Old: &ComparedValue{Center: fptr(200), Processes: 5}, New: &ComparedValue{Center: fptr(204), Processes: 5},
-			Ratio: fptr(1.02), Low: fptr(0.97), High: fptr(1.08), Confidence: fptr(0.95), P: fptr(0.3), Verdict: VerdictInconclusive})
+			Ratio: fptr(1.02), Low: fptr(0.97), High: fptr(1.08), Confidence: fptr(0.95), P: fptr(0.3), Verdict: VerdictInconclusive},
+		ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "MB/s",
+			Old: &ComparedValue{Center: fptr(100), Processes: 5}, New: &ComparedValue{Center: fptr(133), Processes: 5},
+			Ratio: fptr(1.33), Low: fptr(1.25), High: fptr(1.4), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictIncreased})
 	c.Mismatches = []FieldDiff{{Field: "cpu", Old: "cpu", New: "other cpu"}}
 	return c
 }
@@ -243,6 +246,7 @@ func TestWriteHTMLHooks(t *testing.T) {
 				rows += strings.Count(f, `<g class="forest-row"`)
 			}
 			assert.Equal(t, timeRows, rows, "one forest row per sec/op comparison row")
+			assert.Equal(t, timeRows, strings.Count(page, `<g class="forest-row"`), "other metrics' forests hold no g.forest-row")
 
 			assert.Equal(t, len(tt.r.Run.WindowSummaries), strings.Count(page, `<g class="window" `), "one group per window summary")
 		})
