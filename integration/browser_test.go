@@ -287,6 +287,14 @@ func TestBrowserReport(t *testing.T) {
 	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", "browser"))); err != nil {
 		t.Fatal(err)
 	}
+	// The fixture's workload uses the measure API of the tree under test.
+	for _, args := range [][]string{{"mod", "edit", "-replace=github.com/benchsup/benchsup=" + srcDir}, {"mod", "tidy"}} {
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = mod
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 	crash := filepath.Join(dir, "crash")
 	if err := os.Mkdir(crash, 0o755); err != nil {
 		t.Fatal(err)
@@ -326,6 +334,10 @@ func TestBrowserReport(t *testing.T) {
 	var w want
 	w.procs, w.order, w.failed = processCounts(readJSON[report.Document](t, newJSON))
 	w.oldProcs, _, _ = processCounts(readJSON[report.Document](t, oldJSON))
+	w.windows = len(readJSON[report.Document](t, newJSON).WindowSummaries)
+	if w.windows != 2 {
+		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
+	}
 	if len(w.order) != 4 || w.failed != 1 || w.procs["example.com/browser BenchmarkCrashOnce"] < 2 {
 		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(w.order), w.failed, w.procs)
 	}
@@ -348,6 +360,7 @@ type want struct {
 	failed   int            // failed processes of the run
 	oldProcs map[string]int // processes of each identity of the old run
 	forest   []string       // identity of each sec/op row of the comparison
+	windows  int            // window summaries of the run
 }
 
 // checkPage loads a report in a fresh browser and checks it against w;
@@ -454,6 +467,12 @@ func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
 		}
 	})
 
+	t.Run("windows", func(t *testing.T) {
+		if c.Windows != w.windows {
+			t.Errorf("%d svg.windows g.window, want %d, one per window summary", c.Windows, w.windows)
+		}
+	})
+
 	t.Run("fits 1280px", func(t *testing.T) {
 		if c.ScrollW > viewWidth {
 			t.Errorf("document scrollWidth %.0f > %d", c.ScrollW, viewWidth)
@@ -485,7 +504,7 @@ func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
 			"section.benchmark svg.strip": len(order),
 			"svg.strip g.process":         sum(c.Sections),
 			"svg.forest g.forest-row":     len(wantForest),
-			"svg.windows g.window":        c.Windows,
+			"svg.windows g.window":        w.windows,
 		} {
 			n, err := p.countDOM(sel)
 			if err != nil {
