@@ -1,0 +1,165 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ClaimConfig sets a host claim.
+type ClaimConfig struct {
+	// Dir holds the lock files; "" is DefaultClaimDir().
+	Dir string
+	// CPUs are the CPUs the run will use (its --cpus); nil claims every
+	// online CPU, the machine-wide claim that excludes every other run.
+	CPUs []int
+	// Timeout bounds the wait for CPUs another run holds: zero is
+	// DefaultClaimTimeout, negative does not wait at all.
+	Timeout time.Duration
+	// Poll is the time between attempts while waiting (zero:
+	// DefaultClaimPoll). The wait is idle in between.
+	Poll time.Duration
+	// Command is recorded for other runs to show whom they wait for, as
+	// "benchsup run ./...".
+	Command string
+}
+
+// Claim defaults.
+const (
+	DefaultClaimTimeout = 10 * time.Minute
+	DefaultClaimPoll    = 250 * time.Millisecond
+)
+
+// ClaimDirEnv names the environment variable that overrides the default
+// claim directory, for hosts whose runs do not share /run/lock (containers
+// given a common mount, systemd services with PrivateTmp=).
+const ClaimDirEnv = "BENCHSUP_CLAIM_DIR"
+
+// ErrClaimTimeout is wrapped by *ClaimTimeoutError.
+var ErrClaimTimeout = errors.New("host claim timed out")
+
+// OwnerRecord is the one JSON line a claim writes into each lock file it
+// holds (see the package documentation for the format).
+type OwnerRecord struct {
+	PID     int    `json:"pid"`
+	Host    string `json:"host"`
+	Started string `json:"started"` // RFC 3339, when the claim was taken
+	CPUs    string `json:"cpus"`    // the whole claim, kernel list format
+	Cmd     string `json:"cmd"`
+}
+
+// parseRecord reads the first line of a lock file; false when there is
+// none (the file is new, released, or being written) or it is not a record.
+func parseRecord(data []byte) (OwnerRecord, bool) {
+	line, _, _ := strings.Cut(string(data), "\n")
+	var r OwnerRecord
+	if strings.TrimSpace(line) == "" || json.Unmarshal([]byte(line), &r) != nil || r.PID <= 0 {
+		return OwnerRecord{}, false
+	}
+	return r, true
+}
+
+// Holder describes who holds a CPU a claim waits for.
+type Holder struct {
+	CPU  int    `json:"cpu"`
+	Path string `json:"path"`
+	// Record is the owner record in the file, nil when it holds none.
+	Record *OwnerRecord `json:"record,omitempty"`
+	// LockPID is the process that took the lock, from /proc/locks; 0 when
+	// not visible (another PID namespace).
+	LockPID int `json:"lockPid,omitempty"`
+	// Note says what is odd about the holder, if anything: the lock taken
+	// by another process than the record names, the taker gone while a
+	// process that inherited its descriptor holds on, the holder stopped.
+	Note string `json:"note,omitempty"`
+}
+
+// String names the holder for a message: "cpu1 is held by pid 4242 on
+// build7 since 2026-12-01T23:40:00Z (benchsup run ./...)".
+func (h Holder) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cpu%d is held", h.CPU)
+	switch {
+	case h.Record != nil:
+		fmt.Fprintf(&b, " by pid %d", h.Record.PID)
+		if h.Record.Host != "" {
+			fmt.Fprintf(&b, " on %s", h.Record.Host)
+		}
+		if h.Record.Started != "" {
+			fmt.Fprintf(&b, " since %s", h.Record.Started)
+		}
+		if h.Record.Cmd != "" {
+			fmt.Fprintf(&b, " (%s)", h.Record.Cmd)
+		}
+	case h.LockPID != 0:
+		fmt.Fprintf(&b, " by pid %d", h.LockPID)
+	default:
+		b.WriteString(" by a process this one cannot see")
+	}
+	if h.Note != "" {
+		b.WriteString("; ")
+		b.WriteString(h.Note)
+	}
+	return b.String()
+}
+
+func (h Holder) same(o Holder) bool {
+	rp := func(r *OwnerRecord) int {
+		if r == nil {
+			return 0
+		}
+		return r.PID
+	}
+	return h.CPU == o.CPU && h.LockPID == o.LockPID && rp(h.Record) == rp(o.Record) && h.Note == o.Note
+}
+
+// ClaimTimeoutError is Claim's error when another run held a CPU for the
+// whole timeout.
+type ClaimTimeoutError struct {
+	Holder Holder
+	Waited time.Duration
+}
+
+func (e *ClaimTimeoutError) Error() string {
+	return fmt.Sprintf("%v after %v: %v", ErrClaimTimeout, e.Waited.Round(time.Millisecond), e.Holder)
+}
+
+func (e *ClaimTimeoutError) Unwrap() error { return ErrClaimTimeout }
+
+// ClaimReport is what a run's document records of its claim.
+type ClaimReport struct {
+	Dir         string `json:"dir"`
+	CPUs        string `json:"cpus"`
+	MachineWide bool   `json:"machineWide"` // every online CPU, since the run named none
+	WaitedNs    int64  `json:"waitedNs"`
+	// WaitedFor lists the holders waited for, in order, as Holder.String.
+	WaitedFor []string `json:"waitedFor,omitempty"`
+	// Notes are informational: a previous owner that ended without
+	// releasing its record, a lock file this process could not write.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// HostClaim is a held claim. Release it when the run ends; if the process
+// dies first, the kernel releases the locks with it.
+type HostClaim struct {
+	report ClaimReport
+	mu     sync.Mutex // Release may come from a signal handler's goroutine
+	files  []*os.File
+}
+
+// Report returns what the claim records.
+func (c *HostClaim) Report() ClaimReport { return c.report }
+
+func (cfg ClaimConfig) withDefaults() ClaimConfig {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultClaimTimeout
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultClaimPoll
+	}
+	return cfg
+}
