@@ -64,6 +64,16 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 		return "document " + strconv.Itoa(i+1)
 	}
 	first := docs[0]
+	// The fingerprints are checked against the first part that measured
+	// anything: a part that got no function ran no child, so its
+	// toolchain, GOMAXPROCS and containment are unknown, not different.
+	ref := first
+	for _, d := range docs {
+		if measuredAny(d) {
+			ref = d
+			break
+		}
+	}
 	n := 0
 	seen := map[int]bool{}
 	for i, d := range docs {
@@ -84,9 +94,9 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 			return nil, &MergeMismatchError{label(i), []FieldDiff{{"schema/mode",
 				fmt.Sprintf("%d/%s", first.Schema, first.Meta.Mode), fmt.Sprintf("%d/%s", d.Schema, d.Meta.Mode)}}}
 		}
-		diffs := knobDiffs(first.Meta, d.Meta)
-		if !opt.AllowMismatch {
-			diffs = append(first.Meta.Fingerprint().Diff(d.Meta.Fingerprint()), diffs...)
+		diffs := knobDiffs(ref.Meta, d.Meta)
+		if !opt.AllowMismatch && measuredAny(d) {
+			diffs = append(ref.Meta.Fingerprint().Diff(d.Meta.Fingerprint()), diffs...)
 		}
 		if len(diffs) > 0 {
 			return nil, &MergeMismatchError{label(i), diffs}
@@ -117,10 +127,18 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 	// order of the arguments.
 	parts := slices.Clone(docs)
 	slices.SortFunc(parts, func(a, b *Document) int { return cmp.Compare(a.Meta.Shard.Index, b.Meta.Shard.Index) })
-	out := &Document{Schema: first.Schema, Meta: parts[0].Meta}
+	out := &Document{Schema: first.Schema, Meta: ref.Meta}
 	out.Meta.Shard = &ShardInfo{Count: n, Method: parts[0].Meta.Shard.Method}
 	out.Meta.Provenance.Builds = nil
 	out.Meta.Provenance.Workers = nil
+	measured := map[string]bool{} // packages some part has an identity of
+	for _, d := range parts {
+		for _, r := range d.Rows {
+			if r.Kind != KindPackage {
+				measured[r.Package] = true
+			}
+		}
+	}
 	type identity struct{ pkg, name, kind, build string }
 	owner := map[identity]int{}
 	builds := map[string]bool{}
@@ -133,8 +151,11 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 	for _, d := range parts {
 		s := d.Meta.Shard
 		out.Meta.Shard.Functions += s.Functions
-		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, MergedPart{Index: s.Index, Hostname: d.Meta.Hostname, Date: d.Meta.Date,
-			Mismatches: parts[0].Meta.Fingerprint().Diff(d.Meta.Fingerprint())})
+		mp := MergedPart{Index: s.Index, Hostname: d.Meta.Hostname, Date: d.Meta.Date}
+		if measuredAny(d) {
+			mp.Mismatches = ref.Meta.Fingerprint().Diff(d.Meta.Fingerprint())
+		}
+		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, mp)
 		for j, c := range d.Comparisons {
 			out.Comparisons[j].Rows = append(out.Comparisons[j].Rows, c.Rows...)
 			for _, m := range c.Mismatches {
@@ -144,9 +165,6 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 			}
 		}
 		out.Meta.Date = min(out.Meta.Date, d.Meta.Date) // RFC 3339 UTC sorts as time
-		if out.Meta.GOMAXPROCS == 0 {
-			out.Meta.GOMAXPROCS = d.Meta.GOMAXPROCS
-		}
 		for _, b := range d.Meta.Provenance.Builds {
 			if !builds[b.Package] {
 				builds[b.Package] = true
@@ -166,6 +184,9 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 			}
 		}
 		for _, r := range d.Rows {
+			if r.Kind == KindPackage && r.Outcome == OutcomeSkipped && measured[r.Package] {
+				continue // nothing to run in this part; another part ran the package
+			}
 			id := identity{r.Package, r.Name, r.Kind, r.Build}
 			if k, dup := owner[id]; dup {
 				if r.Kind == KindPackage {
@@ -198,7 +219,9 @@ func knobDiffs(a, b Meta) []FieldDiff {
 	add("iterations", strconv.FormatInt(a.Knobs.Iterations, 10), strconv.FormatInt(b.Knobs.Iterations, 10))
 	add("metrics", strings.Join(a.Knobs.Metrics, ","), strings.Join(b.Knobs.Metrics, ","))
 	add("short", strconv.FormatBool(a.Knobs.Short), strconv.FormatBool(b.Knobs.Short))
-	add("module", a.Module, b.Module)
+	if a.Module != "" && b.Module != "" { // "" when a part planned no package
+		add("module", a.Module, b.Module)
+	}
 	add("shardMethod", shardMethod(a), shardMethod(b))
 	return out
 }
@@ -208,4 +231,10 @@ func shardMethod(m Meta) string {
 		return ""
 	}
 	return m.Shard.Method
+}
+
+// measuredAny reports whether d's run started a child: a part with no
+// function has no row but package rows.
+func measuredAny(d *Document) bool {
+	return slices.ContainsFunc(d.Rows, func(r Row) bool { return r.Kind != KindPackage })
 }

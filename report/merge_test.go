@@ -140,3 +140,23 @@ func TestMergeComparisons(t *testing.T) {
 	_, err = Merge(d, MergeOptions{})
 	assert.ErrorContains(t, err, "has 0 comparisons")
 }
+
+func TestMergeEmptyPart(t *testing.T) {
+	d := shards(2)
+	// A part that got no function: no child ran, so what only children
+	// tell is unknown; its "nothing to run" row is not the package's.
+	empty := *d[1]
+	empty.Meta.Shard = &ShardInfo{Index: 3, Count: 3, Method: "hash"}
+	empty.Meta.GoVersion, empty.Meta.GOMAXPROCS, empty.Meta.Containment, empty.Meta.Module = "", 0, "", ""
+	empty.Rows = []Row{{Package: "github.com/acme/shop/codec", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: str("no benchmarks to run")}}
+	for _, p := range d {
+		p.Meta.Shard.Count = 3
+	}
+	got, err := Merge([]*Document{&empty, d[0], d[1]}, MergeOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, greenDoc().Meta.Fingerprint(), got.Meta.Fingerprint(), "the fingerprint of the parts that measured")
+	for _, r := range got.Rows {
+		assert.False(t, r.Outcome == OutcomeSkipped && r.Kind == KindPackage, "a part's nothing-to-run row of a package another part ran: %+v", r)
+	}
+	assert.Len(t, got.Rows, len(greenDoc().Rows)+1)
+}

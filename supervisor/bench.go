@@ -153,7 +153,7 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibra
 		if slices.Index(funcs, fn) < i {
 			continue // the same name in the external test package: the pattern selects both at once
 		}
-		if pat, ok := onlyFunction(s.cfg.Bench, fn); ok {
+		if pat, ok := onlyFunction(s.cfg.Bench, fn); ok && s.cfg.Shard.Owns(p.pkg.ImportPath, fn) {
 			sel, patterns[i] = append(sel, i), pat
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
@@ -64,6 +65,14 @@ func (c Config) Validate() error {
 			if _, err := regexp.Compile(elem); err != nil {
 				return &ConfigError{Field: p.field, Problem: fmt.Sprintf("pattern %q does not compile: %v", p.pattern, err)}
 			}
+		}
+	}
+	if sh := c.Shard; sh.Count != 0 || sh.Index != 0 {
+		switch {
+		case sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count:
+			return &ConfigError{Field: "Shard", Problem: fmt.Sprintf("must be K/N with 1 <= K <= N, got %d/%d", sh.Index, sh.Count)}
+		case c.Mode != ModeBench:
+			return &ConfigError{Field: "Shard", Problem: "splits benchmark functions: it needs benchmark mode"}
 		}
 	}
 	for _, rev := range c.Against {
@@ -252,6 +261,27 @@ type Config struct {
 	// each row once final); it may be called from several goroutines at
 	// once and should not block. Nil: none.
 	Events func(report.Event)
+
+	// Host hygiene (docs/design.md#host-hygiene).
+
+	// Shard runs one part of the benchmark functions (--shard=K/N); the
+	// zero value runs them all.
+	Shard Shard
+	// CPUs pins every child to these CPUs (--cpus), set on the spawning
+	// thread before exec so the child inherits it; nil: no pinning.
+	CPUs []int
+	// Interference is the watch for foreign load between samples; the
+	// zero value observes (annotates) with the default limit.
+	Interference InterferenceConfig
+	// Quiescence, when set, waits before measuring until the host's CPUs
+	// are quiet, and fails the run when they do not get quiet in time.
+	Quiescence *host.QuiescenceConfig
+	// Claim, when set, claims the host's CPUs (CPUs, or every online one)
+	// for the run, waiting idle while another run holds any of them.
+	Claim *host.ClaimConfig
+	// Waiting, when set, is told what the run waits for (a quiet host, a
+	// claim another run holds), at most once per change.
+	Waiting func(msg string)
 }
 
 func (c *Config) applyDefaults() {

@@ -101,7 +101,9 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool {
-			return slices.ContainsFunc(p.benchmarks(), func(b string) bool { return matches(s.cfg.Bench, b) })
+			return slices.ContainsFunc(p.benchmarks(), func(b string) bool {
+				return matches(s.cfg.Bench, b) && s.cfg.Shard.Owns(p.pkg.ImportPath, b)
+			})
 		}
 	}
 	plans, rows, err := s.plan(ctx, keep)
@@ -597,6 +599,16 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 	if s.cfg.Mode == ModeBench {
 		m.Mode = "bench"
 		m.Sources = s.sourceReports()
+	}
+	if sh := s.cfg.Shard; sh.Active() {
+		m.Shard = &report.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}
+		for _, p := range plans {
+			for _, fn := range slices.Compact(slices.Sorted(slices.Values(p.benchmarks()))) {
+				if matches(s.cfg.Bench, fn) && sh.Owns(p.pkg.ImportPath, fn) {
+					m.Shard.Functions++
+				}
+			}
+		}
 	}
 	for _, p := range plans {
 		if p.pkg.Module != nil {

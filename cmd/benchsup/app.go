@@ -199,6 +199,7 @@ func runFlags() []cli.Flag {
 			DefaultText: "tier0's metrics, which every window reads anyway"},
 		&cli.StringSliceFlag{Name: "against", Usage: "also build the packages at git revision `REV` (exported outside your tree) and run both builds' processes in interleaved pairs; prints how this tree compares (repeatable; --repetitions then counts pairs, 6 unless given)"},
 		&cli.StringFlag{Name: "baseline", Usage: "compare this run with the run document in `FILE` (as --save-baseline wrote it); its fingerprint must match"},
+		&cli.StringFlag{Name: "shard", Usage: "run part `K/N` of the benchmark functions (by a hash of each name, or balanced by --baseline's durations); benchsup merge joins the parts"},
 		&cli.StringFlag{Name: "save-baseline", Usage: "write this run's document to `FILE` atomically, for later --baseline runs"},
 	)
 }
@@ -326,6 +327,11 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return usagef("--test-timeout must be positive, got 0s")
 	}
+	if c.IsSet("shard") {
+		if cfg.Shard, err = supervisor.ParseShard(c.String("shard")); err != nil {
+			return usagef("--shard: %v", err)
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		return configUsage(err)
 	}
@@ -383,6 +389,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			baselineOut.abort()
 			return fmt.Errorf("--baseline: %w", err)
 		}
+		cfg.Shard = cfg.Shard.Balance(supervisor.Durations(baseline))
 	}
 	events, err := openEvents(c.String("events"), eventsOut)
 	if err != nil {
@@ -517,7 +524,7 @@ var flagOf = map[string]string{
 	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
 	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
-	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime",
+	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime", "Shard": "--shard",
 }
 
 // configUsage turns a Config validation error into a usage error that
