@@ -169,7 +169,8 @@ func commonFlags() []cli.Flag {
 }
 
 func runFlags() []cli.Flag {
-	return append(append(commonFlags(), compareFlags()...),
+	hygiene := append(append(placementFlags(), interferenceFlags()...), hostFlags()...)
+	return append(append(append(commonFlags(), compareFlags()...), hygiene...),
 		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark (go test's -count)"},
 		&cli.IntFlag{Name: "count", Hidden: true, Usage: "go test's -count: --repetitions with --bench; test mode runs each test once"},
 		&cli.DurationFlag{Name: "sample-time", Aliases: []string{"bench-min-time"}, Value: supervisor.DefaultSampleTime,
@@ -326,6 +327,11 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return usagef("--sample-time must be positive, got 0s")
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return usagef("--test-timeout must be positive, got 0s")
+	}
+	for _, apply := range []func(*cli.Context, *supervisor.Config) error{applyPlacement, applyInterference, applyHost} {
+		if err := apply(c, &cfg); err != nil {
+			return err
+		}
 	}
 	if c.IsSet("shard") {
 		if cfg.Shard, err = supervisor.ParseShard(c.String("shard")); err != nil {
