@@ -350,7 +350,11 @@ func (c *HostClaim) writeRecords(cmd string) error {
 	for _, f := range c.files {
 		if prev, ok := parseRecord(readHead(f)); ok && prev.PID != rec.PID && prev.Host == host && !noted[prev.PID] && !alive(prev.PID) {
 			noted[prev.PID] = true
-			c.report.Notes = append(c.report.Notes, fmt.Sprintf("previous owner pid %d (%s) ended without releasing its record", prev.PID, prev.Cmd))
+			who := fmt.Sprintf("pid %d", prev.PID)
+			if prev.Cmd != "" {
+				who += " (" + prev.Cmd + ")"
+			}
+			c.report.Notes = append(c.report.Notes, "previous owner "+who+" ended without releasing its record")
 		}
 		err := f.Truncate(0)
 		if err == nil {
