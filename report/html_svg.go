@@ -227,8 +227,17 @@ func verdictShape(v string) string {
 	return "cross"
 }
 
-// verdictClass is the CSS class suffix of a verdict's color.
+// verdictClass is the CSS class suffix of a verdict's color. Increased
+// and decreased are neutral: whether more is better depends on the metric
+// (more MB/s is, more B/op is not), so only faster and slower are colored
+// good and bad.
 func verdictClass(v string) string {
+	switch v {
+	case VerdictIncreased:
+		return "inc"
+	case VerdictDecreased:
+		return "dec"
+	}
 	switch verdictShape(v) {
 	case "down":
 		return "down"

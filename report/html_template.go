@@ -59,6 +59,7 @@ svg .ci{stroke:#2d3748;stroke-width:1.5}
 svg .mk{stroke-width:1.5}
 svg .mk-down{fill:#2f7d4f;stroke:#2f7d4f}
 svg .mk-up{fill:#b83232;stroke:#b83232}
+svg .mk-inc,svg .mk-dec{fill:#4a5568;stroke:#4a5568}
 svg .mk-same{fill:#fff;stroke:#4a5568}
 svg .mk-unsure{fill:#fff;stroke:#a86b12}
 svg .v-down{fill:#2f7d4f}svg .v-up{fill:#b83232}svg .v-unsure{fill:#a86b12}svg .v-none{fill:#b83232}
@@ -156,10 +157,12 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{if .Mismatches}}<p class="outcome">Fingerprints differ (compared because --allow-mismatch was given):</p>
 <ul class="plain">{{range .Mismatches}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Forests}}<figure>
+<h3>{{.Metric}}: new / old</h3>
 {{.SVG}}
 <figcaption class="legend">
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster / decreased</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower / increased</span>
+{{if eq .Metric "sec/op"}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>{{else}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#4a5568"/></svg>decreased</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#4a5568"/></svg>increased (better or worse depends on the metric)</span>{{end}}
 <span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent / same</span>
 <span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
 <span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>

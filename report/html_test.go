@@ -349,16 +349,20 @@ func TestWriteHTMLDemo(t *testing.T) {
 func TestWriteHTMLForestMarkers(t *testing.T) {
 	green := greenDoc()
 	page := renderHTML(t, HTMLReport{Run: &green, Comparisons: []Comparison{htmlComparisonFixture()}})
-	rowRe := regexp.MustCompile(`(?s)<g class="forest-row" data-identity="[^"]*" data-verdict="([^"]*)">(.*?)<text[^>]*class="verdict`)
+	rowRe := regexp.MustCompile(`(?s)<g class="forest-row(?:-metric)?" data-identity="[^"]*" data-verdict="([^"]*)">(.*?)<text[^>]*class="verdict`)
 	seen := map[string]bool{}
 	for _, m := range rowRe.FindAllStringSubmatch(page, -1) {
 		verdict, body := m[1], m[2]
 		seen[verdict] = true
 		switch verdict {
-		case VerdictFaster, VerdictDecreased:
+		case VerdictFaster:
 			assert.Contains(t, body, `class="mk mk-down"`)
-		case VerdictSlower, VerdictIncreased:
+		case VerdictSlower:
 			assert.Contains(t, body, `class="mk mk-up"`)
+		case VerdictDecreased:
+			assert.Contains(t, body, `class="mk mk-dec"`)
+		case VerdictIncreased:
+			assert.Contains(t, body, `class="mk mk-inc"`)
 		case VerdictEquivalent, VerdictSame, VerdictWithinNoise:
 			assert.Contains(t, body, `<circle class="mk mk-same"`)
 		case VerdictInconclusive:
@@ -368,7 +372,7 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 			assert.Contains(t, body, verdict+": no ratio")
 		}
 	}
-	for _, v := range []string{VerdictFaster, VerdictSlower, VerdictEquivalent, VerdictInconclusive, VerdictFailed, VerdictOnlyOld} {
+	for _, v := range []string{VerdictFaster, VerdictSlower, VerdictEquivalent, VerdictInconclusive, VerdictFailed, VerdictOnlyOld, VerdictIncreased} {
 		assert.True(t, seen[v], "a forest row with verdict %s", v)
 	}
 }
