@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/benchsup/benchsup/report"
 )
 
 // ClaimConfig sets a host claim.
@@ -130,29 +132,16 @@ func (e *ClaimTimeoutError) Error() string {
 
 func (e *ClaimTimeoutError) Unwrap() error { return ErrClaimTimeout }
 
-// ClaimReport is what a run's document records of its claim.
-type ClaimReport struct {
-	Dir         string `json:"dir"`
-	CPUs        string `json:"cpus"`
-	MachineWide bool   `json:"machineWide"` // every online CPU, since the run named none
-	WaitedNs    int64  `json:"waitedNs"`
-	// WaitedFor lists the holders waited for, in order, as Holder.String.
-	WaitedFor []string `json:"waitedFor,omitempty"`
-	// Notes are informational: a previous owner that ended without
-	// releasing its record, a lock file this process could not write.
-	Notes []string `json:"notes,omitempty"`
-}
-
 // HostClaim is a held claim. Release it when the run ends; if the process
 // dies first, the kernel releases the locks with it.
 type HostClaim struct {
-	report ClaimReport
+	report report.HostClaim
 	mu     sync.Mutex // Release may come from a signal handler's goroutine
 	files  []*os.File
 }
 
-// Report returns what the claim records.
-func (c *HostClaim) Report() ClaimReport { return c.report }
+// Report returns what the claim records, as the run's document holds it.
+func (c *HostClaim) Report() report.HostClaim { return c.report }
 
 func (cfg ClaimConfig) withDefaults() ClaimConfig {
 	if cfg.Timeout == 0 {

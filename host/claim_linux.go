@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchsup/benchsup/report"
 )
 
 // systemClaimDir is shared by every user of the host on a usual Linux
@@ -72,7 +74,7 @@ func ensureClaimDir(dir string) error {
 //
 // A lock dies with the process (or the last process) holding its
 // descriptor, so an owner that crashed never blocks; the record it left is
-// reported in the ClaimReport's Notes.
+// reported in the report's Notes.
 func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostClaim, error) {
 	cfg = cfg.withDefaults()
 	var cpus []int
@@ -101,7 +103,7 @@ func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostCla
 	if err := ensureClaimDir(dir); err != nil {
 		return nil, err
 	}
-	c := &HostClaim{report: ClaimReport{Dir: dir, CPUs: FormatCPUList(cpus), MachineWide: machineWide}}
+	c := &HostClaim{report: report.HostClaim{Dir: dir, CPUs: FormatCPUList(cpus), MachineWide: machineWide}}
 	start := time.Now()
 	var last *Holder
 	for {
@@ -132,7 +134,11 @@ func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostCla
 		case <-t.C:
 		}
 	}
-	c.report.WaitedNs = int64(time.Since(start))
+	if last != nil {
+		// Only time spent waiting for a holder; taking free locks is not
+		// a wait, so a run that found none held records 0.
+		c.report.WaitedNs = int64(time.Since(start))
+	}
 	if err := c.writeRecords(cfg.Command); err != nil {
 		c.Release()
 		return nil, err

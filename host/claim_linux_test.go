@@ -151,8 +151,8 @@ func TestClaimDisjointAndMachineWide(t *testing.T) {
 	if err != nil {
 		t.Fatalf("disjoint claim: %v", err)
 	}
-	if b.Report().CPUs != "1" {
-		t.Errorf("cpus %q", b.Report().CPUs)
+	if rep := b.Report(); rep.CPUs != "1" || rep.WaitedNs != 0 || len(rep.WaitedFor) != 0 {
+		t.Errorf("a claim that found its CPUs free reports %+v, want cpus 1 and no wait", rep)
 	}
 	// A machine-wide claim needs every online CPU, 0 among them.
 	if _, err := Claim(context.Background(), ClaimConfig{Dir: dir, Timeout: -1}, nil); !errors.Is(err, ErrClaimTimeout) {

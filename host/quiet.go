@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sources"
 )
 
@@ -107,22 +108,6 @@ func (o Observation) String() string {
 	return fmt.Sprintf("%.0f%% average, cpu%d %.0f%%", 100*o.Average, o.BusiestCPU, 100*o.Busiest)
 }
 
-// QuiescenceReport is what a run's document records of the preflight.
-type QuiescenceReport struct {
-	MaxAverage float64 `json:"maxAverage"`
-	MaxCore    float64 `json:"maxCore"`
-	StableNs   int64   `json:"stableNs"`
-	TimeoutNs  int64   `json:"timeoutNs"`
-	CPUs       string  `json:"cpus,omitempty"` // watched CPUs, kernel list format; empty: all
-	WaitedNs   int64   `json:"waitedNs"`       // from the first read to the verdict
-	Polls      int     `json:"polls"`          // reads after the first
-	// The highest shares seen over the stable interval that opened the
-	// gate; nil when it did not open.
-	StableAverage   *float64 `json:"stableAverage,omitempty"`
-	StableBusiest   *float64 `json:"stableBusiest,omitempty"`
-	StableBusiestAt *int     `json:"stableBusiestCpu,omitempty"`
-}
-
 // NotQuietError is the preflight's verdict when the host stayed busy.
 type NotQuietError struct {
 	Waited     time.Duration
@@ -199,20 +184,21 @@ func observation(d sources.HostCPU, interval, elapsed time.Duration) (Observatio
 //
 // On timeout the error is a *NotQuietError (errors.Is ErrNotQuiet): a run
 // should stop there rather than measure under known load. A canceled ctx
-// ends the wait with ctx's cause. The report is filled in either way.
+// ends the wait with ctx's cause. The report, the document's record of
+// the preflight, is filled in either way.
 //
 // This is a CPU preflight, not proof of a quiet host: it does not see
 // storage or memory traffic, thermal or frequency state, or load that
 // starts after it returns.
-func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.HostCPU, error), waiting func(Observation)) (QuiescenceReport, error) {
+func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.HostCPU, error), waiting func(Observation)) (report.Quiescence, error) {
 	if err := cfg.Validate(); err != nil {
-		return QuiescenceReport{}, err
+		return report.Quiescence{}, err
 	}
 	cfg = cfg.WithDefaults()
 	if read == nil {
 		read = sources.ReadHostCPU
 	}
-	rep := QuiescenceReport{
+	rep := report.Quiescence{
 		MaxAverage: cfg.MaxAverage, MaxCore: cfg.MaxCore,
 		StableNs: int64(cfg.Stable), TimeoutNs: int64(cfg.Timeout),
 		CPUs: FormatCPUList(cfg.CPUs),
@@ -256,7 +242,7 @@ func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.H
 			if gate.observe(&o) {
 				rep.WaitedNs = int64(now.Sub(start))
 				avg, core, cpu := gate.maxAvg, gate.maxCore, gate.maxCoreCPU
-				rep.StableAverage, rep.StableBusiest, rep.StableBusiestAt = &avg, &core, &cpu
+				rep.StableAverage, rep.StableBusiest, rep.StableBusiestCPU = &avg, &core, &cpu
 				return rep, nil
 			}
 			last, haveLast = o, true

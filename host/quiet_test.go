@@ -129,8 +129,8 @@ func TestWaitQuietBusyThenQuiet(t *testing.T) {
 	if rep.Polls != f.calls-1 || rep.Polls < 4 || rep.WaitedNs < int64(cfg.Stable) {
 		t.Errorf("report %+v after %d reads", rep, f.calls)
 	}
-	if rep.StableAverage == nil || *rep.StableAverage != 0.055 || *rep.StableBusiest != 0.1 || *rep.StableBusiestAt != 1 {
-		t.Errorf("stable interval = %v %v %v", rep.StableAverage, rep.StableBusiest, rep.StableBusiestAt)
+	if rep.StableAverage == nil || *rep.StableAverage != 0.055 || *rep.StableBusiest != 0.1 || *rep.StableBusiestCPU != 1 {
+		t.Errorf("stable interval = %v %v %v", rep.StableAverage, rep.StableBusiest, rep.StableBusiestCPU)
 	}
 	if rep.MaxAverage != 0.20 || rep.MaxCore != 0.50 || rep.StableNs != int64(cfg.Stable) || rep.CPUs != "" {
 		t.Errorf("limits in report: %+v", rep)
@@ -160,7 +160,7 @@ func TestWaitQuietWatchedCPUs(t *testing.T) {
 	f := &fakeHost{share: []float64{0.9}}
 	cfg := QuiescenceConfig{Stable: 4 * time.Millisecond, Poll: 2 * time.Millisecond, Timeout: time.Second, CPUs: []int{0}}
 	rep, err := WaitQuiet(context.Background(), cfg, f.read, nil)
-	if err != nil || rep.CPUs != "0" || *rep.StableBusiestAt != 0 {
+	if err != nil || rep.CPUs != "0" || *rep.StableBusiestCPU != 0 {
 		t.Fatalf("%+v, %v", rep, err)
 	}
 	cfg.CPUs = []int{5}
