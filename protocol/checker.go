@@ -127,6 +127,15 @@ func (c *Checker) checkResult(m Result) error {
 	case c.req.Config.Samples > 0 && len(m.Samples) > c.req.Config.Samples:
 		return malformed(KindResult, nil, "%d samples, requested %d", len(m.Samples), c.req.Config.Samples)
 	}
+	// The watch's fields come only with a watch, and retakes within its budget.
+	switch w := c.req.Config.Interference; {
+	case w == nil && (m.Interference != nil || len(m.Retaken) > 0):
+		return malformed(KindResult, nil, "interference results for a request without a watch")
+	case w != nil && len(m.Retaken) > w.MaxRetakes:
+		return malformed(KindResult, nil, "%d samples retaken, budget %d", len(m.Retaken), w.MaxRetakes)
+	case w != nil && w.Response == ResponseObserve && len(m.Retaken) > 0:
+		return malformed(KindResult, nil, "%d samples retaken by a watch that observes", len(m.Retaken))
+	}
 	if n := c.req.Config.Iterations; n > 0 {
 		for i, s := range m.Samples {
 			if s.Iterations != n {

@@ -37,6 +37,13 @@ func TestCheckerSequences(t *testing.T) {
 		{"result without samples", bench, []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7}}, "no samples", false},
 		{"more samples than requested", bench, []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7, Samples: make([]Sample, 3)}}, "3 samples, requested 2", false},
 		{"pinned iterations disagree", Request{Mode: ModeBenchmark, Identity: id, Config: RequestConfig{Iterations: 10}}, []Message{Ready{Identity: id}, Result{Identity: id, Samples: []Sample{{Iterations: 9}}}}, "9 iterations, requested 10", false},
+		{"retaken without a watch", bench, []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7, Samples: result.Samples, Retaken: result.Samples}}, "without a watch", false},
+		{"retakes past the budget", watched(bench, ResponseRetake, 1), []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7, Samples: result.Samples,
+			Retaken: make([]Sample, 2), Interference: &InterferenceOutcome{}}}, "2 samples retaken, budget 1", false},
+		{"retakes by an observer", watched(bench, ResponseObserve, 5), []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7, Samples: result.Samples,
+			Retaken: make([]Sample, 1), Interference: &InterferenceOutcome{}}}, "watch that observes", false},
+		{"retakes within the budget", watched(bench, ResponsePause, 2), []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 7, Samples: result.Samples,
+			Retaken: make([]Sample, 2), Interference: &InterferenceOutcome{Pauses: 1}}, Done{}}, "", true},
 		{"listing in benchmark mode", bench, []Message{Ready{Identity: id}, Listing{}}, "listing in benchmark mode", false},
 		{"result in discover mode", Request{Mode: ModeDiscover}, []Message{Ready{}, result}, "result in discover mode", false},
 		{"test event in benchmark mode", bench, []Message{Ready{Identity: id}, TestEvent{Action: TestRun}}, "test event in benchmark mode", false},
@@ -99,4 +106,11 @@ func TestCheckerHandshake(t *testing.T) {
 		var c Checker
 		assert.Error(t, c.Sent(Request{Mode: ModeTest}))
 	})
+}
+
+// watched returns r with an interference watch of the given response and
+// retake budget.
+func watched(r Request, response string, maxRetakes int) Request {
+	r.Config.Interference = &Interference{Response: response, MaxForeign: 0.1, MaxRetakes: maxRetakes}
+	return r
 }

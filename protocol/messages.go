@@ -9,6 +9,10 @@ import (
 // Version is the protocol version this package speaks. A peer speaking any
 // other version is refused at the handshake with a *VersionError.
 //
+// Version 5 adds the interference watch: RequestConfig.Interference,
+// Sample.Watch, Result.Retaken and Result.Interference. It is a new version,
+// not fields added within one, because a worker that ignored the request's
+// watch would run unwatched while the run claims to watch.
 // Version 4 adds TestPause and TestCont, and, for names longer than
 // MaxNameLen, Listed.FullName and Request.FullName (ShortName); it also
 // adds Metric.Unmeasured. Fields added within a version are omitted when
@@ -18,7 +22,7 @@ import (
 // Skipped) so that every process of an identity measures the same N, and
 // adds Sample.Exact, MetricCell.Uncertainty and Note, and
 // RequestConfig.WindowMetrics.
-const Version = 4
+const Version = 5
 
 // EnvFD names the environment variable through which a child learns the
 // descriptor number of its protocol endpoint.
@@ -253,6 +257,64 @@ type RequestConfig struct {
 	// workload window (package sources); empty means only the sources a
 	// window always reads.
 	WindowMetrics []string `msgpack:"windowMetrics,omitempty"`
+	// Interference, when set, asks the worker to watch for foreign load
+	// between the timed samples of benchmark mode (docs/design.md#interference).
+	// Nil means no watch. Test mode, discovery and workloads ignore it.
+	Interference *Interference `msgpack:"interference,omitempty"`
+}
+
+// The responses of the interference watch.
+const (
+	ResponseObserve = "observe" // annotate disturbed samples, keep them
+	ResponseRetake  = "retake"  // discard and redo them, bounded by MaxRetakes
+	ResponsePause   = "pause"   // wait for quiet, re-warm, then redo as for retake
+)
+
+// MaxWatchedCPUs bounds Interference.CPUs.
+const MaxWatchedCPUs = 4096
+
+// Interference is the watch's policy for one process. A sample is disturbed
+// when the foreign share of the watched CPUs' capacity over its window
+// (host busy time minus the process's own CPU time) exceeds MaxForeign.
+type Interference struct {
+	Response   string  `msgpack:"response"`
+	MaxForeign float64 `msgpack:"maxForeign"` // a share: 0.10 is 10%
+	// MaxRetakes bounds the samples one process may retake (retake and
+	// pause); past it the rest is kept, marked.
+	MaxRetakes int `msgpack:"maxRetakes"`
+	// SettleNs is how long the host must stay under MaxForeign before a
+	// paused process resumes; PauseMaxNs bounds one process's total wait.
+	SettleNs   int64 `msgpack:"settleNs"`
+	PauseMaxNs int64 `msgpack:"pauseMaxNs"`
+	// CPUs, when not empty, are the CPUs the process was placed on: only
+	// their time is watched. Empty watches every online CPU.
+	CPUs []int `msgpack:"cpus"`
+}
+
+// Watch is the raw reading of the interference watch over one sample's
+// window, from the end of the previous sample (or the start of the timed
+// call) to the end of this one: the share is derived from it
+// (sources.ForeignShare), so a window too short to tell stays visibly so.
+type Watch struct {
+	HostBusyTicks int64 `msgpack:"hostBusyTicks"` // busy ticks of the watched CPUs
+	TickNs        int64 `msgpack:"tickNs"`
+	OwnCPUNs      int64 `msgpack:"ownCpuNs"` // the process's CPU time, all threads
+	WallNs        int64 `msgpack:"wallNs"`
+	CPUs          int   `msgpack:"cpus"` // CPUs in the host reading
+	// Disturbed is the worker's decision on this window, which it acted on.
+	Disturbed bool `msgpack:"disturbed"`
+}
+
+// InterferenceOutcome is what the watch did in one process beyond marking
+// samples: its pauses, whether its budget ran out, and why it could not
+// watch at all.
+type InterferenceOutcome struct {
+	Pauses          int   `msgpack:"pauses"`
+	PausedNs        int64 `msgpack:"pausedNs"`
+	BudgetExhausted bool  `msgpack:"budgetExhausted"`
+	// Problem, when not empty, says why the watch read nothing (no
+	// /proc/stat); the samples then carry no Watch.
+	Problem string `msgpack:"problem"`
 }
 
 // Ready acknowledges the Request: the child parsed it and starts work.
@@ -304,6 +366,11 @@ type Result struct {
 	// CountMethod how it bracketed them, e.g. "difference of 2 runs".
 	CountIterations int64  `msgpack:"countIterations"`
 	CountMethod     string `msgpack:"countMethod"`
+	// Retaken are the samples the interference watch discarded and redid,
+	// with their readings: reported, never used in a statistic.
+	Retaken []Sample `msgpack:"retaken,omitempty"`
+	// Interference is set when the request asked for a watch.
+	Interference *InterferenceOutcome `msgpack:"interference,omitempty"`
 }
 
 // Sample is one timed run of Iterations iterations.
@@ -322,6 +389,9 @@ type Sample struct {
 	// values (ns/op to at least four significant digits, B/op and
 	// allocs/op truncated to integers).
 	Exact bool `msgpack:"exact,omitempty"`
+	// Watch is the interference watch's reading over the sample; nil when
+	// the request asked for none or the host could not be read.
+	Watch *Watch `msgpack:"watch,omitempty"`
 }
 
 // Metric is one user-reported value with its unit.

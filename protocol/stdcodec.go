@@ -67,6 +67,9 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	if len(v.WindowMetrics) > 0 {
 		n++
 	}
+	if v.Interference != nil {
+		n++
+	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "minSampleNs")
 	b = appendInt(b, v.MinSampleNs)
@@ -102,6 +105,29 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 		b = appendString(b, "windowMetrics")
 		b = appendStrings(b, v.WindowMetrics)
 	}
+	if p := v.Interference; p != nil {
+		b = appendString(b, "interference")
+		b = appendMapLen(b, 6)
+		b = appendString(b, "response")
+		b = appendString(b, p.Response)
+		b = appendString(b, "maxForeign")
+		b = appendFloat(b, p.MaxForeign)
+		b = appendString(b, "maxRetakes")
+		b = appendInt(b, int64(p.MaxRetakes))
+		b = appendString(b, "settleNs")
+		b = appendInt(b, p.SettleNs)
+		b = appendString(b, "pauseMaxNs")
+		b = appendInt(b, p.PauseMaxNs)
+		b = appendString(b, "cpus")
+		if p.CPUs == nil {
+			b = appendNil(b)
+		} else {
+			b = appendArrayLen(b, len(p.CPUs))
+			for _, c := range p.CPUs {
+				b = appendInt(b, int64(c))
+			}
+		}
+	}
 	return b
 }
 
@@ -122,7 +148,14 @@ func appendProgress(b []byte, v *Progress) []byte {
 }
 
 func appendResult(b []byte, v *Result) []byte {
-	b = appendMapLen(b, 9)
+	n := 9
+	if len(v.Retaken) > 0 {
+		n++
+	}
+	if v.Interference != nil {
+		n++
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "identity")
 	b = appendIdentity(b, &v.Identity)
 	b = appendString(b, "repetition")
@@ -159,7 +192,27 @@ func appendResult(b []byte, v *Result) []byte {
 	b = appendString(b, "countIterations")
 	b = appendInt(b, v.CountIterations)
 	b = appendString(b, "countMethod")
-	return appendString(b, v.CountMethod)
+	b = appendString(b, v.CountMethod)
+	if len(v.Retaken) > 0 {
+		b = appendString(b, "retaken")
+		b = appendArrayLen(b, len(v.Retaken))
+		for i := range v.Retaken {
+			b = appendSample(b, &v.Retaken[i])
+		}
+	}
+	if o := v.Interference; o != nil {
+		b = appendString(b, "interference")
+		b = appendMapLen(b, 4)
+		b = appendString(b, "pauses")
+		b = appendInt(b, int64(o.Pauses))
+		b = appendString(b, "pausedNs")
+		b = appendInt(b, o.PausedNs)
+		b = appendString(b, "budgetExhausted")
+		b = appendBool(b, o.BudgetExhausted)
+		b = appendString(b, "problem")
+		b = appendString(b, o.Problem)
+	}
+	return b
 }
 
 func appendSample(b []byte, v *Sample) []byte {
@@ -174,6 +227,9 @@ func appendSample(b []byte, v *Sample) []byte {
 		n++
 	}
 	if v.Exact {
+		n++
+	}
+	if v.Watch != nil {
 		n++
 	}
 	b = appendMapLen(b, n)
@@ -212,6 +268,22 @@ func appendSample(b []byte, v *Sample) []byte {
 	if v.Exact {
 		b = appendString(b, "exact")
 		b = appendBool(b, true)
+	}
+	if w := v.Watch; w != nil {
+		b = appendString(b, "watch")
+		b = appendMapLen(b, 6)
+		b = appendString(b, "hostBusyTicks")
+		b = appendInt(b, w.HostBusyTicks)
+		b = appendString(b, "tickNs")
+		b = appendInt(b, w.TickNs)
+		b = appendString(b, "ownCpuNs")
+		b = appendInt(b, w.OwnCPUNs)
+		b = appendString(b, "wallNs")
+		b = appendInt(b, w.WallNs)
+		b = appendString(b, "cpus")
+		b = appendInt(b, int64(w.CPUs))
+		b = appendString(b, "disturbed")
+		b = appendBool(b, w.Disturbed)
 	}
 	return b
 }
@@ -436,11 +508,15 @@ var (
 	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
 	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed", "fullName"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
-		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics"}
-	readyKeys      = []string{"identity"}
-	progressKeys   = []string{"phase", "done", "total"}
-	resultKeys     = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod"}
-	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact"}
+		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics", "interference"}
+	interferenceKeys = []string{"response", "maxForeign", "maxRetakes", "settleNs", "pauseMaxNs", "cpus"}
+	watchKeys        = []string{"hostBusyTicks", "tickNs", "ownCpuNs", "wallNs", "cpus", "disturbed"}
+	outcomeKeys      = []string{"pauses", "pausedNs", "budgetExhausted", "problem"}
+	readyKeys        = []string{"identity"}
+	progressKeys     = []string{"phase", "done", "total"}
+	resultKeys       = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod",
+		"retaken", "interference"}
+	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact", "watch"}
 	metricKeys     = []string{"unit", "value", "unmeasured"}
 	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
 	absenceKeys    = []string{"name", "reason"}
@@ -570,8 +646,68 @@ func (d *decoder) requestConfig(v *RequestConfig) error {
 			return d.boolean(&v.PerfScaled)
 		case 13:
 			return d.boolean(&v.SkipProbe)
-		default:
+		case 14:
 			return d.strs(&v.WindowMetrics, MaxMetricCells)
+		default:
+			if d.takeNil() {
+				v.Interference = nil
+				return nil
+			}
+			v.Interference = new(Interference)
+			return d.interference(v.Interference)
+		}
+	})
+}
+
+func (d *decoder) interference(v *Interference) error {
+	return d.object(interferenceKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.str(&v.Response)
+		case 1:
+			return d.float(&v.MaxForeign)
+		case 2:
+			return d.int(&v.MaxRetakes)
+		case 3:
+			return d.i64(&v.SettleNs)
+		case 4:
+			return d.i64(&v.PauseMaxNs)
+		default:
+			return array(d, &v.CPUs, MaxWatchedCPUs, d.int)
+		}
+	})
+}
+
+func (d *decoder) watch(v *Watch) error {
+	return d.object(watchKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.i64(&v.HostBusyTicks)
+		case 1:
+			return d.i64(&v.TickNs)
+		case 2:
+			return d.i64(&v.OwnCPUNs)
+		case 3:
+			return d.i64(&v.WallNs)
+		case 4:
+			return d.int(&v.CPUs)
+		default:
+			return d.boolean(&v.Disturbed)
+		}
+	})
+}
+
+func (d *decoder) outcome(v *InterferenceOutcome) error {
+	return d.object(outcomeKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.int(&v.Pauses)
+		case 1:
+			return d.i64(&v.PausedNs)
+		case 2:
+			return d.boolean(&v.BudgetExhausted)
+		default:
+			return d.str(&v.Problem)
 		}
 	})
 }
@@ -612,8 +748,17 @@ func (d *decoder) result(v *Result) error {
 			return array(d, &v.Absences, MaxAbsences, d.absence)
 		case 7:
 			return d.i64(&v.CountIterations)
-		default:
+		case 8:
 			return d.str(&v.CountMethod)
+		case 9:
+			return array(d, &v.Retaken, MaxSamplesPerFrame, d.sample)
+		default:
+			if d.takeNil() {
+				v.Interference = nil
+				return nil
+			}
+			v.Interference = new(InterferenceOutcome)
+			return d.outcome(v.Interference)
 		}
 	})
 }
@@ -631,8 +776,15 @@ func (d *decoder) sample(v *Sample) error {
 			return d.u64Ptr(&v.Allocs)
 		case 4:
 			return array(d, &v.Extra, MaxExtraPerSample, d.metric)
-		default:
+		case 5:
 			return d.boolean(&v.Exact)
+		default:
+			if d.takeNil() {
+				v.Watch = nil
+				return nil
+			}
+			v.Watch = new(Watch)
+			return d.watch(v.Watch)
 		}
 	})
 }

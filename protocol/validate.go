@@ -94,6 +94,11 @@ func (m Request) validate() error {
 	); err != nil {
 		return err
 	}
+	if w := c.Interference; w != nil {
+		if err := w.validate(); err != nil {
+			return fmt.Errorf("config.interference: %w", err)
+		}
+	}
 	for _, a := range c.Args {
 		if err := checkString("config.args[]", a, MaxNameLen); err != nil {
 			return err
@@ -155,6 +160,21 @@ func (m Result) validate() error {
 			return fmt.Errorf("samples[%d]: %w", i, err)
 		}
 	}
+	if err := checkCount("retaken", len(m.Retaken), MaxSamplesPerFrame); err != nil {
+		return err
+	}
+	for i, s := range m.Retaken {
+		if err := s.validate(); err != nil {
+			return fmt.Errorf("retaken[%d]: %w", i, err)
+		}
+	}
+	if o := m.Interference; o != nil {
+		if err := firstErr(checkNonNegative("interference.pauses", int64(o.Pauses)),
+			checkNonNegative("interference.pausedNs", o.PausedNs),
+			checkString("interference.problem", o.Problem, MaxTextLen)); err != nil {
+			return err
+		}
+	}
 	for _, c := range m.Metrics {
 		if err := firstErr(checkString("metrics[].name", c.Name, MaxNameLen), checkFinite("metrics[].value", c.Value),
 			checkFinite("metrics[].uncertainty", c.Uncertainty), checkString("metrics[].note", c.Note, MaxTextLen)); err != nil {
@@ -184,6 +204,13 @@ func (s Sample) validate() error {
 		checkCount("extra", len(s.Extra), MaxExtraPerSample),
 	); err != nil {
 		return err
+	}
+	if w := s.Watch; w != nil {
+		if err := firstErr(checkNonNegative("watch.hostBusyTicks", w.HostBusyTicks), checkNonNegative("watch.tickNs", w.TickNs),
+			checkNonNegative("watch.ownCpuNs", w.OwnCPUNs), checkNonNegative("watch.wallNs", w.WallNs),
+			checkNonNegative("watch.cpus", int64(w.CPUs))); err != nil {
+			return err
+		}
 	}
 	if (s.AllocBytes == nil) != (s.Allocs == nil) {
 		return fmt.Errorf("allocBytes and allocs must be reported together")
@@ -330,6 +357,28 @@ func (m Window) validate() error {
 			checkNonNegative("regime.residentBefore", r.ResidentBefore), checkNonNegative("regime.residentAfter", r.ResidentAfter),
 			checkNonNegative("regime.totalBytes", r.TotalBytes), checkString("regime.note", r.Note, MaxTextLen)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+func (w Interference) validate() error {
+	switch w.Response {
+	case ResponseObserve, ResponseRetake, ResponsePause:
+	default:
+		return fmt.Errorf("response: unknown %q", truncate(w.Response))
+	}
+	if err := firstErr(checkFinite("maxForeign", w.MaxForeign), checkNonNegative("maxRetakes", int64(w.MaxRetakes)),
+		checkCount("maxRetakes", w.MaxRetakes, MaxSamplesPerFrame), checkNonNegative("settleNs", w.SettleNs),
+		checkNonNegative("pauseMaxNs", w.PauseMaxNs), checkCount("cpus", len(w.CPUs), MaxWatchedCPUs)); err != nil {
+		return err
+	}
+	if w.MaxForeign < 0 || w.MaxForeign > 1 {
+		return fmt.Errorf("maxForeign: %v is not a share in [0, 1]", w.MaxForeign)
+	}
+	for _, c := range w.CPUs {
+		if c < 0 {
+			return fmt.Errorf("cpus: negative CPU %d", c)
 		}
 	}
 	return nil

@@ -65,6 +65,12 @@ func messageCases() []msgCase {
 		TestTimeoutNs: 1e9, Args: []string{"-flag", "ünïcode", ""}, Skip: []string{"TestDone", "TestCrashed"},
 		Metrics: []string{"instructions", "syscalls:read"}, PerfIters: 1000, PerfBatch: 10, PerfScaled: true,
 		SkipProbe: true, WindowMetrics: []string{"tier0", "perf-sw.task-clock"}}})
+	add("interference", protocol.Request{Mode: protocol.ModeBenchmark, Identity: id, Config: protocol.RequestConfig{
+		Interference: &protocol.Interference{Response: protocol.ResponsePause, MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 25e7, PauseMaxNs: 3e10, CPUs: []int{0, 3, 65536}}}})
+	add("interference zero", protocol.Request{Mode: protocol.ModeBenchmark, Config: protocol.RequestConfig{
+		Interference: &protocol.Interference{Response: protocol.ResponseObserve, CPUs: []int{}}}})
+	add("interference nil cpus", protocol.Request{Mode: protocol.ModeBenchmark, Config: protocol.RequestConfig{
+		Interference: &protocol.Interference{Response: protocol.ResponseRetake, MaxForeign: 1}}})
 	add("long name", protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: protocol.ShortName("BenchmarkLong/" + strings.Repeat("x", 5000))},
 		FullName: "BenchmarkLong/" + strings.Repeat("x", 5000)})
 	add("empty window metrics", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{WindowMetrics: []string{}}})
@@ -112,6 +118,13 @@ func messageCases() []msgCase {
 			{Name: "task-clock", Value: 12.5, Uncertainty: 0.25, Note: "includes the bracket's own cost"}},
 		Absences:        []protocol.Absence{{Name: "cycles", Reason: "no cpu PMU under /sys/bus/event_source/devices"}, {Name: "", Reason: unicodeText}},
 		CountIterations: 5000, CountMethod: "difference of 2 runs"})
+	watch := &protocol.Watch{HostBusyTicks: 37, TickNs: 1e7, OwnCPUNs: 150_000_123, WallNs: 151_000_000, CPUs: 2, Disturbed: true}
+	add("interference", protocol.Result{Identity: id, Samples: []protocol.Sample{{Iterations: 10, ElapsedNs: 1e8, Watch: watch},
+		{Iterations: 10, ElapsedNs: 1e8, Exact: true, Watch: &protocol.Watch{}}},
+		Retaken:      []protocol.Sample{{Iterations: 10, ElapsedNs: 2e8, Watch: watch}, {Iterations: 10, ElapsedNs: 2e8}},
+		Interference: &protocol.InterferenceOutcome{Pauses: 2, PausedNs: 1_200_000_000, BudgetExhausted: true, Problem: unicodeText}})
+	add("interference zero", protocol.Result{Identity: id, Samples: []protocol.Sample{{Iterations: 1}},
+		Interference: &protocol.InterferenceOutcome{}})
 	for _, u := range edgeUints {
 		add("allocs "+utoa(u), protocol.Result{Seed: u, Samples: []protocol.Sample{{Iterations: 1, AllocBytes: u64(u), Allocs: u64(u)}}})
 	}
