@@ -76,6 +76,13 @@ type Config struct {
 	StderrLimit int
 	// Cgroup says whether the child gets its own cgroup v2.
 	Cgroup CgroupMode
+	// CPUs, when not empty, pins the child to these CPUs: the spawning
+	// thread's affinity is set to them before the fork, so the child
+	// inherits it from its first instruction, and the child's affinity is
+	// checked after the spawn (affinity_linux.go). A list the kernel does
+	// not honor exactly fails the start with an *AffinityError. Empty
+	// means the supervisor's own affinity, untouched.
+	CPUs []int
 }
 
 // CgroupMode selects cgroup containment.
@@ -161,6 +168,7 @@ type resolved struct {
 	stdoutLimit    int
 	stderrLimit    int
 	cgroup         CgroupMode
+	cpus           []int // ascending, no duplicates; nil: not pinned
 }
 
 // resolve validates cfg against the file system and the parent environment
@@ -220,6 +228,13 @@ func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 	}
 	if cfg.Cgroup != CgroupAuto && cfg.Cgroup != CgroupOff {
 		return nil, &ConfigError{Field: "Cgroup", Reason: fmt.Sprintf("unknown mode %d", int(cfg.Cgroup))}
+	}
+	if len(cfg.CPUs) > 0 {
+		cpus, err := checkCPUs(cfg.CPUs)
+		if err != nil {
+			return nil, err
+		}
+		r.cpus = cpus
 	}
 	env, err := cfg.Env.build(parentEnv, r.dir)
 	if err != nil {

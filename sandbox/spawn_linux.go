@@ -120,6 +120,13 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	if err != nil {
 		return nil, spawnError(err)
 	}
+	if len(r.cpus) > 0 {
+		// Now that it is in its cgroup, whose cpuset may narrow it.
+		if err := verifyAffinity(proc.Pid, r.cpus); err != nil {
+			killUnplaced(proc, cg)
+			return nil, err
+		}
+	}
 	if cgNote != "" {
 		note = cgNote
 	}
@@ -143,7 +150,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 // not entered as intended. On error, cg has been removed.
 func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *cgroup, string, error) {
 	if cg == nil {
-		proc, err := spawn(r.path, r.argv, attr)
+		proc, err := spawn(r, attr)
 		return proc, nil, "", err
 	}
 	// Enter the cgroup at clone time (clone3 CLONE_INTO_CGROUP), so that
@@ -156,17 +163,22 @@ func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *c
 			sys.UseCgroupFD, sys.CgroupFD = true, fd
 			into := *attr
 			into.Sys = &sys
-			proc, err := spawn(r.path, r.argv, &into)
+			proc, err := spawn(r, &into)
 			unix.Close(fd)
-			if err == nil {
+			var aff *AffinityError
+			switch {
+			case err == nil:
 				return proc, cg, "", nil
+			case errors.As(err, &aff): // refused before any fork: no retry helps
+				_ = cg.remove()
+				return nil, nil, "", err
 			}
 			intoErr = err
 		}
 	}
 	// An older kernel, or a seccomp filter refusing clone3: spawn plainly
 	// and move the child, which runs outside the cgroup in between.
-	proc, err := spawn(r.path, r.argv, attr)
+	proc, err := spawn(r, attr)
 	if err != nil {
 		_ = cg.remove()
 		return nil, nil, "", err
@@ -219,6 +231,7 @@ func markInheritedCloexec() error {
 type spawnRequest struct {
 	path  string
 	argv  []string
+	cpus  []int // the placement; nil: the thread's own
 	attr  *os.ProcAttr
 	reply chan spawnReply
 }
@@ -233,16 +246,16 @@ var (
 	spawnQueue  chan spawnRequest
 )
 
-// spawn starts a process from the spawner thread.
-func spawn(path string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+// spawn starts r's process from the spawner thread, with r's placement.
+func spawn(r *resolved, attr *os.ProcAttr) (*os.Process, error) {
 	spawnerOnce.Do(func() {
 		spawnQueue = make(chan spawnRequest)
 		go spawner(spawnQueue)
 	})
 	reply := make(chan spawnReply, 1)
-	spawnQueue <- spawnRequest{path: path, argv: argv, attr: attr, reply: reply}
-	r := <-reply
-	return r.proc, r.err
+	spawnQueue <- spawnRequest{path: r.path, argv: r.argv, cpus: r.cpus, attr: attr, reply: reply}
+	rep := <-reply
+	return rep.proc, rep.err
 }
 
 // spawner forks every child. Linux sends a child its parent-death signal when
@@ -252,9 +265,11 @@ func spawn(path string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 // process and Pdeathsig means "the supervisor died".
 func spawner(queue <-chan spawnRequest) {
 	runtime.LockOSThread() // never unlocked
+	// The thread is also where a placement is set for the fork
+	// (affinity_linux.go).
+	var thread spawnerThread
 	for r := range queue {
-		spawnAttempts.Add(1)
-		p, err := os.StartProcess(r.path, r.argv, r.attr)
+		p, err := thread.start(r.cpus, r.path, r.argv, r.attr)
 		r.reply <- spawnReply{proc: p, err: err}
 	}
 }
@@ -262,6 +277,10 @@ func spawner(queue <-chan spawnRequest) {
 // spawnError sorts a failed spawn: an executable or argument list that
 // cannot be run is the configuration's fault, anything else the parent's.
 func spawnError(err error) error {
+	var aff *AffinityError
+	if errors.As(err, &aff) {
+		return err
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		switch errno {
