@@ -91,6 +91,7 @@ func TestScripts(t *testing.T) {
 			"verdict":        cmdVerdict,
 			"samenames":      cmdSameNames,
 			"partition":      cmdPartition,
+			"events":         cmdEvents,
 			"sameidentities": cmdSameIdentities,
 		},
 		Condition: condition,

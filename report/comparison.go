@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -222,14 +223,24 @@ func WriteComparisonJSON(w io.Writer, c Comparison) error {
 	return err
 }
 
-// ReadComparison decodes a comparison document, refusing another schema.
+// ErrNotComparison says the input is not a benchsup comparison document.
+var ErrNotComparison = errors.New("not a benchsup comparison document")
+
+// ReadComparison decodes a comparison document, refusing another schema,
+// another shape (a run document) and trailing data.
 func ReadComparison(r io.Reader) (*Comparison, error) {
+	dec := json.NewDecoder(r)
 	var c Comparison
-	if err := json.NewDecoder(r).Decode(&c); err != nil {
-		return nil, err
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotComparison, err)
 	}
-	if c.Schema != ComparisonSchemaVersion {
-		return nil, fmt.Errorf("comparison schema %d, this benchsup reads %d", c.Schema, ComparisonSchemaVersion)
+	switch {
+	case dec.More():
+		return nil, fmt.Errorf("%w: data after the document", ErrNotComparison)
+	case c.Schema != ComparisonSchemaVersion:
+		return nil, fmt.Errorf("%w: comparison schema %d, this benchsup reads %d", ErrNotComparison, c.Schema, ComparisonSchemaVersion)
+	case c.Old.Label == "" && c.New.Label == "":
+		return nil, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
 	}
 	return &c, nil
 }

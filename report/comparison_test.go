@@ -79,12 +79,29 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	}
 }
 
+func TestReadComparisonRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, in, err string }{
+		{"not json", "hello", "not a benchsup comparison document"},
+		{"other schema", `{"schema": 99, "old": {"label": "a"}}`, "comparison schema 99"},
+		{"a run document", `{"schema": 1, "meta": {"mode": "bench"}, "rows": []}`, "a run document"},
+		{"trailing data", `{"schema": 1, "old": {"label": "a"}} {}`, "data after the document"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadComparison(strings.NewReader(tc.in))
+			if !errors.Is(err, ErrNotComparison) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("err = %v, want ErrNotComparison mentioning %q", err, tc.err)
+			}
+		})
+	}
+}
+
 func TestReadDocument(t *testing.T) {
 	for _, tc := range []struct{ name, in, err string }{
 		{"not json", "hello", "not a benchsup run document"},
 		{"no schema", `{"rows": []}`, "no schema field"},
 		{"other schema", `{"schema": 99}`, "schema 99"},
 		{"trailing data", `{"schema": 1} {}`, "data after the document"},
+		{"a comparison", `{"schema": 1, "old": {"label": "a.json"}, "new": {"label": "b.json"}, "rows": []}`, "a comparison document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadDocument(strings.NewReader(tc.in))

@@ -27,5 +27,9 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		}
 		return nil, fmt.Errorf("%w: schema %d, this benchsup reads %d", ErrNotDocument, doc.Schema, SchemaVersion)
 	}
+	if doc.Meta.Mode == "" {
+		// Another JSON document of benchsup's with a schema field.
+		return nil, fmt.Errorf("%w: no meta.mode (a comparison document, from compare --json?)", ErrNotDocument)
+	}
 	return &doc, nil
 }
