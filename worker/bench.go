@@ -460,14 +460,26 @@ func (w *session) benchmark() error {
 		return err
 	}
 	done := int64(0)
-	timed, err := run(n, samples, func(leaf string) {
-		if leaf == name {
-			done++
-			_ = w.send(protocol.Progress{Phase: protocol.PhaseTiming, Done: done, Total: int64(samples)})
-		}
+	watch := cfg.Interference
+	var wt watcher
+	if watch != nil {
+		wt = watcherOn(watch.CPUs)
+	}
+	timed, problem, err := watchedRun(run, watch, wt, name, n, samples, func() {
+		done++
+		_ = w.send(protocol.Progress{Phase: protocol.PhaseTiming, Done: done, Total: int64(samples)})
 	})
 	if timed == nil {
 		return err
+	}
+	if watch != nil {
+		// Between samples, never inside them (worker/interference.go).
+		result.Interference = &protocol.InterferenceOutcome{Problem: problem}
+		if problem == "" {
+			if timed, result.Retaken, result.Interference, err = watchSamples(run, watch, wt, name, n, timed); timed == nil {
+				return err
+			}
+		}
 	}
 	result.Samples, result.BytesPerOp = timed, w.bytesPerOp
 	w.warm = true // what follows (counting) needs no probe run to warm up
