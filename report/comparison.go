@@ -153,7 +153,9 @@ type Fingerprint struct {
 	SampleTimeNs    int64  `json:"sampleTimeNs"`
 	SampleCount     int    `json:"sampleCount"`
 	Containment     string `json:"containment"`
-	// Placement is the CPUs the children were pinned to; "none".
+	// Placement is the CPUs the children were pinned to (--cpus, as
+	// Meta.Placement.CPUs); "none" when they were not: a pinned and an
+	// unpinned run are not the same environment.
 	Placement string `json:"placement"`
 	// BuildFlags are the go build flags of the build, space-separated
 	// (-race or -gcflags=-N make other code); "" when none.
@@ -174,7 +176,7 @@ func (m Meta) Fingerprint() Fingerprint {
 		BenchsupVersion: m.BenchsupVersion,
 		Environment:     m.Environment.Policy + " " + m.Environment.NamesHash,
 		SampleTimeNs:    m.Knobs.SampleTimeNs, SampleCount: m.Knobs.SampleCount,
-		Containment: m.Containment, Placement: "none",
+		Containment: m.Containment, Placement: m.Placement.fingerprint(),
 		BuildFlags: strings.Join(m.BuildFlags, " "),
 	}
 }

@@ -16,3 +16,12 @@ type Placement struct {
 	// could not be read.
 	Note string `json:"note,omitempty"`
 }
+
+// fingerprint is the placement as Fingerprint.Placement holds it: the CPU
+// list, or "none" for children that were not pinned.
+func (p *Placement) fingerprint() string {
+	if p == nil || p.CPUs == "" {
+		return "none"
+	}
+	return p.CPUs
+}

@@ -44,6 +44,8 @@ type supervisor struct {
 	slotsOnce      sync.Once
 	discoverySlots chan struct{}
 
+	placement *report.Placement // Config.CPUs as checked (placement.go); nil: not pinned
+
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
 	first *sandbox.Outcome // the first spawned child: environment and containment facts
@@ -173,11 +175,15 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 		return nil, fmt.Errorf("%w: fresh-process children need Linux (process groups, PR_SET_PDEATHSIG, cgroup v2); this is %s", ErrUnsupported, runtime.GOOS)
 	}
 	cfg.applyDefaults()
+	placement, err := placementOf(&cfg) // refused before anything is built
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := sandbox.MkdirTemp() // named after its owner: a later run removes it if this one is killed
 	if err != nil {
 		return nil, err
 	}
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext}
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext, placement: placement}
 	if s.binCache != "" {
 		pruneBinCache(s.binCache, time.Now())
 	}
@@ -510,6 +516,7 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 		Env:            s.cfg.Env,
 		StartupTimeout: s.cfg.StartupTimeout,
 		TotalTimeout:   s.cfg.Timeout,
+		CPUs:           s.cfg.CPUs, // every child: discovery, benchmark, test
 	}
 }
 
@@ -579,6 +586,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		BenchsupVersion: benchsupVersion(),
 		Mode:            "test",
 		BuildFlags:      s.buildFlags(),
+		Placement:       s.placement,
 		Knobs: report.Knobs{
 			Bench:            s.cfg.Bench,
 			Run:              s.cfg.Run,
