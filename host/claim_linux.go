@@ -379,8 +379,12 @@ func (c *HostClaim) writeRecords(cmd string) error {
 }
 
 // Release empties the records and lets go of the locks. It may be called
-// more than once, and from any goroutine.
+// more than once, and from any goroutine; a nil claim (none taken) has
+// nothing to release.
 func (c *HostClaim) Release() error {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error

@@ -11,8 +11,11 @@ type Quiescence struct {
 	StableNs   int64   `json:"stableNs"`   // how long both limits had to hold without a break
 	TimeoutNs  int64   `json:"timeoutNs"`
 	CPUs       string  `json:"cpus,omitempty"` // watched CPUs, kernel list format; empty: all
-	WaitedNs   int64   `json:"waitedNs"`       // from the first read of /proc/stat to the verdict
-	Polls      int     `json:"polls"`          // reads after the first
+	// Note says what the watch could not cover, as the SMT siblings of
+	// the placed CPUs when the kernel does not list them.
+	Note     string `json:"note,omitempty"`
+	WaitedNs int64  `json:"waitedNs"` // from the first read of /proc/stat to the verdict
+	Polls    int    `json:"polls"`    // reads after the first
 	// The highest shares seen over the stable interval that opened the
 	// gate; nil when it did not open (never in a document).
 	StableAverage    *float64 `json:"stableAverage,omitempty"`

@@ -93,6 +93,15 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		return nil, err
 	}
 	defer s.close()
+	// The host claim comes first, before any build (hostclaim.go).
+	if err := checkHost(s.cfg); err != nil {
+		return nil, err
+	}
+	claim, err := claimHost(ctx, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer claim.Release()
 
 	// Plan: packages as go test resolves them, their functions, the
 	// overlay, and the builds each package needs.
@@ -113,6 +122,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		return nil, err
 	}
 	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
+	doc.Meta.Claim = claimReport(claim)
 
 	// Build: every build of every package, once, in parallel; the proof
 	// that each measured build is go test's.
@@ -139,6 +149,11 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 		}
 		rows = append(rows, revRows...)
 		s.results(revRows)
+	}
+	// The preflight, once our own builds are over and before anything
+	// measures (hostclaim.go).
+	if doc.Meta.Quiescence, err = waitQuiet(ctx, s.cfg, nil); err != nil {
+		return nil, err
 	}
 	// Discover and calibrate, schedule, execute and summarize (benchmarks:
 	// bench.go), or run each package's tests in as many children as its
