@@ -362,6 +362,7 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 			if s.ShortSamples > 0 {
 				n += fmt.Sprintf(" (%d short)", s.ShortSamples)
 			}
+			n += interferenceCell(r.Interference) // samples the watch retook or kept disturbed
 			cells = append(cells, n, formatMedian(s.MedianNs))
 			if interval {
 				cell := dash

@@ -490,6 +490,9 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 			WindowMetrics: s.cfg.WindowMetrics, // read at workload windows' edges
 		},
 	}
+	if !id.workload {
+		req.Config.Interference = s.cfg.Interference.request(s.cfg.CPUs)
+	}
 	who := report.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)
 	out := s.run(ctx, s.childConfig(id.plan, id.build), req, func(m protocol.Message) {
@@ -519,6 +522,8 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	}
 	if result != nil && out.Class == sandbox.ClassSuccess {
 		proc.Samples = samples(result.Samples)
+		watched(proc.Samples, result.Samples)
+		proc.Interference, proc.Retaken = processInterference(result)
 		for _, s := range result.Samples {
 			for _, e := range s.Extra {
 				if e.Unmeasured != "" {
@@ -658,10 +663,14 @@ func (id *benchIdentity) result() report.Row {
 			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
+	row.Interference = report.SumInterference(id.procs)
 	if id.fullName != "" {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
 	row.Notes = id.notes
+	if note := row.Interference.Note(); note != "" {
+		row.Notes = append(slices.Clip(row.Notes), note)
+	}
 	if id.left != "" {
 		note := id.left
 		if id.leftCount > 1 {

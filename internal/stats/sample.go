@@ -20,6 +20,13 @@ type Sample struct {
 	// process ran faster than calibration predicted, and timer and
 	// start-up effects weigh more in it. It is kept, counted and shown.
 	Short bool `json:"short,omitempty"`
+	// Foreign is the share of the watched CPUs' capacity something other
+	// than the process used over the sample's window (the interference
+	// watch); nil when no watch ran or the window was too short to tell.
+	// An annotation, never a correction of the sample.
+	Foreign *float64 `json:"foreign,omitempty"`
+	// Disturbed marks a sample whose Foreign exceeded the run's limit.
+	Disturbed bool `json:"disturbed,omitempty"`
 }
 
 // NsPerOp returns the sample's nanoseconds per iteration.
