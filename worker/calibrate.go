@@ -196,17 +196,29 @@ func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) 
 	}
 	ramp := c.runs[len(c.runs)-confirmRuns:] // the short runs N was scaled from
 	var checked []protocol.Sample            // runs at a candidate N
-	for i := 0; i < maxVerify; i++ {
+	landed := false
+	for i := 0; i < maxVerify && !landed; i++ {
 		s, err := run(c.n)
 		if s == nil || err != nil {
 			return c, err
 		}
 		c.runs = append(c.runs, *s)
 		checked = append(checked, *s)
-		if within(s.ElapsedNs, targetNs, verifyTolerance) || c.n >= maxIterations {
-			break
+		landed = within(s.ElapsedNs, targetNs, verifyTolerance) || c.n >= maxIterations
+		if !landed && i < maxVerify-1 {
+			c.n = nextCandidate(targetNs, checked)
 		}
-		c.n = nextCandidate(targetNs, checked)
+	}
+	if !landed {
+		// No check landed near the target: on a busy host the whole
+		// samples were disturbed unevenly. An N no run checked could be
+		// anything (a secant through two disturbed runs can point below
+		// one iteration), so N is the target over the median time per
+		// iteration of the checked runs, which one disturbed run cannot
+		// move far.
+		if c.n, err = chooseN(targetNs, checked); err != nil {
+			return c, err
+		}
 	}
 	if len(checked) >= 2 {
 		if f, ok := fitTwo(checked[len(checked)-2], checked[len(checked)-1]); ok && f.explains(ramp) {
@@ -240,8 +252,12 @@ func nextCandidate(targetNs int64, runs []protocol.Sample) int64 {
 	n := float64(last.Iterations) * float64(targetNs) / float64(max(last.ElapsedNs, 1))
 	if len(runs) >= 2 {
 		prev := runs[len(runs)-2]
-		if dn, dt := float64(last.Iterations-prev.Iterations), float64(last.ElapsedNs-prev.ElapsedNs); dn != 0 && dt > 0 {
-			n = float64(last.Iterations) + (float64(targetNs)-float64(last.ElapsedNs))*dn/dt
+		// The secant only where more iterations took more time: two runs
+		// disturbed the other way round (the larger N faster) give a
+		// slope of the wrong sign, which points anywhere.
+		dn, dt := float64(last.Iterations-prev.Iterations), float64(last.ElapsedNs-prev.ElapsedNs)
+		if secant := float64(last.Iterations) + (float64(targetNs)-float64(last.ElapsedNs))*dn/dt; dn*dt > 0 && secant >= 1 {
+			n = secant
 		}
 	}
 	n = min(n, 100*float64(last.Iterations), maxIterations)

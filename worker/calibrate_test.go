@@ -61,6 +61,8 @@ func TestNextCandidate(t *testing.T) {
 	assert.Equal(t, int64(400), nextCandidate(1000, []protocol.Sample{run(100, 400), run(200, 600)}), "two: the secant through them")
 	assert.Equal(t, int64(100*7), nextCandidate(1e12, []protocol.Sample{run(7, 10)}), "at most 100-fold")
 	assert.Equal(t, int64(1), nextCandidate(10, []protocol.Sample{run(3, 1000)}), "at least one")
+	assert.Equal(t, int64(100), nextCandidate(500, []protocol.Sample{run(100, 900), run(200, 1000)}), "a secant below one iteration: the ratio")
+	assert.Equal(t, int64(50), nextCandidate(1000, []protocol.Sample{run(300, 1000), run(100, 2000)}), "the larger N faster: the ratio")
 }
 
 func TestWithFixedCost(t *testing.T) {
@@ -173,6 +175,34 @@ func TestCalibrate(t *testing.T) {
 		require.NoError(t, err)
 		s, _ := run(c.n)
 		assert.InDelta(t, float64(c.sampleNs), float64(s.ElapsedNs), 0.2*float64(c.sampleNs), "a sample at N takes about the sample time")
+	})
+	t.Run("no check lands on a busy host: the median of the checks, never an unchecked N", func(t *testing.T) {
+		// What xxhash's BenchmarkSum64/4B met on a loaded 2-core host: about
+		// 4 ns per iteration, whole samples disturbed unevenly. The third
+		// check's secant pointed below one iteration, and N was 1.
+		times := map[int64]int64{1: 431, 100: 1071, 10000: 27500, 1000000: 5249000, 2857686: 9744709}
+		confirm := []int64{16539586, 17722870, 30343102}
+		checks := []float64{7.578, 15.11, 6.38} // ns per iteration of each whole-sample check
+		run := func(n int64) (*protocol.Sample, error) {
+			ns, ok := times[n]
+			switch {
+			case ok:
+			case n == 4398826 && len(confirm) > 0:
+				ns, confirm = confirm[0], confirm[1:]
+			case len(checks) > 0:
+				ns, checks = int64(float64(n)*checks[0]), checks[1:]
+			default:
+				t.Fatalf("run(%d) beyond the recorded runs", n)
+			}
+			return &protocol.Sample{Iterations: n, ElapsedNs: ns}, nil
+		}
+		c, err := calibrateFull(200_000_000, run)
+		require.NoError(t, err)
+		assert.Empty(t, checks, "three checks")
+		// None lands within 20% of 200 ms; the median of the checks' times
+		// per iteration, 7.6 ns, gives N of about 26 million.
+		assert.InDelta(t, 26.4e6, float64(c.n), 0.5e6)
+		assert.Nil(t, c.fixed)
 	})
 	t.Run("no clear fixed cost: the median ratio", func(t *testing.T) {
 		c, err := calibrateFull(200_000_000, (&fakeRuns{perOp: 100}).run)
