@@ -279,7 +279,7 @@ func TestBrowserReport(t *testing.T) {
 		t.Skip("no chromium: install Debian's chromium package (.ci/run does)")
 	}
 	// Bounds the fixture's runs; each page has a bound of its own.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 
 	dir := t.TempDir()
@@ -366,7 +366,7 @@ type want struct {
 // checkPage loads a report in a fresh browser and checks it against w;
 // withOld says the page must draw the old run's processes too.
 func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	wantProcs, order, wantFailed, oldProcs, wantForest := w.procs, w.order, w.failed, w.oldProcs, w.forest
 
