@@ -163,21 +163,18 @@ type section struct {
 }
 
 // census is what the browser found in the rendered report: per benchmark
-// section its strip plots and their processes, the forest plots' rows, the
-// windows, and every element that sticks out of the viewport's width.
+// section its strip plots and their processes, the forest plots' rows and
+// the windows.
 type census struct {
 	Sections   []section `json:"sections"`
 	Forests    []string  `json:"forests"`    // data-metric of each svg.forest
 	ForestRows []string  `json:"forestRows"` // data-identity of each g.forest-row
 	Verdicts   []string  `json:"verdicts"`   // data-verdict of each g.forest-row
 	Windows    int       `json:"windows"`
-	ScrollW    float64   `json:"scrollWidth"`
-	Overflow   []string  `json:"overflow"`
 }
 
-var censusJS = fmt.Sprintf(`(() => {
-	const limit = %d + 0.5;
-	const out = {sections: [], forests: [], forestRows: [], verdicts: [], windows: 0, overflow: []};
+const censusJS = `(() => {
+	const out = {sections: [], forests: [], forestRows: [], verdicts: [], windows: 0};
 	for (const s of document.querySelectorAll('section.benchmark')) {
 		const strips = s.querySelectorAll('svg.strip');
 		const procs = strips.length ? [...strips[0].querySelectorAll('g.process')] : [];
@@ -196,7 +193,14 @@ var censusJS = fmt.Sprintf(`(() => {
 		out.verdicts.push(g.getAttribute('data-verdict') || '');
 	}
 	out.windows = document.querySelectorAll('svg.windows g.window').length;
-	out.scrollWidth = document.documentElement.scrollWidth;
+	return out;
+})()`
+
+// overflowJS finds what reaches past the viewport's right edge: the
+// document's scroll width and every element whose box does, described.
+var overflowJS = fmt.Sprintf(`(() => {
+	const limit = %d + 0.5;
+	const out = {scrollWidth: document.documentElement.scrollWidth, elements: []};
 	for (const e of document.querySelectorAll('body *')) {
 		const r = e.getBoundingClientRect();
 		if (r.right > limit) {
@@ -205,11 +209,14 @@ var censusJS = fmt.Sprintf(`(() => {
 			const cls = e.getAttribute('class');
 			if (cls) d += '.' + cls.trim().split(/\s+/).join('.');
 			const text = (e.textContent || '').trim().slice(0, 40);
-			out.overflow.push(d + ' right=' + r.right.toFixed(1) + (text ? ' "' + text + '"' : ''));
+			out.elements.push(d + ' right=' + r.right.toFixed(1) + (text ? ' "' + text + '"' : ''));
 		}
 	}
 	return out;
 })()`, viewWidth)
+
+// openDetailsJS unfolds every <details>, whose content must fit too.
+const openDetailsJS = `document.querySelectorAll('details').forEach(d => { d.open = true; }); document.querySelectorAll('details').length`
 
 // countDOM counts the elements a selector matches through the DOM domain,
 // which works with the page's scripts disabled. Node ids die whenever the
@@ -302,7 +309,7 @@ func TestBrowserReport(t *testing.T) {
 	// --benchtime=2000x: no calibration, so the fixture's crash keys on N;
 	// the same flags and environment on both runs keep them comparable.
 	runArgs := func(out string) []string {
-		return []string{"run", "--bench", "--repetitions=3", "--samples=3", "--benchtime=2000x", "--metrics=none",
+		return []string{"run", "--bench", "--repetitions=3", "--samples=3", "--benchtime=2000x",
 			"--env-set=CRASHDIR=" + crash, "--json=" + out, "./..."}
 	}
 	oldJSON, newJSON := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
@@ -474,11 +481,31 @@ func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
 	})
 
 	t.Run("fits 1280px", func(t *testing.T) {
-		if c.ScrollW > viewWidth {
-			t.Errorf("document scrollWidth %.0f > %d", c.ScrollW, viewWidth)
-		}
-		if len(c.Overflow) > 0 {
-			t.Errorf("%d elements reach past x=%d:\n\t%s", len(c.Overflow), viewWidth, strings.Join(c.Overflow, "\n\t"))
+		for _, step := range []struct{ name, js string }{{"as loaded", ""}, {"with every <details> open", openDetailsJS}} {
+			if step.js != "" {
+				n, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](step.js))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("opened %d <details>", n)
+			}
+			var o struct {
+				ScrollWidth float64  `json:"scrollWidth"`
+				Elements    []string `json:"elements"`
+			}
+			raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]byte](overflowJS))
+			if err == nil {
+				err = json.Unmarshal(raw, &o)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.ScrollWidth > viewWidth {
+				t.Errorf("%s: document scrollWidth %.0f > %d", step.name, o.ScrollWidth, viewWidth)
+			}
+			if len(o.Elements) > 0 {
+				t.Errorf("%s: %d elements reach past x=%d:\n\t%s", step.name, len(o.Elements), viewWidth, strings.Join(o.Elements, "\n\t"))
+			}
 		}
 	})
 
