@@ -16,6 +16,11 @@ var (
 	// childAffinity reads a spawned child's affinity; a test makes it lie
 	// to exercise the refusal after the spawn.
 	childAffinity = unix.SchedGetaffinity
+	// setThreadAffinity sets the spawner thread's; a test makes the
+	// restore fail. Only the spawner goroutine calls it, after receiving
+	// a request: a test's assignment before the spawn is ordered by the
+	// queue.
+	setThreadAffinity = unix.SchedSetaffinity
 )
 
 // AllowedCPUs returns the CPUs this process may run on (its affinity, as
@@ -69,7 +74,7 @@ type spawnerThread struct {
 // thread, never from a locked one, so nothing else inherits it.
 func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 	if t.owed != nil {
-		if err := unix.SchedSetaffinity(0, t.owed); err != nil {
+		if err := setThreadAffinity(0, t.owed); err != nil {
 			// Any child forked now would inherit the last placement.
 			return nil, &AffinityError{CPUs: cpus, Reason: "the spawning thread still has an earlier child's placement and cannot be given back its own", Err: err}
 		}
@@ -84,7 +89,7 @@ func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.P
 		return nil, &AffinityError{CPUs: cpus, Reason: "reading the spawning thread's affinity", Err: err}
 	}
 	want := cpuSetOf(cpus)
-	if err := unix.SchedSetaffinity(0, want); err != nil {
+	if err := setThreadAffinity(0, want); err != nil {
 		// EINVAL: none of them is online and allowed here.
 		return nil, &AffinityError{CPUs: cpus, Reason: "the kernel refused the mask (none of them online and allowed to this process?)", Err: err}
 	}
@@ -112,7 +117,7 @@ func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.P
 }
 
 func (t *spawnerThread) restore(saved *unix.CPUSet) {
-	if unix.SchedSetaffinity(0, saved) != nil {
+	if setThreadAffinity(0, saved) != nil {
 		t.owed = saved
 	}
 }

@@ -155,3 +155,45 @@ func TestInvalidCPUs(t *testing.T) {
 		})
 	}
 }
+
+// A restore that fails leaves the spawner thread pinned: the next spawn
+// restores it first, and is refused while it cannot.
+func TestAffinityRestoreOwed(t *testing.T) {
+	allowed, err := AllowedCPUs()
+	require.NoError(t, err)
+	if len(allowed) < 2 {
+		t.Skip("one allowed CPU: a pinned and an unpinned child look alike")
+	}
+	pinned := cpuSetOf(allowed[:1])
+	failRestore := func(always bool) func(int, *unix.CPUSet) error {
+		failed := false
+		return func(tid int, set *unix.CPUSet) error {
+			if *set != *pinned && (always || !failed) {
+				failed = true
+				return unix.EPERM
+			}
+			return unix.SchedSetaffinity(tid, set)
+		}
+	}
+	defer func() { setThreadAffinity = unix.SchedSetaffinity }()
+
+	// Once: the pinned child is fine, the next (unpinned) one gets every
+	// allowed CPU, restored before its fork.
+	setThreadAffinity = failRestore(false)
+	assert.Equal(t, formatCPUs(allowed[:1]), childCPUs(t, catStatus(t, allowed[:1])))
+	assert.Equal(t, formatCPUs(allowed), childCPUs(t, catStatus(t, nil)))
+
+	// Always: the next spawn is refused rather than inheriting the last
+	// placement, until the restore succeeds.
+	setThreadAffinity = failRestore(true)
+	assert.Equal(t, formatCPUs(allowed[:1]), childCPUs(t, catStatus(t, allowed[:1])))
+	spawns := spawnAttempts.Load()
+	_, err = Start(catStatus(t, nil))
+	var ae *AffinityError
+	require.ErrorAs(t, err, &ae)
+	assert.Contains(t, ae.Reason, "earlier child's placement")
+	assert.ErrorIs(t, err, unix.EPERM)
+	assert.Equal(t, spawns, spawnAttempts.Load())
+	setThreadAffinity = unix.SchedSetaffinity
+	assert.Equal(t, formatCPUs(allowed), childCPUs(t, catStatus(t, nil)))
+}
