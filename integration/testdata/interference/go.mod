@@ -1,0 +1,3 @@
+module example.com/interference
+
+go 1.22
