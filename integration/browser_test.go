@@ -270,13 +270,14 @@ func readJSON[T any](t *testing.T, path string) T {
 	return v
 }
 
-// TestBrowserReport renders the HTML report of a real run and comparison
-// and checks it in a real headless browser: it loads without a console
-// error or any request beyond its own file, every benchmark identity has
-// its strip plot with one mark per process (failed ones included), the
-// forest plot has one row per time comparison, nothing is wider than a
-// 1280 px viewport, the plots are there with JavaScript off, and a
-// full-page screenshot is a valid PNG.
+// TestBrowserReport renders the HTML reports of a real run and comparison
+// (benchsup report, and compare --html) and checks each in a real headless
+// browser: it loads without a console error or any request beyond its own
+// file, every benchmark identity has its strip plot with one mark per
+// process (failed ones included), the forest plot has one row per time
+// comparison row, the window plot one per window, nothing is wider than a
+// 1280 px viewport (also with every <details> open), the plots are there
+// with JavaScript off, and a full-page screenshot is a valid PNG.
 func TestBrowserReport(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
@@ -339,9 +340,10 @@ func TestBrowserReport(t *testing.T) {
 	}
 	// What the documents say the pages must show.
 	var w want
-	w.procs, w.order, w.failed = processCounts(readJSON[report.Document](t, newJSON))
+	newDoc := readJSON[report.Document](t, newJSON)
+	w.procs, w.order, w.failed = processCounts(newDoc)
 	w.oldProcs, _, _ = processCounts(readJSON[report.Document](t, oldJSON))
-	w.windows = len(readJSON[report.Document](t, newJSON).WindowSummaries)
+	w.windows = len(newDoc.WindowSummaries)
 	if w.windows != 2 {
 		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
 	}

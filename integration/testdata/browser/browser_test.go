@@ -1,6 +1,7 @@
 // Package browser is the fixture of integration/browser_test.go: a few
-// quick benchmarks, one with sub-benchmarks, and one whose first measuring
-// process crashes, so the report shows a failed process among good ones.
+// quick benchmarks, one with sub-benchmarks, one whose second measuring
+// process crashes (so the report shows a failed process beside a good one),
+// and a workload of two windows (workload_test.go).
 package browser
 
 import (
