@@ -130,9 +130,10 @@ func (r *RowInterference) Note() string {
 	if r.Retakes > 0 {
 		parts = append(parts, fmt.Sprintf("%d retaken", r.Retakes))
 	}
-	if r.Pauses > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s of %v", r.Pauses, plural(r.Pauses, "pause", "pauses"),
-			time.Duration(r.PausedNs).Round(100*time.Millisecond)))
+	if paused := time.Duration(r.PausedNs).Round(100 * time.Millisecond); r.Pauses == 1 {
+		parts = append(parts, fmt.Sprintf("1 pause of %v", paused))
+	} else if r.Pauses > 1 {
+		parts = append(parts, fmt.Sprintf("%d pauses, %v in all", r.Pauses, paused))
 	}
 	if kept := r.Disturbed - r.Retakes; kept > 0 {
 		parts = append(parts, fmt.Sprintf("%d disturbed %s kept", kept, plural(kept, "sample", "samples")))

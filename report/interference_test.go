@@ -26,6 +26,8 @@ func TestRowInterferenceNote(t *testing.T) {
 			"interference: 2 of 7 samples disturbed (max 50% foreign CPU), 2 retaken"},
 		{"pause that found no quiet", &RowInterference{Samples: 5, Disturbed: 1, Pauses: 1, PausedNs: 30e9, BudgetExhausted: 1, MaxForeign: f64(0.9)},
 			"interference: 1 of 5 samples disturbed (max 90% foreign CPU), 1 pause of 30s, 1 disturbed sample kept; budget exhausted in 1 process"},
+		{"pauses", &RowInterference{Samples: 8, Disturbed: 2, Retakes: 2, Pauses: 2, PausedNs: 4.06e9, MaxForeign: f64(0.3)},
+			"interference: 2 of 8 samples disturbed (max 30% foreign CPU), 2 retaken, 2 pauses, 4.1s in all"},
 		{"unreadable host", &RowInterference{Problem: "host CPU time: open /proc/stat: no such file"},
 			"interference: not watched: host CPU time: open /proc/stat: no such file"},
 	}
