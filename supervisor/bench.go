@@ -536,8 +536,10 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		}
 		if s.cfg.Iterations == 0 { // a fixed N (-benchtime=Nx) has no time to fall short of
 			markShort(proc.Samples, id.sampleTime)
+			markShort(proc.Retaken, id.sampleTime)
 		}
 		addThroughput(proc.Samples, result.BytesPerOp)
+		addThroughput(proc.Retaken, result.BytesPerOp) // shown as the kept ones are, in no statistic
 		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
 			proc.NsPerOp = &st
 		}
