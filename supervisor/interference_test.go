@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/sandbox"
 )
 
 func TestInterferenceConfig(t *testing.T) {
@@ -68,4 +72,53 @@ func TestProcessInterference(t *testing.T) {
 	assert.False(t, kept[0].Disturbed)
 	assert.True(t, kept[1].Disturbed)
 	assert.Nil(t, kept[2].Foreign, "a window too short to tell has no share, never 0")
+}
+
+// TestInterferenceRows: benchmark requests carry the policy (and the
+// placed CPUs), discovery requests do not; a child's retakes reach its
+// process and the row, with a notes line, and stay out of the summary.
+func TestInterferenceRows(t *testing.T) {
+	loud := &protocol.Watch{HostBusyTicks: 20, TickNs: 1e7, OwnCPUNs: 1e8, WallNs: 1e8, CPUs: 2, Disturbed: true}
+	quiet := &protocol.Watch{HostBusyTicks: 10, TickNs: 1e7, OwnCPUNs: 1e8, WallNs: 1e8, CPUs: 2}
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		if req.Mode == protocol.ModeDiscover {
+			return []protocol.Message{progress(protocol.PhaseDiscovery, 0, 1), leaves("BenchmarkX"), calibrated("BenchmarkX", 10)}, sandbox.ClassSuccess
+		}
+		res := result(req, 5)
+		res.Samples[0].Watch = quiet
+		res.Interference = &protocol.InterferenceOutcome{}
+		if req.Repetition == 1 {
+			res.Retaken = []protocol.Sample{{Iterations: 10, ElapsedNs: 5000, Exact: true, Watch: loud}}
+		}
+		return []protocol.Message{res}, sandbox.ClassSuccess
+	}}
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2, CPUs: []int{1},
+		Interference: InterferenceConfig{Response: protocol.ResponseRetake, MaxRetakes: 3}}, sc)
+	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
+	for _, req := range sc.requests {
+		if req.Mode == protocol.ModeDiscover {
+			assert.Nil(t, req.Config.Interference, "discovery is not watched")
+			continue
+		}
+		require.NotNil(t, req.Config.Interference)
+		assert.Equal(t, protocol.ResponseRetake, req.Config.Interference.Response)
+		assert.Equal(t, 3, req.Config.Interference.MaxRetakes)
+		assert.Equal(t, []int{1}, req.Config.Interference.CPUs, "the placed CPUs are the watched ones")
+	}
+	require.Len(t, rows, 1)
+	r := rows[0]
+	require.NotNil(t, r.Interference)
+	assert.Equal(t, report.RowInterference{Samples: 3, Disturbed: 1, Retakes: 1, MaxForeign: r.Interference.MaxForeign}, *r.Interference)
+	require.Len(t, r.Processes, 2)
+	assert.Empty(t, r.Processes[0].Retaken)
+	assert.Len(t, r.Processes[1].Retaken, 1)
+	require.NotNil(t, r.Summary)
+	assert.Equal(t, 2, r.Summary.Samples, "a retaken sample is in no statistic")
+	var note string
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "interference: ") {
+			note = n
+		}
+	}
+	assert.Equal(t, "interference: 1 of 3 samples disturbed (max 50% foreign CPU), 1 retaken", note)
 }
