@@ -1,0 +1,3 @@
+module example.com/hostclaim
+
+go 1.22
