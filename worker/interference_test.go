@@ -192,3 +192,31 @@ func TestAttachMismatch(t *testing.T) {
 	require.Error(t, e.attach(samples, 0.1))
 	assert.Nil(t, samples[0].Watch, "a misplaced window is not attached")
 }
+
+// TestReadEdgeReal reads this host twice around some work of its own: the
+// window is watched and, whatever other load the host has, the process's
+// own CPU time is in it and never counted as foreign beyond the host's busy
+// time.
+func TestReadEdgeReal(t *testing.T) {
+	if _, err := sources.ReadHostCPU(); err != nil {
+		t.Skipf("no host CPU time here: %v", err)
+	}
+	from := readEdge(nil)
+	deadline := time.Now().Add(120 * time.Millisecond)
+	x := 1
+	for time.Now().Before(deadline) {
+		x = x*31 + 7
+	}
+	to := readEdge(nil)
+	w := window(from, to)
+	require.NotNil(t, w, "x=%d", x)
+	assert.Positive(t, w.CPUs)
+	assert.GreaterOrEqual(t, w.WallNs, int64(120*time.Millisecond))
+	assert.Greater(t, w.OwnCPUNs, int64(50*time.Millisecond), "the busy loop is the process's own time")
+	share, ok := ForeignShare(w)
+	require.True(t, ok, "120ms is long enough to tell")
+	assert.True(t, share >= 0 && share <= 1)
+
+	bad := edge{err: assert.AnError}
+	assert.Nil(t, window(bad, to), "a failed read gives no window, never a zero one")
+}
