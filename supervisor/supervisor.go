@@ -622,6 +622,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 	if s.cfg.Mode == ModeBench {
 		m.Mode = "bench"
 		m.Sources = s.sourceReports()
+		m.Interference = s.cfg.Interference.Policy() // nil when off
 	}
 	if sh := s.cfg.Shard; sh.Active() {
 		m.Shard = &report.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}
