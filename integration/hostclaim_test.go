@@ -92,105 +92,109 @@ func TestHostClaimQuiescence(t *testing.T) {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
 	}
 	mod := hostclaimModule(t)
-	events := filepath.Join(t.TempDir(), "events.ndjson")
-	jsonOut := filepath.Join(t.TempDir(), "run.json")
-	cmd := exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--quiescence", "--quiescence-timeout=2s", "--events="+events, "--json="+jsonOut)...)
-	cmd.Dir = mod
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer cmd.Process.Kill()
-	// The load starts once the build is done: the preflight follows the
-	// builds, and a build under two busy loops would only be slow.
-	deadline := time.Now().Add(90 * time.Second) // a cold build of the fixture
-	for {
-		if data, _ := os.ReadFile(events); bytes.Contains(data, []byte(`"kind":"build"`)) {
-			break
+	t.Run("under load", func(t *testing.T) {
+		events := filepath.Join(t.TempDir(), "events.ndjson")
+		jsonOut := filepath.Join(t.TempDir(), "run.json")
+		cmd := exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--quiescence", "--quiescence-timeout=2s", "--events="+events, "--json="+jsonOut)...)
+		cmd.Dir = mod
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		select {
-		case err := <-exited:
-			t.Fatalf("benchsup ended (%v) before its build event; stderr:\n%s", err, stderr.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no build event in 90s; stderr:\n%s", stderr.String())
-		}
-	}
-	load := []*exec.Cmd{spin(t), spin(t)} // two: one saturated CPU is over the per-CPU limit on any host
-	err := <-exited
-	ended := time.Now()
-	for _, l := range load {
-		stopSpin(l)
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("benchsup under load ended with %v, want exit status 1; stderr:\n%s", err, stderr.String())
-	}
-	var failure []string
-	waited := false
-	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		switch {
-		case strings.Contains(line, "host not quiet"):
-			failure = append(failure, line)
-		case strings.HasPrefix(line, "benchsup: waiting for a quiet host: ") && strings.Contains(line, "(limits 20%, 50%)"):
-			waited = true
-		}
-	}
-	if len(failure) != 1 || !strings.HasPrefix(failure[0], "benchsup: host not quiet after 2") ||
-		!strings.Contains(failure[0], "% average (limit 20%), busiest cpu") || !strings.HasSuffix(failure[0], "(limit 50%); not measuring under known load") {
-		t.Errorf("want one line saying the host was not quiet, with the numbers; stderr:\n%s", stderr.String())
-	}
-	if !waited {
-		t.Errorf("the run did not say it waited for a quiet host; stderr:\n%s", stderr.String())
-	}
-	if _, err := os.Stat(jsonOut); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("--json written by a run that failed its preflight (stat: %v)", err)
-	}
-	var built time.Time
-	for _, e := range readEvents(t, events) {
-		switch e.Kind {
-		case report.EventProcessStart, report.EventResult:
-			t.Errorf("a run that failed its preflight started or reported something: %+v", e)
-		case report.EventBuild:
-			built = eventTime(t, e)
-		case report.EventDone:
-			if e.Error == nil || !strings.Contains(*e.Error, "host not quiet") {
-				t.Errorf("done event %+v: want the preflight's error", e)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		defer cmd.Process.Kill()
+		// The load starts once the build is done: the preflight follows the
+		// builds, and a build under two busy loops would only be slow.
+		deadline := time.Now().Add(90 * time.Second) // a cold build of the fixture
+		for {
+			if data, _ := os.ReadFile(events); bytes.Contains(data, []byte(`"kind":"build"`)) {
+				break
+			}
+			select {
+			case err := <-exited:
+				t.Fatalf("benchsup ended (%v) before its build event; stderr:\n%s", err, stderr.String())
+			case <-time.After(5 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no build event in 90s; stderr:\n%s", stderr.String())
 			}
 		}
-	}
-	// The timeout, plus what a shared host adds to starting and ending.
-	if took := ended.Sub(built); took < 2*time.Second || took > 8*time.Second {
-		t.Errorf("the preflight failed %v after the build, want about its 2s timeout", took)
-	}
-
-	// Without our load. The host is shared (the suite runs packages and
-	// scripts in parallel): a timeout here is someone else's load, which
-	// is a skip, not a failure.
-	jsonOut = filepath.Join(t.TempDir(), "quiet.json")
-	cmd = exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--quiescence", "--quiescence-timeout=10s", "--json="+jsonOut)...)
-	cmd.Dir = mod
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if bytes.Contains(out, []byte("host not quiet")) {
-			t.Skipf("the host stayed busy without the test's load (other tests run beside this one): %s", lastLine(out))
+		load := []*exec.Cmd{spin(t), spin(t)} // two: one saturated CPU is over the per-CPU limit on any host
+		err := <-exited
+		ended := time.Now()
+		for _, l := range load {
+			stopSpin(l)
 		}
-		t.Fatalf("benchsup --quiescence on a quiet host: %v\n%s", err, out)
-	}
-	doc := readDoc2(t, jsonOut)
-	q := doc.Meta.Quiescence
-	if q == nil || q.StableAverage == nil || q.StableBusiest == nil || q.MaxAverage != 0.20 || q.MaxCore != 0.50 || q.TimeoutNs != int64(10*time.Second) || q.WaitedNs < q.StableNs {
-		t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
-	} else if *q.StableAverage > q.MaxAverage || *q.StableBusiest > q.MaxCore {
-		t.Errorf("meta.quiescence = %+v: the stable interval's shares exceed the limits", q)
-	}
-	if doc.Meta.Claim != nil {
-		t.Errorf("meta.claim = %+v without --claim", doc.Meta.Claim)
-	}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("benchsup under load ended with %v, want exit status 1; stderr:\n%s", err, stderr.String())
+		}
+		var failure []string
+		waited := false
+		for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			switch {
+			case strings.Contains(line, "host not quiet"):
+				failure = append(failure, line)
+			case strings.HasPrefix(line, "benchsup: waiting for a quiet host: ") && strings.Contains(line, "(limits 20%, 50%)"):
+				waited = true
+			}
+		}
+		if len(failure) != 1 || !strings.HasPrefix(failure[0], "benchsup: host not quiet after 2") ||
+			!strings.Contains(failure[0], "% average (limit 20%), busiest cpu") || !strings.HasSuffix(failure[0], "(limit 50%); not measuring under known load") {
+			t.Errorf("want one line saying the host was not quiet, with the numbers; stderr:\n%s", stderr.String())
+		}
+		if !waited {
+			t.Errorf("the run did not say it waited for a quiet host; stderr:\n%s", stderr.String())
+		}
+		if _, err := os.Stat(jsonOut); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("--json written by a run that failed its preflight (stat: %v)", err)
+		}
+		var built time.Time
+		for _, e := range readEvents(t, events) {
+			switch e.Kind {
+			case report.EventProcessStart, report.EventResult:
+				t.Errorf("a run that failed its preflight started or reported something: %+v", e)
+			case report.EventBuild:
+				built = eventTime(t, e)
+			case report.EventDone:
+				if e.Error == nil || !strings.Contains(*e.Error, "host not quiet") {
+					t.Errorf("done event %+v: want the preflight's error", e)
+				}
+			}
+		}
+		// The timeout, plus what a shared host adds to starting and ending.
+		if took := ended.Sub(built); took < 2*time.Second || took > 8*time.Second {
+			t.Errorf("the preflight failed %v after the build, want about its 2s timeout", took)
+		}
+
+	})
+	t.Run("without our load", func(t *testing.T) {
+		// Without our load. The host is shared (the suite runs packages and
+		// scripts in parallel): a timeout here is someone else's load, which
+		// is a skip, not a failure.
+		jsonOut := filepath.Join(t.TempDir(), "quiet.json")
+		cmd := exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--quiescence", "--quiescence-timeout=10s", "--json="+jsonOut)...)
+		cmd.Dir = mod
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			if bytes.Contains(out, []byte("host not quiet")) {
+				t.Skipf("the host stayed busy without the test's load (other tests run beside this one): %s", lastLine(out))
+			}
+			t.Fatalf("benchsup --quiescence on a quiet host: %v\n%s", err, out)
+		}
+		doc := readDoc2(t, jsonOut)
+		q := doc.Meta.Quiescence
+		if q == nil || q.StableAverage == nil || q.StableBusiest == nil || q.MaxAverage != 0.20 || q.MaxCore != 0.50 || q.TimeoutNs != int64(10*time.Second) || q.WaitedNs < q.StableNs {
+			t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
+		} else if *q.StableAverage > q.MaxAverage || *q.StableBusiest > q.MaxCore {
+			t.Errorf("meta.quiescence = %+v: the stable interval's shares exceed the limits", q)
+		}
+		if doc.Meta.Claim != nil {
+			t.Errorf("meta.claim = %+v without --claim", doc.Meta.Claim)
+		}
+	})
 }
 
 func lastLine(b []byte) string {
@@ -213,7 +217,7 @@ func readDoc2(t *testing.T, path string) report.Document {
 
 // TestHostClaimSerializes: two runs that take the host claim in one
 // directory, started together, measure one after the other: the later one
-// waits, says so, and records its wait.
+// waits (before its build), says so, and records its wait.
 func TestHostClaimSerializes(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the host claim (flock on per-CPU files) is implemented for Linux only, and runs need Linux")
@@ -240,7 +244,7 @@ func TestHostClaimSerializes(t *testing.T) {
 	}
 	wg.Wait()
 
-	type interval struct{ first, last time.Time }
+	type interval struct{ built, first, last time.Time }
 	spans := make([]interval, 2)
 	waiter := -1
 	for i, r := range runs {
@@ -250,6 +254,10 @@ func TestHostClaimSerializes(t *testing.T) {
 		for _, e := range readEvents(t, r.events) {
 			at := eventTime(t, e)
 			switch e.Kind {
+			case report.EventBuild:
+				if spans[i].built.IsZero() {
+					spans[i].built = at
+				}
 			case report.EventProcessStart:
 				if spans[i].first.IsZero() {
 					spans[i].first = at
@@ -285,7 +293,9 @@ func TestHostClaimSerializes(t *testing.T) {
 	if !a.last.Before(b.first) && !b.last.Before(a.first) {
 		t.Errorf("the two runs measured at once: %v..%v and %v..%v", a.first, a.last, b.first, b.last)
 	}
-	if waiter >= 0 && !spans[1-waiter].last.Before(spans[waiter].first) {
-		t.Errorf("run %d waited but measured first", waiter)
+	// The claim comes before the build: a waiting run compiles nothing
+	// while the other measures.
+	if waiter >= 0 && !spans[1-waiter].last.Before(spans[waiter].built) {
+		t.Errorf("run %d waited for the claim but built at %v, before the other run's last process ended (%v)", waiter, spans[waiter].built, spans[1-waiter].last)
 	}
 }

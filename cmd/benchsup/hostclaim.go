@@ -87,8 +87,22 @@ func applyHost(c *cli.Context, cfg *supervisor.Config) error {
 		return usagef("--quiescence guards measurements: add --bench")
 	}
 	q := host.QuiescenceConfig{Timeout: c.Duration("quiescence-timeout"), Stable: c.Duration("quiet-stable")}
-	if gate && !c.IsSet("quiescence-timeout") {
-		q.Timeout = gateQuiescenceTimeout
+	if gate {
+		if !c.IsSet("quiescence-timeout") {
+			q.Timeout = gateQuiescenceTimeout
+		}
+		// The user did not ask for this wait: the first line of it says
+		// where it comes from and how to do without.
+		if say := cfg.Waiting; say != nil {
+			told := false
+			cfg.Waiting = func(msg string) {
+				if !told && strings.HasPrefix(msg, "waiting for a quiet host") {
+					told = true
+					msg += "; a --fail-on run waits for one unless given --quiescence=false"
+				}
+				say(msg)
+			}
+		}
 	}
 	switch {
 	case q.Timeout <= 0:

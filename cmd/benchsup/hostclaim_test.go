@@ -104,4 +104,26 @@ func TestApplyHost(t *testing.T) {
 	if c := cfg.Claim; c.Dir != "/tmp/x" || c.Timeout >= 0 || c.Command == "" {
 		t.Errorf("claim %+v, want dir /tmp/x, no wait (--claim-timeout=0), a command for others to see", c)
 	}
+
+	// A gate's default wait says where it comes from, once.
+	var stderr bytes.Buffer
+	app := &cli.App{Name: "benchsup", ErrWriter: &stderr, Flags: append(hostFlags(), &cli.StringFlag{Name: "fail-on"}),
+		Action: func(c *cli.Context) error {
+			cfg := supervisor.Config{Mode: bench}
+			if err := applyHost(c, &cfg); err != nil {
+				return err
+			}
+			for range 2 {
+				cfg.Waiting("waiting for a quiet host: 90% average, cpu0 99% (limits 20%, 50%)")
+			}
+			return nil
+		}}
+	if err := app.Run([]string{"benchsup", "--fail-on=slower"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "benchsup: waiting for a quiet host: 90% average, cpu0 99% (limits 20%, 50%); a --fail-on run waits for one unless given --quiescence=false\n" +
+		"benchsup: waiting for a quiet host: 90% average, cpu0 99% (limits 20%, 50%)\n"
+	if stderr.String() != want {
+		t.Errorf("a gate's waiting lines:\n%s\nwant:\n%s", stderr.String(), want)
+	}
 }
