@@ -27,10 +27,13 @@ var (
 		"median_ns", "ci_low_ns", "ci_high_ns", "ci_confidence", "within_mad_ns",
 		"min_ns", "max_ns", "short_samples", "elapsed_ns",
 		"absences", "notes",
+		"interference_disturbed", "interference_retakes", "interference_pauses",
+		"interference_paused_ns", "interference_max_foreign",
 	}
 	csvSampleColumns = []string{
 		"package", "name", "build", "process", "process_outcome", "process_error", "pid",
 		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
+		"foreign", "disturbed", "retaken",
 	}
 	csvComparisonColumns = []string{
 		"package", "name", "metric",
@@ -55,7 +58,12 @@ var (
 // within_mad_ns, min_ns, max_ns, short_samples, all from Summary and empty
 // when the row has none (tests, failed or skipped rows, workloads);
 // elapsed_ns (a test's or package's duration); absences ("metric: reason"
-// joined by "; ") and notes (joined by "; "). Then, in a stable order, one
+// joined by "; ") and notes (joined by "; "); interference_disturbed,
+// interference_retakes, interference_pauses, interference_paused_ns and
+// interference_max_foreign (a fraction of the host's CPU capacity), the
+// interference watch summed over the row's processes (Row.Interference),
+// all empty when no watch ran, interference_max_foreign also when no
+// sample's window was long enough to tell. Then, in a stable order, one
 // column "metric:<unit>" per Summary.Metrics unit any row has (B/op,
 // allocs/op, MB/s first, the rest sorted, as the table orders them), and for
 // each Document.Columns metric, in its order, "counted:<name>",
@@ -66,11 +74,18 @@ var (
 // of every row, with columns package, name, build, process (the process
 // index), process_outcome, process_error, pid, sample (0-based within the
 // process), iterations, elapsed_ns (the sample's total), ns_per_op,
-// alloc_bytes and allocs (totals over the sample), exact, short, then one
-// column "extra:<unit>" per b.ReportMetric unit any sample reported, as
-// reported. A process with no samples still has one row, its sample fields
-// empty; a row without processes (a test, a package that did not build) has
-// none: it is in the wide form.
+// alloc_bytes and allocs (totals over the sample), exact, short, foreign
+// (the foreign share of the host's CPU over the sample, empty when not
+// watched or too short to tell), disturbed (empty when the process had no
+// watch), retaken, then one column "extra:<unit>" per b.ReportMetric unit
+// any sample reported, as reported. A process's kept samples come first
+// (retaken false; sample is the index in ProcessResult.Samples), then the
+// samples the interference watch discarded and took again (retaken true;
+// sample is the index in ProcessResult.Retaken): those are in no
+// statistic, and a reader filtering on retaken=false gets exactly the
+// samples the summary used. A process with neither still has one row, its
+// sample fields empty; a row without processes (a test, a package that
+// did not build) has none: it is in the wide form.
 //
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
@@ -161,6 +176,12 @@ func csvWideRecords(doc Document) [][]string {
 			absences[i] = a.Metric + ": " + a.Reason
 		}
 		rec = append(rec, elapsed, strings.Join(absences, "; "), strings.Join(r.Notes, "; "))
+		if in := r.Interference; in == nil {
+			rec = append(rec, "", "", "", "", "")
+		} else {
+			rec = append(rec, strconv.Itoa(in.Disturbed), strconv.Itoa(in.Retakes), strconv.Itoa(in.Pauses),
+				strconv.FormatInt(in.PausedNs, 10), csvFloatPtr(in.MaxForeign))
+		}
 
 		for _, u := range units {
 			var v *float64
@@ -193,7 +214,7 @@ func csvSampleRecords(doc Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
-			for _, s := range p.Samples {
+			for _, s := range slices.Concat(p.Samples, p.Retaken) {
 				for u := range s.Extra {
 					if !slices.Contains(units, u) {
 						units = append(units, u)
@@ -212,23 +233,34 @@ func csvSampleRecords(doc Document) [][]string {
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
 			proc := []string{r.Package, r.Name, r.Build, strconv.Itoa(p.Index), string(p.Outcome), csvString(p.Error), strconv.Itoa(p.PID)}
-			if len(p.Samples) == 0 {
+			if len(p.Samples) == 0 && len(p.Retaken) == 0 {
 				// The process is a row of its own, so that no process is
 				// silently missing from the long form.
 				records = append(records, append(proc, make([]string, len(header)-len(proc))...))
 				continue
 			}
-			for i, s := range p.Samples {
-				rec := append(slices.Clone(proc), csvSampleFields(i, s)...)
-				for _, u := range units {
-					v, ok := s.Extra[u]
-					if !ok {
-						rec = append(rec, "")
-						continue
+			watched := p.Interference != nil
+			for _, set := range []struct {
+				samples []stats.Sample
+				retaken bool
+			}{{p.Samples, false}, {p.Retaken, true}} {
+				for i, s := range set.samples {
+					rec := append(slices.Clone(proc), csvSampleFields(i, s)...)
+					disturbed := ""
+					if watched || s.Disturbed {
+						disturbed = strconv.FormatBool(s.Disturbed)
 					}
-					rec = append(rec, csvFloat(v))
+					rec = append(rec, csvFloatPtr(s.Foreign), disturbed, strconv.FormatBool(set.retaken))
+					for _, u := range units {
+						v, ok := s.Extra[u]
+						if !ok {
+							rec = append(rec, "")
+							continue
+						}
+						rec = append(rec, csvFloat(v))
+					}
+					records = append(records, rec)
 				}
-				records = append(records, rec)
 			}
 		}
 	}

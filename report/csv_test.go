@@ -17,9 +17,11 @@ import (
 var (
 	wantWideFixed = []string{"package", "name", "kind", "build", "outcome", "error", "skipped",
 		"processes", "samples", "iterations", "median_ns", "ci_low_ns", "ci_high_ns", "ci_confidence",
-		"within_mad_ns", "min_ns", "max_ns", "short_samples", "elapsed_ns", "absences", "notes"}
+		"within_mad_ns", "min_ns", "max_ns", "short_samples", "elapsed_ns", "absences", "notes",
+		"interference_disturbed", "interference_retakes", "interference_pauses", "interference_paused_ns", "interference_max_foreign"}
 	wantSampleFixed = []string{"package", "name", "build", "process", "process_outcome", "process_error", "pid",
-		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short"}
+		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
+		"foreign", "disturbed", "retaken"}
 	wantComparisonHeader = []string{"package", "name", "metric",
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
@@ -107,6 +109,7 @@ func TestWriteCSVWide(t *testing.T) {
 		}, "csv/counted-wide.golden"},
 		{"tricky", trickyDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:x,y/op"}, ""},
 		{"empty", Document{Schema: SchemaVersion}, nil, ""},
+		{"hygiene", *hygieneDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/hygiene-wide.golden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +146,17 @@ func TestWriteCSVWide(t *testing.T) {
 					}
 					assertFloat(t, low, got["ci_low_ns"], "ci_low_ns")
 					assert.Equal(t, strconv.Itoa(s.Samples), got["samples"])
+				}
+				if in := r.Interference; in == nil {
+					for _, c := range wantWideFixed[21:] {
+						assert.Equal(t, "", got[c], "%s of a row no watch ran for is empty, never 0", c)
+					}
+				} else {
+					assert.Equal(t, strconv.Itoa(in.Disturbed), got["interference_disturbed"])
+					assert.Equal(t, strconv.Itoa(in.Retakes), got["interference_retakes"])
+					assert.Equal(t, strconv.Itoa(in.Pauses), got["interference_pauses"])
+					assert.Equal(t, strconv.FormatInt(in.PausedNs, 10), got["interference_paused_ns"])
+					assertFloat(t, in.MaxForeign, got["interference_max_foreign"], "interference_max_foreign")
 				}
 				for _, h := range tt.dynamic {
 					var want *float64
@@ -224,6 +238,7 @@ func TestWriteCSVSamples(t *testing.T) {
 		{"errors", errorDoc(), nil, "csv/errors-samples.golden"},
 		{"tests", testDoc(), nil, ""},
 		{"tricky", trickyDoc(), []string{"extra:x,y/op"}, ""},
+		{"hygiene", *hygieneDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, "csv/hygiene-samples.golden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,22 +249,33 @@ func TestWriteCSVSamples(t *testing.T) {
 			i := 0
 			for _, r := range tt.doc.Rows {
 				for _, p := range r.Processes {
-					n := max(len(p.Samples), 1)
-					require.GreaterOrEqual(t, len(rows), i+n, "every sample and every sample-less process has a row")
+					all := slices.Concat(p.Samples, p.Retaken)
+					n := max(len(all), 1)
+					require.GreaterOrEqual(t, len(rows), i+n, "every sample, kept or retaken, and every sample-less process has a row")
 					for j := range n {
 						got := rows[i+j]
 						assert.Equal(t, r.Name, got["name"])
 						assert.Equal(t, strconv.Itoa(p.Index), got["process"])
 						assert.Equal(t, string(p.Outcome), got["process_outcome"])
 						assert.Equal(t, csvString(p.Error), got["process_error"])
-						if len(p.Samples) == 0 {
+						if len(all) == 0 {
 							for _, c := range wantSampleFixed[7:] {
 								assert.Equal(t, "", got[c], "%s of a process without samples", c)
 							}
 							continue
 						}
-						s := p.Samples[j]
-						assert.Equal(t, strconv.Itoa(j), got["sample"])
+						s, idx, retaken := all[j], j, j >= len(p.Samples)
+						if retaken {
+							idx -= len(p.Samples)
+						}
+						assert.Equal(t, strconv.Itoa(idx), got["sample"], "the index in Samples, or in Retaken for a retaken sample")
+						assert.Equal(t, strconv.FormatBool(retaken), got["retaken"])
+						assertFloat(t, s.Foreign, got["foreign"], "foreign")
+						if p.Interference == nil {
+							assert.Equal(t, "", got["disturbed"], "disturbed of an unwatched process is empty")
+						} else {
+							assert.Equal(t, strconv.FormatBool(s.Disturbed), got["disturbed"])
+						}
 						assert.Equal(t, strconv.FormatInt(s.Iterations, 10), got["iterations"])
 						assert.Equal(t, strconv.FormatInt(s.ElapsedNs, 10), got["elapsed_ns"])
 						perOp, _ := s.NsPerOp()
@@ -275,7 +301,7 @@ func TestWriteCSVSamples(t *testing.T) {
 					i += n
 				}
 			}
-			assert.Len(t, rows, i, "rows = samples + sample-less processes")
+			assert.Len(t, rows, i, "rows = kept and retaken samples + sample-less processes")
 			if tt.golden != "" {
 				golden(t, tt.golden, buf.Bytes())
 			}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // HTMLReport is what one HTML page shows.
@@ -66,7 +68,10 @@ type htmlBench struct {
 	Name     string
 	Strip    template.HTML
 	Legend   bool // the plot has samples (a legend is due)
-	Rows     []htmlBenchRow
+	// Disturbed and Retaken say the plot marks disturbed samples or
+	// draws retaken ones, so that the legend explains them.
+	Disturbed, Retaken bool
+	Rows               []htmlBenchRow
 	// Sides and Metrics are the metrics table: one column per row drawn,
 	// one line per metric (name first), an em dash where a row lacks it.
 	Sides   []string
@@ -80,6 +85,10 @@ type htmlBenchRow struct {
 	Metrics  []htmlFact
 	Absences []string
 	Notes    []string
+	// Repair is the row's interference line when the watch had to act or
+	// kept disturbed samples (RowInterference.Note), shown as a callout;
+	// "" otherwise.
+	Repair   string
 	Failures []htmlFailure // the row's and its failed processes'
 }
 
@@ -205,8 +214,18 @@ func metaFacts(m Meta) []htmlFact {
 		{"environment", orDash(strings.TrimSpace(fp.Environment))},
 		{"placement", fp.Placement},
 		{"containment", orDash(m.Containment) + noteSuffix(m.ContainmentNote)},
-		{"build flags", orDash(fp.BuildFlags)},
 	}
+	// The host hygiene lines of the table header, one fact each; the
+	// placement line replaces the fingerprint's bare CPU list.
+	for _, l := range hygieneLines(m) {
+		name, value, _ := strings.Cut(l, ": ")
+		if i := slices.IndexFunc(facts, func(f htmlFact) bool { return f.Name == name }); i >= 0 {
+			facts[i].Value = value
+			continue
+		}
+		facts = append(facts, htmlFact{name, value})
+	}
+	facts = append(facts, htmlFact{"build flags", orDash(fp.BuildFlags)})
 	if m.Mode == ModeTest {
 		facts = append(facts, htmlFact{"run", orDash(k.Run)})
 	} else {
@@ -354,7 +373,9 @@ func benchSections(doc *Document, old *Document) []htmlBench {
 	for _, id := range order {
 		rows := groups[id]
 		b := htmlBench{Identity: id.pkg + " " + id.name, Package: id.pkg, Name: id.name}
-		b.Strip, b.Legend = stripSVG(rows)
+		var marks stripMarks
+		b.Strip, marks = stripSVG(rows)
+		b.Legend, b.Disturbed, b.Retaken = marks.samples, marks.disturbed, marks.retaken
 		for _, sr := range rows {
 			b.Rows = append(b.Rows, benchRowView(doc.Columns, sr))
 		}
@@ -394,6 +415,20 @@ func metricsTable(rows []htmlBenchRow) ([]string, [][]string) {
 func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 	r := sr.Row
 	v := htmlBenchRow{Side: sr.Side, Notes: r.Notes}
+	if note := r.Interference.Note(); note != "" {
+		// The callout says it; the notes list need not say it again.
+		in := r.Interference
+		switch {
+		case in.Retakes > 0 || in.Pauses > 0:
+			v.Repair = "had to repair itself: "
+		case in.Disturbed > 0:
+			v.Repair = "disturbed by foreign load: "
+		default:
+			v.Repair = "interference watch: "
+		}
+		v.Repair += strings.TrimPrefix(note, "interference: ")
+		v.Notes = slices.DeleteFunc(slices.Clone(r.Notes), func(n string) bool { return n == note })
+	}
 	if r.Build != "" {
 		v.Side += " (revision " + r.Build + ")"
 	}
@@ -438,6 +473,9 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 	} else {
 		v.Headline = "no samples: " + string(r.Outcome)
 	}
+	if in := r.Interference; in != nil {
+		v.Metrics = append(v.Metrics, htmlFact{"interference watch", watchText(in)})
+	}
 	for _, a := range r.Absences {
 		v.Absences = append(v.Absences, a.Metric+": "+a.Reason)
 	}
@@ -450,6 +488,32 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 		}
 	}
 	return v
+}
+
+// watchText is what the interference watch saw over a row, for the
+// metrics table: counts always (a watch ran), the largest foreign share
+// only when some sample's window was long enough to tell.
+func watchText(in *RowInterference) string {
+	if in.Problem != "" && in.Samples == 0 {
+		return dash + " (not watched: " + in.Problem + ")"
+	}
+	s := strconv.Itoa(in.Samples) + " samples watched, " + strconv.Itoa(in.Disturbed) + " disturbed, " +
+		strconv.Itoa(in.Retakes) + " retaken, " + strconv.Itoa(in.Pauses) + " " + plural(in.Pauses, "pause", "pauses")
+	if in.Pauses > 0 {
+		s += " (" + formatDuration(float64(in.PausedNs)) + ")"
+	}
+	if in.MaxForeign != nil {
+		s += "; max " + percent(*in.MaxForeign) + " foreign CPU"
+	} else {
+		s += "; foreign CPU " + dash + " (no sample window long enough to tell)"
+	}
+	if in.TooShort > 0 {
+		s += "; " + strconv.Itoa(in.TooShort) + " too short to judge"
+	}
+	if in.BudgetExhausted > 0 {
+		s += "; budget exhausted in " + strconv.Itoa(in.BudgetExhausted) + " " + plural(in.BudgetExhausted, "process", "processes")
+	}
+	return s
 }
 
 func shortSuffix(n int) string {
@@ -481,17 +545,26 @@ const (
 	stripTop   = 8.0
 )
 
+// stripMarks says what a strip plot drew, for its legend.
+type stripMarks struct {
+	samples   bool // any sample (kept or retaken)
+	disturbed bool // a kept sample marked disturbed
+	retaken   bool // a retaken sample
+}
+
 // stripSVG draws one lane per process of every row, on one shared ns/op
-// axis: each sample a dot (hollow when short), the process median a tick,
+// axis: each sample a dot (hollow when short, ringed when disturbed), each
+// sample the interference watch retook a small cross in its process's
+// lane (in no statistic, but never hidden), the process median a tick,
 // and per row the headline median with its interval as a band. It reports
-// whether any sample was drawn.
-func stripSVG(rows []sideRow) (template.HTML, bool) {
+// what it drew.
+func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 	var vals []float64
 	nproc := 0
 	for _, sr := range rows {
 		nproc += len(sr.Row.Processes)
 		for _, p := range sr.Row.Processes {
-			for _, s := range p.Samples {
+			for _, s := range slices.Concat(p.Samples, p.Retaken) {
 				if v, ok := s.NsPerOp(); ok && isFinite(v) {
 					vals = append(vals, v)
 				}
@@ -510,6 +583,7 @@ func stripSVG(rows []sideRow) (template.HTML, bool) {
 		`" role="img" aria-label="ns/op of every sample, one lane per process">`)
 	var a axis
 	have := len(vals) > 0
+	marks := stripMarks{samples: have}
 	if have {
 		a = newAxis(slices.Min(vals), slices.Max(vals), stripLabel+10, stripWidth-stripRight, true)
 		unit := "ns/op (linear axis)"
@@ -558,9 +632,28 @@ func stripSVG(rows []sideRow) (template.HTML, bool) {
 					if s.Short {
 						fill, what = "dot short", " (short sample)"
 					}
+					what += foreignText(s)
+					if s.Disturbed {
+						// A ring around the dot: the sample is kept and in
+						// every statistic, only annotated.
+						marks.disturbed = true
+						b.f(`<circle class="ring" cx="`, px(a.pos(v)), `" cy="`, px(mid+dy), `" r="5.5"/>`)
+					}
 					b.f(`<circle class="`, fill, `" cx="`, px(a.pos(v)), `" cy="`, px(mid+dy), `" r="3"><title>`,
 						esc(sr.Side+" p"+strconv.Itoa(p.Index)+" sample "+strconv.Itoa(i)+": "+formatDuration(v)+"/op"+what), `</title></circle>`)
 					drawn++
+				}
+				for i, s := range p.Retaken {
+					v, ok := s.NsPerOp()
+					if !ok || !isFinite(v) {
+						continue
+					}
+					marks.retaken = true
+					x := a.pos(v)
+					b.f(`<g><title>`, esc(sr.Side+" p"+strconv.Itoa(p.Index)+" retaken sample "+strconv.Itoa(i)+": "+
+						formatDuration(v)+"/op"+foreignText(s)+"; discarded and taken again, in no statistic"), `</title>`)
+					b.cross(x, mid, 2.5, "retaken")
+					b.f(`</g>`)
 				}
 				if p.NsPerOp != nil {
 					x := a.pos(p.NsPerOp.Median)
@@ -590,7 +683,20 @@ func stripSVG(rows []sideRow) (template.HTML, bool) {
 		}
 	}
 	b.f(`</svg>`)
-	return template.HTML(b.String()), have
+	return template.HTML(b.String()), marks
+}
+
+// foreignText is a sample's foreign share for its tooltip, "" when the
+// watch did not tell.
+func foreignText(s stats.Sample) string {
+	if s.Foreign == nil {
+		return ""
+	}
+	t := " (" + percent(*s.Foreign) + " foreign CPU"
+	if s.Disturbed {
+		t += ": disturbed"
+	}
+	return t + ")"
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -48,6 +48,8 @@ svg .dot{fill:currentColor;fill-opacity:.75;stroke:currentColor}
 svg .dot.short{fill:#fff;fill-opacity:1}
 svg .side-new,svg .process[data-side="new"]{color:var(--new)}
 svg .side-old,svg .process{color:var(--old)}
+svg .ring{fill:none;stroke:#dd6b20;stroke-width:1.8}
+svg .retaken{stroke:#dd6b20;stroke-width:1.5;fill:none}
 svg .pmedian{stroke:currentColor;stroke-width:2}
 svg .band{fill:currentColor;fill-opacity:.12;stroke:none}
 svg .headline{stroke:currentColor;stroke-width:1.5;stroke-dasharray:4 2}
@@ -71,6 +73,7 @@ svg .wall-outline{fill:none;stroke:#1a202c;stroke-width:1}
 .legend svg{width:auto;height:14px;display:inline}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #0003}
 ul.plain{margin:4px 0;padding-left:18px}
+.repair{border-left:3px solid #dd6b20;background:#fffaf0;padding:4px 10px;margin:6px 0;overflow-wrap:anywhere}
 .fail-block{border-left:3px solid #b83232;padding-left:10px;margin:8px 0;overflow-wrap:anywhere}
 .outcome{font-weight:600;color:#b83232}
 .fail-block.skip{border-left-color:var(--old)}
@@ -125,13 +128,16 @@ ul.plain{margin:4px 0;padding-left:18px}
 <span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#2b6cb0"/></svg>sample (new)</span>
 <span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#8a8f98"/></svg>sample (old / other build)</span>
 <span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#fff" stroke="#5a6475"/></svg>short sample</span>
+{{if .Disturbed}}<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5.5" fill="none" stroke="#dd6b20" stroke-width="1.8"/><circle cx="7" cy="7" r="3" fill="#5a6475"/></svg>disturbed sample (foreign CPU over the limit; kept, in the statistics)</span>{{end}}
+{{if .Retaken}}<span><svg viewBox="0 0 12 12" width="12" height="12"><path d="M3 3L9 9M3 9L9 3" stroke="#dd6b20" stroke-width="1.5"/></svg>retaken: not in any statistic</span>{{end}}
 <span><svg viewBox="0 0 12 12" width="12" height="12"><line x1="6" y1="0" x2="6" y2="12" stroke="#5a6475" stroke-width="2"/></svg>process median</span>
 <span><svg viewBox="0 0 18 12" width="18" height="12"><rect x="0" y="0" width="18" height="12" fill="#5a6475" fill-opacity=".15"/><line x1="9" y1="0" x2="9" y2="12" stroke="#5a6475" stroke-dasharray="3 2"/></svg>median of process medians and its interval</span>
 <span><svg viewBox="0 0 12 12" width="12" height="12"><path d="M2 2L10 10M2 10L10 2" stroke="#b83232" stroke-width="2"/></svg>process without samples</span>
 </figcaption>{{end}}
 </figure>
 {{range .Rows}}<p class="headline"><strong>{{.Side}}:</strong> {{.Headline}}</p>
-{{end}}
+{{if .Repair}}<div class="repair" data-side="{{.Side}}"><strong>{{.Side}}</strong> {{.Repair}}</div>
+{{end}}{{end}}
 {{if .Metrics}}<div class="wide"><table class="metrics">
 <tr><th>metric</th>{{range .Sides}}<th>{{.}}</th>{{end}}</tr>
 {{range .Metrics}}<tr>{{range $i, $v := .}}{{if $i}}<td>{{$v}}</td>{{else}}<td class="muted">{{$v}}</td>{{end}}{{end}}</tr>

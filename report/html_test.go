@@ -154,6 +154,7 @@ func htmlCases() []struct {
 		{"compare", HTMLReport{Run: &green, Old: olderGreen(), Comparisons: []Comparison{htmlComparisonFixture()}}},
 		{"against", HTMLReport{Run: againstDoc(), Comparisons: []Comparison{comparisonFixture()}, Title: "against v1.0"}},
 		{"hostile", HTMLReport{Run: hostileDoc()}},
+		{"hygiene", HTMLReport{Run: hygieneDoc()}},
 	}
 }
 
@@ -396,4 +397,167 @@ func TestWriteHTMLStripAxis(t *testing.T) {
 			assert.Equal(t, !tt.log, strings.Contains(page, "ns/op (linear axis)"), "linear axis")
 		})
 	}
+}
+
+// hygieneDoc is greenDoc run with every host hygiene measure of #15: a
+// placement with unreserved SMT siblings, one shard of four, a passed
+// quiescence preflight, a claim that waited, and the interference watch
+// in retake mode. Its first benchmark had to repair itself (two samples
+// retaken in process 0, one disturbed sample kept in process 1: the
+// budget ran out there); its second was watched and saw nothing; the
+// others were not watched.
+func hygieneDoc() *Document {
+	d := greenDoc()
+	d.Meta.Placement = &Placement{CPUs: "0-1", UnreservedSiblings: "8-9", Note: "children's GOMAXPROCS follows the affinity: 2"}
+	d.Meta.Shard = &ShardInfo{Index: 2, Count: 4, Method: "hash", Functions: 3}
+	d.Meta.Quiescence = &Quiescence{MaxAverage: 0.2, MaxCore: 0.5, StableNs: 1e9, TimeoutNs: 60e9, WaitedNs: 1_234_000_000, Polls: 12,
+		StableAverage: f64(0.04), StableBusiest: f64(0.11), StableBusiestCPU: new(1)}
+	d.Meta.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-1", WaitedNs: 3_400_000_000,
+		WaitedFor: []string{"cpu1 is held by pid 123 on build7 since 2026-03-01T11:59:00Z (benchsup run ./...)"}}
+	d.Meta.Interference = &InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: InterferenceScope}
+
+	watch := func(r *Row, foreign ...[]float64) {
+		for i := range r.Processes {
+			p := &r.Processes[i]
+			p.Interference = &ProcessInterference{Samples: len(p.Samples)}
+			for j := range p.Samples {
+				p.Samples[j].Foreign = f64(foreign[i][j])
+				if foreign[i][j] > 0.1 {
+					p.Samples[j].Disturbed = true
+					p.Interference.Disturbed++
+				}
+				if m := p.Interference.MaxForeign; m == nil || foreign[i][j] > *m {
+					p.Interference.MaxForeign = f64(foreign[i][j])
+				}
+			}
+		}
+	}
+	enc := &d.Rows[0]
+	watch(enc, []float64{0.01, 0.02, 0.01}, []float64{0.03, 0.02, 0.35}, []float64{0.01, 0.01, 0.02})
+	enc.Processes[1].Interference.BudgetExhausted = true
+	retaken := samples(1000, u64(1024), u64(2), nil, 1890, 2410)
+	retaken[0].Foreign, retaken[0].Disturbed = f64(0.42), true
+	retaken[1].Foreign, retaken[1].Disturbed = f64(0.6), true
+	p0 := &enc.Processes[0]
+	p0.Retaken = retaken
+	p0.Interference.Samples += 2
+	p0.Interference.Disturbed += 2
+	p0.Interference.Retakes = 2
+	p0.Interference.MaxForeign = f64(0.6)
+	enc.Interference = SumInterference(enc.Processes)
+	enc.Notes = append(enc.Notes, enc.Interference.Note())
+
+	dec := &d.Rows[1]
+	watch(dec, []float64{0.01, 0.02, 0.03}, []float64{0.02, 0.01, 0.02}, []float64{0.01, 0.04, 0.02})
+	dec.Interference = SumInterference(dec.Processes)
+	return &d
+}
+
+// TestHygieneLines pins each header line of the host hygiene fields, one
+// line each, and that a document without them has none.
+func TestHygieneLines(t *testing.T) {
+	merged := greenDoc().Meta
+	merged.Shard = &ShardInfo{Count: 4, Method: "balanced", Merged: []MergedPart{
+		{Index: 1, Hostname: "a"}, {Index: 2, Hostname: "b"}, {Index: 3, Hostname: "a"}, {Index: 4, Hostname: "b"}}}
+	merged.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-7", MachineWide: true}
+	merged.Quiescence = &Quiescence{MaxAverage: 0.125, MaxCore: 0.5, StableNs: 2e9, CPUs: "2-3", WaitedNs: 2e9, Note: "SMT siblings unknown"}
+	merged.Interference = &InterferencePolicy{Response: "pause", MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 5e8, PauseMaxNs: 3e10}
+	tests := []struct {
+		name string
+		meta Meta
+		want []string
+	}{
+		{"none", greenDoc().Meta, nil},
+		{"all", hygieneDoc().Meta, []string{
+			"placement: cpus 0-1 (children's GOMAXPROCS follows the affinity: 2); SMT siblings 8-9 not reserved",
+			"shard: 2/4 by hash, 3 functions",
+			"quiescence: host quiet for 1s under 20% average, 50% per CPU after waiting 1.2s",
+			"claim: cpus 0-1 in /run/benchsup, waited 3.4s (cpu1 is held by pid 123 on build7 since 2026-03-01T11:59:00Z (benchsup run ./...))",
+			"interference: retake over 10% foreign CPU (retakes at most 25 per process)",
+		}},
+		{"merged", merged, []string{
+			"shards: 4 merged (hosts a, b), dealt by balanced",
+			"quiescence: cpus 2-3 quiet for 2s under 12.5% average, 50% per CPU after waiting 2s (SMT siblings unknown)",
+			"claim: cpus 0-7 (machine-wide) in /run/benchsup, free",
+			"interference: pause over 10% foreign CPU (retakes at most 25 per process; pauses settle 500ms, at most 30s in all)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := hygieneLines(tt.meta)
+			assert.Equal(t, tt.want, got)
+			for _, l := range got {
+				assert.NotContains(t, l, "\n", "one line each")
+			}
+		})
+	}
+}
+
+// TestWriteTableHygiene is the table golden of hygieneDoc: the hygiene
+// lines follow containment, the repaired row shows its retakes in n and
+// its interference line in the notes.
+func TestWriteTableHygiene(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, *hygieneDoc(), TableOptions{}))
+	out := buf.String()
+	golden(t, "hygiene.table", buf.Bytes())
+	lines := strings.Split(out, "\n")
+	require.Greater(t, len(lines), 7)
+	assert.True(t, strings.HasPrefix(lines[1], "containment: "))
+	for i, want := range []string{"placement: ", "shard: ", "quiescence: ", "claim: ", "interference: "} {
+		assert.True(t, strings.HasPrefix(lines[2+i], want), "line %d is %q", 2+i, lines[2+i])
+	}
+	assert.Contains(t, out, "(2 retaken)")
+	assert.Contains(t, out, "(1 disturbed)")
+	assert.Contains(t, out, "interference: 3 of 11 samples disturbed (max 60% foreign CPU), 2 retaken, 1 disturbed sample kept; budget exhausted in 1 process")
+}
+
+// TestWriteHTMLHygiene checks that the page shows every hygiene fact, the
+// repaired row's callout, and each disturbed and retaken sample in its own
+// process's group, with the legend explaining both.
+func TestWriteHTMLHygiene(t *testing.T) {
+	doc := hygieneDoc()
+	page := renderHTML(t, HTMLReport{Run: doc})
+	for _, want := range []string{
+		"<td>placement</td><td>cpus 0-1 (children&#39;s GOMAXPROCS follows the affinity: 2); SMT siblings 8-9 not reserved</td>",
+		"<td>shard</td><td>2/4 by hash, 3 functions</td>",
+		"<td>quiescence</td><td>host quiet for 1s",
+		"<td>claim</td><td>cpus 0-1 in /run/benchsup, waited 3.4s",
+		"<td>interference</td><td>retake over 10% foreign CPU",
+	} {
+		assert.Contains(t, page, want)
+	}
+	assert.Equal(t, 1, strings.Count(page, "<td>placement</td>"), "the placement fact is replaced, not repeated")
+
+	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" data-identity="([^"]*)">(.*?)</section>`)
+	sections := sectionRe.FindAllStringSubmatch(page, -1)
+	require.Len(t, sections, len(doc.Rows))
+	for i, s := range sections {
+		body, r := s[2], doc.Rows[i]
+		repaired := r.Interference.Repaired()
+		assert.Equal(t, repaired, strings.Contains(body, `class="repair"`), "%s: a callout exactly when the row was repaired", r.Name)
+		disturbed, retaken := 0, 0
+		for _, p := range r.Processes {
+			g := regexp.MustCompile(`(?s)<g class="process" data-process="`+strconv.Itoa(p.Index)+`"[^>]*>(.*?<title>.*?)</g>\s*(?:<g class="process"|</svg>)`).FindStringSubmatch(body)
+			require.NotNil(t, g, "%s: process %d has its group", r.Name, p.Index)
+			kd := 0
+			for _, smp := range p.Samples {
+				if smp.Disturbed {
+					kd++
+				}
+			}
+			assert.Equal(t, kd, strings.Count(g[1], `class="ring"`), "%s p%d: one ring per disturbed kept sample", r.Name, p.Index)
+			assert.Equal(t, len(p.Retaken), strings.Count(g[1], `class="retaken"`), "%s p%d: one cross per retaken sample, in its lane", r.Name, p.Index)
+			disturbed += kd
+			retaken += len(p.Retaken)
+		}
+		assert.Equal(t, disturbed > 0, strings.Contains(body, "disturbed sample (foreign CPU"), "%s: legend for rings", r.Name)
+		assert.Equal(t, retaken > 0, strings.Contains(body, "retaken: not in any statistic"), "%s: legend for crosses", r.Name)
+		assert.Equal(t, r.Interference != nil, strings.Contains(body, "interference watch</td>"), "%s: the watch's counts exactly when it ran", r.Name)
+	}
+	enc := sections[0][2]
+	assert.Contains(t, enc, "had to repair itself: 3 of 11 samples disturbed (max 60% foreign CPU), 2 retaken")
+	assert.NotContains(t, enc, "<li>new: interference: ", "the callout replaces the note, not repeats it")
+	assert.Contains(t, enc, "retaken sample 1: 2.410µs/op (60% foreign CPU: disturbed); discarded and taken again, in no statistic")
+	assert.Contains(t, sections[1][2], "9 samples watched, 0 disturbed, 0 retaken, 0 pauses; max 4% foreign CPU")
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultNoteWidth is the cap, in runes, of a notes cell when
@@ -220,7 +222,100 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
+	for _, l := range hygieneLines(m) {
+		w.WriteString(l + "\n")
+	}
 	writeProvenance(w, m.Provenance, p)
+}
+
+// hygieneLines are the header's one line each for what the run did to
+// keep the host out of its numbers (placement, shard, quiescence, claim,
+// interference policy), in that order; a field the document lacks has no
+// line, as the run did not do it. The HTML report shows the same lines.
+func hygieneLines(m Meta) []string {
+	var out []string
+	if pl := m.Placement; pl != nil {
+		l := "placement: cpus " + orDash(pl.CPUs)
+		if pl.Note != "" {
+			l += " (" + oneLine(pl.Note) + ")"
+		}
+		if pl.UnreservedSiblings != "" {
+			l += "; SMT siblings " + pl.UnreservedSiblings + " not reserved"
+		}
+		out = append(out, l)
+	}
+	if sh := m.Shard; sh != nil {
+		if len(sh.Merged) > 0 || sh.Index == 0 {
+			hosts := make([]string, 0, len(sh.Merged))
+			for _, part := range sh.Merged {
+				if !slices.Contains(hosts, part.Hostname) {
+					hosts = append(hosts, part.Hostname)
+				}
+			}
+			l := fmt.Sprintf("shards: %d merged", sh.Count)
+			if len(hosts) > 0 {
+				l += fmt.Sprintf(" (%s %s)", plural(len(hosts), "host", "hosts"), strings.Join(hosts, ", "))
+			}
+			if sh.Method != "" {
+				l += ", dealt by " + sh.Method
+			}
+			out = append(out, l)
+		} else {
+			out = append(out, fmt.Sprintf("shard: %d/%d by %s, %d %s",
+				sh.Index, sh.Count, orDash(sh.Method), sh.Functions, plural(sh.Functions, "function", "functions")))
+		}
+	}
+	if q := m.Quiescence; q != nil {
+		where := "host"
+		if q.CPUs != "" {
+			where = "cpus " + q.CPUs
+		}
+		l := fmt.Sprintf("quiescence: %s quiet for %v under %s average, %s per CPU after waiting %v",
+			where, time.Duration(q.StableNs), percent(q.MaxAverage), percent(q.MaxCore),
+			time.Duration(q.WaitedNs).Round(100*time.Millisecond))
+		if q.Note != "" {
+			l += " (" + oneLine(q.Note) + ")"
+		}
+		out = append(out, l)
+	}
+	if c := m.Claim; c != nil {
+		l := "claim: cpus " + orDash(c.CPUs)
+		if c.MachineWide {
+			l += " (machine-wide)"
+		}
+		l += " in " + orDash(c.Dir)
+		switch {
+		case len(c.WaitedFor) > 0:
+			l += fmt.Sprintf(", waited %v (%s", time.Duration(c.WaitedNs).Round(100*time.Millisecond), oneLine(c.WaitedFor[0]))
+			if more := len(c.WaitedFor) - 1; more > 0 {
+				l += fmt.Sprintf("; then %d more", more)
+			}
+			l += ")"
+		case c.WaitedNs > 0:
+			l += fmt.Sprintf(", waited %v", time.Duration(c.WaitedNs).Round(100*time.Millisecond))
+		default:
+			l += ", free"
+		}
+		for _, n := range c.Notes {
+			l += "; " + oneLine(n)
+		}
+		out = append(out, l)
+	}
+	if in := m.Interference; in != nil {
+		l := fmt.Sprintf("interference: %s over %s foreign CPU (retakes at most %d per process",
+			orDash(in.Response), percent(in.MaxForeign), in.MaxRetakes)
+		if in.Response == "pause" {
+			l += fmt.Sprintf("; pauses settle %v, at most %v in all", time.Duration(in.SettleNs), time.Duration(in.PauseMaxNs))
+		}
+		out = append(out, l+")")
+	}
+	return out
+}
+
+// percent prints a fraction as a whole percentage, or with one decimal
+// when it is not whole ("12.5%").
+func percent(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
 }
 
 // writeProvenance says in one line that the measured builds are go test's,
