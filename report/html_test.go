@@ -538,7 +538,7 @@ func TestWriteHTMLHygiene(t *testing.T) {
 		assert.Equal(t, repaired, strings.Contains(body, `class="repair"`), "%s: a callout exactly when the row was repaired", r.Name)
 		disturbed, retaken := 0, 0
 		for _, p := range r.Processes {
-			g := regexp.MustCompile(`(?s)<g class="process" data-process="`+strconv.Itoa(p.Index)+`"[^>]*>(.*?<title>.*?)</g>\s*(?:<g class="process"|</svg>)`).FindStringSubmatch(body)
+			g := regexp.MustCompile(`(?s)<g class="process" data-process="` + strconv.Itoa(p.Index) + `"[^>]*>(.*?<title>.*?)</g>\s*(?:<g class="process"|</svg>)`).FindStringSubmatch(body)
 			require.NotNil(t, g, "%s: process %d has its group", r.Name, p.Index)
 			kd := 0
 			for _, smp := range p.Samples {
