@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
 	"github.com/benchsup/benchsup/sources"
@@ -29,6 +30,15 @@ const (
 // already say what.
 var errFailed = errors.New("failures")
 
+// unjudged is a gate run that ended before it could judge anything (the
+// host never got quiet): the gate's "could not judge" status, with the
+// reason printed.
+type unjudged struct{ err error }
+
+func (e unjudged) Error() string        { return e.err.Error() }
+func (e unjudged) Is(target error) bool { return target == errIncomplete }
+func (e unjudged) Unwrap() error        { return e.err }
+
 // usageError is a malformed command line.
 type usageError struct{ err error }
 
@@ -44,6 +54,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = app.Run(args)
 	}
+	return exitStatus(err, stderr)
+}
+
+// exitStatus prints err, unless the output already said it, and returns
+// the exit status it means.
+func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
 	var sig interrupted
 	switch {
@@ -55,6 +71,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errFailed), errors.Is(err, errRegression):
 		return exitFailed
 	case errors.Is(err, errIncomplete):
+		var u unjudged
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(u.err.Error()))
+		}
 		return exitIncomplete
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
@@ -411,6 +431,9 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
+	if err != nil && failOn != "" && errors.Is(err, host.ErrNotQuiet) {
+		err = unjudged{err}
+	}
 	if err != nil {
 		events.emit(report.Event{Kind: report.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
 		events.close()
