@@ -503,7 +503,7 @@ func watchText(in *RowInterference) string {
 		s += " (" + formatDuration(float64(in.PausedNs)) + ")"
 	}
 	if in.MaxForeign != nil {
-		s += "; max " + percent(*in.MaxForeign) + " foreign CPU"
+		s += fmt.Sprintf("; max %.0f%% foreign CPU", *in.MaxForeign*100) // as RowInterference.Note rounds it
 	} else {
 		s += "; foreign CPU " + dash + " (no sample window long enough to tell)"
 	}
@@ -621,6 +621,19 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 			b.label(stripLabel, mid+4, "end", "lane", sr.Side+" · p"+strconv.Itoa(p.Index), 22)
 			drawn := 0
 			if have {
+				// Retaken samples first, so that kept ones draw over them.
+				for i, s := range p.Retaken {
+					v, ok := s.NsPerOp()
+					if !ok || !isFinite(v) {
+						continue
+					}
+					marks.retaken = true
+					x := a.pos(v)
+					b.f(`<g><title>`, esc(sr.Side+" p"+strconv.Itoa(p.Index)+" retaken sample "+strconv.Itoa(i)+": "+
+						formatDuration(v)+"/op"+foreignText(s)+"; discarded and taken again, in no statistic"), `</title>`)
+					b.cross(x, mid, 2.5, "retaken")
+					b.f(`</g>`)
+				}
 				for i, s := range p.Samples {
 					v, ok := s.NsPerOp()
 					if !ok || !isFinite(v) {
@@ -642,18 +655,6 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 					b.f(`<circle class="`, fill, `" cx="`, px(a.pos(v)), `" cy="`, px(mid+dy), `" r="3"><title>`,
 						esc(sr.Side+" p"+strconv.Itoa(p.Index)+" sample "+strconv.Itoa(i)+": "+formatDuration(v)+"/op"+what), `</title></circle>`)
 					drawn++
-				}
-				for i, s := range p.Retaken {
-					v, ok := s.NsPerOp()
-					if !ok || !isFinite(v) {
-						continue
-					}
-					marks.retaken = true
-					x := a.pos(v)
-					b.f(`<g><title>`, esc(sr.Side+" p"+strconv.Itoa(p.Index)+" retaken sample "+strconv.Itoa(i)+": "+
-						formatDuration(v)+"/op"+foreignText(s)+"; discarded and taken again, in no statistic"), `</title>`)
-					b.cross(x, mid, 2.5, "retaken")
-					b.f(`</g>`)
 				}
 				if p.NsPerOp != nil {
 					x := a.pos(p.NsPerOp.Median)
