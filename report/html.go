@@ -219,6 +219,20 @@ func metaFacts(m Meta) []htmlFact {
 	// placement line replaces the fingerprint's bare CPU list.
 	for _, l := range hygieneLines(m) {
 		name, value, _ := strings.Cut(l, ": ")
+		// The page has room for what the header line leaves out: what the
+		// preflight saw, and what the watch does not cover.
+		switch q := m.Quiescence; {
+		case name == "quiescence" && q.StableAverage != nil:
+			value += "; seen over the quiet interval: " + percent(*q.StableAverage) + " average"
+			if q.StableBusiest != nil {
+				value += ", busiest CPU " + percent(*q.StableBusiest)
+				if q.StableBusiestCPU != nil {
+					value += " (cpu" + strconv.Itoa(*q.StableBusiestCPU) + ")"
+				}
+			}
+		case name == "interference" && m.Interference.Scope != "":
+			value += "; watches " + m.Interference.Scope
+		}
 		if i := slices.IndexFunc(facts, func(f htmlFact) bool { return f.Name == name }); i >= 0 {
 			facts[i].Value = value
 			continue

@@ -521,9 +521,9 @@ func TestWriteHTMLHygiene(t *testing.T) {
 	for _, want := range []string{
 		"<td>placement</td><td>cpus 0-1 (children&#39;s GOMAXPROCS follows the affinity: 2); SMT siblings 8-9 not reserved</td>",
 		"<td>shard</td><td>2/4 by hash, 3 functions</td>",
-		"<td>quiescence</td><td>host quiet for 1s",
+		"<td>quiescence</td><td>host quiet for 1s under 20% average, 50% per CPU after waiting 1.2s; seen over the quiet interval: 4% average, busiest CPU 11% (cpu1)</td>",
 		"<td>claim</td><td>cpus 0-1 in /run/benchsup, waited 3.4s",
-		"<td>interference</td><td>retake over 10% foreign CPU",
+		"<td>interference</td><td>retake over 10% foreign CPU (retakes at most 25 per process); watches benchmark timing samples only",
 	} {
 		assert.Contains(t, page, want)
 	}
@@ -560,4 +560,55 @@ func TestWriteHTMLHygiene(t *testing.T) {
 	assert.NotContains(t, enc, "<li>new: interference: ", "the callout replaces the note, not repeats it")
 	assert.Contains(t, enc, "retaken sample 1: 2.410µs/op (60% foreign CPU: disturbed); discarded and taken again, in no statistic")
 	assert.Contains(t, sections[1][2], "9 samples watched, 0 disturbed, 0 retaken, 0 pauses; max 4% foreign CPU")
+}
+
+// TestHTMLRepairCallout pins the callout's wording by what the watch did,
+// and the watch's counts under the metrics, for rows of every kind.
+func TestHTMLRepairCallout(t *testing.T) {
+	tests := []struct {
+		name       string
+		in         *RowInterference
+		repair     string // prefix of the callout; "" for none
+		watchParts []string
+	}{
+		{"unwatched", nil, "", nil},
+		{"quiet", &RowInterference{Samples: 9, MaxForeign: f64(0.02)}, "", []string{"9 samples watched, 0 disturbed", "max 2% foreign CPU"}},
+		{"too short to tell", &RowInterference{Samples: 9, TooShort: 9}, "", []string{"foreign CPU — (no sample window long enough to tell)", "9 too short to judge"}},
+		{"retaken", &RowInterference{Samples: 11, Disturbed: 2, Retakes: 2, MaxForeign: f64(0.5)}, "had to repair itself: 2 of 11 samples disturbed", []string{"2 retaken"}},
+		{"paused", &RowInterference{Samples: 9, Disturbed: 1, Pauses: 1, PausedNs: 2e9, MaxForeign: f64(0.3)}, "had to repair itself: ", []string{"1 pause (2.000s)"}},
+		{"observed", &RowInterference{Samples: 9, Disturbed: 3, MaxForeign: f64(0.3)}, "disturbed by foreign load: 3 of 9 samples disturbed", []string{"3 disturbed, 0 retaken"}},
+		{"not watched", &RowInterference{Problem: "no /proc/stat"}, "interference watch: not watched: no /proc/stat", []string{"— (not watched: no /proc/stat)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := greenDoc().Rows[0]
+			r.Interference = tt.in
+			if n := tt.in.Note(); n != "" {
+				r.Notes = append(r.Notes, n)
+			}
+			v := benchRowView(nil, sideRow{Row: r, Side: "new"})
+			if tt.repair == "" {
+				assert.Empty(t, v.Repair)
+			} else {
+				assert.True(t, strings.HasPrefix(v.Repair, tt.repair), "callout %q", v.Repair)
+				assert.NotContains(t, v.Notes, tt.in.Note(), "the callout is not repeated as a note")
+			}
+			var watch string
+			for _, m := range v.Metrics {
+				if m.Name == "interference watch" {
+					watch = m.Value
+				}
+			}
+			if tt.in == nil {
+				assert.Empty(t, watch, "no watch, no line: not a row of zeros")
+			}
+			for _, p := range tt.watchParts {
+				assert.Contains(t, watch, p)
+			}
+		})
+	}
+	page := renderHTML(t, HTMLReport{Run: new(greenDoc())})
+	for _, name := range []string{"shard", "quiescence", "claim", "interference"} {
+		assert.NotContains(t, page, "<td>"+name+"</td>", "a run without %s has no such fact", name)
+	}
 }
