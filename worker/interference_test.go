@@ -201,11 +201,23 @@ func TestReadEdgeReal(t *testing.T) {
 	if _, err := sources.ReadHostCPU(); err != nil {
 		t.Skipf("no host CPU time here: %v", err)
 	}
+	own0, err := sources.ProcessCPU()
+	if err != nil {
+		t.Skipf("no process CPU time here: %v", err)
+	}
 	from := readEdge(nil)
-	deadline := time.Now().Add(120 * time.Millisecond)
+	// Busy for at least 120 ms of wall time and 60 ms of this process's
+	// CPU time (at most 10 s): on a loaded host a fixed busy time may get
+	// far less CPU.
+	t0 := time.Now()
 	x := 1
-	for time.Now().Before(deadline) {
-		x = x*31 + 7
+	for time.Since(t0) < 10*time.Second {
+		for range 100000 {
+			x = x*31 + 7
+		}
+		if own, err := sources.ProcessCPU(); err != nil || own-own0 >= 60*time.Millisecond && time.Since(t0) >= 120*time.Millisecond {
+			break
+		}
 	}
 	to := readEdge(nil)
 	w := window(from, to)

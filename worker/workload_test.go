@@ -42,7 +42,19 @@ func init() {
 				}
 			}()
 			runtime.Gosched()
-			w.Window("", func() { time.Sleep(150 * time.Millisecond) })
+			// The window sleeps until the sibling has burned 60 ms of CPU
+			// (at least 150 ms, at most 10 s): on a loaded host a fixed
+			// sleep may give it far less.
+			w.Window("", func() {
+				start, err := sources.ProcessCPU()
+				for t0 := time.Now(); time.Since(t0) < 10*time.Second; {
+					time.Sleep(10 * time.Millisecond)
+					now, nerr := sources.ProcessCPU()
+					if err != nil || nerr != nil || now-start >= 60*time.Millisecond && time.Since(t0) >= 150*time.Millisecond {
+						break
+					}
+				}
+			})
 			stop.Store(true)
 			<-done
 		})
