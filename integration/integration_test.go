@@ -54,7 +54,20 @@ func run(m *testing.M) int {
 // modules without network access beyond what the host already has.
 var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
 
-func TestScripts(t *testing.T) {
+func TestScripts(t *testing.T) { runScripts(t, "testdata") }
+
+// TestQuietScripts runs the scripts whose verdicts need a host that is not
+// running other scripts: a comparison that must call a 30% slowdown. The
+// scripts of TestScripts run two at a time, each building and measuring
+// on both CPUs, so a measuring script among them sees its samples taken
+// at half speed with a spread of tens of percent (the interference watch
+// finds 80% foreign CPU in every sample); run after them, these see the
+// host a user running benchsup would.
+func TestQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet") }
+
+// runScripts runs the testscripts of dir with the built benchsup and the
+// commands of this package.
+func runScripts(t *testing.T, dir string) {
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
 	}
@@ -67,7 +80,7 @@ func TestScripts(t *testing.T) {
 		vals[goEnv[i]] = v
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata",
+		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("BENCHSUP_SRC", srcDir)
