@@ -193,3 +193,27 @@ func TestWaitQuietLive(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// TestWaitQuietAverageOfCPULines: the host's own line is summed at another
+// instant than the CPUs' lines, and may hold a tick they do not; the
+// average is taken over the CPUs' lines, so it never exceeds the busiest.
+func TestWaitQuietAverageOfCPULines(t *testing.T) {
+	calls := 0
+	read := func() (sources.HostCPU, error) {
+		calls++
+		n := int64(calls)
+		return sources.HostCPU{
+			Total:  sources.CPUTimes{CPU: -1, Busy: n, Idle: 19 * n}, // a tick each read the CPU lines lack
+			PerCPU: []sources.CPUTimes{{CPU: 0, Idle: 10 * n}, {CPU: 1, Idle: 10 * n}},
+			Tick:   sources.DefaultTick,
+		}, nil
+	}
+	cfg := QuiescenceConfig{Stable: 4 * time.Millisecond, Poll: time.Millisecond, Timeout: 5 * time.Second}
+	rep, err := WaitQuiet(context.Background(), cfg, read, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.StableAverage == nil || *rep.StableAverage != 0 || *rep.StableBusiest != 0 {
+		t.Errorf("stable average %v, busiest %v: want 0 and 0, from the CPU lines", rep.StableAverage, rep.StableBusiest)
+	}
+}
