@@ -30,6 +30,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .wide{overflow-x:auto;max-width:100%}
 .facts td:first-child{color:var(--muted);white-space:nowrap;padding-right:16px}
 .facts td{overflow-wrap:anywhere}
+@media (min-width:900px){.facts.two tbody{display:grid;grid-template-columns:1fr 1fr;column-gap:28px}.facts.two tr{display:flex}.facts.two td:first-child{flex:0 0 120px}.facts.two td:last-child{flex:1}}
 p.headline{margin:4px 0}
 table.metrics td{font-variant-numeric:tabular-nums;padding-right:24px}
 details{margin:4px 0}
@@ -94,7 +95,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 </header>
 
 <h2 id="summary">Summary</h2>
-<div class="wide"><table class="facts">
+<div class="wide"><table class="facts two">
 {{range .Facts}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>
 {{end}}</table></div>
 {{if .Outcomes}}<h3 style="margin-top:14px">Rows by kind and outcome</h3>
@@ -126,7 +127,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{.Strip}}
 {{if .Legend}}<figcaption class="legend">
 <span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#2b6cb0"/></svg>sample (new)</span>
-<span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#8a8f98"/></svg>sample (old / other build)</span>
+{{if gt (len .Sides) 1}}<span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#8a8f98"/></svg>sample (old / other build)</span>{{end}}
 <span><svg viewBox="0 0 12 12" width="12" height="12"><circle cx="6" cy="6" r="3.5" fill="#fff" stroke="#5a6475"/></svg>short sample</span>
 {{if .Disturbed}}<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5.5" fill="none" stroke="#dd6b20" stroke-width="1.8"/><circle cx="7" cy="7" r="3" fill="#5a6475"/></svg>disturbed sample (foreign CPU over the limit; kept, in the statistics)</span>{{end}}
 {{if .Retaken}}<span><svg viewBox="0 0 12 12" width="12" height="12"><path d="M3 3L9 9M3 9L9 3" stroke="#dd6b20" stroke-width="1.5"/></svg>retaken: not in any statistic</span>{{end}}

@@ -612,3 +612,16 @@ func TestHTMLRepairCallout(t *testing.T) {
 		assert.NotContains(t, page, "<td>"+name+"</td>", "a run without %s has no such fact", name)
 	}
 }
+
+// TestWriteHTMLLegendSides: the legend names the other build's samples
+// only where a plot draws another build.
+func TestWriteHTMLLegendSides(t *testing.T) {
+	green := greenDoc()
+	render := func(r HTMLReport) string {
+		var b strings.Builder
+		require.NoError(t, WriteHTML(&b, r))
+		return b.String()
+	}
+	assert.NotContains(t, render(HTMLReport{Run: &green}), "sample (old / other build)")
+	assert.Contains(t, render(HTMLReport{Run: &green, Old: olderGreen()}), "sample (old / other build)")
+}
