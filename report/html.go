@@ -311,6 +311,10 @@ func sourceFacts(m Meta) []htmlFact {
 			if len(a.Metrics) > 0 {
 				line += " (" + strings.Join(a.Metrics, ", ") + ")"
 			}
+			if a.Reason == strings.TrimPrefix(s.Status, "unavailable: ") {
+				v += "; " + line + ": for that reason" // the status said it
+				continue
+			}
 			v += "; " + line + ": " + a.Reason
 		}
 		out = append(out, htmlFact{s.Source, v})

@@ -625,3 +625,18 @@ func TestWriteHTMLLegendSides(t *testing.T) {
 	assert.NotContains(t, render(HTMLReport{Run: &green}), "sample (old / other build)")
 	assert.Contains(t, render(HTMLReport{Run: &green, Old: olderGreen()}), "sample (old / other build)")
 }
+
+// TestSourceFactsSayAReasonOnce: an absence whose reason is the source's
+// own status does not repeat it.
+func TestSourceFactsSayAReasonOnce(t *testing.T) {
+	why := "perf_event_open(PERF_TYPE_HARDWARE, instructions) failed with ENOENT: no PMU provides this event"
+	m := Meta{Sources: []SourceReport{
+		{Source: "perf-hw", Status: "unavailable: " + why, Absences: []SourceAbsence{{Capability: "counting", Metrics: []string{"instructions"}, Reason: why}}},
+		{Source: "perf-sw", Available: true, Absences: []SourceAbsence{{Capability: "syscalls", Metrics: []string{"syscr"}, Reason: "no tracefs"}}},
+	}}
+	got := sourceFacts(m)
+	require.Len(t, got, 2)
+	assert.Equal(t, 1, strings.Count(got[0].Value, why), got[0].Value)
+	assert.Contains(t, got[0].Value, "no counting (instructions): for that reason")
+	assert.Equal(t, "available; no syscalls (syscr): no tracefs", got[1].Value)
+}
