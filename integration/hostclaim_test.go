@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,17 +45,26 @@ func readEvents(t *testing.T, path string) []report.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
+	evs, err := parseEvents(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return evs
+}
+
+// parseEvents decodes an --events stream, one event a line.
+func parseEvents(data []byte) ([]report.Event, error) {
 	var evs []report.Event
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var e report.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s: %v in %q", path, err, sc.Text())
+			return evs, fmt.Errorf("line %d: %v in %q", len(evs)+1, err, sc.Text())
 		}
 		evs = append(evs, e)
 	}
-	return evs
+	return evs, sc.Err()
 }
 
 func eventTime(t *testing.T, e report.Event) time.Time {
@@ -184,7 +194,7 @@ func TestHostClaimQuiescence(t *testing.T) {
 			}
 			t.Fatalf("benchsup --quiescence on a quiet host: %v\n%s", err, out)
 		}
-		doc := readDoc2(t, jsonOut)
+		doc := readDocFile(t, jsonOut)
 		q := doc.Meta.Quiescence
 		if q == nil || q.StableAverage == nil || q.StableBusiest == nil || q.MaxAverage != 0.20 || q.MaxCore != 0.50 || q.TimeoutNs != int64(10*time.Second) || q.WaitedNs < q.StableNs {
 			t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
@@ -202,7 +212,8 @@ func lastLine(b []byte) string {
 	return s[strings.LastIndexByte(s, '\n')+1:]
 }
 
-func readDoc2(t *testing.T, path string) report.Document {
+// readDocFile reads a run document a test's benchsup wrote.
+func readDocFile(t *testing.T, path string) report.Document {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -269,7 +280,7 @@ func TestHostClaimSerializes(t *testing.T) {
 		if spans[i].first.IsZero() || spans[i].last.Before(spans[i].first) {
 			t.Fatalf("run %d measured nothing: %+v", i, spans[i])
 		}
-		doc := readDoc2(t, r.json)
+		doc := readDocFile(t, r.json)
 		c := doc.Meta.Claim
 		if c == nil || c.Dir != claimDir || !c.MachineWide {
 			t.Fatalf("run %d: meta.claim = %+v, want a machine-wide claim in %s", i, c, claimDir)

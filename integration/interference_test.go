@@ -162,36 +162,17 @@ func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
 	}
 	var load []*exec.Cmd
 	for range runtime.NumCPU() {
-		l := exec.Command("sh", "-c", "while :; do :; done")
-		if err := l.Start(); err != nil {
-			t.Fatal(err)
-		}
-		load = append(load, l)
+		load = append(load, spin(t))
 	}
-	stop := func() {
-		for _, l := range load {
-			if l.ProcessState == nil {
-				l.Process.Kill()
-				l.Wait()
-			}
-		}
-	}
-	defer stop()
 	time.Sleep(2500 * time.Millisecond)
-	stop()
+	for _, l := range load {
+		stopSpin(l)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("benchsup %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), stderr.String())
 	}
-	var doc report.Document
-	data, err := os.ReadFile(jsonOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("table:\n%s", stdout.String())
-	return doc, stdout.String()
+	return readDocFile(t, jsonOut), stdout.String()
 }
 
 // benchmarkStarted reports whether the event stream has a process-start

@@ -1,10 +1,7 @@
 package integration
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -21,18 +18,14 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: events EVENTS.ndjson RUN.json")
 	}
 	doc := readDoc(ts, args[1])
-	var evs []report.Event
-	sc := bufio.NewScanner(strings.NewReader(ts.ReadFile(args[0])))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var ev report.Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			ts.Fatalf("line %d: %v", len(evs)+1, err)
+	evs, err := parseEvents([]byte(ts.ReadFile(args[0])))
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	for i, ev := range evs {
+		if ev.Schema != report.EventSchemaVersion || ev.Seq != int64(i+1) || ev.Time == "" {
+			ts.Fatalf("line %d: schema %d, seq %d, time %q", i+1, ev.Schema, ev.Seq, ev.Time)
 		}
-		if ev.Schema != report.EventSchemaVersion || ev.Seq != int64(len(evs)+1) || ev.Time == "" {
-			ts.Fatalf("line %d: schema %d, seq %d, time %q", len(evs)+1, ev.Schema, ev.Seq, ev.Time)
-		}
-		evs = append(evs, ev)
 	}
 	if len(evs) < 3 || evs[0].Kind != report.EventBuild {
 		ts.Fatalf("want a build first, then more: %d events", len(evs))
