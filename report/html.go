@@ -243,13 +243,16 @@ func metaFacts(m Meta) []htmlFact {
 	if m.Mode == ModeTest {
 		facts = append(facts, htmlFact{"run", orDash(k.Run)})
 	} else {
+		// A fixed N (-benchtime=Nx) is what a sample is; the sample time
+		// was then no target of anything.
+		sample := formatDuration(float64(k.SampleTimeNs)) + " × " + strconv.Itoa(k.SampleCount) + " per process"
+		if k.Iterations > 0 {
+			sample = strconv.FormatInt(k.Iterations, 10) + " iterations (fixed, not calibrated) × " + strconv.Itoa(k.SampleCount) + " per process"
+		}
 		facts = append(facts,
 			htmlFact{"bench", orDash(k.Bench)},
-			htmlFact{"sample", formatDuration(float64(k.SampleTimeNs)) + " × " + strconv.Itoa(k.SampleCount) + " per process"},
+			htmlFact{"sample", sample},
 			htmlFact{"repetitions", strconv.Itoa(k.Repetitions) + " processes, " + orDash(k.Order)})
-		if k.Iterations > 0 {
-			facts = append(facts, htmlFact{"iterations", strconv.FormatInt(k.Iterations, 10) + " per sample (fixed, not calibrated)"})
-		}
 		if len(k.Metrics) > 0 {
 			facts = append(facts, htmlFact{"metrics", strings.Join(k.Metrics, ", ")})
 		}

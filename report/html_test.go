@@ -640,3 +640,14 @@ func TestSourceFactsSayAReasonOnce(t *testing.T) {
 	assert.Contains(t, got[0].Value, "no counting (instructions): for that reason")
 	assert.Equal(t, "available; no syscalls (syscr): no tracefs", got[1].Value)
 }
+
+// TestWriteHTMLFixedIterations: with -benchtime=Nx a sample is N
+// iterations, and the summary says so rather than the unused sample time.
+func TestWriteHTMLFixedIterations(t *testing.T) {
+	doc := greenDoc()
+	doc.Meta.Knobs.Iterations = 2000
+	var b strings.Builder
+	require.NoError(t, WriteHTML(&b, HTMLReport{Run: &doc}))
+	assert.Contains(t, b.String(), "2000 iterations (fixed, not calibrated) × 3 per process")
+	assert.NotContains(t, b.String(), "10.00ms × 3 per process")
+}
