@@ -269,6 +269,9 @@ func init() {
 {{- range .Benchmarks}}
 	benchsupworker.RegisterBenchmark({{printf "%q" .}}, {{.}})
 {{- end}}
+{{- range .Fuzz}}
+	benchsupworker.RegisterFuzz({{printf "%q" .}}, {{.}})
+{{- end}}
 {{- range .Examples}}
 	benchsupworker.RegisterExample({{printf "%q" .Name}}, {{.Name}}, {{printf "%q" .Output}}, {{.Unordered}})
 {{- end}}
@@ -279,10 +282,12 @@ func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
 {{end}}`))
 
 // entryPoints generates p's entry-point files (they register its test,
-// benchmark and runnable example functions with the worker at worker, and add the one test
+// benchmark, fuzz and runnable example functions with the worker at worker, and add the one test
 // benchsup starts the binary with) and adds them to the overlay. The
 // generated code uses nothing newer than Go 1.0, so it compiles at any go
-// line.
+// line: registering a fuzz target names *testing.F only through the
+// function's type, which is API, not language (it needs a go1.18
+// toolchain; the worker needs go1.22).
 func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	for _, f := range []testFuncs{p.internal, p.external} {
 		if slices.Contains(f.Tests, "TestBenchsupWorker") {
@@ -300,7 +305,7 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 		}
 		var buf bytes.Buffer
 		if err := genTemplate.Execute(&buf, map[string]any{
-			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Examples": funcs.Examples, "Entry": entry,
+			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Fuzz": funcs.Fuzz, "Examples": funcs.Examples, "Entry": entry,
 		}); err != nil {
 			return err
 		}
@@ -314,7 +319,7 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	// An external test package with nothing to register (only examples
 	// without an output comment, say) gets no file: an import it would not
 	// use does not compile.
-	if len(p.external.Tests)+len(p.external.Benchmarks)+len(p.external.Examples) > 0 {
+	if len(p.external.Tests)+len(p.external.Benchmarks)+len(p.external.Fuzz)+len(p.external.Examples) > 0 {
 		return gen(genExternal, p.pkg.Name+"_test", p.external, false)
 	}
 	return nil

@@ -13,12 +13,13 @@ import (
 	"unicode/utf8"
 )
 
-// testFuncs are the Test and Benchmark functions and the runnable Example
-// functions of one test package (internal or external), in the order `go
-// test` runs them.
+// testFuncs are the Test, Benchmark and Fuzz functions and the runnable
+// Example functions of one test package (internal or external), in the
+// order `go test` runs them.
 type testFuncs struct {
 	Tests      []string
 	Benchmarks []string
+	Fuzz       []string // fuzz targets: without -fuzz, go test runs their seed corpora as tests
 	Examples   []example
 	HasMain    bool // the package defines TestMain
 }
@@ -42,9 +43,9 @@ func (f testFuncs) exampleNames() []string {
 }
 
 // scanTestFiles finds the functions `go test` would run in files, applying
-// the same rules as the go command: a top-level func named Test or
-// Benchmark followed by nothing or a non-lowercase rune, taking exactly one
-// parameter of type *testing.T or *testing.B, with "testing" imported under
+// the same rules as the go command: a top-level func named Test, Benchmark
+// or Fuzz followed by nothing or a non-lowercase rune, taking exactly one
+// parameter of type *testing.T, *testing.B or *testing.F, with "testing" imported under
 // whatever name. Examples are found as the go command finds them, with
 // go/doc, in source order.
 func scanTestFiles(dir string, files []string) (testFuncs, error) {
@@ -77,6 +78,8 @@ func scanTestFiles(dir string, files []string) (testFuncs, error) {
 				out.Tests = append(out.Tests, name)
 			case isTestName(name, "Benchmark") && isTestingParam(fn, testingName, "B"):
 				out.Benchmarks = append(out.Benchmarks, name)
+			case isTestName(name, "Fuzz") && isTestingParam(fn, testingName, "F"):
+				out.Fuzz = append(out.Fuzz, name)
 			}
 		}
 		examples := doc.Examples(f)

@@ -79,9 +79,11 @@ func (p *pkgPlan) benchmarks() []string {
 }
 
 // tests are the package's tests in the order go test runs them: Test
-// functions, then the examples it checks (internal, then external).
+// functions, then fuzz targets (their seed corpora), then the examples it
+// checks (each internal, then external).
 func (p *pkgPlan) tests() []string {
-	return slices.Concat(p.internal.Tests, p.external.Tests, p.internal.exampleNames(), p.external.exampleNames())
+	return slices.Concat(p.internal.Tests, p.external.Tests, p.internal.Fuzz, p.external.Fuzz,
+		p.internal.exampleNames(), p.external.exampleNames())
 }
 
 // Run executes one run and returns its document. The error is non-nil only

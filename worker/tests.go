@@ -26,12 +26,12 @@ import (
 // (docs/design.md#containment).
 func (w *session) runTests() error {
 	registry.mu.Lock()
-	all := append([]testing.InternalTest(nil), registry.tests...)
+	all := runOrder(registry.tests, registry.examples, registry.fuzz)
 	registry.mu.Unlock()
 	if after := w.req.Config.After; after != "" {
 		found := false
 		for i, t := range all {
-			if t.Name == after {
+			if t.name == after {
 				all, found = all[i+1:], true
 				break
 			}
@@ -67,13 +67,29 @@ func (w *session) runTests() error {
 		st.mu.Lock()
 		st.pipe = os.Stdout
 		st.mu.Unlock()
-		var tests []testing.InternalTest
+		var kept []runEntry
 		for _, t := range all {
-			if !skip[t.Name] {
-				tests = append(tests, testing.InternalTest{Name: t.Name, F: st.syncAfter(t.F)})
+			if !skip[t.name] {
+				kept = append(kept, t)
 			}
 		}
-		testing.RunTests(matchString, tests)
+		groups := groupEntries(kept)
+		for _, g := range groups {
+			// Split in groups, one that -run selects nothing of would
+			// print testing's "no tests to run" warning: it is left out.
+			if len(groups) > 1 && !g.selected(w.req.Config.Run) {
+				continue
+			}
+			if len(g.fuzz) > 0 {
+				runFuzzTargets(st, g.fuzz)
+				continue
+			}
+			var tests []testing.InternalTest
+			for _, t := range g.tests {
+				tests = append(tests, testing.InternalTest{Name: t.Name, F: st.syncAfter(t.F)})
+			}
+			testing.RunTests(matchString, tests)
+		}
 	}, st.line)
 	st.close()
 	return err

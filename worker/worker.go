@@ -28,6 +28,9 @@ var registry struct {
 	// the order go test runs them.
 	tests    []testing.InternalTest
 	examples int // how many of tests, at the end, are examples
+	// fuzz are the fuzz targets (fuzz.go), whose seed corpora run after
+	// the Test functions and before the examples, as under go test.
+	fuzz []testing.InternalFuzzTarget
 }
 
 // RegisterBenchmark adds a top-level benchmark function, in source order.
