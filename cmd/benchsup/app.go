@@ -392,36 +392,32 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	defer startRun(stderr, c.Bool("verbose"))()
 	// Every file is opened before the run, so that one that cannot be
 	// written fails now rather than after the whole run.
+	// A file that is not committed is given up, as it was: abort after
+	// commit does nothing.
 	jsonOut, err := createOutput("--json", c.String("json"))
 	if err != nil {
 		return err
 	}
+	defer jsonOut.abort()
 	htmlOut, err := createOutput("--html", c.String("html"))
 	if err != nil {
-		jsonOut.abort()
 		return err
 	}
+	defer htmlOut.abort()
 	baselineOut, err := createOutput("--save-baseline", c.String("save-baseline"))
 	if err != nil {
-		jsonOut.abort()
-		htmlOut.abort()
 		return err
 	}
+	defer baselineOut.abort()
 	var baseline *report.Document
 	if path := c.String("baseline"); path != "" {
 		if baseline, err = readRun(path); err != nil {
-			jsonOut.abort()
-			htmlOut.abort()
-			baselineOut.abort()
 			return fmt.Errorf("--baseline: %w", err)
 		}
 		cfg.Shard = cfg.Shard.Balance(supervisor.Durations(baseline))
 	}
 	events, err := openEvents(c.String("events"), eventsOut)
 	if err != nil {
-		jsonOut.abort()
-		htmlOut.abort()
-		baselineOut.abort()
 		return err
 	}
 	if events != nil {
@@ -437,9 +433,6 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		events.emit(report.Event{Kind: report.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
 		events.close()
-		jsonOut.abort()
-		htmlOut.abort()
-		baselineOut.abort()
 		return cmp.Or(interruption(ctx), err)
 	}
 	var errs []error
@@ -483,12 +476,12 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
 		errs = append(errs, err)
 	}
-	if interruption(ctx) != nil {
-		// A partial run is no baseline: a later gate would find its
-		// missing identities incomplete.
-		baselineOut.abort()
-	} else if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
-		errs = append(errs, err)
+	// A partial run is no baseline (a later gate would find its missing
+	// identities incomplete): uncommitted, the file is left as it was.
+	if interruption(ctx) == nil {
+		if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return errors.New(joinErrors(errs))

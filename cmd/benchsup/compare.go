@@ -135,13 +135,8 @@ func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
 		}
 		return cfg, "", usageError{err}
 	}
-	failOn := c.String("fail-on")
-	switch failOn {
-	case "", "slower", "inconclusive":
-	default:
-		return cfg, "", usagef("--fail-on must be slower or inconclusive, got %q", failOn)
-	}
-	return cfg, failOn, nil
+	failOn, err := parseFailOn(c.String("fail-on"))
+	return cfg, failOn, err
 }
 
 // parsePercent reads "2", "2%" or "2.5 %" as a fraction (0.02).
@@ -158,18 +153,36 @@ func percentString(frac float64) string {
 	return strconv.FormatFloat(100*frac, 'f', -1, 64) + "%"
 }
 
+// parseFailOn reads --fail-on: "" (no gate), slower or inconclusive.
+func parseFailOn(s string) (string, error) {
+	switch s {
+	case "", "slower", "inconclusive":
+		return s, nil
+	}
+	return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
+}
+
 // readRun reads a run document from a file.
-func readRun(path string) (*report.Document, error) {
+func readRun(path string) (*report.Document, error) { return readFile(path, report.ReadDocument) }
+
+// readComparison reads a comparison document from a file.
+func readComparison(path string) (*report.Comparison, error) {
+	return readFile(path, report.ReadComparison)
+}
+
+// readFile reads a document from the file at path with read, naming the
+// file in an error.
+func readFile[T any](path string, read func(io.Reader) (*T, error)) (*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	doc, err := report.ReadDocument(f)
+	v, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return doc, nil
+	return v, nil
 }
 
 // gateAll applies --fail-on to every comparison: a crash or a missing

@@ -26,9 +26,9 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			if c.NArg() < 1 {
 				return usagef("merge takes the run documents of every part of a sharded run")
 			}
-			failOn := c.String("fail-on")
-			if failOn != "" && failOn != "slower" && failOn != "inconclusive" {
-				return usagef("--fail-on must be slower or inconclusive, got %q", failOn)
+			failOn, err := parseFailOn(c.String("fail-on"))
+			if err != nil {
+				return err
 			}
 			out, err := createOutput("--out", outPath(c.String("out")))
 			if err != nil {

@@ -53,20 +53,6 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 	}
 }
 
-// readComparison reads a comparison document from a file.
-func readComparison(path string) (*report.Comparison, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	c, err := report.ReadComparison(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
-}
-
 // eventStream is where --events goes: a file written as the run goes (not
 // replaced at the end, so that a reader can follow it), or stdout.
 type eventStream struct {
