@@ -57,7 +57,9 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			fmt.Fprintf(stderr, "benchsup: merged %d parts: %d rows, %d comparisons\n", len(docs), len(merged.Rows), len(merged.Comparisons))
 			for _, p := range merged.Meta.Shard.Merged {
 				for _, m := range p.Mismatches {
-					fmt.Fprintf(stderr, "benchsup: shard %d/%d ran with %s %q, shard %d/%d with %q\n", p.Index, merged.Meta.Shard.Count, m.Field, m.New, 1, merged.Meta.Shard.Count, m.Old)
+					// The differences are from the first part that measured,
+					// whose fingerprint the merged document carries.
+					fmt.Fprintf(stderr, "benchsup: shard %d/%d ran with %s %q, the merged document's is %q\n", p.Index, merged.Meta.Shard.Count, m.Field, m.New, m.Old)
 				}
 			}
 			if err := gateAll(merged.Comparisons, failOn, stderr); err != nil {
