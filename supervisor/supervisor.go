@@ -114,9 +114,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool {
-			return slices.ContainsFunc(p.benchmarks(), func(b string) bool {
-				return matches(s.cfg.Bench, b) && s.cfg.Shard.Owns(p.pkg.ImportPath, b)
-			})
+			return slices.ContainsFunc(p.benchmarks(), func(b string) bool { return s.runsBenchmark(p, b) })
 		}
 	}
 	plans, rows, err := s.plan(ctx, keep)
@@ -555,6 +553,12 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 	return out
 }
 
+// runsBenchmark reports whether the run measures the benchmark function
+// fn of p: the -bench pattern selects it and it is in the run's shard.
+func (s *supervisor) runsBenchmark(p *pkgPlan, fn string) bool {
+	return matches(s.cfg.Bench, fn) && s.cfg.Shard.Owns(p.pkg.ImportPath, fn)
+}
+
 // emit passes ev to Config.Events, if set.
 func (s *supervisor) emit(ev report.Event) {
 	if s.cfg.Events != nil {
@@ -630,7 +634,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		m.Shard = &report.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}
 		for _, p := range plans {
 			for _, fn := range slices.Compact(slices.Sorted(slices.Values(p.benchmarks()))) {
-				if matches(s.cfg.Bench, fn) && sh.Owns(p.pkg.ImportPath, fn) {
+				if s.runsBenchmark(p, fn) {
 					m.Shard.Functions++
 				}
 			}
