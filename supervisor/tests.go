@@ -30,13 +30,15 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 		mu.Unlock()
 		// The tests the source declares that -run selects; subtests are
 		// known only as they run.
-		ev := report.Event{Kind: report.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
-		for _, t := range plans[i].tests() {
-			if matches(s.cfg.Run, t) {
-				ev.Identities = append(ev.Identities, t)
+		if s.cfg.Events != nil {
+			ev := report.Event{Kind: report.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
+			for _, t := range plans[i].tests() {
+				if matches(s.cfg.Run, t) {
+					ev.Identities = append(ev.Identities, t)
+				}
 			}
+			s.emit(ev)
 		}
-		s.emit(ev)
 		rows[i] = s.testPackage(ctx, plans[i])
 		s.results(rows[i]) // final: packageOrder only sorts
 	})
