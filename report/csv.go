@@ -137,9 +137,7 @@ func csvWideRecords(doc Document) [][]string {
 			continue
 		}
 		for u := range r.Summary.Metrics {
-			if !slices.Contains(units, u) {
-				units = append(units, u)
-			}
+			units = appendNew(units, u)
 		}
 	}
 	units = orderUnits(units)
@@ -216,9 +214,7 @@ func csvSampleRecords(doc Document) [][]string {
 		for _, p := range r.Processes {
 			for _, s := range slices.Concat(p.Samples, p.Retaken) {
 				for u := range s.Extra {
-					if !slices.Contains(units, u) {
-						units = append(units, u)
-					}
+					units = appendNew(units, u)
 				}
 			}
 		}

@@ -165,8 +165,8 @@ func (e *EventWriter) Emit(ev Event) {
 	if err != nil {
 		// Not the writer's failure: the event itself. Keep the sequence
 		// dense, but say so on the line that takes the seq.
-		line, _ = marshalEvent(Event{Schema: ev.Schema, Seq: ev.Seq, Time: ev.Time, Kind: ev.Kind,
-			Error: ptrTo("event not encodable: " + err.Error())})
+		msg := "event not encodable: " + err.Error()
+		line, _ = marshalEvent(Event{Schema: ev.Schema, Seq: ev.Seq, Time: ev.Time, Kind: ev.Kind, Error: &msg})
 	}
 	if _, err := e.w.Write(line); err != nil {
 		e.err = fmt.Errorf("report: writing event %d: %w", ev.Seq, err)
@@ -208,5 +208,3 @@ func encodeLine(ev Event) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-
-func ptrTo[T any](v T) *T { return &v }

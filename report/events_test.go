@@ -119,10 +119,10 @@ func TestEventWriterError(t *testing.T) {
 
 func TestEventWriterNonFinite(t *testing.T) {
 	row := benchRow("example.com/p", "BenchmarkNaN", samples(100, nil, nil, nil, 10, 11))
-	row.Summary.Metrics = map[string]*float64{"x/op": ptrTo(math.NaN())}
+	row.Summary.Metrics = map[string]*float64{"x/op": fptr(math.NaN())}
 	cmp := Comparison{Rows: []ComparisonRow{{Name: "BenchmarkInf"}}}
 	cmpRow := &cmp.Rows[0]
-	cmpRow.Ratio = ptrTo(math.Inf(1))
+	cmpRow.Ratio = fptr(math.Inf(1))
 	tests := []struct {
 		name string
 		ev   Event

@@ -524,7 +524,7 @@ func watchText(in *RowInterference) string {
 		s += " (" + formatDuration(float64(in.PausedNs)) + ")"
 	}
 	if in.MaxForeign != nil {
-		s += fmt.Sprintf("; max %.0f%% foreign CPU", *in.MaxForeign*100) // as RowInterference.Note rounds it
+		s += "; " + maxForeignText(*in.MaxForeign)
 	} else {
 		s += "; foreign CPU " + dash + " (no sample window long enough to tell)"
 	}
@@ -532,7 +532,7 @@ func watchText(in *RowInterference) string {
 		s += "; " + strconv.Itoa(in.TooShort) + " too short to judge"
 	}
 	if in.BudgetExhausted > 0 {
-		s += "; budget exhausted in " + strconv.Itoa(in.BudgetExhausted) + " " + plural(in.BudgetExhausted, "process", "processes")
+		s += "; " + in.budgetText()
 	}
 	return s
 }
@@ -749,9 +749,7 @@ func comparisonView(c Comparison) htmlComparison {
 	}
 	var metrics []string
 	for _, r := range c.Rows {
-		if !slices.Contains(metrics, r.Metric) {
-			metrics = append(metrics, r.Metric)
-		}
+		metrics = appendNew(metrics, r.Metric)
 	}
 	for _, m := range metrics {
 		if m == MetricTime || hasInterval(c, m) {

@@ -158,7 +158,7 @@ func (a axis) ticks() []float64 {
 
 // niceStep rounds a raw step up to 1, 2 or 5 times a power of ten.
 func niceStep(raw float64) float64 {
-	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+	if raw <= 0 || !isFinite(raw) {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(raw)))

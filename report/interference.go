@@ -123,7 +123,7 @@ func (r *RowInterference) Note() string {
 	if r.Samples > 0 || r.Disturbed > 0 {
 		s := fmt.Sprintf("%d of %d samples disturbed", r.Disturbed, r.Samples)
 		if r.MaxForeign != nil {
-			s += fmt.Sprintf(" (max %.0f%% foreign CPU)", *r.MaxForeign*100)
+			s += " (" + maxForeignText(*r.MaxForeign) + ")"
 		}
 		parts = append(parts, s)
 	}
@@ -135,12 +135,12 @@ func (r *RowInterference) Note() string {
 	} else if r.Pauses > 1 {
 		parts = append(parts, fmt.Sprintf("%d pauses, %v in all", r.Pauses, paused))
 	}
-	if kept := r.Disturbed - r.Retakes; kept > 0 {
+	if kept := r.kept(); kept > 0 {
 		parts = append(parts, fmt.Sprintf("%d disturbed %s kept", kept, plural(kept, "sample", "samples")))
 	}
 	note := "interference: " + strings.Join(parts, ", ")
 	if r.BudgetExhausted > 0 {
-		note += fmt.Sprintf("; budget exhausted in %d %s", r.BudgetExhausted, plural(r.BudgetExhausted, "process", "processes"))
+		note += "; " + r.budgetText()
 	}
 	if r.Problem != "" {
 		if len(parts) == 0 {
@@ -163,8 +163,21 @@ func interferenceCell(r *RowInterference) string {
 	if r.Retakes > 0 {
 		s += fmt.Sprintf(" (%d retaken)", r.Retakes)
 	}
-	if kept := r.Disturbed - r.Retakes; kept > 0 {
+	if kept := r.kept(); kept > 0 {
 		s += fmt.Sprintf(" (%d disturbed)", kept)
 	}
 	return s
+}
+
+// kept counts the disturbed samples that stayed in the statistics.
+func (r *RowInterference) kept() int { return r.Disturbed - r.Retakes }
+
+// maxForeignText words the largest foreign share for every renderer:
+// "max 42% foreign CPU".
+func maxForeignText(f float64) string { return fmt.Sprintf("max %.0f%% foreign CPU", f*100) }
+
+// budgetText words the processes whose budget ran out: "budget exhausted
+// in 2 processes".
+func (r *RowInterference) budgetText() string {
+	return fmt.Sprintf("budget exhausted in %d %s", r.BudgetExhausted, plural(r.BudgetExhausted, "process", "processes"))
 }

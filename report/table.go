@@ -246,11 +246,9 @@ func hygieneLines(m Meta) []string {
 	}
 	if sh := m.Shard; sh != nil {
 		if len(sh.Merged) > 0 || sh.Index == 0 {
-			hosts := make([]string, 0, len(sh.Merged))
+			var hosts []string
 			for _, part := range sh.Merged {
-				if !slices.Contains(hosts, part.Hostname) {
-					hosts = append(hosts, part.Hostname)
-				}
+				hosts = appendNew(hosts, part.Hostname)
 			}
 			l := fmt.Sprintf("shards: %d merged", sh.Count)
 			if len(hosts) > 0 {
