@@ -55,10 +55,12 @@ func ParseProcStat(data []byte) (HostCPU, error) {
 	h := HostCPU{Tick: DefaultTick}
 	sawTotal := false
 	for n, line := range bytes.Split(data, []byte("\n")) {
-		fields := bytes.Fields(line)
-		if len(fields) == 0 || !bytes.HasPrefix(fields[0], []byte("cpu")) {
+		// Only cpu lines are split into fields: the intr line alone holds
+		// a count per interrupt, thousands of them on a large host.
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("cpu")) {
 			continue
 		}
+		fields := bytes.Fields(line)
 		name := string(fields[0])
 		t := CPUTimes{CPU: -1}
 		if name != "cpu" {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -25,13 +26,18 @@ func ReadHostCPU() (HostCPU, error) {
 	return h, nil
 }
 
+// tick is USER_HZ's tick, read once: the auxiliary vector is fixed for the
+// life of the process, and the interference watch reads the host at every
+// sample edge.
+var tick = sync.OnceValue(readTick)
+
 // atClkTck is AT_CLKTCK in the auxiliary vector: USER_HZ, the unit of
 // /proc/stat, which sysconf(_SC_CLK_TCK) reports to C programs.
 const atClkTck = 17
 
-// tick reads USER_HZ from /proc/self/auxv (native-endian pairs of words),
-// falling back to DefaultTick when it cannot.
-func tick() int64 {
+// readTick reads USER_HZ from /proc/self/auxv (native-endian pairs of
+// words), falling back to DefaultTick when it cannot.
+func readTick() int64 {
 	auxv, err := os.ReadFile("/proc/self/auxv")
 	if err != nil {
 		return DefaultTick
