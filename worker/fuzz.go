@@ -145,12 +145,7 @@ func runFuzzTargets(st *testStream, targets []testing.InternalFuzzTarget) {
 // runs the target's cleanups before it re-panics).
 func (st *testStream) syncAfterFuzz(fn func(*testing.F)) func(*testing.F) {
 	return func(f *testing.F) {
-		st.sync()
-		os.Getenv(testLogMark + "run " + f.Name())
-		f.Cleanup(func() {
-			os.Getenv(testLogMark + "end " + f.Name())
-			st.sync()
-		})
+		st.bracket(f)
 		fn(f)
 	}
 }

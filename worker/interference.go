@@ -72,10 +72,10 @@ func window(from, to edge) *protocol.Watch {
 	}
 }
 
-// ForeignShare is the foreign share of the watched capacity over w's
+// foreignShare is the foreign share of the watched capacity over w's
 // window; ok is false when the window is too short to tell
 // (sources.ForeignShare), and such a window is never acted on.
-func ForeignShare(w *protocol.Watch) (share float64, ok bool) {
+func foreignShare(w *protocol.Watch) (share float64, ok bool) {
 	if w == nil {
 		return 0, false
 	}
@@ -83,9 +83,9 @@ func ForeignShare(w *protocol.Watch) (share float64, ok bool) {
 	return sources.ForeignShare(host, time.Duration(w.OwnCPUNs), time.Duration(w.WallNs), w.CPUs)
 }
 
-// Disturbed reports whether w's foreign share is known and above limit.
-func Disturbed(w *protocol.Watch, limit float64) bool {
-	share, ok := ForeignShare(w)
+// disturbed reports whether w's foreign share is known and above limit.
+func disturbed(w *protocol.Watch, limit float64) bool {
+	share, ok := foreignShare(w)
 	return ok && share > limit
 }
 
@@ -122,7 +122,7 @@ func (e *sampleEdges) attach(samples []protocol.Sample, limit float64) error {
 	}
 	for i := range samples {
 		w := window(e.all[i], e.all[i+1])
-		w.Disturbed = Disturbed(w, limit)
+		w.Disturbed = disturbed(w, limit)
 		samples[i].Watch = w
 	}
 	return nil
@@ -138,26 +138,24 @@ type timedRun func(n int64, count int, onResult func(string)) ([]protocol.Sample
 // results arrives. problem, when not empty, says why the windows could not
 // be read (the samples are then unwatched).
 func watchedRun(run timedRun, watch *protocol.Interference, wt watcher, name string, n int64, count int, progress func()) (s []protocol.Sample, problem string, err error) {
-	if watch == nil {
-		s, err := run(n, count, func(leaf string) {
-			if leaf == name && progress != nil {
-				progress()
-			}
-		})
-		return s, "", err
+	var e *sampleEdges
+	if watch != nil {
+		e = &sampleEdges{read: wt.read}
+		e.mark()
 	}
-	e := &sampleEdges{read: wt.read}
-	e.mark()
 	s, err = run(n, count, func(leaf string) {
-		if leaf == name {
+		if leaf != name {
+			return
+		}
+		if e != nil {
 			e.mark()
-			if progress != nil {
-				progress()
-			}
+		}
+		if progress != nil {
+			progress()
 		}
 	})
-	if s == nil {
-		return nil, "", err
+	if s == nil || e == nil {
+		return s, "", err
 	}
 	if werr := e.attach(s, watch.MaxForeign); werr != nil {
 		problem = protocol.TruncateText("the watch read no window: "+werr.Error(), protocol.MaxTextLen)
@@ -226,7 +224,7 @@ func (q watcher) wait(limit float64, settle, budget time.Duration) (time.Duratio
 		q.sleep(q.poll)
 		cur := q.read()
 		waited := cur.at.Sub(start.at)
-		share, ok := ForeignShare(window(prev, cur))
+		share, ok := foreignShare(window(prev, cur))
 		switch {
 		case !ok || share > limit:
 			quietSince = time.Time{}

@@ -102,10 +102,10 @@ func TestForeignShareOfWatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			share, ok := ForeignShare(tt.w)
+			share, ok := foreignShare(tt.w)
 			assert.Equal(t, tt.ok, ok)
 			assert.InDelta(t, tt.share, share, 1e-9)
-			assert.Equal(t, ok && share > 0.1, Disturbed(tt.w, 0.1))
+			assert.Equal(t, ok && share > 0.1, disturbed(tt.w, 0.1))
 		})
 	}
 }
@@ -225,7 +225,7 @@ func TestReadEdgeReal(t *testing.T) {
 	assert.Positive(t, w.CPUs)
 	assert.GreaterOrEqual(t, w.WallNs, int64(120*time.Millisecond))
 	assert.Greater(t, w.OwnCPUNs, int64(50*time.Millisecond), "the busy loop is the process's own time")
-	share, ok := ForeignShare(w)
+	share, ok := foreignShare(w)
 	require.True(t, ok, "120ms is long enough to tell")
 	assert.True(t, share >= 0 && share <= 1)
 

@@ -113,14 +113,20 @@ func (w *session) runTests() error {
 // after the test's own.
 func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
-		st.sync()
-		os.Getenv(testLogMark + "run " + t.Name())
-		t.Cleanup(func() {
-			os.Getenv(testLogMark + "end " + t.Name())
-			st.sync()
-		})
+		st.bracket(t)
 		f(t)
 	}
+}
+
+// bracket does syncAfter's waits and marks for tb (a test or a fuzz
+// target) before its code runs.
+func (st *testStream) bracket(tb testing.TB) {
+	st.sync()
+	os.Getenv(testLogMark + "run " + tb.Name())
+	tb.Cleanup(func() {
+		os.Getenv(testLogMark + "end " + tb.Name())
+		st.sync()
+	})
 }
 
 // testLogMark starts the names the worker looks up to mark a test's start
