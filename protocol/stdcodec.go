@@ -556,6 +556,17 @@ func array[T any](d *decoder, dst *[]T, max int, elem func(*T) error) error {
 	return nil
 }
 
+// pointer decodes a pointer to a struct with decode: nil is a nil
+// pointer.
+func pointer[T any](d *decoder, dst **T, decode func(*T) error) error {
+	if d.takeNil() {
+		*dst = nil
+		return nil
+	}
+	*dst = new(T)
+	return decode(*dst)
+}
+
 // typed decodes a string of a named string type.
 func typed[S ~string](d *decoder, dst *S) error {
 	var s string
@@ -649,12 +660,7 @@ func (d *decoder) requestConfig(v *RequestConfig) error {
 		case 14:
 			return d.strs(&v.WindowMetrics, MaxMetricCells)
 		default:
-			if d.takeNil() {
-				v.Interference = nil
-				return nil
-			}
-			v.Interference = new(Interference)
-			return d.interference(v.Interference)
+			return pointer(d, &v.Interference, d.interference)
 		}
 	})
 }
@@ -753,12 +759,7 @@ func (d *decoder) result(v *Result) error {
 		case 9:
 			return array(d, &v.Retaken, MaxSamplesPerFrame, d.sample)
 		default:
-			if d.takeNil() {
-				v.Interference = nil
-				return nil
-			}
-			v.Interference = new(InterferenceOutcome)
-			return d.outcome(v.Interference)
+			return pointer(d, &v.Interference, d.outcome)
 		}
 	})
 }
@@ -779,12 +780,7 @@ func (d *decoder) sample(v *Sample) error {
 		case 5:
 			return d.boolean(&v.Exact)
 		default:
-			if d.takeNil() {
-				v.Watch = nil
-				return nil
-			}
-			v.Watch = new(Watch)
-			return d.watch(v.Watch)
+			return pointer(d, &v.Watch, d.watch)
 		}
 	})
 }
@@ -948,19 +944,9 @@ func (d *decoder) window(v *Window) error {
 		case i == 10:
 			return array(d, &v.Totals, MaxTotalsPerWindow, d.metricCell)
 		case i == 11:
-			if d.takeNil() {
-				v.PSI = nil
-				return nil
-			}
-			v.PSI = new(PSI)
-			return d.psi(v.PSI)
+			return pointer(d, &v.PSI, d.psi)
 		case i == 12:
-			if d.takeNil() {
-				v.Regime = nil
-				return nil
-			}
-			v.Regime = new(Regime)
-			return d.regime(v.Regime)
+			return pointer(d, &v.Regime, d.regime)
 		default:
 			return d.str(&v.Note)
 		}
