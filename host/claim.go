@@ -110,13 +110,15 @@ func (h Holder) String() string {
 }
 
 func (h Holder) same(o Holder) bool {
-	rp := func(r *OwnerRecord) int {
-		if r == nil {
-			return 0
-		}
-		return r.PID
+	return h.CPU == o.CPU && h.LockPID == o.LockPID && recordPID(h.Record) == recordPID(o.Record) && h.Note == o.Note
+}
+
+// recordPID is r's PID, 0 without a record.
+func recordPID(r *OwnerRecord) int {
+	if r == nil {
+		return 0
 	}
-	return h.CPU == o.CPU && h.LockPID == o.LockPID && rp(h.Record) == rp(o.Record) && h.Note == o.Note
+	return r.PID
 }
 
 // ClaimTimeoutError is Claim's error when another run held a CPU for the

@@ -272,13 +272,6 @@ func describeHolder(f *os.File, cpu int, path string) Holder {
 	return h
 }
 
-func recordPID(r *OwnerRecord) int {
-	if r == nil {
-		return 0
-	}
-	return r.PID
-}
-
 func readHead(f *os.File) []byte {
 	buf := make([]byte, 4096)
 	n, _ := f.ReadAt(buf, 0)

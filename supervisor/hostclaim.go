@@ -113,9 +113,10 @@ func waitQuiet(ctx context.Context, cfg Config, read func() (sources.HostCPU, er
 	return &rep, nil
 }
 
-// withSiblings is cpus with every SMT sibling of each, sorted. When a
-// sibling list cannot be read it returns cpus alone with the error, so
-// the watch still covers the placed CPUs.
+// withSiblings is cpus with every SMT sibling of each, sorted, without
+// duplicates (the preflight's watch; the placement's siblings left out).
+// When a sibling list cannot be read it returns cpus alone with the error,
+// so the watch still covers the placed CPUs.
 func withSiblings(cpus []int, siblings func(int) ([]int, error)) ([]int, error) {
 	all := slices.Clone(cpus)
 	for _, c := range cpus {

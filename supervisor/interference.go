@@ -64,7 +64,9 @@ func (c InterferenceConfig) WithDefaults() InterferenceConfig {
 	return c
 }
 
-// Validate checks c after defaults.
+// Validate checks c after defaults, as the child will: the request's own
+// validation (protocol) bounds every field, and a default is never
+// negative or zero where zero would not do.
 func (c InterferenceConfig) Validate() error {
 	if c.Off {
 		return nil
@@ -72,9 +74,6 @@ func (c InterferenceConfig) Validate() error {
 	req := protocol.Request{Mode: protocol.ModeBenchmark, Config: protocol.RequestConfig{Interference: c.request(nil)}}
 	if err := req.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInterferenceConfig, err)
-	}
-	if c = c.WithDefaults(); c.MaxForeign <= 0 || c.MaxRetakes < 0 || c.PauseMax < 0 || c.Settle < 0 {
-		return fmt.Errorf("%w: limit %v, retakes %d, pause %v, settle %v", ErrInterferenceConfig, c.MaxForeign, c.MaxRetakes, c.PauseMax, c.Settle)
 	}
 	return nil
 }

@@ -114,18 +114,10 @@ func (h placementHost) check(cpus []int, env sandbox.EnvPolicy) (*report.Placeme
 		notes = append(notes, fmt.Sprintf("children's GOMAXPROCS follows the affinity: %d", len(cpus)))
 	}
 	var unreserved []int
-	for _, c := range cpus {
-		sib, err := h.siblings(c)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("SMT siblings unknown: %v", err))
-			unreserved = nil
-			break
-		}
-		for _, s := range sib {
-			if !slices.Contains(cpus, s) {
-				unreserved = append(unreserved, s)
-			}
-		}
+	if all, err := withSiblings(cpus, h.siblings); err != nil {
+		notes = append(notes, fmt.Sprintf("SMT siblings unknown: %v", err))
+	} else {
+		unreserved = slices.DeleteFunc(all, func(c int) bool { return slices.Contains(cpus, c) })
 	}
 	if len(unreserved) > 0 {
 		p.UnreservedSiblings = host.FormatCPUList(unreserved)
