@@ -27,12 +27,12 @@ func hostclaimArgs(extra ...string) []string {
 	return append(append([]string{"run"}, extra...), hostclaimRun...)
 }
 
-// hostclaimModule copies the fixture module into a directory of its own,
-// so concurrent runs share no build output.
-func hostclaimModule(t *testing.T) string {
+// fixtureModule copies the fixture module testdata/name into a directory
+// of its own, so concurrent runs share no build output.
+func fixtureModule(t *testing.T, name string) string {
 	t.Helper()
 	mod := t.TempDir()
-	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", "hostclaim"))); err != nil {
+	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", name))); err != nil {
 		t.Fatal(err)
 	}
 	return mod
@@ -101,7 +101,7 @@ func TestHostClaimQuiescence(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
 	}
-	mod := hostclaimModule(t)
+	mod := fixtureModule(t, "hostclaim")
 	t.Run("under load", func(t *testing.T) {
 		events := filepath.Join(t.TempDir(), "events.ndjson")
 		jsonOut := filepath.Join(t.TempDir(), "run.json")
@@ -245,7 +245,7 @@ func TestHostClaimSerializes(t *testing.T) {
 		r := &result{events: filepath.Join(t.TempDir(), "events.ndjson"), json: filepath.Join(t.TempDir(), "run.json")}
 		runs[i] = r
 		cmd := exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--claim", "--claim-dir="+claimDir, "--events="+r.events, "--json="+r.json)...)
-		cmd.Dir = hostclaimModule(t)
+		cmd.Dir = fixtureModule(t, "hostclaim")
 		cmd.Stderr = &r.stderr
 		wg.Add(1)
 		go func() {

@@ -138,10 +138,7 @@ func checkRowInterference(t *testing.T, r report.Row) {
 // document and the table.
 func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
 	t.Helper()
-	mod := t.TempDir()
-	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", "interference"))); err != nil {
-		t.Fatal(err)
-	}
+	mod := fixtureModule(t, "interference")
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	jsonOut := filepath.Join(t.TempDir(), "run.json")
 	argv := append(append([]string{interferenceRun[0]}, args...), append([]string{"--events=" + events, "--json=" + jsonOut}, interferenceRun[1:]...)...)

@@ -12,10 +12,10 @@ import (
 // interferenceFlags are run's flags for the watch for foreign load.
 func interferenceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "interference", Value: "observe", Usage: "watch for foreign CPU load between benchmark samples (host busy time minus the child's own CPU time): " +
+		&cli.StringFlag{Name: "interference", Value: protocol.ResponseObserve, Usage: "watch for foreign CPU load between benchmark samples (host busy time minus the child's own CPU time): " +
 			"`RESPONSE` observe (mark disturbed samples), retake (discard and redo them, bounded), pause (wait for quiet, re-warm, redo) or off; " +
 			"no statistic is adjusted, and every retake and pause is counted per row"},
-		&cli.StringFlag{Name: "interference-limit", Value: "10%", Usage: "a sample is disturbed when foreign load took more than `PERCENT` of the watched CPUs' capacity over it"},
+		&cli.StringFlag{Name: "interference-limit", Value: percentString(supervisor.DefaultMaxForeign), Usage: "a sample is disturbed when foreign load took more than `PERCENT` of the watched CPUs' capacity over it"},
 		&cli.IntFlag{Name: "max-retakes", Value: supervisor.DefaultMaxRetakes, Usage: "retake at most `N` samples per process (retake, pause); past it, disturbed samples are kept, marked"},
 		&cli.DurationFlag{Name: "pause-max", Value: supervisor.DefaultPauseMax, Usage: "wait at most `DURATION` in all per process for the host to go quiet (pause)"},
 	}
