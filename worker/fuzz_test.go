@@ -69,22 +69,21 @@ func TestServeTestsRunsSeedCorpora(t *testing.T) {
 	// -run selects seeds by subtest pattern, and resuming after a fuzz
 	// target runs what follows it.
 	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "FuzzSeedsPass/file1"}})
-	got = nil
-	for _, e := range only[protocol.TestEvent](msgs) {
-		if e.Action != protocol.TestOutput {
-			got = append(got, string(e.Action)+" "+e.Test)
-		}
-	}
-	assert.Equal(t, []string{"run FuzzSeedsPass", "run FuzzSeedsPass/file1", "pass FuzzSeedsPass/file1", "pass FuzzSeedsPass"}, got)
+	assert.Equal(t, []string{"run FuzzSeedsPass", "run FuzzSeedsPass/file1", "pass FuzzSeedsPass/file1", "pass FuzzSeedsPass"}, actions(msgs))
 
 	msgs = exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "Seeds", After: "FuzzSeedsPass", Skip: []string{"FuzzSeedsFail"}}})
-	got = nil
+	assert.Equal(t, []string{"run ExampleSeeds", "pass ExampleSeeds"}, actions(msgs))
+}
+
+// actions renders msgs' test events other than output as "action test".
+func actions(msgs []protocol.Message) []string {
+	var got []string
 	for _, e := range only[protocol.TestEvent](msgs) {
 		if e.Action != protocol.TestOutput {
 			got = append(got, string(e.Action)+" "+e.Test)
 		}
 	}
-	assert.Equal(t, []string{"run ExampleSeeds", "pass ExampleSeeds"}, got)
+	return got
 }
 
 // The nested testing.M points os.Stderr at the capture; runFuzzTargets
