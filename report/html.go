@@ -450,9 +450,6 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 		v.Repair += strings.TrimPrefix(note, "interference: ")
 		v.Notes = slices.DeleteFunc(slices.Clone(r.Notes), func(n string) bool { return n == note })
 	}
-	if r.Build != "" {
-		v.Side += " (revision " + r.Build + ")"
-	}
 	if s := r.Summary; s != nil {
 		v.Headline = formatDuration(s.MedianNs) + "/op, median of " + strconv.Itoa(s.Processes) + " process medians"
 		if iv := s.Interval; iv != nil {

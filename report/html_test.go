@@ -651,3 +651,12 @@ func TestWriteHTMLFixedIterations(t *testing.T) {
 	assert.Contains(t, b.String(), "2000 iterations (fixed, not calibrated) × 3 per process")
 	assert.NotContains(t, b.String(), "10.00ms × 3 per process")
 }
+
+// TestWriteHTMLRevisionSide: a revision's rows are headed by the revision,
+// once, as its lanes and its metrics column are.
+func TestWriteHTMLRevisionSide(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteHTML(&b, HTMLReport{Run: againstDoc()}))
+	assert.Contains(t, b.String(), "<strong>v1.0:</strong>")
+	assert.NotContains(t, b.String(), "v1.0 (revision v1.0)")
+}
