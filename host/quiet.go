@@ -233,16 +233,10 @@ func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.H
 			return rep, fmt.Errorf("quiescence preflight: %w", err)
 		}
 		rep.Polls++
-		// The average is taken over the per-CPU lines, the watched CPUs'
-		// or all: the host's own line is summed at another instant, and a
-		// tick's difference over 100 ms made an average of 5% beside a
-		// busiest CPU of 0%.
-		d := cur.Sub(prev)
-		watched := cfg.CPUs
-		if watched == nil {
-			watched = cpusOf(d)
+		d := cur.Sub(prev) // its total is its CPUs' (sources.HostCPU.Sub)
+		if cfg.CPUs != nil {
+			d = d.Only(cfg.CPUs)
 		}
-		d = d.Only(watched)
 		if o, ok := observation(d, now.Sub(prevAt), now.Sub(start)); ok {
 			prev, prevAt = cur, now
 			if gate.observe(&o) {
@@ -262,13 +256,4 @@ func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.H
 		}
 		timer.Reset(cfg.Poll)
 	}
-}
-
-// cpusOf lists the CPUs d has a line for.
-func cpusOf(d sources.HostCPU) []int {
-	cpus := make([]int, len(d.PerCPU))
-	for i, t := range d.PerCPU {
-		cpus[i] = t.CPU
-	}
-	return cpus
 }

@@ -120,11 +120,23 @@ func (h HostCPU) CPU(n int) (CPUTimes, bool) {
 // offline or came online in between) is left out, since its interval is
 // not the other CPUs'. A counter that went backwards (the kernel's
 // iowait estimate can) contributes zero rather than a negative time.
+//
+// The difference's Total is the sum of the matched CPUs' differences, not
+// the difference of the host lines: the kernel sums its host line at
+// another instant than it prints the CPU lines, and over 100 ms a tick
+// between them is 5% of two CPUs, enough to show a busy host where every
+// CPU was idle. Only without any CPU line is the host line used.
 func (a HostCPU) Sub(b HostCPU) HostCPU {
-	d := HostCPU{Total: subTimes(a.Total, b.Total), Tick: a.Tick}
+	if len(a.PerCPU) == 0 {
+		return HostCPU{Total: subTimes(a.Total, b.Total), Tick: a.Tick}
+	}
+	d := HostCPU{Total: CPUTimes{CPU: -1}, Tick: a.Tick}
 	for _, t := range a.PerCPU {
 		if u, ok := b.CPU(t.CPU); ok {
-			d.PerCPU = append(d.PerCPU, subTimes(t, u))
+			c := subTimes(t, u)
+			d.PerCPU = append(d.PerCPU, c)
+			d.Total.Busy += c.Busy
+			d.Total.Idle += c.Idle
 		}
 	}
 	return d

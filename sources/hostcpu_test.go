@@ -108,7 +108,10 @@ func TestSubAndBusyShare(t *testing.T) {
 	before := HostCPU{Total: CPUTimes{-1, 100, 100}, PerCPU: []CPUTimes{{0, 50, 50}, {1, 50, 50}, {2, 0, 0}}, Tick: DefaultTick}
 	after := HostCPU{Total: CPUTimes{-1, 130, 170}, PerCPU: []CPUTimes{{0, 75, 55}, {1, 55, 48}, {3, 9, 9}}, Tick: DefaultTick}
 	d := after.Sub(before)
-	if d.Total != (CPUTimes{-1, 30, 70}) {
+	// The total is the matched CPUs' (25+5 busy, 5+0 idle), not the host
+	// lines' difference (30, 70), which the kernel sums at another instant
+	// and which counts cpu2 and cpu3 too.
+	if d.Total != (CPUTimes{-1, 30, 5}) {
 		t.Errorf("Total = %+v", d.Total)
 	}
 	// cpu2 went offline and cpu3 came online: neither has an interval.
@@ -118,11 +121,16 @@ func TestSubAndBusyShare(t *testing.T) {
 		t.Fatalf("PerCPU = %+v, want %+v", d.PerCPU, want)
 	}
 	avg, per, ok := d.BusyShare()
-	if !ok || avg != 0.3 || len(per) != 2 || per[0] != 25.0/30 || per[1] != 1 {
+	if !ok || avg != 30.0/35 || len(per) != 2 || per[0] != 25.0/30 || per[1] != 1 {
 		t.Errorf("BusyShare = %v %v %v", avg, per, ok)
 	}
 	if _, _, ok := before.Sub(before).BusyShare(); ok {
 		t.Error("BusyShare of an empty interval: ok")
+	}
+	// Without CPU lines, the host lines are all there is.
+	bare := HostCPU{Total: CPUTimes{-1, 130, 170}, Tick: DefaultTick}.Sub(HostCPU{Total: CPUTimes{-1, 100, 100}, Tick: DefaultTick})
+	if bare.Total != (CPUTimes{-1, 30, 70}) || bare.PerCPU != nil {
+		t.Errorf("Sub without CPU lines = %+v", bare)
 	}
 	only := d.Only([]int{1, 7})
 	if only.Total != (CPUTimes{-1, 5, 0}) || len(only.PerCPU) != 1 || only.PerCPU[0].CPU != 1 {
