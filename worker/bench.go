@@ -473,7 +473,7 @@ func (w *session) benchmark() error {
 		return err
 	}
 	if watch != nil {
-		// Between samples, never inside them (worker/interference.go).
+		// Read at the edges between samples (worker/interference.go).
 		result.Interference = &protocol.InterferenceOutcome{Problem: problem}
 		if problem == "" {
 			if timed, result.Retaken, result.Interference, err = watchSamples(run, watch, wt, name, n, timed); timed == nil {

@@ -11,7 +11,8 @@ import (
 )
 
 // The interference watch (RequestConfig.Interference, docs/design.md#interference):
-// between timed samples, never inside them. Each sample's window runs from
+// it reads at the edges between timed samples, and the timed code is
+// never interrupted for it. Each sample's window runs from
 // the previous sample's end (or the start of the timed call) to its own end;
 // at each edge the worker reads the host's busy time (/proc/stat, restricted
 // to the placed CPUs) and its own CPU time (getrusage), and sends the raw
@@ -21,8 +22,11 @@ import (
 // Only benchmark mode's timing phase is watched: calibration, counting,
 // test mode and workload windows are not. The edges are the moments
 // testing's result lines are read from its output, a little after each run
-// ends (the next run may have begun): the windows tile the timed call with
-// no gap, so load between samples is charged to the next one.
+// ends (the next run may have begun: a reading, one /proc/stat read and a
+// getrusage, about 25 µs, can overlap the start of the next sample on the
+// reading goroutine's thread, 0.05% of the shortest window judged): the
+// windows tile the timed call with no gap, so load between samples is
+// charged to the next one.
 //
 // A response never adjusts a statistic. observe keeps every sample, marked;
 // retake discards the disturbed ones (sent as Result.Retaken, with their
