@@ -25,8 +25,9 @@
 // claim: it dies with its process, so a record under a free lock is stale.
 //
 // The interference arithmetic (foreign load = host busy time minus the
-// process's own CPU time) is sources.ForeignShare, since the worker, built
-// into the user's test binary, computes it between samples.
+// process's own CPU time) is protocol.Watch.ForeignShare, derived from the
+// raw reading the worker, built into the user's test binary, takes between
+// samples.
 //
 // What this package does not do: it does not pin processes (the supervisor
 // applies --cpus), does not adjust any measured number, and does not see

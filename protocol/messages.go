@@ -294,7 +294,7 @@ type Interference struct {
 // Watch is the raw reading of the interference watch over one sample's
 // window, from the end of the previous sample (or the start of the timed
 // call) to the end of this one: the share is derived from it
-// (sources.ForeignShare), so a window too short to tell stays visibly so.
+// (ForeignShare), so a window too short to tell stays visibly so.
 type Watch struct {
 	HostBusyTicks int64 `msgpack:"hostBusyTicks"` // busy ticks of the watched CPUs
 	TickNs        int64 `msgpack:"tickNs"`
@@ -303,6 +303,35 @@ type Watch struct {
 	CPUs          int   `msgpack:"cpus"` // CPUs in the host reading
 	// Disturbed is the worker's decision on this window, which it acted on.
 	Disturbed bool `msgpack:"disturbed"`
+}
+
+// MinForeignTicks is the shortest window, in ticks, over which
+// ForeignShare answers: below it the tick quantization of /proc/stat (up
+// to a tick per CPU at each end) dominates the estimate.
+const MinForeignTicks = 5
+
+// ForeignShare estimates the share of the watched capacity that something
+// other than the process used over w's window:
+//
+//	(host busy ns - own CPU ns) / (wall ns * cpus)
+//
+// Load a benchmark creates itself, on any thread, is own time and not
+// foreign. The result is clamped to [0, 1]: tick quantization can push
+// the raw difference a little past either end.
+//
+// ok is false for a nil w, and when the window is under MinForeignTicks
+// ticks (or the reading is empty): such an estimate is recorded as
+// absent, and must never be acted on, since discarding samples over
+// quantization noise is noise dressed as hygiene. The estimate is an
+// annotation, never a correction: the same foreign share can cost
+// nothing or a lot depending on what it contends for.
+func (w *Watch) ForeignShare() (share float64, ok bool) {
+	if w == nil || w.TickNs <= 0 || w.CPUs <= 0 || w.WallNs < MinForeignTicks*w.TickNs {
+		return 0, false
+	}
+	busy := float64(w.HostBusyTicks) * float64(w.TickNs)
+	share = (busy - float64(w.OwnCPUNs)) / (float64(w.WallNs) * float64(w.CPUs))
+	return min(max(share, 0), 1), true
 }
 
 // InterferenceOutcome is what the watch did in one process beyond marking

@@ -138,40 +138,6 @@ func TestSubAndBusyShare(t *testing.T) {
 	}
 }
 
-func TestForeignShare(t *testing.T) {
-	tick := DefaultTick
-	host := func(busyTicks int64) HostCPU {
-		return HostCPU{Total: CPUTimes{CPU: -1, Busy: busyTicks}, Tick: tick}
-	}
-	tests := []struct {
-		name   string
-		host   HostCPU
-		own    time.Duration
-		wall   time.Duration
-		cpus   int
-		want   float64
-		wantOK bool
-	}{
-		// 1 s on 4 CPUs = 400 ticks of capacity; 100 busy ticks, 0.5 s ours.
-		{"quarter busy, half ours", host(100), 500 * time.Millisecond, time.Second, 4, 0.125, true},
-		{"all ours", host(100), time.Second, time.Second, 4, 0, true},
-		{"own above busy: quantization clamps to 0", host(10), 150 * time.Millisecond, time.Second, 1, 0, true},
-		{"busier than capacity clamps to 1", host(200), 0, time.Second, 1, 1, true},
-		{"under five ticks: not answered", host(4), 0, 4 * time.Duration(tick), 1, 0, false},
-		{"exactly five ticks", host(5), 0, 5 * time.Duration(tick), 1, 1, true},
-		{"no cpus", host(5), 0, time.Second, 0, 0, false},
-		{"no tick", HostCPU{}, 0, time.Second, 1, 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ForeignShare(tc.host, tc.own, tc.wall, tc.cpus)
-			if ok != tc.wantOK || (ok && (got < tc.want-1e-12 || got > tc.want+1e-12)) {
-				t.Errorf("ForeignShare = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
-			}
-		})
-	}
-}
-
 func TestReadHostCPULive(t *testing.T) {
 	a, err := ReadHostCPU()
 	if runtime.GOOS != "linux" {

@@ -8,7 +8,6 @@ import (
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/report"
-	"github.com/benchsup/benchsup/sources"
 )
 
 // InterferenceConfig is the watch for foreign load between samples
@@ -112,7 +111,7 @@ func watched(dst []stats.Sample, src []protocol.Sample) {
 		if w == nil {
 			continue
 		}
-		if share, ok := foreignShare(w); ok {
+		if share, ok := w.ForeignShare(); ok {
 			dst[i].Foreign = &share
 		}
 		dst[i].Disturbed = w.Disturbed
@@ -137,7 +136,7 @@ func processInterference(res *protocol.Result) (*report.ProcessInterference, []s
 			if s.Watch.Disturbed {
 				in.Disturbed++
 			}
-			share, ok := foreignShare(s.Watch)
+			share, ok := s.Watch.ForeignShare()
 			if !ok {
 				in.TooShort++
 				continue
@@ -150,12 +149,4 @@ func processInterference(res *protocol.Result) (*report.ProcessInterference, []s
 	retaken := samples(res.Retaken)
 	watched(retaken, res.Retaken)
 	return in, retaken
-}
-
-// foreignShare derives a window's foreign share from its raw reading, as
-// the worker did (worker.ForeignShare, which the supervisor does not link:
-// the worker links testing); ok is false when the window was too short.
-func foreignShare(w *protocol.Watch) (float64, bool) {
-	host := sources.HostCPU{Total: sources.CPUTimes{CPU: -1, Busy: w.HostBusyTicks}, Tick: w.TickNs}
-	return sources.ForeignShare(host, time.Duration(w.OwnCPUNs), time.Duration(w.WallNs), w.CPUs)
 }

@@ -36,7 +36,7 @@ import (
 // process) and one untimed re-warm run.
 
 // watchPoll is the pause's time between reads of /proc/stat: ten ticks
-// at USER_HZ 100, comfortably past sources.MinForeignTicks.
+// at USER_HZ 100, comfortably past protocol.MinForeignTicks.
 const watchPoll = 100 * time.Millisecond
 
 // edge is one reading at a sample edge.
@@ -76,20 +76,9 @@ func window(from, to edge) *protocol.Watch {
 	}
 }
 
-// foreignShare is the foreign share of the watched capacity over w's
-// window; ok is false when the window is too short to tell
-// (sources.ForeignShare), and such a window is never acted on.
-func foreignShare(w *protocol.Watch) (share float64, ok bool) {
-	if w == nil {
-		return 0, false
-	}
-	host := sources.HostCPU{Total: sources.CPUTimes{CPU: -1, Busy: w.HostBusyTicks}, Tick: w.TickNs}
-	return sources.ForeignShare(host, time.Duration(w.OwnCPUNs), time.Duration(w.WallNs), w.CPUs)
-}
-
 // disturbed reports whether w's foreign share is known and above limit.
 func disturbed(w *protocol.Watch, limit float64) bool {
-	share, ok := foreignShare(w)
+	share, ok := w.ForeignShare()
 	return ok && share > limit
 }
 
@@ -228,7 +217,7 @@ func (q watcher) wait(limit float64, settle, budget time.Duration) (time.Duratio
 		q.sleep(q.poll)
 		cur := q.read()
 		waited := cur.at.Sub(start.at)
-		share, ok := foreignShare(window(prev, cur))
+		share, ok := window(prev, cur).ForeignShare()
 		switch {
 		case !ok || share > limit:
 			quietSince = time.Time{}

@@ -102,7 +102,7 @@ func TestForeignShareOfWatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			share, ok := foreignShare(tt.w)
+			share, ok := tt.w.ForeignShare()
 			assert.Equal(t, tt.ok, ok)
 			assert.InDelta(t, tt.share, share, 1e-9)
 			assert.Equal(t, ok && share > 0.1, disturbed(tt.w, 0.1))
@@ -225,7 +225,7 @@ func TestReadEdgeReal(t *testing.T) {
 	assert.Positive(t, w.CPUs)
 	assert.GreaterOrEqual(t, w.WallNs, int64(120*time.Millisecond))
 	assert.Greater(t, w.OwnCPUNs, int64(50*time.Millisecond), "the busy loop is the process's own time")
-	share, ok := foreignShare(w)
+	share, ok := w.ForeignShare()
 	require.True(t, ok, "120ms is long enough to tell")
 	assert.True(t, share >= 0 && share <= 1)
 
