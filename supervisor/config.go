@@ -93,7 +93,10 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	return nil
+	if err := c.Interference.Validate(); err != nil {
+		return &ConfigError{Field: "Interference", Problem: err.Error()}
+	}
+	return checkHost(c)
 }
 
 // splitPattern splits a go test -run/-bench pattern into its

@@ -96,9 +96,6 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	}
 	defer s.close()
 	// The host claim comes first, before any build (hostclaim.go).
-	if err := checkHost(s.cfg); err != nil {
-		return nil, err
-	}
 	claim, err := claimHost(ctx, s.cfg)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/sandbox"
@@ -128,6 +129,10 @@ func TestConfigValidate(t *testing.T) {
 		{"a bench pattern that does not compile", Config{Bench: "Encode/("}, "Bench"},
 		{"a run pattern that does not compile", Config{Run: "[a-"}, "Run"},
 		{"a slash inside brackets does not split", Config{Bench: "[/]x"}, ""},
+		{"a foreign-load limit past the whole host", Config{Mode: ModeBench, Interference: InterferenceConfig{MaxForeign: 2}}, "Interference"},
+		{"the watch off takes no limit", Config{Interference: InterferenceConfig{Off: true, MaxForeign: 2}}, ""},
+		{"a preflight in test mode", Config{Quiescence: &host.QuiescenceConfig{}}, "Quiescence"},
+		{"a preflight with its timeout under its stable interval", Config{Mode: ModeBench, Quiescence: &host.QuiescenceConfig{Stable: time.Second, Timeout: time.Millisecond}}, "Quiescence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
