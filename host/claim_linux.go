@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchsup/benchsup/sandbox"
+
 	"github.com/benchsup/benchsup/report"
 )
 
@@ -263,7 +265,7 @@ func describeHolder(f *os.File, cpu int, path string) Holder {
 		notes = append(notes, "the file holds no owner record (being written, or a tool that writes none)")
 	}
 	for _, pid := range []int{h.LockPID, recordPID(h.Record)} {
-		if pid != 0 && processState(pid) == 'T' {
+		if st, _ := sandbox.ProcessState(pid); pid != 0 && st == 'T' {
 			notes = append(notes, fmt.Sprintf("pid %d is stopped: the claim is held until it is continued or killed", pid))
 			break
 		}
@@ -320,19 +322,6 @@ func flockHolder(dev, ino uint64) int {
 func alive(pid int) bool {
 	err := unix.Kill(pid, 0)
 	return err == nil || err == unix.EPERM
-}
-
-// processState is the state letter of /proc/PID/stat, 0 when unreadable.
-func processState(pid int) byte {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(data, ')') // the command name may hold anything
-	if i < 0 || i+2 >= len(data) {
-		return 0
-	}
-	return data[i+2]
 }
 
 // writeRecords notes what the previous records say, then replaces each

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchsup/benchsup/sandbox"
 )
 
 // The test binary re-executed as a claim holder: it claims cpu0 in the
@@ -313,7 +315,7 @@ func TestClaimLeakedDescriptor(t *testing.T) {
 func waitState(t *testing.T, pid int, state byte) {
 	t.Helper()
 	for range 200 {
-		if processState(pid) == state {
+		if st, _ := sandbox.ProcessState(pid); st == state {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -109,6 +109,14 @@ type statFacts struct {
 	pgrp  int
 }
 
+// ProcessState returns the state letter of process pid from
+// /proc/<pid>/stat ('R', 'S', 'T' stopped, 'Z' zombie, ...), and false
+// when the process is gone or the file cannot be read.
+func ProcessState(pid int) (byte, bool) {
+	st, ok := readStat(pid)
+	return st.state, ok
+}
+
 // readStat reads /proc/<pid>/stat. The name is between the first "(" and
 // the last ")": it may itself contain spaces and parentheses.
 func readStat(pid int) (statFacts, bool) {
