@@ -291,10 +291,7 @@ func TestBrowserReport(t *testing.T) {
 	defer cancel()
 
 	dir := t.TempDir()
-	mod := filepath.Join(dir, "mod")
-	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", "browser"))); err != nil {
-		t.Fatal(err)
-	}
+	mod := fixtureModule(t, "browser")
 	// The fixture's workload uses the measure API of the tree under test.
 	for _, args := range [][]string{{"mod", "edit", "-replace=github.com/benchsup/benchsup=" + srcDir}, {"mod", "tidy"}} {
 		cmd := exec.CommandContext(ctx, "go", args...)

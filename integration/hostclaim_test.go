@@ -194,7 +194,7 @@ func TestHostClaimQuiescence(t *testing.T) {
 			}
 			t.Fatalf("benchsup --quiescence on a quiet host: %v\n%s", err, out)
 		}
-		doc := readDocFile(t, jsonOut)
+		doc := readJSON[report.Document](t, jsonOut)
 		q := doc.Meta.Quiescence
 		if q == nil || q.StableAverage == nil || q.StableBusiest == nil || q.MaxAverage != 0.20 || q.MaxCore != 0.50 || q.TimeoutNs != int64(10*time.Second) || q.WaitedNs < q.StableNs {
 			t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
@@ -210,20 +210,6 @@ func TestHostClaimQuiescence(t *testing.T) {
 func lastLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	return s[strings.LastIndexByte(s, '\n')+1:]
-}
-
-// readDocFile reads a run document a test's benchsup wrote.
-func readDocFile(t *testing.T, path string) report.Document {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc report.Document
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return doc
 }
 
 // TestHostClaimSerializes: two runs that take the host claim in one
@@ -280,7 +266,7 @@ func TestHostClaimSerializes(t *testing.T) {
 		if spans[i].first.IsZero() || spans[i].last.Before(spans[i].first) {
 			t.Fatalf("run %d measured nothing: %+v", i, spans[i])
 		}
-		doc := readDocFile(t, r.json)
+		doc := readJSON[report.Document](t, r.json)
 		c := doc.Meta.Claim
 		if c == nil || c.Dir != claimDir || !c.MachineWide {
 			t.Fatalf("run %d: meta.claim = %+v, want a machine-wide claim in %s", i, c, claimDir)

@@ -168,7 +168,7 @@ func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
 		t.Fatalf("benchsup %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), stderr.String())
 	}
 	t.Logf("table:\n%s", stdout.String())
-	return readDocFile(t, jsonOut), stdout.String()
+	return readJSON[report.Document](t, jsonOut), stdout.String()
 }
 
 // benchmarkStarted reports whether the event stream has a process-start
