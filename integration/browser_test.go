@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 
 	"github.com/benchsup/benchsup/report"
 )
@@ -53,36 +54,135 @@ type page struct {
 	requests []string
 }
 
-// newPage starts a fresh headless browser (its own profile under a test
-// temporary directory, nothing that reaches the network by itself) with a
-// viewWidth×viewHeight viewport. The browser ends with ctx or the test.
-func newPage(t *testing.T, ctx context.Context, chrome string) *page {
+// browserStartWait bounds one attempt to start the browser: from the
+// process's start to its first answer on the DevTools protocol. A loaded
+// 2-core host starts Debian's chromium in 1 to 3 s (measured, with six busy
+// loops); an attempt that waits this long has hung, and the next one starts
+// a fresh process.
+const browserStartWait = 30 * time.Second
+
+// browserAttempts are the ways startBrowser tries, in order: the DevTools
+// pipe (chromedp's default), the same without the zygote process, and the
+// WebSocket port. A CI run once had chromium running but never answering
+// the pipe for 60 s, which no run here reproduced; each later attempt
+// drops a part of the start that could be what hung.
+var browserAttempts = []struct {
+	name  string
+	opts  []chromedp.ExecAllocatorOption
+}{
+	{"pipe", nil},
+	{"pipe, no zygote", []chromedp.ExecAllocatorOption{chromedp.Flag("no-zygote", true)}},
+	{"websocket", []chromedp.ExecAllocatorOption{remote.WebSocket}},
+}
+
+// startBrowser starts one headless browser for the test (its own profile
+// under a test temporary directory, nothing that reaches the network by
+// itself, a viewWidth×viewHeight window) and returns its context, which
+// newPage opens tabs in. The browser ends with the test.
+//
+// A browser that does not answer within browserStartWait is killed and
+// the next of browserAttempts is tried; when none answers, the test skips
+// with each attempt's error and the tail of what chromium printed: no
+// browser could be had on this host, which says nothing about the report.
+// Everything after the browser answered fails the test as usual.
+func startBrowser(t *testing.T, chrome string) context.Context {
 	t.Helper()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chrome),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox, // root in CI containers, where the sandbox cannot start
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true), // a scrollbar would take width from the layout under test
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		chromedp.WindowSize(viewWidth, viewHeight),
-	)
+	var failures []string
+	for i, attempt := range browserAttempts {
+		out := &tailBuffer{max: 4 << 10}
+		opts := append([]chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(chrome),
+			chromedp.Flag("headless", true),
+			chromedp.NoSandbox, // root in CI containers, where the sandbox cannot start
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-dev-shm-usage", true), // a small or full /dev/shm must not stall it
+			chromedp.Flag("disable-quic", true),
+			chromedp.NoFirstRun,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("hide-scrollbars", true), // a scrollbar would take width from the layout under test
+			chromedp.UserDataDir(filepath.Join(t.TempDir(), fmt.Sprintf("profile-%d", i))),
+			chromedp.WindowSize(viewWidth, viewHeight),
+			chromedp.CombinedOutput(out),
+		}, attempt.opts...)
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+		// The browser lives as long as the context of its first Run, so the
+		// attempt's bound is a timer beside it, not a deadline on it.
+		began := time.Now()
+		answered := make(chan error, 1)
+		go func() { answered <- chromedp.Do(browserCtx) }()
+		var err error
+		select {
+		case err = <-answered:
+		case <-time.After(browserStartWait):
+			err = fmt.Errorf("no answer within %v", browserStartWait)
+			cancelBrowser()
+			cancelAlloc() // kills the process
+			<-answered
+		}
+		if err == nil {
+			t.Logf("%s answered in %v (%s)", chrome, time.Since(began).Round(time.Millisecond), attempt.name)
+			t.Cleanup(func() {
+				cancelBrowser()
+				cancelAlloc()
+			})
+			return browserCtx
+		}
+		cancelBrowser()
+		cancelAlloc()
+		failure := fmt.Sprintf("attempt %d (%s): %v", i+1, attempt.name, err)
+		if tail := strings.TrimSpace(out.String()); tail != "" {
+			failure += "; chromium printed:\n\t\t" + strings.ReplaceAll(tail, "\n", "\n\t\t")
+		}
+		t.Log(failure)
+		failures = append(failures, failure)
+	}
+	t.Skipf("%s did not start here, so the report could not be checked in a browser:\n\t%s", chrome, strings.Join(failures, "\n\t"))
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it; chromium's output
+// goes to it from chromedp's reading goroutine.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// newPage opens a fresh tab of the browser with a viewWidth×viewHeight
+// viewport; the tab closes with the test.
+func newPage(t *testing.T, ctx, browserCtx context.Context) *page {
+	t.Helper()
 	p := &page{}
 	// WithListener sees every event in arrival order, before the command
 	// that caused it returns: nothing is missed when the checks run.
-	tabCtx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(p.listen))
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-	})
+	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithListener(p.listen))
+	t.Cleanup(cancelTab)
+	// The tab lives as long as the context of its first Run: the test's,
+	// bounded by ctx through a stop of its own.
+	stop := context.AfterFunc(ctx, cancelTab)
+	t.Cleanup(func() { stop() })
 	p.ctx = tabCtx
 	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(viewWidth, viewHeight)); err != nil {
-		t.Fatalf("starting %s: %v", chrome, err)
+		t.Fatalf("opening a tab: %v", err)
 	}
 	return p
 }
@@ -355,8 +455,9 @@ func TestBrowserReport(t *testing.T) {
 
 	// benchsup report draws the run alone; compare --html draws the old
 	// run's processes beside the new run's.
-	t.Run("report", func(t *testing.T) { checkPage(t, chrome, reportHTML, w, false) })
-	t.Run("compare --html", func(t *testing.T) { checkPage(t, chrome, compareHTML, w, true) })
+	browserCtx := startBrowser(t, chrome)
+	t.Run("report", func(t *testing.T) { checkPage(t, browserCtx, reportHTML, w, false) })
+	t.Run("compare --html", func(t *testing.T) { checkPage(t, browserCtx, compareHTML, w, true) })
 }
 
 // want is what the documents say a page must show.
@@ -369,14 +470,14 @@ type want struct {
 	windows  int            // window summaries of the run
 }
 
-// checkPage loads a report in a fresh browser and checks it against w;
+// checkPage loads a report in a fresh tab of the browser and checks it against w;
 // withOld says the page must draw the old run's processes too.
-func checkPage(t *testing.T, chrome, html string, w want, withOld bool) {
+func checkPage(t *testing.T, browserCtx context.Context, html string, w want, withOld bool) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	wantProcs, order, wantFailed, oldProcs, wantForest := w.procs, w.order, w.failed, w.oldProcs, w.forest
 
-	p := newPage(t, ctx, chrome)
+	p := newPage(t, ctx, browserCtx)
 	pageURL := fileURL(html)
 	if err := chromedp.Do(p.ctx, chromedp.Navigate(pageURL)); err != nil {
 		t.Fatalf("loading %s: %v", pageURL, err)
