@@ -67,8 +67,8 @@ const browserStartWait = 30 * time.Second
 // the pipe for 60 s, which no run here reproduced; each later attempt
 // drops a part of the start that could be what hung.
 var browserAttempts = []struct {
-	name  string
-	opts  []chromedp.ExecAllocatorOption
+	name string
+	opts []chromedp.ExecAllocatorOption
 }{
 	{"pipe", nil},
 	{"pipe, no zygote", []chromedp.ExecAllocatorOption{chromedp.Flag("no-zygote", true)}},
