@@ -647,7 +647,8 @@ func displayName(r Row, prefixes map[string]string) string {
 
 // packagePrefixes maps each package of a multi-package run to the shortest
 // suffix of its import path that no other package of the run shares
-// (codec, or v2/codec next to v1/codec). It returns nil for a
+// (codec, or v2/codec next to v1/codec); a major version suffix is never
+// a prefix alone (xxhash/v2, not v2). It returns nil for a
 // single-package run, where names need no prefix.
 func packagePrefixes(rows []Row) map[string]string {
 	var pkgs []string
@@ -664,6 +665,9 @@ func packagePrefixes(rows []Row) map[string]string {
 		elems := strings.Split(pkg, "/")
 		prefixes[pkg] = pkg
 		for k := 1; k < len(elems); k++ {
+			if k == 1 && isMajorVersion(elems[len(elems)-1]) {
+				continue // v2 names no package: xxhash/v2 does
+			}
 			suffix := strings.Join(elems[len(elems)-k:], "/")
 			if !slices.ContainsFunc(pkgs, func(other string) bool {
 				return other != pkg && (other == suffix || strings.HasSuffix(other, "/"+suffix))
@@ -674,6 +678,14 @@ func packagePrefixes(rows []Row) map[string]string {
 		}
 	}
 	return prefixes
+}
+
+// isMajorVersion reports whether a path element has the shape of a
+// module path's major version suffix: v2, v3, ... (v0 and v1 are never
+// one, nor v02).
+func isMajorVersion(elem string) bool {
+	digits, ok := strings.CutPrefix(elem, "v")
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == "" && digits[0] != '0' && digits != "1"
 }
 
 // joinCells joins laid-out cells into one line without trailing blanks.

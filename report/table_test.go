@@ -219,6 +219,14 @@ func TestPackagePrefixes(t *testing.T) {
 	}, packagePrefixes(rows("a/v1/codec", "a/v2/codec", "a/store")))
 	assert.Equal(t, map[string]string{"codec": "codec", "x/codec": "x/codec"},
 		packagePrefixes(rows("codec", "x/codec")))
+	// A module's root package at a major version is named by the element
+	// before the version, as its package clause names it.
+	assert.Equal(t, map[string]string{
+		"github.com/cespare/xxhash/v2":        "xxhash/v2",
+		"github.com/cespare/xxhash/v2/xxhsum": "xxhsum",
+	}, packagePrefixes(rows("github.com/cespare/xxhash/v2", "github.com/cespare/xxhash/v2/xxhsum")))
+	assert.Equal(t, map[string]string{"v2": "v2", "a/v0": "v0", "a/v1": "v1", "a/v02": "v02"},
+		packagePrefixes(rows("v2", "a/v0", "a/v1", "a/v02")), "v0, v1, v02 are no major version suffixes; a path of one element is its own prefix")
 }
 
 func TestWriteTableColor(t *testing.T) {
