@@ -118,8 +118,7 @@ func startBrowser(t *testing.T, chrome string) context.Context {
 		case err = <-answered:
 		case <-time.After(browserStartWait):
 			err = fmt.Errorf("no answer within %v", browserStartWait)
-			cancelBrowser()
-			cancelAlloc() // kills the process
+			cancelAlloc() // kills the process, which ends the Run
 			<-answered
 		}
 		if err == nil {
@@ -168,18 +167,16 @@ func (b *tailBuffer) String() string {
 }
 
 // newPage opens a fresh tab of the browser with a viewWidth×viewHeight
-// viewport; the tab closes with the test.
+// viewport; the tab closes when ctx ends.
 func newPage(t *testing.T, ctx, browserCtx context.Context) *page {
 	t.Helper()
 	p := &page{}
 	// WithListener sees every event in arrival order, before the command
 	// that caused it returns: nothing is missed when the checks run.
 	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithListener(p.listen))
-	t.Cleanup(cancelTab)
-	// The tab lives as long as the context of its first Run: the test's,
-	// bounded by ctx through a stop of its own.
-	stop := context.AfterFunc(ctx, cancelTab)
-	t.Cleanup(func() { stop() })
+	// The tab's context comes from the browser's, not from ctx: ctx (which
+	// ends with the test at the latest) closes the tab when it ends.
+	context.AfterFunc(ctx, cancelTab)
 	p.ctx = tabCtx
 	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(viewWidth, viewHeight)); err != nil {
 		t.Fatalf("opening a tab: %v", err)
