@@ -21,7 +21,9 @@ import (
 // that will replace it, in the same directory; anything else (a device, a
 // pipe) by opening it for writing. A regular file is replaced atomically
 // (written, synced, renamed over the old one), so a failure leaves the old
-// file as it was and a reader never sees half a document.
+// file as it was and a reader never sees half a document. In a directory
+// other users can write (/tmp), no link or file of another user is
+// followed or written over (host.ResolveShared): refused in one line.
 type outputFile struct {
 	flag   string // the flag that named it, for messages
 	path   string // as given
