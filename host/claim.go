@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/benchsup/benchsup/report"
 )
@@ -56,13 +57,42 @@ type OwnerRecord struct {
 
 // parseRecord reads the first line of a lock file; false when there is
 // none (the file is new, released, or being written) or it is not a record.
+// Any user can write the file: its strings are cut to maxRecordField bytes
+// and stripped of control characters (terminal escapes) before they reach
+// a message.
 func parseRecord(data []byte) (OwnerRecord, bool) {
 	line, _, _ := strings.Cut(string(data), "\n")
 	var r OwnerRecord
 	if strings.TrimSpace(line) == "" || json.Unmarshal([]byte(line), &r) != nil || r.PID <= 0 {
 		return OwnerRecord{}, false
 	}
+	for _, f := range []*string{&r.Host, &r.Started, &r.CPUs, &r.Cmd} {
+		*f = printable(*f)
+	}
 	return r, true
+}
+
+// maxRecordField bounds each string of an owner record shown in a message.
+const maxRecordField = 200
+
+// printable is s with every control or non-printing character replaced by
+// U+FFFD, cut to maxRecordField bytes (on a character boundary, "…" added).
+func printable(s string) string {
+	cut := false
+	if len(s) > maxRecordField {
+		s = strings.ToValidUTF8(s[:maxRecordField], "")
+		cut = true
+	}
+	s = strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+	if cut {
+		s += "…"
+	}
+	return s
 }
 
 // Holder describes who holds a CPU a claim waits for.

@@ -30,40 +30,74 @@ import (
 const systemClaimDir = "/run/lock/benchsup"
 
 // DefaultClaimDir is $BENCHSUP_CLAIM_DIR when set, else /run/lock/benchsup
-// when it exists or can be created, else benchsup-claim under os.TempDir().
-// Two runs coordinate only if they resolve to the same directory.
+// when it exists (in any form: Claim then checks it, and refuses an unsafe
+// one rather than falling back silently to a directory other runs do not
+// use) or can be created, else benchsup-claim under os.TempDir(). Two runs
+// coordinate only if they resolve to the same directory.
 func DefaultClaimDir() string {
 	if d := os.Getenv(ClaimDirEnv); d != "" {
 		return d
 	}
-	if ensureClaimDir(systemClaimDir) == nil {
+	if _, err := os.Lstat(systemClaimDir); err == nil || ensureClaimDir(systemClaimDir) == nil {
 		return systemClaimDir
 	}
 	return filepath.Join(os.TempDir(), "benchsup-claim")
 }
 
-// ensureClaimDir makes dir a directory every user can add lock files to:
-// created 01777 (sticky, like /tmp, so a user cannot remove another's
-// files), and writable by us.
+// ensureClaimDir makes dir a claim directory, or says why it cannot be one
+// (see openClaimDir).
 func ensureClaimDir(dir string) error {
-	err := os.Mkdir(dir, 0o777)
-	switch {
-	case err == nil:
+	fd, err := openClaimDir(dir)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err
+}
+
+// openClaimDir makes dir a directory every user can add lock files to,
+// created 01777 (sticky, like /tmp, so a user cannot remove another's
+// files), and returns a descriptor of it that the lock files are opened
+// relative to, so that the directory checked is the one used even if its
+// name is replaced meanwhile. dir must be a directory, not a link to one,
+// owned by root or this user, sticky if others may write it
+// (checkSharedDir), and writable by us; an unsafe one is refused with an
+// *UnsafePathError.
+func openClaimDir(dir string) (int, error) {
+	created := false
+	if err := os.Mkdir(dir, 0o777); err == nil {
+		created = true
+	} else if !errors.Is(err, fs.ErrExist) {
+		return -1, fmt.Errorf("host claim directory: %w", err)
+	}
+	fd, err := openDirNoFollow(dir)
+	if err != nil {
+		return -1, fmt.Errorf("host claim directory: %w", err)
+	}
+	fail := func(err error) (int, error) {
+		unix.Close(fd)
+		return -1, fmt.Errorf("host claim directory: %w", err)
+	}
+	if created {
 		// Mkdir's mode passes through the umask; the sticky bit does not.
-		if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
-			return fmt.Errorf("host claim directory: %w", err)
+		// Only a directory that is ours: the name may have been replaced
+		// between the mkdir and the open.
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return fail(err)
 		}
-	case errors.Is(err, fs.ErrExist):
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("host claim directory %s: not a directory", dir)
+		if int(st.Uid) == os.Geteuid() {
+			if err := unix.Fchmod(fd, 0o777|unix.S_ISVTX); err != nil {
+				return fail(err)
+			}
 		}
-	default:
-		return fmt.Errorf("host claim directory: %w", err)
 	}
-	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-		return fmt.Errorf("host claim directory %s: not writable: %w", dir, err)
+	if err := checkSharedDir(fd, dir); err != nil {
+		return fail(err)
 	}
-	return nil
+	if err := unix.Faccessat(fd, ".", unix.W_OK|unix.X_OK, 0); err != nil {
+		return fail(fmt.Errorf("%s: not writable: %w", dir, err))
+	}
+	return fd, nil
 }
 
 // Claim takes the CPUs cfg names (every online CPU when none) for this
@@ -102,14 +136,16 @@ func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostCla
 	if dir == "" {
 		dir = DefaultClaimDir()
 	}
-	if err := ensureClaimDir(dir); err != nil {
+	dirFD, err := openClaimDir(dir)
+	if err != nil {
 		return nil, err
 	}
+	defer unix.Close(dirFD) // the lock files stay open on their own
 	c := &HostClaim{report: report.HostClaim{Dir: dir, CPUs: FormatCPUList(cpus), MachineWide: machineWide}}
 	start := time.Now()
 	var last *Holder
 	for {
-		files, holder, err := lockAll(dir, cpus)
+		files, holder, err := lockAll(dirFD, dir, cpus)
 		if err != nil {
 			return nil, err
 		}
@@ -148,9 +184,10 @@ func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostCla
 	return c, nil
 }
 
-// lockAll locks every CPU's file, or none: when one is held it closes what
-// it took and describes that one's holder.
-func lockAll(dir string, cpus []int) ([]*os.File, *Holder, error) {
+// lockAll locks every CPU's file in the directory open as dirFD (named
+// dir), or none: when one is held it closes what it took and describes
+// that one's holder.
+func lockAll(dirFD int, dir string, cpus []int) ([]*os.File, *Holder, error) {
 	files := make([]*os.File, 0, len(cpus))
 	closeAll := func() {
 		for _, f := range files {
@@ -158,8 +195,9 @@ func lockAll(dir string, cpus []int) ([]*os.File, *Holder, error) {
 		}
 	}
 	for _, cpu := range cpus {
-		path := filepath.Join(dir, "cpu"+strconv.Itoa(cpu)+".lock")
-		f, err := openLockFile(path)
+		name := "cpu" + strconv.Itoa(cpu) + ".lock"
+		path := filepath.Join(dir, name)
+		f, err := openLockFile(dirFD, dir, name)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -181,36 +219,90 @@ func lockAll(dir string, cpus []int) ([]*os.File, *Holder, error) {
 	return files, nil, nil
 }
 
-// openLockFile opens path for writing the record, creating it readable and
-// writable by all. It never opens an existing file with O_CREAT: in a
+// lockOpenFlags open a lock file without following a link planted under
+// its name, without blocking on a planted FIFO, and without passing it to
+// children.
+const lockOpenFlags = unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+
+// openLockFile opens the lock file name in the directory open as dirFD
+// (named dir) for writing the record, creating it readable and writable
+// by all. The directory is one other users can write, so what is there
+// may have been planted: anything but a regular file with one link (a
+// symbolic link, a hard link to a file elsewhere, a FIFO, a device, a
+// directory) is refused with an *UnsafePathError, looked at (fstatat)
+// before it is opened, so that no device is ever opened, and checked again
+// on the descriptor after (it is that one that is written). It never
+// truncates on open, and never opens an existing file with O_CREAT: in a
 // sticky world-writable directory, fs.protected_regular refuses that for
 // another user's file. A file we may not write is opened read-only, which
 // is enough to lock it.
-func openLockFile(path string) (*os.File, error) {
+func openLockFile(dirFD int, dir, name string) (*os.File, error) {
+	path := filepath.Join(dir, name)
+	unsafe := func(st *unix.Stat_t) error {
+		return fmt.Errorf("host claim: %w", &UnsafePathError{Path: path, Found: describeStat(st), Rule: "a lock file must be a regular file with one link, and benchsup follows, truncates or writes nothing else there"})
+	}
+	fail := func(op string, err error) error {
+		return fmt.Errorf("host claim: %w", &fs.PathError{Op: op, Path: path, Err: err})
+	}
 	for range 3 {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err == nil {
-			return f, nil
-		}
-		if errors.Is(err, fs.ErrPermission) {
-			if f, err := os.OpenFile(path, os.O_RDONLY, 0); err == nil {
-				return f, nil
+		var before unix.Stat_t
+		err := unix.Fstatat(dirFD, name, &before, unix.AT_SYMLINK_NOFOLLOW)
+		created := false
+		var fd int
+		switch {
+		case err == unix.ENOENT:
+			fd, err = unix.Openat(dirFD, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|lockOpenFlags, 0o666)
+			if err == unix.EEXIST {
+				continue // another run created it in between: open it as existing
 			}
-			return nil, fmt.Errorf("host claim: %w", err)
+			created = true
+		case err != nil:
+			return nil, fail("stat", err)
+		case before.Mode&unix.S_IFMT != unix.S_IFREG || before.Nlink != 1:
+			return nil, unsafe(&before)
+		default:
+			fd, err = unix.Openat(dirFD, name, unix.O_RDWR|lockOpenFlags, 0)
+			if err == unix.EACCES || err == unix.EPERM {
+				fd, err = unix.Openat(dirFD, name, unix.O_RDONLY|lockOpenFlags, 0)
+			}
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("host claim: %w", err)
+		if err == unix.ENOENT {
+			continue // removed in between: look again
 		}
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
+		if err == unix.ELOOP {
+			// A link planted between the look and the open.
+			if unix.Fstatat(dirFD, name, &before, unix.AT_SYMLINK_NOFOLLOW) == nil {
+				return nil, unsafe(&before)
+			}
+		}
+		if err != nil {
+			return nil, fail("open", err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return nil, fail("fstat", err)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 || (!created && (st.Dev != before.Dev || st.Ino != before.Ino)) {
+			// Replaced between the look and the open: whatever it is
+			// now, it is not what was checked.
+			unix.Close(fd)
+			if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 {
+				continue
+			}
+			return nil, unsafe(&st)
+		}
+		if created {
 			// The umask narrowed the mode; other users write records too.
-			f.Chmod(0o666)
-			return f, nil
+			unix.Fchmod(fd, 0o666)
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("host claim: %w", err)
+		// Back to blocking mode, which O_NONBLOCK left: the os package
+		// would otherwise treat the descriptor as pollable.
+		if err := unix.SetNonblock(fd, false); err != nil {
+			unix.Close(fd)
+			return nil, fail("fcntl", err)
 		}
-		// Another run created it in between: open it as existing.
+		return os.NewFile(uintptr(fd), path), nil
 	}
 	return nil, fmt.Errorf("host claim: %s keeps appearing and disappearing", path)
 }

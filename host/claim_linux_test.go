@@ -347,6 +347,9 @@ func TestParseRecord(t *testing.T) {
 		{"", false, OwnerRecord{}},
 		{"{\"pid\":0}\n", false, OwnerRecord{}},
 		{"not json\n", false, OwnerRecord{}},
+		// Any user can write a lock file: no terminal escapes reach a message.
+		{`{"pid":7,"host":"h\u001b[2J","cmd":"a\tb\u0007"}`, true, OwnerRecord{PID: 7, Host: "h\uFFFD[2J", Cmd: "a\uFFFDb\uFFFD"}},
+		{`{"pid":7,"cmd":"` + strings.Repeat("é", 150) + `"}`, true, OwnerRecord{PID: 7, Cmd: strings.Repeat("é", 100) + "…"}},
 	}
 	for _, tc := range tests {
 		got, ok := parseRecord([]byte(tc.in))

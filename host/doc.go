@@ -13,6 +13,15 @@
 //     two benchsup runs on one host serialize, or proceed together on
 //     disjoint CPU sets; HostClaim.Report is the document's report.HostClaim.
 //     The file format is below.
+//   - Shared paths: the claim directory is one every user can write, so
+//     it must be a real directory owned by root or this user, sticky if
+//     others can write it, and a lock file must be a regular file with
+//     one link, opened without following links; anything else is refused
+//     with an *UnsafePathError (ErrUnsafePath) naming it, never followed,
+//     truncated or written. ResolveShared, CheckOpened and CheckSharedPath
+//     apply the same rule to the other files benchsup writes (outputs in
+//     /tmp): no link or file of another user than this one or root is
+//     followed or written over in a directory other users can write.
 //
 // # Host claim file format
 //
@@ -37,5 +46,7 @@
 // container without a shared path silently narrows it, and this package
 // does not detect that yet. The Linux implementations read /proc and
 // /sys; elsewhere every function returns an error wrapping
-// errors.ErrUnsupported that says so.
+// errors.ErrUnsupported that says so, except the shared-path checks,
+// which check nothing there (outputs are written as they were) and say so
+// in their documentation.
 package host

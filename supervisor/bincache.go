@@ -22,15 +22,24 @@ import (
 const binCacheMaxAge = 7 * 24 * time.Hour
 
 // binCacheDir returns the cache directory for test binaries, or "" when
-// the user has no cache directory (then every build links afresh).
+// the user has no cache directory, or one another user could write (then
+// every build links afresh).
 func binCacheDir() string {
-	dir, err := os.UserCacheDir()
+	root, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	dir = filepath.Join(dir, "benchsup", "testbin")
+	dir := filepath.Join(root, "benchsup", "testbin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ""
+	}
+	// The binaries are executed, as root too: a cache in a directory
+	// another user owns or may write (sudo keeping a user's $HOME, a
+	// $XDG_CACHE_HOME in /tmp) would let that user replace them.
+	for _, d := range []string{root, filepath.Dir(dir), dir} {
+		if !privateDir(d) {
+			return ""
+		}
 	}
 	return dir
 }

@@ -3,11 +3,14 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/benchsup/benchsup/host"
 )
 
 // buildFlagKinds are the go build flags a run passes on to every go
@@ -113,16 +116,58 @@ func (s *supervisor) mergeCoverage(ctx context.Context) error {
 		}
 		profile = filepath.Join(base, profile)
 	}
+	// The profile is written in the run's private scratch directory, then
+	// placed: the user's path may be in a directory others can write.
+	merged := filepath.Join(s.tmp, "coverprofile")
 	if len(dirs) == 0 {
 		// No child left counters: an empty profile, as go test writes
 		// for packages whose tests never ran.
-		return os.WriteFile(profile, []byte("mode: "+s.coverMode()+"\n"), 0o644)
+		if err := os.WriteFile(merged, []byte("mode: "+s.coverMode()+"\n"), 0o644); err != nil {
+			return err
+		}
+	} else {
+		out, err := s.goCmd(ctx, "tool", "covdata", "textfmt", "-i="+strings.Join(dirs, ","), "-o="+merged).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("go tool covdata textfmt: %w: %s", err, firstLines(string(out), 10))
+		}
 	}
-	out, err := s.goCmd(ctx, "tool", "covdata", "textfmt", "-i="+strings.Join(dirs, ","), "-o="+profile).CombinedOutput()
+	return placeFile(merged, profile)
+}
+
+// placeFile puts a copy of src, a file in the run's private scratch
+// directory, at dst (mode 0644), by renaming a temporary file created in
+// dst's directory: in a directory other users can write (/tmp), a link or
+// file another user planted at dst is refused (host.ResolveShared), and
+// one planted after that check is replaced, never followed or truncated.
+func placeFile(src, dst string) error {
+	target, err := host.ResolveShared(dst)
 	if err != nil {
-		return fmt.Errorf("go tool covdata textfmt: %w: %s", err, firstLines(string(out), 10))
+		return err
 	}
-	return nil
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	dir, base := filepath.Split(target)
+	tmp, err := os.CreateTemp(dir, "."+base+".benchsup-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, in)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), target)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // coverMode is the coverage mode the build uses: -covermode's, else

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -20,7 +21,9 @@ import (
 // that will replace it, in the same directory; anything else (a device, a
 // pipe) by opening it for writing. A regular file is replaced atomically
 // (written, synced, renamed over the old one), so a failure leaves the old
-// file as it was and a reader never sees half a document.
+// file as it was and a reader never sees half a document. In a directory
+// other users can write (/tmp), no link or file of another user is
+// followed or written over (host.ResolveShared): refused in one line.
 type outputFile struct {
 	flag   string // the flag that named it, for messages
 	path   string // as given
@@ -42,30 +45,43 @@ func createOutput(flag, path string) (*outputFile, error) {
 	fail := func(err error) (*outputFile, error) {
 		return nil, fmt.Errorf("%s %s: cannot write there: %w", flag, path, err)
 	}
-	if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")) {
+	if abs, err := filepath.Abs(path); err == nil && descriptorPath(abs) {
 		// /dev/stdout, /proc/self/fd/N and the like name a descriptor's
 		// file, which a rename would not reach: write it in place, at its
 		// end if it is a regular file (stdout redirected to a file, where
-		// the table goes too).
+		// the table goes too). /dev/shm is shared: another user's entry
+		// there is refused.
+		if err := host.CheckSharedPath(path); err != nil {
+			return fail(err)
+		}
 		fi, err := os.Stat(path)
 		if err != nil {
 			return fail(err)
 		}
 		return o.openDirect(fi, fail)
 	}
-	fi, err := os.Lstat(path)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		// Replace what the link points to, not the link. A link that
-		// resolves nowhere in the file system (/dev/stdout to a pipe) is
-		// written through.
-		if real, rerr := filepath.EvalSymlinks(path); rerr == nil {
-			o.target = real
-		}
-		fi, err = os.Stat(path)
+	// Replace what a link points to, not the link; but no link or file
+	// of another user in a directory others can write (/tmp) is followed
+	// or replaced, and what is created there is created by name.
+	target, err := host.ResolveShared(path)
+	if err != nil {
+		return fail(err)
 	}
+	if descriptorPath(target) {
+		// A link to /dev/stdout: written through, as above.
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fail(err)
+		}
+		return o.openDirect(fi, fail)
+	}
+	o.target = target
+	fi, err := os.Lstat(target)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fail(err)
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return fail(errors.New("a symbolic link appeared there while it was checked"))
 	case err == nil && (fi.IsDir() || !fi.Mode().IsRegular()):
 		return o.openDirect(fi, fail)
 	case err == nil:
@@ -93,11 +109,31 @@ func (o *outputFile) openDirect(fi fs.FileInfo, fail func(error) (*outputFile, e
 	case fi.Mode().IsRegular():
 		flags |= os.O_APPEND
 	}
+	// A resolved target is opened without following a link planted since
+	// it was checked, and checked again once open; a descriptor's path
+	// (o.target is o.path) is meant to be followed.
+	name := o.target
+	if !descriptorPath(name) {
+		flags |= nofollowFlag
+	}
 	var err error
-	if o.direct, err = os.OpenFile(o.path, flags, 0); err != nil {
+	if o.direct, err = os.OpenFile(name, flags, 0); err != nil {
 		return fail(err)
 	}
+	if !descriptorPath(name) {
+		if err := host.CheckOpened(o.direct, name); err != nil {
+			o.direct.Close()
+			return fail(err)
+		}
+	}
 	return o, nil
+}
+
+// descriptorPath reports whether the absolute path abs is under /dev or
+// /proc, where a name may be a descriptor's magic link (/dev/stdout,
+// /proc/self/fd/1) that only the kernel resolves.
+func descriptorPath(abs string) bool {
+	return strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")
 }
 
 // commit writes the file with write and puts it in place. On failure the

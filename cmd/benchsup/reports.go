@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
 )
 
@@ -68,11 +70,54 @@ func openEvents(path string, stdout io.Writer) (*eventStream, error) {
 	case "-":
 		return &eventStream{w: report.NewEventWriter(stdout)}, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := openEventsFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--events %s: cannot write there: %w", path, err)
 	}
 	return &eventStream{w: report.NewEventWriter(f), file: f}, nil
+}
+
+// openEventsFile opens path to be written from its start, as O_TRUNC
+// would, but in a directory other users can write (/tmp) it follows no
+// other user's link and truncates no other user's file: the path is
+// resolved and checked (host.ResolveShared), opened without following a
+// link planted since, without blocking on a FIFO planted since, checked
+// again once open, and only then truncated. A FIFO or device that was
+// there when checked is written as before; a descriptor's path
+// (/dev/stdout, /proc/self/fd/N) is opened as it is.
+func openEventsFile(path string) (*os.File, error) {
+	if abs, err := filepath.Abs(path); err == nil && descriptorPath(abs) {
+		if err := host.CheckSharedPath(path); err != nil {
+			return nil, err
+		}
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	target, err := host.ResolveShared(path)
+	if err != nil {
+		return nil, err
+	}
+	if descriptorPath(target) {
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | nofollowFlag
+	if fi, err := os.Lstat(target); err != nil || fi.Mode().IsRegular() {
+		flags |= nonblockFlag
+	}
+	f, err := os.OpenFile(target, flags, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := host.CheckOpened(f, target); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 // emit sends ev; a nil stream takes nothing.
