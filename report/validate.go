@@ -36,7 +36,9 @@ func (e *ValueError) Unwrap() error { return ErrInvalidValue }
 //     match: a summary's processes, samples and short samples against the
 //     row's processes (when the row has them), a process's ns/op count
 //     against its samples, a process's retakes against its retaken
-//     samples, a row's interference against the sum over its processes.
+//     samples, a row's interference against the sum over its processes,
+//     a window summary's processes and unmeasured ones against the
+//     windows of its name (when the document has them).
 //
 // Values that can legitimately be negative (b.ReportMetric units, counted
 // metrics after a subtraction) are not constrained.
@@ -138,8 +140,24 @@ func validateDocument(doc *Document) error {
 	for i, w := range doc.Windows {
 		v.window(idx("windows", i), w)
 	}
+	type windowKey struct{ pkg, workload, name string }
+	measured, unmeasured := map[windowKey]int{}, map[windowKey]int{}
+	for _, w := range doc.Windows {
+		k := windowKey{w.Package, w.Workload, w.Name}
+		if w.Error != nil || w.Skipped != nil {
+			unmeasured[k]++
+		} else {
+			measured[k]++
+		}
+	}
 	for i, s := range doc.WindowSummaries {
-		v.windowSummary(idx("windowSummaries", i), s)
+		path := idx("windowSummaries", i)
+		v.windowSummary(path, s)
+		k := windowKey{s.Package, s.Workload, s.Name}
+		if measured[k]+unmeasured[k] > 0 { // else the document lacks its windows: nothing to count against
+			v.matches(path+".processes", s.Processes, measured[k], "the document has %d measured windows of it")
+			v.matches(path+".unmeasured", s.Unmeasured, unmeasured[k], "the document has %d unmeasured windows of it")
+		}
 	}
 	for i := range doc.Comparisons {
 		v.comparison(idx("comparisons", i)+".", &doc.Comparisons[i])

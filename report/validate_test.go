@@ -95,6 +95,8 @@ func TestReadRefusesValues(t *testing.T) {
 		}, "rows[1].processes[0].nsPerOp.n: records 3, but the process has 2 samples"},
 		{"negative window", func() Document { return summarized(windowDoc()) }, func(d *Document) { d.Windows[1].WallNs = -7 },
 			"windows[1].wallNs: negative time -7"},
+		{"window summary count", func() Document { return summarized(windowDoc()) }, func(d *Document) { d.WindowSummaries[0].Processes++ },
+			"windowSummaries[0].processes: records 3, but the document has 2 measured windows of it"},
 		{"embedded comparison", func() Document {
 			d := greenDoc()
 			d.Comparisons = []Comparison{comparisonFixture()}
