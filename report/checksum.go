@@ -46,7 +46,7 @@ var (
 	// ErrChecksum: the document's checksum does not verify (wrapped by a
 	// *ChecksumError), or its checksum member is not where benchsup
 	// writes it.
-	ErrChecksum = errors.New("checksum")
+	ErrChecksum = errors.New("bad checksum")
 	// ErrInvalidValue: a value of the document is outside its domain
 	// (wrapped by a *ValueError).
 	ErrInvalidValue = errors.New("invalid value")
