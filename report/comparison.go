@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -205,44 +204,101 @@ func (f Fingerprint) Diff(g Fingerprint) []FieldDiff {
 }
 
 // WriteComparisonJSON writes c as indented JSON, with empty lists as []
-// rather than null, and refuses a non-finite number (JSON has none).
+// rather than null, and refuses a non-finite number (JSON has none) before
+// writing anything. Its last member is "checksum", as WriteJSON's, which
+// ReadComparison verifies; the rows stream out one by one, as WriteJSON's
+// do, with the same caveat for a failure of w.
 func WriteComparisonJSON(w io.Writer, c Comparison) error {
+	if err := checkFinite(c); err != nil {
+		return fmt.Errorf("encoding the comparison: %w", err)
+	}
 	c.Mismatches = orEmpty(c.Mismatches)
 	c.Rows = orEmpty(c.Rows)
 	c.Geomeans = orEmpty(c.Geomeans)
-	for i := range c.Rows {
-		for _, v := range []*ComparedValue{c.Rows[i].Old, c.Rows[i].New} {
-			if v != nil {
-				v.Outliers = orEmpty(v.Outliers)
+	hw := newHashingWriter(w)
+	s := &jsonStream{w: hw}
+	writeComparison(s, 0, c, func(r ComparisonRow) ComparisonRow {
+		// Copies: the caller's values keep their nil lists.
+		for _, v := range []**ComparedValue{&r.Old, &r.New} {
+			if *v != nil {
+				cv := **v
+				cv.Outliers = orEmpty(cv.Outliers)
+				*v = &cv
 			}
 		}
+		return r
+	})
+	if s.err == nil {
+		s.err = hw.finish()
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the comparison: %w", err)
+	if s.err != nil {
+		return fmt.Errorf("encoding the comparison: %w", s.err)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return nil
+}
+
+// writeComparison streams c, whose opening brace sits at depth, each row
+// passed through norm (nil: as it is); a top-level comparison is left
+// open for its checksum member.
+func writeComparison(s *jsonStream, depth int, c Comparison, norm func(ComparisonRow) ComparisonRow) {
+	o := s.object(depth)
+	o.member("schema", c.Schema)
+	o.member("old", c.Old)
+	o.member("new", c.New)
+	o.member("knobs", c.Knobs)
+	o.member("mismatches", c.Mismatches)
+	o.member("allowMismatch", c.AllowMismatch)
+	o.key("rows")
+	if c.Rows == nil {
+		s.raw("null")
+	} else {
+		streamArray(s, depth+1, c.Rows, func(r ComparisonRow) {
+			if norm != nil {
+				r = norm(r)
+			}
+			s.value(depth+2, r)
+		})
+	}
+	o.member("geomeans", c.Geomeans)
+	if depth > 0 {
+		o.close()
+	}
 }
 
 // ErrNotComparison says the input is not a benchsup comparison document.
 var ErrNotComparison = errors.New("not a benchsup comparison document")
 
-// ReadComparison decodes a comparison document, refusing another schema,
-// another shape (a run document) and trailing data.
-func ReadComparison(r io.Reader) (*Comparison, error) {
-	dec := json.NewDecoder(r)
-	var c Comparison
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotComparison, err)
+// comparisonFile is a comparison document as read: its checksum member
+// is counted, not kept.
+type comparisonFile struct {
+	Comparison
+	Checksum checksumMember `json:"checksum"`
+}
+
+// ReadComparison decodes a comparison document (at most MaxDocumentSize
+// bytes), refusing another schema, another shape (a run document),
+// trailing data, a checksum that does not verify or is out of place, and
+// a value outside its domain (see validateComparison). A document with no
+// checksum is read, and Integrity says so.
+func ReadComparison(r io.Reader) (*Comparison, Integrity, error) {
+	return readComparison(r, MaxDocumentSize)
+}
+
+func readComparison(r io.Reader, limit int64) (*Comparison, Integrity, error) {
+	var f comparisonFile
+	integrity, err := readJSON(r, limit, &f, &f.Checksum)
+	if err != nil {
+		return nil, Integrity{}, wrapRead(ErrNotComparison, err)
 	}
+	c := &f.Comparison
 	switch {
-	case dec.More():
-		return nil, fmt.Errorf("%w: data after the document", ErrNotComparison)
 	case c.Schema != ComparisonSchemaVersion:
-		return nil, fmt.Errorf("%w: comparison schema %d, this benchsup reads %d", ErrNotComparison, c.Schema, ComparisonSchemaVersion)
+		return nil, Integrity{}, fmt.Errorf("%w: comparison schema %d, this benchsup reads %d", ErrNotComparison, c.Schema, ComparisonSchemaVersion)
 	case c.Old.Label == "" && c.New.Label == "":
-		return nil, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
+		return nil, Integrity{}, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
 	}
-	return &c, nil
+	if err := validateComparison("", c); err != nil {
+		return nil, Integrity{}, err
+	}
+	return c, integrity, nil
 }

@@ -61,9 +61,12 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	if !strings.Contains(buf.String(), `"mismatches": []`) {
 		t.Errorf("empty mismatches must encode as [], got:\n%s", buf.String())
 	}
-	back, err := ReadComparison(&buf)
+	back, integrity, err := ReadComparison(&buf)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasPrefix(integrity.Checksum, "sha256:") || integrity.Note() != "" {
+		t.Errorf("a written comparison reads with integrity %+v, note %q; want a verified checksum", integrity, integrity.Note())
 	}
 	// Encoding normalizes nil lists to empty ones.
 	c.Mismatches = []FieldDiff{}
@@ -87,7 +90,7 @@ func TestReadComparisonRefuses(t *testing.T) {
 		{"trailing data", `{"schema": 1, "old": {"label": "a"}} {}`, "data after the document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadComparison(strings.NewReader(tc.in))
+			_, _, err := ReadComparison(strings.NewReader(tc.in))
 			if !errors.Is(err, ErrNotComparison) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("err = %v, want ErrNotComparison mentioning %q", err, tc.err)
 			}
@@ -104,14 +107,17 @@ func TestReadDocument(t *testing.T) {
 		{"a comparison", `{"schema": 1, "old": {"label": "a.json"}, "new": {"label": "b.json"}, "rows": []}`, "a comparison document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadDocument(strings.NewReader(tc.in))
+			_, _, err := ReadDocument(strings.NewReader(tc.in))
 			if !errors.Is(err, ErrNotDocument) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("err = %v, want ErrNotDocument mentioning %q", err, tc.err)
 			}
 		})
 	}
-	doc, err := ReadDocument(strings.NewReader(`{"schema": 1, "meta": {"mode": "bench"}}`))
+	doc, integrity, err := ReadDocument(strings.NewReader(`{"schema": 1, "meta": {"mode": "bench"}}`))
 	if err != nil || doc.Meta.Mode != ModeBench {
 		t.Errorf("ReadDocument of a minimal document = %+v, %v", doc, err)
+	}
+	if integrity.Checksum != "" || !strings.Contains(integrity.Note(), "no checksum") {
+		t.Errorf("a document without a checksum reads with integrity %+v, note %q; want a note", integrity, integrity.Note())
 	}
 }

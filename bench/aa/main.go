@@ -127,7 +127,7 @@ func runOnce(bin, path string, i, n int, args ...string) (*report.Document, erro
 		return nil, err
 	}
 	defer f.Close()
-	doc, err := report.ReadDocument(f)
+	doc, _, err := report.ReadDocument(f)
 	if err != nil {
 		return nil, err
 	}

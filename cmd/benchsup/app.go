@@ -411,7 +411,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	defer baselineOut.abort()
 	var baseline *report.Document
 	if path := c.String("baseline"); path != "" {
-		if baseline, err = readRun(path); err != nil {
+		if baseline, err = readRun(path, stderr); err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
 		cfg.Shard = cfg.Shard.Balance(supervisor.Durations(baseline))

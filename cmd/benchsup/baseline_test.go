@@ -54,7 +54,7 @@ func TestSaveBaselineKilled(t *testing.T) {
 	if !bytes.Equal(got, old.Bytes()) {
 		t.Fatalf("the baseline changed under a kill mid-save:\n%s", got)
 	}
-	if _, err := report.ReadDocument(bytes.NewReader(got)); err != nil {
+	if _, _, err := report.ReadDocument(bytes.NewReader(got)); err != nil {
 		t.Errorf("the old baseline no longer reads: %v", err)
 	}
 }

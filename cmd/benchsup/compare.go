@@ -74,11 +74,11 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			defer htmlOut.abort()
-			old, err := readRun(c.Args().Get(0))
+			old, err := readRun(c.Args().Get(0), stderr)
 			if err != nil {
 				return err
 			}
-			new, err := readRun(c.Args().Get(1))
+			new, err := readRun(c.Args().Get(1), stderr)
 			if err != nil {
 				return err
 			}
@@ -162,25 +162,31 @@ func parseFailOn(s string) (string, error) {
 	return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
 }
 
-// readRun reads a run document from a file.
-func readRun(path string) (*report.Document, error) { return readFile(path, report.ReadDocument) }
+// readRun reads a run document from a file, saying on stderr when it was
+// read without an integrity check.
+func readRun(path string, stderr io.Writer) (*report.Document, error) {
+	return readFile(path, stderr, report.ReadDocument)
+}
 
-// readComparison reads a comparison document from a file.
-func readComparison(path string) (*report.Comparison, error) {
-	return readFile(path, report.ReadComparison)
+// readComparison reads a comparison document from a file, as readRun.
+func readComparison(path string, stderr io.Writer) (*report.Comparison, error) {
+	return readFile(path, stderr, report.ReadComparison)
 }
 
 // readFile reads a document from the file at path with read, naming the
-// file in an error.
-func readFile[T any](path string, read func(io.Reader) (*T, error)) (*T, error) {
+// file in an error and in the note of a document without a checksum.
+func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, report.Integrity, error)) (*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	v, err := read(f)
+	v, integrity, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if note := integrity.Note(); note != "" {
+		fmt.Fprintf(stderr, "benchsup: note: %s %s\n", path, note)
 	}
 	return v, nil
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchsup/benchsup/report"
@@ -50,5 +54,49 @@ func TestParsePercent(t *testing.T) {
 		if _, err := parsePercent(in); err == nil {
 			t.Errorf("parsePercent(%q): no error", in)
 		}
+	}
+}
+
+// TestReadRunIntegrity checks what a command says of the document it
+// reads: nothing when its checksum verifies, one note line when it has
+// none, and an error naming the file when it was edited.
+func TestReadRunIntegrity(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, report.Document{Meta: report.Meta{Mode: report.ModeBench, Hostname: "h"}}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	tail := len(`,
+  "checksum": "sha256:`) + 64 + len("\"\n}\n")
+	for _, tc := range []struct {
+		name, content, note, err string
+	}{
+		{"verified", string(good), "", ""},
+		{"no checksum", string(good[:len(good)-tail]) + "\n}\n",
+			"benchsup: note: DIR/no checksum.json has no checksum (written before benchsup checksummed its documents, or its checksum was taken away); read without an integrity check\n", ""},
+		{"edited", strings.Replace(string(good), `"hostname": "h"`, `"hostname": "x"`, 1), "",
+			"DIR/edited.json: checksum mismatch: the document was changed or cut after benchsup wrote it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, tc.name+".json")
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			doc, err := readRun(path, &stderr)
+			if got, want := stderr.String(), strings.ReplaceAll(tc.note, "DIR", dir); got != want {
+				t.Errorf("stderr = %q, want %q", got, want)
+			}
+			if tc.err == "" {
+				if err != nil || doc == nil {
+					t.Errorf("readRun = %v, %v", doc, err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), strings.ReplaceAll(tc.err, "DIR", dir)) || !errors.Is(err, report.ErrChecksum) {
+				t.Errorf("err = %v, want one starting %q", err, tc.err)
+			}
+		})
 	}
 }

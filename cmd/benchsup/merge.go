@@ -37,7 +37,7 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 			defer out.abort() // after commit, a no-op
 			docs := make([]*report.Document, c.NArg())
 			for i, path := range c.Args().Slice() {
-				if docs[i], err = readRun(path); err != nil {
+				if docs[i], err = readRun(path, stderr); err != nil {
 					return err
 				}
 			}

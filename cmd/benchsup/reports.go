@@ -32,13 +32,13 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			defer out.abort() // after commit, a no-op
-			doc, err := readRun(c.Args().Get(0))
+			doc, err := readRun(c.Args().Get(0), stderr)
 			if err != nil {
 				return err
 			}
 			page := report.HTMLReport{Run: doc}
 			if c.NArg() == 2 {
-				cmp, err := readComparison(c.Args().Get(1))
+				cmp, err := readComparison(c.Args().Get(1), stderr)
 				if err != nil {
 					return err
 				}
