@@ -246,16 +246,21 @@ func (c *checker) object(n *node) error {
 		return err
 	}
 	var seen uint64 // schemaOf admits at most 64 fields
+	next := 0       // encoders write fields in order: try the one after the last first
 	for range entries {
 		keyStart := c.pos
 		key, err := c.bytes("string")
 		if err != nil {
 			return &protocol.DecodeError{Offset: keyStart, Err: fmt.Errorf("key: %w", err)}
 		}
-		i := 0
-		for i < len(n.fields) && n.fields[i].key != string(key) {
-			i++
+		i := next
+		if i >= len(n.fields) || n.fields[i].key != string(key) {
+			i = 0
+			for i < len(n.fields) && n.fields[i].key != string(key) {
+				i++
+			}
 		}
+		next = i + 1
 		start := c.pos
 		if i == len(n.fields) {
 			if err := c.skip(); err != nil {

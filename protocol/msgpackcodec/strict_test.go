@@ -119,3 +119,26 @@ func TestCheckBodyNeverPanics(t *testing.T) {
 		assert.Error(t, checkBody(protocol.KindResult, body[:i]), "prefix of %d bytes", i)
 	}
 }
+
+// BenchmarkStrictPass is the pass alone on BenchmarkCodecs's frame (one
+// Result of 10,000 samples): its share of decode/msgpack is what strictness
+// costs the supervisor.
+func BenchmarkStrictPass(b *testing.B) {
+	samples := make([]protocol.Sample, 10000)
+	for i := range samples {
+		a, n := uint64(i)*64, uint64(i)
+		samples[i] = protocol.Sample{Iterations: 1 << 20, ElapsedNs: 5_000_000 + int64(i)*37, AllocBytes: &a, Allocs: &n}
+	}
+	frame, err := protocol.AppendFrame(nil, protocol.Result{Identity: protocol.Identity{Package: "example.com/codec", Name: "BenchmarkEncode/size=1K"}, Samples: samples})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := frame[5:]
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := checkBody(protocol.KindResult, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
