@@ -143,7 +143,7 @@ func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 	}
 	m, err := c.DecodeBody(k, body)
 	if err != nil {
-		return nil, locate(k, err)
+		return nil, decodeFailure(k, err)
 	}
 	v, ok := messageValue(m)
 	if !ok || v.Kind() != k {
@@ -156,11 +156,11 @@ func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 	return m, nil
 }
 
-// locate turns a codec's error into a *MalformedError, lifting a
+// decodeFailure turns a codec's error into a *MalformedError, lifting a
 // *DecodeError's field and offset into it: the field gains the message kind
 // as its root and the offset counts from the payload (one more than from the
 // body).
-func locate(k Kind, err error) error {
+func decodeFailure(k Kind, err error) error {
 	var de *DecodeError
 	if !errors.As(err, &de) {
 		return malformed(k, err, "cannot decode")
