@@ -27,7 +27,9 @@ type Codec interface {
 	// msgpack value, every declared length backed by bytes in body, at most
 	// 16384 entries per container, nesting at most 8 deep, no extension
 	// types; it validates the result afterwards. The returned message must
-	// not refer to body, which the caller reuses.
+	// not refer to body, which the caller reuses. A refusal of one value
+	// is a *DecodeError naming the value's field path and body offset,
+	// which DecodePayloadWith reports in the *MalformedError.
 	DecodeBody(k Kind, body []byte) (Message, error)
 }
 
@@ -45,14 +47,23 @@ type Codec interface {
 // map keys in any order (unknown ones skipped), any integer width and
 // signedness for an integer field, float32, float64 or an integer for a
 // float, str or bin for a string, nil for any field (the zero value; nil for
-// a slice or pointer). It deliberately refuses, where the library accepts,
+// a slice or pointer). It refuses three forms the library alone accepts,
 //
 //   - a known key that occurs twice in one map (the library lets the last
 //     one win, merging maps);
 //   - a struct encoded as an array instead of a map;
 //   - an integer that does not fit the field's Go type (the library wraps a
 //     negative value into a uint64 field, or a uint64 beyond math.MaxInt64
-//     into an int, int64 or float64 field).
+//     into an int, int64 or float64 field);
+//
+// and so does the supervisor's codec (package protocol/msgpackcodec), whose
+// strict pass refuses them before the library decodes: the two accept the
+// same bodies and refuse the rest with the same error. A refusal is a
+// *DecodeError naming the value's field path and body offset (the value's
+// first byte; a repeated key's own); DecodePayloadWith reports it in a
+// *MalformedError as, for example, "malformed protocol:
+// result.samples[0].extra[1].value: float: integer 9223372036854775808
+// overflows int64 at payload offset 52".
 //
 // It never panics, even on a body walk has not checked, and allocates in
 // proportion to the body: no slice longer than its field's bound or than the
@@ -104,7 +115,9 @@ func DecodePayload(payload []byte) (Message, error) {
 // DecodePayloadWith is DecodePayload with the body decoded by c: it checks
 // the payload's size and kind, walks the body, has c decode it and
 // validates the result against every bound. Every failure wraps
-// ErrMalformed. The message does not refer to payload.
+// ErrMalformed and is a *MalformedError; one the walk or c located carries
+// its payload offset, and c's its field. The message does not refer to
+// payload.
 func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 	if len(payload) == 0 {
 		return nil, malformed(0, nil, "empty frame")
@@ -121,11 +134,16 @@ func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 	// library's does), so the structure is verified first: after walk
 	// succeeds every declared length is backed by bytes in this frame.
 	if err := walk(body); err != nil {
-		return nil, malformed(k, err, "invalid msgpack")
+		e := &MalformedError{Kind: k, Reason: "invalid msgpack", Err: err}
+		// The walk knows where, not which field: it reads no schema.
+		if de, ok := err.(*DecodeError); ok {
+			e.Offset, e.Err = de.Offset+1, de.Err
+		}
+		return nil, e
 	}
 	m, err := c.DecodeBody(k, body)
 	if err != nil {
-		return nil, malformed(k, err, "cannot decode")
+		return nil, decodeFailure(k, err)
 	}
 	v, ok := messageValue(m)
 	if !ok || v.Kind() != k {
@@ -136,6 +154,22 @@ func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 		return nil, malformed(k, err, "out of bounds")
 	}
 	return m, nil
+}
+
+// decodeFailure turns a codec's error into a *MalformedError, lifting a
+// *DecodeError's field and offset into it: the field gains the message kind
+// as its root and the offset counts from the payload (one more than from the
+// body).
+func decodeFailure(k Kind, err error) error {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		return malformed(k, err, "cannot decode")
+	}
+	field := k.String()
+	if de.Field != "" {
+		field += "." + de.Field
+	}
+	return &MalformedError{Kind: k, Field: field, Offset: de.Offset + 1, Err: de.Err}
 }
 
 // AppendBody implements Codec.
@@ -227,10 +261,11 @@ func (StdCodec) DecodeBody(k Kind, body []byte) (Message, error) {
 		return nil, fmt.Errorf("unknown message kind %d", uint8(k))
 	}
 	if err != nil {
-		return nil, err
+		// An error no entry located is the message's own (not a map).
+		return nil, located(err, "", 0)
 	}
 	if d.remaining() != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", d.remaining())
+		return nil, &DecodeError{Offset: d.pos, Err: fmt.Errorf("%d trailing bytes", d.remaining())}
 	}
 	return m, nil
 }

@@ -44,7 +44,12 @@
 // are present, nesting at most maxDepth) before any typed decoding, and
 // validates every string and slice against its bound afterwards. Any byte
 // sequence yields either a message or an error wrapping ErrMalformed; it never
-// panics and never allocates beyond those bounds.
+// panics and never allocates beyond those bounds. The error is a
+// *MalformedError; a refusal of one value names it by its field path and its
+// byte offset within the payload ("result.samples[0].ns ... at payload offset
+// 17"). Decoding is strict: a known key repeated in one map, a struct encoded
+// as an array and an integer that does not fit its field are refused, not
+// resolved by last-one-wins, reordering or wrapping.
 //
 // # Codecs and dependencies
 //
@@ -61,7 +66,8 @@
 // implements the same Codec interface with that library. It is kept as an
 // independent check on StdCodec: the two are tested and fuzzed against each
 // other (identical bytes, each decoding the other's frames), and in
-// production each decodes only what the other encoded. Both share this
+// production each decodes only what the other encoded. They accept exactly
+// the same bodies and refuse the rest with the same error. Both share this
 // package's framing, walk, bounds and validation (AppendFrameWith,
 // DecodePayloadWith, NewConnWith), so every guarantee above holds whichever
 // codec a Conn uses.

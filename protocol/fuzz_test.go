@@ -8,13 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // FuzzReceive feeds arbitrary bytes to the decoder. Every input must end in
 // messages, a clean io.EOF, or an error wrapping ErrMalformed; no panic, and
 // every decoded message must survive re-encoding (so it is within bounds).
-// The seed corpus lives in testdata/fuzz/FuzzReceive.
+// A located refusal names a field under its frame's kind and an offset
+// inside the input. The seed corpus lives in testdata/fuzz/FuzzReceive.
 func FuzzReceive(f *testing.F) {
 	for _, m := range sampleMessages() {
 		b, err := AppendFrame(nil, m)
@@ -30,6 +32,15 @@ func FuzzReceive(f *testing.F) {
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, ErrMalformed) {
 					t.Fatalf("error neither EOF nor malformed: %v", err)
+				}
+				var me *MalformedError
+				if errors.As(err, &me) {
+					if me.Offset < 0 || me.Offset > len(data) {
+						t.Fatalf("offset %d outside the %d-byte input: %v", me.Offset, len(data), err)
+					}
+					if me.Field != "" && (me.Offset == 0 || !strings.HasPrefix(me.Field, me.Kind.String())) {
+						t.Fatalf("field %q not located in a %s frame: %v", me.Field, me.Kind, err)
+					}
 				}
 				return
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // The msgpack primitives StdCodec is built from: the subset of the format
@@ -203,7 +204,7 @@ func (d *decoder) length(width, per int) (int, error) {
 		n = uint64(binary.BigEndian.Uint32(p))
 	}
 	if n*uint64(per) > uint64(d.remaining()) {
-		return 0, fmt.Errorf("declared length %d at byte %d exceeds the %d bytes that remain", n, d.pos, d.remaining())
+		return 0, fmt.Errorf("declared length %d exceeds the %d bytes that remain", n, d.remaining())
 	}
 	return int(n), nil
 }
@@ -217,11 +218,36 @@ func (d *decoder) takeNil() bool {
 	return false
 }
 
-// typeError reports a value of the wrong type. It is called after the code
-// was consumed.
+// typeError reports a value of the wrong type. The value's offset is added
+// by whoever locates the error (object, array, DecodeBody).
 func (d *decoder) typeError(want string, c byte) error {
-	return fmt.Errorf("%s expected, found code 0x%02x at byte %d", want, c, d.pos-1)
+	return fmt.Errorf("%s expected, found code 0x%02x", want, c)
 }
+
+// located returns err, met while decoding the value that starts at body
+// offset start and is named by seg (a key, or "[i]" for an array entry),
+// as a *DecodeError: one a deeper value located already keeps its offset
+// and gains seg as the first element of its path; any other is located at
+// start. seg "" names the message itself.
+func located(err error, seg string, start int) error {
+	de, ok := err.(*DecodeError)
+	if !ok {
+		return &DecodeError{Field: seg, Offset: start, Err: err}
+	}
+	switch {
+	case seg == "":
+	case de.Field == "":
+		de.Field = seg
+	case de.Field[0] == '[':
+		de.Field = seg + de.Field
+	default:
+		de.Field = seg + "." + de.Field
+	}
+	return de
+}
+
+// index is the path element of array entry i.
+func index(i int) string { return "[" + strconv.Itoa(i) + "]" }
 
 // bytesLen reads the header of a str or bin (the library accepts either
 // where a string is expected) and returns its length; nil is length 0.
@@ -277,8 +303,9 @@ func (d *decoder) strs(dst *[]string, max int) error {
 	}
 	ss := make([]string, n)
 	for i := range ss {
+		start := d.pos
 		if err := d.str(&ss[i]); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return located(err, index(i), start)
 		}
 	}
 	*dst = ss
@@ -497,7 +524,9 @@ func (d *decoder) mapLen() (n int, isNil bool, err error) {
 // order: for each entry with a known key it calls field with that key's
 // index, which decodes the value; entries with unknown keys are skipped.
 // A known key that occurs twice is refused (the library would let the last
-// one win, or merge two maps). Nil leaves the struct zero.
+// one win, or merge two maps). Nil leaves the struct zero. An error within
+// an entry is located (see located) at the entry's key: at the key itself
+// for a key that is not a string or is repeated, else at its value.
 func (d *decoder) object(keys []string, field func(i int) error) error {
 	n, _, err := d.mapLen()
 	if err != nil {
@@ -505,30 +534,34 @@ func (d *decoder) object(keys []string, field func(i int) error) error {
 	}
 	var seen uint32 // no message struct has more than 32 fields
 	for j := 0; j < n; j++ {
+		keyStart := d.pos
 		k, err := d.rawString()
 		if err != nil {
-			return fmt.Errorf("key: %w", err)
+			return &DecodeError{Offset: keyStart, Err: fmt.Errorf("key: %w", err)}
 		}
 		i := 0
 		for i < len(keys) && keys[i] != string(k) {
 			i++
 		}
+		start := d.pos
 		if i == len(keys) {
 			if err := d.skip(); err != nil {
-				return fmt.Errorf("%s: %w", truncate(string(k)), err)
+				return located(err, truncate(string(k)), start)
 			}
 			continue
 		}
 		if seen&(1<<i) != 0 {
-			return fmt.Errorf("%s: duplicate key", keys[i])
+			return &DecodeError{Field: keys[i], Offset: keyStart, Err: errDuplicateKey}
 		}
 		seen |= 1 << i
 		if err := field(i); err != nil {
-			return fmt.Errorf("%s: %w", keys[i], err)
+			return located(err, keys[i], start)
 		}
 	}
 	return nil
 }
+
+var errDuplicateKey = errors.New("duplicate key")
 
 // skip consumes one value of any type this protocol admits (no extension
 // types), iteratively, so nesting costs no stack.
@@ -572,7 +605,7 @@ func (d *decoder) skip() error {
 			entries, err = d.length(4, 2)
 			entries *= 2
 		default:
-			return fmt.Errorf("unsupported msgpack code 0x%02x at byte %d", c, d.pos-1)
+			return fmt.Errorf("unsupported msgpack code 0x%02x", c)
 		}
 		if err != nil {
 			return err

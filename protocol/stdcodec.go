@@ -1,7 +1,5 @@
 package protocol
 
-import "fmt"
-
 // StdCodec's per-type encoders and decoders. Each encoder writes the
 // struct's fields in declaration order under their msgpack tags, leaving
 // out exactly the omitempty fields the library leaves out; each decoder's
@@ -548,8 +546,9 @@ func array[T any](d *decoder, dst *[]T, max int, elem func(*T) error) error {
 	}
 	s := make([]T, n)
 	for i := range s {
+		start := d.pos
 		if err := elem(&s[i]); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return located(err, index(i), start)
 		}
 	}
 	*dst = s

@@ -18,7 +18,9 @@ const (
 // walk verifies that b holds exactly one msgpack value whose every declared
 // length is backed by bytes in b, whose containers hold at most
 // maxContainerLen entries and nest at most maxDepth deep, and which uses no
-// extension types. It allocates nothing but a fixed-size stack.
+// extension types. It allocates nothing but a fixed-size stack. An error is
+// a *DecodeError whose Offset is that of the value (or the trailing byte)
+// at fault; it names no field, since the walk reads no schema.
 func walk(b []byte) error {
 	var stack [maxDepth + 1]int // entries still expected at each open level
 	depth := 0
@@ -32,8 +34,9 @@ func walk(b []byte) error {
 			break
 		}
 		stack[depth]--
+		start := pos
 		if pos >= len(b) {
-			return fmt.Errorf("value truncated at byte %d", pos)
+			return walkError(start, "value truncated")
 		}
 		code := b[pos]
 		pos++
@@ -103,40 +106,45 @@ func walk(b []byte) error {
 			}
 			entries, isMap = n, true
 		default: // 0xc1 (never used) and every extension type
-			return fmt.Errorf("unsupported msgpack code 0x%02x at byte %d", code, pos-1)
+			return walkError(start, "unsupported msgpack code 0x%02x", code)
 		}
 		if skip > int64(len(b)-pos) {
-			return fmt.Errorf("declared %d bytes at byte %d, only %d remain", skip, pos, len(b)-pos)
+			return walkError(start, "declared %d bytes, only %d remain", skip, len(b)-pos)
 		}
 		pos += int(skip)
 		if entries > 0 {
 			if entries > maxContainerLen {
-				return fmt.Errorf("container of %d entries exceeds bound %d", entries, maxContainerLen)
+				return walkError(start, "container of %d entries exceeds bound %d", entries, maxContainerLen)
 			}
 			children := entries
 			if isMap {
 				children *= 2
 			}
 			if children > int64(len(b)-pos) {
-				return fmt.Errorf("declared %d entries at byte %d, only %d bytes remain", children, pos, len(b)-pos)
+				return walkError(start, "declared %d entries, only %d bytes remain", children, len(b)-pos)
 			}
 			if depth+1 > maxDepth {
-				return fmt.Errorf("nesting deeper than %d", maxDepth)
+				return walkError(start, "nesting deeper than %d", maxDepth)
 			}
 			depth++
 			stack[depth] = int(children)
 		}
 	}
 	if pos != len(b) {
-		return fmt.Errorf("%d trailing bytes", len(b)-pos)
+		return walkError(pos, "%d trailing bytes", len(b)-pos)
 	}
 	return nil
 }
 
-// lenField reads a big-endian length of width bytes at *pos.
+func walkError(offset int, format string, args ...any) error {
+	return &DecodeError{Offset: offset, Err: fmt.Errorf(format, args...)}
+}
+
+// lenField reads a big-endian length of width bytes at *pos, just after
+// the value's code.
 func lenField(b []byte, pos *int, width int) (int64, error) {
 	if len(b)-*pos < width {
-		return 0, fmt.Errorf("length field truncated at byte %d", *pos)
+		return 0, walkError(*pos-1, "length field truncated") // *pos-1: the value's code
 	}
 	var n uint64
 	switch width {

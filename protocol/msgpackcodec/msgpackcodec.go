@@ -14,21 +14,33 @@
 // # Contract
 //
 // Codec implements protocol.Codec and nothing more: it encodes a message
-// value with UseCompactInts(true) and decodes a body with the library's
-// rules (unknown keys ignored). Everything else is package protocol's and is
-// shared with StdCodec: framing, the structural walk that runs before the
-// library sees a body (so the library never pre-allocates for a length the
-// frame does not back), the published bounds and validation. AppendFrame,
-// DecodePayload and NewConn are protocol.AppendFrameWith,
-// protocol.DecodePayloadWith and protocol.NewConnWith with this Codec.
+// value with UseCompactInts(true) and decodes a body with the library,
+// after a strict pass (strict.go) has refused what protocol.StdCodec
+// refuses and the library alone would accept: a known key repeated in one
+// map (the library lets the last one win, merging maps), a struct encoded
+// as an array, an integer that does not fit its field's Go type (the
+// library wraps it; for a float64 field, an integer must fit int64). The
+// pass checks the body against a schema read by reflection from the message
+// types and their msgpack tags, and reports a refusal as a
+// *protocol.DecodeError in StdCodec's terms (field path, body offset, the
+// same words), so both codecs accept the same bodies, decode them to the
+// same messages, and refuse the rest with the same error. Unknown keys are
+// skipped, as both codecs skip them, for forward compatibility. Everything
+// else is package protocol's and is shared with StdCodec: framing, the
+// structural walk that runs before the library sees a body (so the library
+// never pre-allocates for a length the frame does not back), the published
+// bounds and validation. AppendFrame, DecodePayload and NewConn are
+// protocol.AppendFrameWith, protocol.DecodePayloadWith and
+// protocol.NewConnWith with this Codec.
 //
 // # What it deliberately does not do
 //
-// It does not define messages, bounds or framing, and adds no leniency or
-// strictness of its own: where the library accepts more than StdCodec (a
-// repeated key, a struct encoded as an array, an integer that wraps), that
-// is the library's behaviour, documented at protocol.StdCodec. It is not
-// meant for the child side of the exchange.
+// It does not define messages, bounds or framing. Its strict pass only
+// refuses: the values come from the library, so the library's reading of
+// the wire stays independent of StdCodec's. It checks no bound (an array
+// longer than its field allows is refused by validation after decoding,
+// where StdCodec refuses it while decoding). It is not meant for the child
+// side of the exchange.
 package msgpackcodec
 
 import (
@@ -77,11 +89,16 @@ func (Codec) AppendBody(dst []byte, m protocol.Message) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// DecodeBody implements protocol.Codec: the library decodes body into a
-// new message of kind k. protocol.DecodePayloadWith calls it only after its
-// structural walk accepted body; called directly on an unchecked body, the
-// library may allocate what a header declares.
+// DecodeBody implements protocol.Codec: the strict pass checks body, then
+// the library decodes it into a new message of kind k. A refusal of the
+// pass is a *protocol.DecodeError. protocol.DecodePayloadWith calls it only
+// after its structural walk accepted body; called directly on an unchecked
+// body, the pass never panics, but the library may allocate what a header
+// declares.
 func (Codec) DecodeBody(k protocol.Kind, body []byte) (protocol.Message, error) {
+	if err := checkBody(k, body); err != nil {
+		return nil, err
+	}
 	switch k {
 	case protocol.KindHello:
 		return decode[protocol.Hello](body)

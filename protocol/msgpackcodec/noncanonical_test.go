@@ -2,11 +2,14 @@ package msgpackcodec_test
 
 import (
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/protocol/msgpackcodec"
@@ -21,11 +24,10 @@ func decodeBoth(payload []byte) (std, lib protocol.Message, stdErr, libErr error
 
 // bodyCase is a hand-built frame body.
 type bodyCase struct {
-	name    string
-	kind    protocol.Kind
-	body    []byte
-	want    protocol.Message // the decoded message (the library's, for a difference)
-	stdWant string           // for a deliberate difference: in protocol's error
+	name string
+	kind protocol.Kind
+	body []byte
+	want protocol.Message // the decoded message
 }
 
 // nonCanonicalCases are encodings neither encoder produces, but which the
@@ -218,51 +220,118 @@ func wrongTypeCases() []bodyCase {
 }
 
 // TestWrongTypes: a value of the wrong type for its field is malformed in
-// both decoders.
+// both decoders, which name the same field and offset in the same words.
 func TestWrongTypes(t *testing.T) {
 	for _, tt := range wrongTypeCases() {
 		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedByBoth(t, payload(rawFrame(tt.kind, tt.body)))
+			p := payload(rawFrame(tt.kind, tt.body))
+			requireRejectedByBoth(t, p)
+			_, _, stdErr, libErr := decodeBoth(p)
+			var me *protocol.MalformedError
+			require.ErrorAs(t, stdErr, &me)
+			assert.NotEmpty(t, me.Field, "not located: %v", stdErr)
+			assert.Positive(t, me.Offset, "not located: %v", stdErr)
+			assert.Equal(t, stdErr.Error(), libErr.Error())
 		})
 	}
 }
 
 var minInt64 int64 = math.MinInt64
 
-// differenceCases are what the library accepts and StdCodec deliberately
-// refuses (see protocol.StdCodec), with what the library makes of it.
-func differenceCases() []bodyCase {
-	return []bodyCase{
+// refusedCase is a body StdCodec refuses although the library, left to
+// itself, would decode it: the refusal both codecs must give, located.
+type refusedCase struct {
+	name    string
+	kind    protocol.Kind
+	body    []byte
+	library protocol.Message // what the library alone makes of body
+	field   string           // MalformedError.Field
+	offset  int              // MalformedError.Offset, from the payload (the kind byte is 0)
+	err     string           // the whole error
+}
+
+// refusedCases are the forms StdCodec refuses where the library accepts (see
+// protocol.StdCodec): a repeated known key, a struct encoded as an array, an
+// integer that does not fit its field. Offsets are counted by hand from the
+// bodies.
+func refusedCases() []refusedCase {
+	return []refusedCase{
 		{"repeated key", protocol.KindLog, cat(fixmap(2), fstr("text"), fstr("a"), fstr("text"), fstr("b")),
-			protocol.Log{Text: "b"}, "duplicate key"},
+			protocol.Log{Text: "b"}, "log.text", 9, "duplicate key"},
 		{"repeated struct key merges in the library", protocol.KindReady,
 			cat(fixmap(2), fstr("identity"), fixmap(1), fstr("package"), fstr("p"), fstr("identity"), fixmap(1), fstr("name"), fstr("n")),
-			protocol.Ready{Identity: protocol.Identity{Package: "p", Name: "n"}}, "duplicate key"},
+			protocol.Ready{Identity: protocol.Identity{Package: "p", Name: "n"}}, "ready.identity", 22, "duplicate key"},
+		{"repeated key in an array entry", protocol.KindListing,
+			cat(fixmap(1), fstr("identities"), fixarr(2), fixmap(1), fstr("name"), fstr("A"),
+				fixmap(2), fstr("kind"), fstr("test"), fstr("kind"), fstr("benchmark")),
+			protocol.Listing{Identities: []protocol.Listed{{Name: "A"}, {Kind: protocol.ListedBenchmark}}},
+			"listing.identities[1].kind", 33, "duplicate key"},
+		{"repeated pointer key merges in the library", protocol.KindWindow,
+			cat(fixmap(4), fstr("reps"), fixint(1), fstr("scope"), fstr("thread"),
+				fstr("psi"), fixmap(1), fstr("ioSomeNs"), fixint(1), fstr("psi"), fixmap(1), fstr("cpuSomeNs"), fixint(2)),
+			protocol.Window{Reps: 1, Scope: "thread", PSI: &protocol.PSI{IOSomeNs: 1, CPUSomeNs: 2}}, "window.psi", 36, "duplicate key"},
 		{"struct as array", protocol.KindReady, cat(fixmap(1), fstr("identity"), fixarr(2), fstr("p"), fstr("n")),
-			protocol.Ready{Identity: protocol.Identity{Package: "p", Name: "n"}}, "map expected"},
-		{"message as empty array", protocol.KindDone, fixarr(0), protocol.Done{}, "map expected"},
+			protocol.Ready{Identity: protocol.Identity{Package: "p", Name: "n"}}, "ready.identity", 11, "map expected, found code 0x92"},
+		{"message as empty array", protocol.KindDone, fixarr(0), protocol.Done{}, "done", 1, "map expected, found code 0x90"},
+		{"array entry as array", protocol.KindResult,
+			cat(fixmap(1), fstr("samples"), fixarr(1), fixarr(7), fixint(1), fixint(5), mpNil, mpNil, mpNil, mpFalse, mpNil),
+			protocol.Result{Samples: []protocol.Sample{{Iterations: 1, ElapsedNs: 5}}}, "result.samples[0]", 11, "map expected, found code 0x97"},
 		{"negative uint64 wraps in the library", protocol.KindRequest, cat(fixmap(2), fstr("mode"), fstr("test"), fstr("seed"), fixint(-1)),
-			protocol.Request{Mode: protocol.ModeTest, Seed: math.MaxUint64}, "negative"},
+			protocol.Request{Mode: protocol.ModeTest, Seed: math.MaxUint64}, "request.seed", 17, "integer -1 is negative, want uint64"},
+		{"negative uint64 pointer wraps in the library", protocol.KindResult,
+			cat(fixmap(1), fstr("samples"), fixarr(1), fixmap(2), fstr("n"), fixint(1), fstr("allocs"), i8(-2)),
+			protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Allocs: u64(math.MaxUint64 - 1)}}},
+			"result.samples[0].allocs", 22, "integer -2 is negative, want uint64"},
 		{"uint64 beyond int64 wraps in the library", protocol.KindHello, cat(fixmap(1), fstr("protocolVersion"), u64b(1<<63)),
-			protocol.Hello{ProtocolVersion: int(minInt64)}, "overflows int64"}, // the library also truncates to a 32-bit int
+			protocol.Hello{ProtocolVersion: int(minInt64)}, "hello.protocolVersion", 18, "integer 9223372036854775808 overflows int64"},
+		{"uint64 beyond int64 in an int slice wraps in the library", protocol.KindRequest,
+			cat(fixmap(2), fstr("mode"), fstr("test"), fstr("config"), fixmap(1), fstr("interference"), fixmap(1), fstr("cpus"), fixarr(2), fixint(0), u64b(1<<63)),
+			protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Interference: &protocol.Interference{CPUs: []int{0, int(minInt64)}}}},
+			"request.config.interference.cpus[1]", 41, "integer 9223372036854775808 overflows int64"},
 		{"uint64 beyond int64 for a float wraps in the library", protocol.KindResult,
 			cat(fixmap(2), fstr("samples"), fixarr(1), fixmap(1), fstr("n"), fixint(1), fstr("metrics"), fixarr(1), fixmap(1), fstr("value"), u64b(1<<63)),
-			protocol.Result{Samples: []protocol.Sample{{Iterations: 1}}, Metrics: []protocol.MetricCell{{Value: -(1 << 63)}}}, "overflows int64"},
+			protocol.Result{Samples: []protocol.Sample{{Iterations: 1}}, Metrics: []protocol.MetricCell{{Value: -(1 << 63)}}},
+			"result.metrics[0].value", 31, "float: integer 9223372036854775808 overflows int64"},
+		{"uint64 beyond int64 for a nested float", protocol.KindResult,
+			cat(fixmap(1), fstr("samples"), fixarr(1), fixmap(2), fstr("n"), fixint(1), fstr("extra"), fixarr(2),
+				fixmap(2), fstr("unit"), fstr("u"), fstr("value"), f64(1), fixmap(1), fstr("value"), u64b(1<<63)),
+			protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Extra: []protocol.Metric{{Unit: "u", Value: 1}, {Value: -(1 << 63)}}}}},
+			"result.samples[0].extra[1].value", 52, "float: integer 9223372036854775808 overflows int64"},
 	}
 }
 
-// TestDeliberateDifferences pins the differences down. If a library upgrade
-// changes one of them, StdCodec's doc and FuzzCrossDecode's allowance
-// (deliberateDifference) need revisiting.
-func TestDeliberateDifferences(t *testing.T) {
-	for _, tt := range differenceCases() {
+// libraryAlone decodes body into a value of want's type straight through
+// the library, without the strict pass.
+func libraryAlone(want protocol.Message, body []byte) (protocol.Message, error) {
+	v := reflect.New(reflect.TypeOf(want))
+	err := msgpack.Unmarshal(body, v.Interface())
+	return v.Elem().Interface().(protocol.Message), err
+}
+
+// TestBothRefuse: what StdCodec refuses and the library alone would accept,
+// both codecs refuse with ErrMalformed and the same error, naming the field
+// and the payload offset. The library's own reading is pinned too: it is why
+// msgpackcodec's strict pass exists, and if a library upgrade changes it,
+// the pass and StdCodec's doc need revisiting.
+func TestBothRefuse(t *testing.T) {
+	for _, tt := range refusedCases() {
 		t.Run(tt.name, func(t *testing.T) {
+			lib, err := libraryAlone(tt.library, tt.body)
+			require.NoError(t, err, "the library alone")
+			assert.Equal(t, tt.library, lib, "the library alone")
+
 			std, lib, stdErr, libErr := decodeBoth(payload(rawFrame(tt.kind, tt.body)))
-			require.NoError(t, libErr, "library")
-			assert.Equal(t, tt.want, lib, "library")
-			require.Error(t, stdErr, "protocol accepted %v", std)
-			assert.ErrorIs(t, stdErr, protocol.ErrMalformed)
-			assert.Contains(t, stdErr.Error(), tt.stdWant)
+			want := "malformed protocol: " + tt.field + ": " + tt.err + " at payload offset " + strconv.Itoa(tt.offset)
+			for name, err := range map[string]error{"protocol": stdErr, "library": libErr} {
+				require.Error(t, err, "%s accepted: protocol %#v, library %#v", name, std, lib)
+				assert.ErrorIs(t, err, protocol.ErrMalformed, name)
+				var me *protocol.MalformedError
+				require.ErrorAs(t, err, &me, name)
+				assert.Equal(t, tt.kind, me.Kind, name)
+				assert.Equal(t, tt.field, me.Field, name)
+				assert.Equal(t, tt.offset, me.Offset, name)
+				assert.Equal(t, want, err.Error(), name)
+			}
 		})
 	}
 }
