@@ -294,7 +294,11 @@ func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string
 		return protocol.Sample{}, "", false, false
 	}
 	// The result is at the end: try the name's occurrences from the last.
-	for end := len(s); end > 0; {
+	// Only a value field (a unit spelled like the name) can hold an
+	// occurrence after testing's head, so the head is among the first
+	// maxHeadTries tried; trying every occurrence would cost time
+	// quadratic in a line the code printed full of the name.
+	for end, tries := len(s), 0; end > 0 && tries < maxHeadTries; tries++ {
 		i := strings.LastIndex(s[:end], name)
 		if i < 0 {
 			break
@@ -316,6 +320,11 @@ func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string
 	}
 	return protocol.Sample{}, "", false, head
 }
+
+// maxHeadTries bounds the occurrences of a benchmark's name parseResult
+// tries on one line: more than a result line has value fields (ns/op, MB/s,
+// B/op, allocs/op and the extra metrics the worker keeps).
+const maxHeadTries = protocol.MaxExtraPerSample + 5
 
 // cutHead cuts what follows the name in testing's head: an optional "-P",
 // padding and a tab.
@@ -374,7 +383,10 @@ func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
 		parts := strings.Fields(f)
 		v, _ := strconv.ParseFloat(parts[0], 64)
 		finite := !math.IsNaN(v) && !math.IsInf(v, 0)
-		switch unit := parts[1]; {
+		// b.ReportMetric takes any unit without spaces: invalid UTF-8 or
+		// one longer than the protocol carries is mended, kept apart from
+		// other units, rather than costing the row its frame.
+		switch unit := protocol.ShortName(strings.ToValidUTF8(parts[1], "\uFFFD")); {
 		case unit == "ns/op" || unit == "B/op" || unit == "allocs/op":
 			if !finite {
 				continue // testing divides by 0 iterations

@@ -510,3 +510,30 @@ func squeeze(s string) string {
 	}
 	return b.String()
 }
+
+// TestLineFullOfTheName: a line the code printed full of the benchmark's
+// name and tabs is the code's output, forwarded whole, and testing's real
+// result after it still parses. Before parseResult bounded its tries, each
+// such line cost time quadratic in its length (found by FuzzBenchOutput);
+// BenchmarkLineFullOfTheName measures it.
+func TestLineFullOfTheName(t *testing.T) {
+	junk := strings.Repeat("B\t", 20000) + "\n"
+	const res = "B\t     100\t         4.110 ns/op\n"
+	o, fwd := parseText("B", m+"=== RUN   B\n"+junk+res+m+"=== NAME\n")
+	assert.Equal(t, junk, fwd)
+	require.Len(t, o.results["B"], 1)
+	assert.Equal(t, int64(100), o.results["B"][0].Iterations)
+	assert.Equal(t, int64(411), o.results["B"][0].ElapsedNs)
+}
+
+func BenchmarkLineFullOfTheName(b *testing.B) {
+	for _, n := range []int{1000, 16000} {
+		text := m + "=== RUN   B\n" + strings.Repeat("B\t", n) + "\n"
+		b.Run(fmt.Sprintf("occurrences=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				parseText("B", text)
+			}
+		})
+	}
+}
