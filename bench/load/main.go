@@ -14,9 +14,10 @@
 // and the two sizes compared, the larger twice the smaller. It builds
 // benchsup once (./cmd/benchsup), then, per module:
 //
-//   - a cold `benchsup list --bench='^$'`, which compiles every test binary
+//   - a first `benchsup list --bench='^$'`, which builds every test binary
 //     (into the go build cache and benchsup's binary cache) and discovers
-//     nothing: the compile time, reported apart, so that the measured
+//     nothing: the build time, reported apart (a compile where the go build
+//     cache lacks the packages: a new -dir), so that the measured
 //     invocations find their builds warm;
 //   - for the run: `benchsup run --bench -benchtime=1x --repetitions=1
 //     --json=FIFO --events=FILE ./...`; the events' timestamps split its
@@ -188,7 +189,7 @@ type size struct {
 	perPackage int // identities per package
 	identities int // in the whole module
 	mod        string
-	coldBuild  time.Duration // the cold `list --bench='^$'`
+	firstBuild time.Duration // the first `list --bench='^$'`
 	warm       []measured    // list only: the warm `list --bench='^$'`
 	rounds     []measured
 	failed     []string // why an invocation was taken again
@@ -207,12 +208,12 @@ func measureSizes(o options, bin, what string, perPackage []int) ([]*size, error
 		if err := generate(s.mod, o.packages, n, sh); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(os.Stderr, "load: %s: %d identities: compiling (cold list --bench='^$')\n", what, s.identities)
+		fmt.Fprintf(os.Stderr, "load: %s: %d identities: building (list --bench='^$')\n", what, s.identities)
 		m, err := invoke(o, bin, s.mod, []string{"list", "--bench=^$", "./..."}, false)
 		if err != nil {
 			return nil, err
 		}
-		s.coldBuild = m.wall
+		s.firstBuild = m.wall
 		sizes = append(sizes, s)
 	}
 	for r := range o.rounds {
@@ -677,7 +678,7 @@ func peakMiB(m measured) float64 { return float64(m.peak) / (1 << 20) }
 func printRun(out io.Writer, o options, sizes []*size) {
 	fmt.Fprintf(out, "run: benchsup run --bench -benchtime=1x --repetitions=1 --json=FIFO --events=FILE ./... over %d packages (%.0f%% top-level functions, the rest b.Run sub-benchmarks, %d to a function); median of %d round(s)\n\n",
 		o.packages, 100*o.run.top, o.run.subs, o.rounds)
-	fmt.Fprintln(out, "| identities | compile (cold, apart) | wall | plan+build | discovery | measuring | end (table, JSON) | own CPU | peak RSS | RSS at table | RSS at JSON | JSON | events | RSS of tree |")
+	fmt.Fprintln(out, "| identities | first build (apart) | wall | plan+build | discovery | measuring | end (table, JSON) | own CPU | peak RSS | RSS at table | RSS at JSON | JSON | events | RSS of tree |")
 	fmt.Fprintln(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sizes {
 		ph := func(f func(phases) time.Duration) float64 {
@@ -685,7 +686,7 @@ func printRun(out io.Writer, o options, sizes []*size) {
 		}
 		events := median(s.rounds, func(m measured) float64 { p, _ := m.phases(); return float64(p.events) })
 		fmt.Fprintf(out, "| %d | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f s | %.2f s | %.1f MiB | %.1f MiB | %.1f MiB | %.2f MiB | %.0f lines, %.2f MiB | %.0f MiB |\n",
-			s.identities, s.coldBuild.Seconds(), median(s.rounds, wall),
+			s.identities, s.firstBuild.Seconds(), median(s.rounds, wall),
 			ph(func(p phases) time.Duration { return p.build }), ph(func(p phases) time.Duration { return p.discover }),
 			ph(func(p phases) time.Duration { return p.measure }), ph(func(p phases) time.Duration { return p.end }),
 			median(s.rounds, ownCPU), median(s.rounds, peakMiB),
@@ -716,11 +717,11 @@ func printRun(out io.Writer, o options, sizes []*size) {
 func printList(out io.Writer, o options, sizes []*size) {
 	fmt.Fprintf(out, "list: benchsup list ./... over %d packages (%.0f%% top-level functions, the rest b.Run sub-benchmarks, %d to a function); median of %d round(s)\n\n",
 		o.packages, 100*o.list.top, o.list.subs, o.rounds)
-	fmt.Fprintln(out, "| identities | compile (cold, apart) | plan+build (warm list --bench='^$') | its peak RSS | wall | own CPU | peak RSS | RSS at first line | output | RSS of tree |")
+	fmt.Fprintln(out, "| identities | first build (apart) | plan+build (warm list --bench='^$') | its peak RSS | wall | own CPU | peak RSS | RSS at first line | output | RSS of tree |")
 	fmt.Fprintln(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sizes {
 		fmt.Fprintf(out, "| %d | %.1f s | %.1f s | %.1f MiB | %.1f s | %.2f s | %.1f MiB | %.1f MiB | %.2f MiB | %.0f MiB |\n",
-			s.identities, s.coldBuild.Seconds(), median(s.warm, wall), median(s.warm, peakMiB),
+			s.identities, s.firstBuild.Seconds(), median(s.warm, wall), median(s.warm, peakMiB),
 			median(s.rounds, wall), median(s.rounds, ownCPU), median(s.rounds, peakMiB),
 			median(s.rounds, func(m measured) float64 { return float64(m.atTable) / (1 << 20) }),
 			median(s.rounds, func(m measured) float64 { return float64(len(m.stdout)) / (1 << 20) }),
