@@ -453,3 +453,46 @@ func TestOutputOf(t *testing.T) {
 	assert.Equal(t, "first line\nsecond line\nthird\n", readTail(path, 1<<20))
 	assert.Empty(t, readTail(filepath.Join(t.TempDir(), "none"), 10))
 }
+
+func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		path    func(s *supervisor) string // the file testing could not write
+		outcome report.Outcome
+		want    string
+	}{
+		// testing's log, in the run's scratch directory, on a full TMPDIR.
+		{"the run's file", func(s *supervisor) string { return filepath.Join(s.tmp, "benchsup-testlog-1") },
+			"parent-io", "the host failed a file of the run, not the code under test: testing: can't write "},
+		// A file the code under test chose (a profile, say) is its own.
+		{"the code's file", func(*supervisor) string { return "/elsewhere/cpu.out" },
+			"exit", "could not tell which test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := scriptedSupervisor(t, Config{}, nil)
+			line := "testing: can't write " + tc.path(s) + ": write " + tc.path(s) + ": no space left on device\n"
+			cs := &children{play: func(req protocol.Request) scriptedChild {
+				if len(req.Config.Skip) == 0 {
+					return scriptedChild{steps: []any{ev("run", "TestA"), ev("pass", "TestA"), ev("run", "TestB"), ev("pass", "TestB")},
+						stderr: line, exit: 2}
+				}
+				return scriptedChild{}
+			}}
+			s.start = cs.start
+			all := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB"}))
+			rows := rowsByName(all)
+			assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome, "a test that passed keeps its result")
+			assert.Equal(t, report.Outcome("ok"), rows["TestB"].Outcome, "a test that passed keeps its result")
+			var pkgErr *report.Row
+			for i, r := range all {
+				if r.Kind == "package" && r.Error != nil {
+					pkgErr = &all[i]
+				}
+			}
+			require.NotNil(t, pkgErr, "the package's row says what went wrong")
+			assert.Equal(t, tc.outcome, pkgErr.Outcome)
+			assert.Contains(t, deref(pkgErr.Error), tc.want)
+			assert.Contains(t, pkgErr.Output, "no space left on device")
+		})
+	}
+}
