@@ -252,7 +252,19 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			row.Output = trimWorkerFrames(row.Output, p.pkg.ImportPath)
 			if hostFault != "" {
 				row.Outcome = outcomeOf(sandbox.ClassParentIO)
-				v.reason = "the host failed a file of the run, not the code under test: " + hostFault
+				row.Error = ptr("the host failed a file of the run, not the code under test: " + hostFault + "; " + describe(out))
+				rows = append(rows, row)
+				// A host that refused this child's file refuses the next
+				// one's: every selected test without a result says why,
+				// rather than being rerun until the loop gives up on it.
+				for _, name := range p.tests() {
+					if !finished[name] && matches(s.cfg.Run, name) {
+						rows = append(rows, report.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
+							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []report.ProcessResult{},
+							Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
+					}
+				}
+				break
 			}
 			if facts.started(only) || len(tr.order) > 0 {
 				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")

@@ -31,6 +31,12 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// TestLater runs on the full disk: testing's stream of it may not reach
+// the run's file, but its row must say what became of it.
+func TestLater(t *testing.T) {
+	t.Log("after the fill")
+}
+
 func BenchmarkAFill(b *testing.B) {
 	if err := fill(); err != nil {
 		b.Fatal(err)
