@@ -239,10 +239,11 @@ func mountTmpfs(t *testing.T, size int, options string) (string, error) {
 }
 
 // waitForMeasured waits, for at most 2 minutes (a cold build of a
-// fixture), until the event stream at path says that the first benchmark
-// child ended: with one repetition, a row is measured (rows are written
-// when the run ends, so their own events come too late).
-func waitForMeasured(t *testing.T, path string) bool {
+// fixture), until the event stream at path says that the first child of
+// phase ("benchmark", "test") ended, and returns its event: a benchmark
+// with one repetition, or a package's tests, are then measured (rows are
+// written when the run ends, so their own events come too late).
+func waitForMeasured(t *testing.T, path, phase string) (report.Event, bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -251,18 +252,18 @@ func waitForMeasured(t *testing.T, path string) bool {
 			evs, err := parseEvents(data[:i+1])
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
-				return false
+				return report.Event{}, false
 			}
 			for _, e := range evs {
-				if e.Kind == report.EventProcessEnd && e.Phase == "benchmark" {
-					return true
+				if e.Kind == report.EventProcessEnd && e.Phase == phase {
+					return e, true
 				}
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Errorf("no benchmark child ended in %s after 2 minutes", path)
-	return false
+	t.Errorf("no %s child ended in %s after 2 minutes", phase, path)
+	return report.Event{}, false
 }
 
 // steps are the benchmarks of testdata/faults/steps, measured in order.
@@ -452,7 +453,7 @@ func TestFaults(t *testing.T) {
 		mod := fixtureModule(t, "faults/steps")
 		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
 		r := runUnderFault(t, mod, nil, []string{"TMPDIR=" + tmp}, func(pid int) {
-			if !waitForMeasured(t, events) {
+			if _, ok := waitForMeasured(t, events, "benchmark"); !ok {
 				return
 			}
 			// As many as are open now: the next open fails.
@@ -468,42 +469,42 @@ func TestFaults(t *testing.T) {
 
 	t.Run("fork failing", func(t *testing.T) {
 		t.Parallel()
-		cg, err := pidsCgroup(t)
-		if err != nil {
-			t.Skipf("no writable pids cgroup to limit benchsup in: %v", err)
-		}
 		mod := fixtureModule(t, "faults/steps")
 		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
-		// The shell enters the cgroup and execs benchsup: everything of the
-		// run is counted in it.
-		wrap := []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg}
-		r := runUnderFault(t, mod, wrap, []string{"TMPDIR=" + tmp}, func(pid int) {
-			if !waitForMeasured(t, events) {
-				return
-			}
-			// Room for the tasks benchsup and its reaper have now, and
-			// not one more: no new child, and no new thread of theirs.
-			// (pids.current would also count a child still exiting.)
-			procs, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
-			tasks := 0
-			for _, f := range strings.Fields(string(procs)) {
-				if exe, _ := os.Readlink("/proc/" + f + "/exe"); exe == filepath.Join(binDir, "benchsup") {
-					threads, _ := os.ReadDir("/proc/" + f + "/task")
-					tasks += len(threads)
-				}
-			}
-			if err == nil {
-				err = os.WriteFile(filepath.Join(cg, "pids.max"), []byte(strconv.Itoa(tasks)), 0)
-			}
-			if err != nil {
-				t.Errorf("lowering pids.max: %v", err)
-			}
-			t.Logf("pids.max lowered to %d", tasks)
-		}, stepsArgs(events)...)
+		r, _ := underPidsLimit(t, mod, tmp, events, "benchmark", stepsArgs(events)...)
 		// A spawn the kernel refused is benchsup's side failing
 		// (parent-io); a child that got its process but not its threads
 		// exits, and the row says the host refused it a thread.
 		checkSteps(t, r, "parent-io|exit", "resource temporarily unavailable")
+		nothingLeft(t, r, []string{tmp})
+	})
+
+	t.Run("fork failing, tests", func(t *testing.T) {
+		t.Parallel()
+		mod := fixtureModule(t, "faults/pkgs")
+		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
+		// One package at a time: the fault strikes after the first.
+		r, first := underPidsLimit(t, mod, tmp, events, "test", "-v", "-p", "1", "--events="+events, "./...")
+		if first.Package == "" {
+			return
+		}
+		measured(t, r.row(t, first.Package, "TestOK"))
+		failed := 0
+		for i := 1; i <= 10; i++ {
+			pkg := "example.com/pkgs/p" + strconv.Itoa(i)
+			if row := r.row(t, pkg, ""); row.Error != nil {
+				failed++
+				faulted(t, row, "parent-io|exit|build-failure", "resource temporarily unavailable")
+				continue
+			}
+			measured(t, r.row(t, pkg, "TestOK"))
+		}
+		if failed == 0 {
+			t.Errorf("no package failed: the fault did not strike")
+		}
+		if r.exit != 1 {
+			t.Errorf("exit status %d, want 1 (rows failed)", r.exit)
+		}
 		nothingLeft(t, r, []string{tmp})
 	})
 
@@ -540,6 +541,46 @@ func TestFaults(t *testing.T) {
 		}
 		nothingLeft(t, r, nil)
 	})
+}
+
+// underPidsLimit runs benchsup with args in mod, in a pids cgroup of its
+// own, and once the event stream at events says the first child of phase
+// ended, lowers the cgroup's pids.max to the tasks benchsup and its reaper
+// have then: no new child and no new thread of theirs. It skips t where
+// no pids cgroup can be made. It returns the run and the event.
+func underPidsLimit(t *testing.T, mod, tmp, events, phase string, args ...string) (faultRun, report.Event) {
+	t.Helper()
+	cg, err := pidsCgroup(t)
+	if err != nil {
+		t.Skipf("no writable pids cgroup to limit benchsup in: %v", err)
+	}
+	// The shell enters the cgroup and execs benchsup: everything of the
+	// run is counted in it.
+	wrap := []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg}
+	var first report.Event
+	r := runUnderFault(t, mod, wrap, []string{"TMPDIR=" + tmp}, func(pid int) {
+		var ok bool
+		if first, ok = waitForMeasured(t, events, phase); !ok {
+			return
+		}
+		// pids.current would also count a child still exiting.
+		procs, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
+		tasks := 0
+		for _, f := range strings.Fields(string(procs)) {
+			if exe, _ := os.Readlink("/proc/" + f + "/exe"); exe == filepath.Join(binDir, "benchsup") {
+				threads, _ := os.ReadDir("/proc/" + f + "/task")
+				tasks += len(threads)
+			}
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(cg, "pids.max"), []byte(strconv.Itoa(tasks)), 0)
+		}
+		if err != nil {
+			t.Errorf("lowering pids.max: %v", err)
+		}
+		t.Logf("pids.max lowered to %d after %s's child ended", tasks, first.Package)
+	}, args...)
+	return r, first
 }
 
 // pidsCgroup makes a pids cgroup of its own for t (v1 where the host has
