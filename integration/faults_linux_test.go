@@ -479,7 +479,7 @@ func TestFaults(t *testing.T) {
 		nothingLeft(t, r, []string{tmp})
 	})
 
-	t.Run("fork failing, tests", func(t *testing.T) {
+	t.Run("fork failing in test mode", func(t *testing.T) {
 		t.Parallel()
 		mod := fixtureModule(t, "faults/pkgs")
 		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
@@ -511,10 +511,8 @@ func TestFaults(t *testing.T) {
 	t.Run("module cache read-only", func(t *testing.T) {
 		t.Parallel()
 		mod := fixtureModule(t, "faults/rocache")
-		proxy := fileProxy(t, "example.com/dep", "v1.0.0", map[string]string{
-			"go.mod": "module example.com/dep\n\ngo 1.22\n",
-			"dep.go": "package dep\n\nfunc Double(x int) int { return 2 * x }\n",
-		})
+		proxy := depProxy(t)
+		tmp := t.TempDir()
 		var r faultRun
 		var cache string
 		inMountNamespace(t, func() {
@@ -525,7 +523,7 @@ func TestFaults(t *testing.T) {
 				return
 			}
 			defer unix.Unmount(cache, unix.MNT_DETACH)
-			env := []string{"GOMODCACHE=" + cache, "GOPROXY=file://" + proxy, "GOSUMDB=off", "GOFLAGS=-mod=mod", "TMPDIR=" + t.TempDir()}
+			env := []string{"GOMODCACHE=" + cache, "GOPROXY=file://" + proxy, "GOSUMDB=off", "GOFLAGS=-mod=mod", "TMPDIR=" + tmp}
 			r = runUnderFault(t, mod, nil, env, nil, "--bench", "--repetitions=2", "--sample-time=10ms", "--metrics=none", "./...")
 		})
 		if cache == "" {
@@ -539,7 +537,54 @@ func TestFaults(t *testing.T) {
 		if r.exit != 1 {
 			t.Errorf("exit status %d, want 1", r.exit)
 		}
-		nothingLeft(t, r, nil)
+		nothingLeft(t, r, []string{tmp})
+	})
+
+	t.Run("module cache read-only with dependencies in it", func(t *testing.T) {
+		t.Parallel()
+		mod := fixtureModule(t, "faults/rocache")
+		cache, tmp := t.TempDir(), t.TempDir()
+		env := []string{"GOMODCACHE=" + cache, "GOPROXY=file://" + depProxy(t), "GOSUMDB=off", "GOFLAGS=-mod=mod", "TMPDIR=" + tmp}
+		dl := exec.Command("go", "mod", "download")
+		dl.Dir, dl.Env = mod, append(os.Environ(), env...)
+		if out, err := dl.CombinedOutput(); err != nil {
+			t.Fatalf("go mod download: %v\n%s", err, out)
+		}
+		var r faultRun
+		mounted := false
+		inMountNamespace(t, func() {
+			// The cache as it is, bound read-only over itself: benchsup
+			// writes nothing there, so the run needs nothing written.
+			if err := unix.Mount(cache, cache, "", unix.MS_BIND, ""); err != nil {
+				t.Errorf("bind %s: %v", cache, err)
+				return
+			}
+			defer unix.Unmount(cache, unix.MNT_DETACH)
+			if err := unix.Mount("", cache, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+				t.Errorf("remount %s read-only: %v", cache, err)
+				return
+			}
+			mounted = true
+			r = runUnderFault(t, mod, nil, env, nil, "--bench", "--repetitions=2", "--sample-time=10ms", "--metrics=none", "./...")
+		})
+		if !mounted {
+			return
+		}
+		measured(t, r.row(t, "example.com/rocache/plain", "BenchmarkPlain"))
+		measured(t, r.row(t, "example.com/rocache/usesdep", "BenchmarkDep"))
+		if r.exit != 0 {
+			t.Errorf("exit status %d, want 0", r.exit)
+		}
+		nothingLeft(t, r, []string{tmp})
+	})
+}
+
+// depProxy serves example.com/dep v1.0.0, which testdata/faults/rocache
+// requires, from a file proxy.
+func depProxy(t *testing.T) string {
+	return fileProxy(t, "example.com/dep", "v1.0.0", map[string]string{
+		"go.mod": "module example.com/dep\n\ngo 1.22\n",
+		"dep.go": "package dep\n\nfunc Double(x int) int { return 2 * x }\n",
 	})
 }
 
