@@ -25,7 +25,8 @@ import (
 
 // A faultRun is what one run of benchsup under a host fault left.
 type faultRun struct {
-	pid            int // benchsup's own (the wrappers exec it)
+	pid            int    // benchsup's own (the wrappers exec it)
+	events         string // its --events stream
 	exit           int
 	stdout, stderr string
 	doc            *report.Document // the --json document; nil if none was written
@@ -33,13 +34,14 @@ type faultRun struct {
 
 // runUnderFault runs benchsup in dir, through wrap (a command that must
 // exec it, so that the pid is benchsup's), with env added to this
-// process's, the document written to a file of its own (--json), and
-// during, if not nil, called with benchsup's pid once it runs. It returns
-// once benchsup and its reaper, which holds its stderr, have exited.
-func runUnderFault(t *testing.T, dir string, wrap, env []string, during func(pid int), args ...string) faultRun {
+// process's, the document and the event stream written to files of their
+// own (--json, --events), and during, if not nil, called with benchsup's
+// pid and the event stream's path once it runs. It returns once benchsup
+// and its reaper, which holds its stderr, have exited.
+func runUnderFault(t *testing.T, dir string, wrap, env []string, during func(pid int, events string), args ...string) faultRun {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "run.json")
-	argv := append(append(wrap[:len(wrap):len(wrap)], filepath.Join(binDir, "benchsup"), "run", "--json="+out), args...)
+	out, events := filepath.Join(t.TempDir(), "run.json"), filepath.Join(t.TempDir(), "events")
+	argv := append(append(wrap[:len(wrap):len(wrap)], filepath.Join(binDir, "benchsup"), "run", "--json="+out, "--events="+events), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -49,10 +51,10 @@ func runUnderFault(t *testing.T, dir string, wrap, env []string, during func(pid
 		t.Fatal(err)
 	}
 	if during != nil {
-		during(cmd.Process.Pid)
+		during(cmd.Process.Pid, events)
 	}
 	err := cmd.Wait()
-	r := faultRun{pid: cmd.Process.Pid, stdout: stdout.String(), stderr: stderr.String()}
+	r := faultRun{pid: cmd.Process.Pid, events: events, stdout: stdout.String(), stderr: stderr.String()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee) && ee.Exited():
@@ -127,24 +129,43 @@ func faulted(t *testing.T, row report.Row, class report.Outcome, fault string) {
 	}
 }
 
-// leftBehind lists what of the run of the benchsup with pid is still
-// there, polling for up to 2 s: processes whose environment carries the
-// run's sandbox.EnvRun value (the go command, children without a cgroup,
-// their descendants), the run's cgroups, and the entries of each of dirs
-// (its TMPDIR, say) other than those named in keep.
-func leftBehind(pid int, dirs []string, keep ...string) []string {
-	marker := []byte("\x00BENCHSUP_RUN=benchsup-" + strconv.Itoa(pid) + "-")
-	prefix := "benchsup-" + strconv.Itoa(pid) + "-"
+// leftBehind lists what of run r is still there, polling for up to 2 s:
+// processes whose environment carries the run's sandbox.EnvRun value (the
+// go command, children without a cgroup, their descendants) or that are in
+// the process group of a child its event stream names, the run's cgroups,
+// and the entries of each of dirs (its TMPDIR, say) other than those named
+// in keep.
+func leftBehind(r faultRun, dirs []string, keep ...string) []string {
+	marker := []byte("\x00BENCHSUP_RUN=benchsup-" + strconv.Itoa(r.pid) + "-")
+	prefix := "benchsup-" + strconv.Itoa(r.pid) + "-"
+	groups := map[string]bool{} // every child leads a process group of its own
+	if data, err := os.ReadFile(r.events); err == nil {
+		evs, _ := parseEvents(data)
+		for _, e := range evs {
+			if e.Kind == report.EventProcessEnd && e.PID > 0 {
+				groups[strconv.Itoa(e.PID)] = true
+			}
+		}
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		var left []string
-		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+		procs, _ := filepath.Glob("/proc/[0-9]*")
 		for _, p := range procs {
-			env, err := os.ReadFile(p)
+			n, _ := strconv.Atoi(filepath.Base(p))
+			if dead(n) {
+				continue
+			}
+			env, err := os.ReadFile(p + "/environ")
 			if err == nil && bytes.Contains(append([]byte{0}, env...), marker) {
-				n, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-				if !dead(n) {
-					left = append(left, "process "+filepath.Dir(p))
+				left = append(left, "process "+p+" (its environment names the run)")
+				continue
+			}
+			stat, _ := os.ReadFile(p + "/stat")
+			// The process group is the third field after the command name.
+			if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+				if f := strings.Fields(string(stat[i+1:])); len(f) > 2 && groups[f[2]] {
+					left = append(left, "process "+p+" (in the process group of child "+f[2]+")")
 				}
 			}
 		}
@@ -190,7 +211,7 @@ func slicesContains(s []string, v string) bool {
 // nothingLeft fails t with whatever leftBehind finds.
 func nothingLeft(t *testing.T, r faultRun, dirs []string, keep ...string) {
 	t.Helper()
-	if left := leftBehind(r.pid, dirs, keep...); len(left) > 0 {
+	if left := leftBehind(r, dirs, keep...); len(left) > 0 {
 		t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
 	}
 }
@@ -269,11 +290,8 @@ func waitForMeasured(t *testing.T, path, phase string) (report.Event, bool) {
 // steps are the benchmarks of testdata/faults/steps, measured in order.
 var steps = []string{"BenchmarkStep1", "BenchmarkStep2", "BenchmarkStep3", "BenchmarkStep4", "BenchmarkStep5", "BenchmarkStep6"}
 
-// stepsArgs measure testdata/faults/steps briefly, one process each, with
-// an event stream at events to tell when the first benchmark is measured.
-func stepsArgs(events string) []string {
-	return []string{"--bench", "--repetitions=1", "--sample-time=10ms", "--metrics=none", "--events=" + events, "./..."}
-}
+// stepsArgs measure testdata/faults/steps briefly, one process each.
+var stepsArgs = []string{"--bench", "--repetitions=1", "--sample-time=10ms", "--metrics=none", "./..."}
 
 // checkSteps checks the run of testdata/faults/steps that a fault struck
 // after its first result: that row measured, in the table and the JSON;
@@ -333,7 +351,7 @@ func TestFaults(t *testing.T) {
 			}
 			defer unix.Unmount(tmp, unix.MNT_DETACH)
 			r = runUnderFault(t, mod, nil, []string{"TMPDIR=" + tmp}, nil, "--bench", "./...")
-			left = leftBehind(r.pid, []string{tmp})
+			left = leftBehind(r, []string{tmp})
 		})
 		if tmp == "" {
 			return
@@ -366,10 +384,10 @@ func TestFaults(t *testing.T) {
 			env := []string{"TMPDIR=" + tmp}
 			// One package at a time, so b and c run after a filled the disk.
 			tests = runUnderFault(t, mod, nil, env, nil, "-v", "-p", "1", "./...")
-			leftTests = leftBehind(tests.pid, []string{tmp}, "fill")
+			leftTests = leftBehind(tests, []string{tmp}, "fill")
 			os.Remove(filepath.Join(tmp, "fill"))
 			benchmarks = runUnderFault(t, mod, nil, env, nil, "--bench", "--repetitions=2", "--sample-time=10ms", "--metrics=none", "./...")
-			leftBenchmarks = leftBehind(benchmarks.pid, []string{tmp}, "fill")
+			leftBenchmarks = leftBehind(benchmarks, []string{tmp}, "fill")
 		})
 		if tests.pid == 0 {
 			return
@@ -451,8 +469,8 @@ func TestFaults(t *testing.T) {
 	t.Run("descriptors run out mid-run", func(t *testing.T) {
 		t.Parallel()
 		mod := fixtureModule(t, "faults/steps")
-		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
-		r := runUnderFault(t, mod, nil, []string{"TMPDIR=" + tmp}, func(pid int) {
+		tmp := t.TempDir()
+		r := runUnderFault(t, mod, nil, []string{"TMPDIR=" + tmp}, func(pid int, events string) {
 			if _, ok := waitForMeasured(t, events, "benchmark"); !ok {
 				return
 			}
@@ -462,7 +480,7 @@ func TestFaults(t *testing.T) {
 			if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil); err != nil {
 				t.Errorf("prlimit: %v", err)
 			}
-		}, stepsArgs(events)...)
+		}, stepsArgs...)
 		checkSteps(t, r, "parent-io", "too many open files")
 		nothingLeft(t, r, []string{tmp})
 	})
@@ -470,8 +488,8 @@ func TestFaults(t *testing.T) {
 	t.Run("fork failing", func(t *testing.T) {
 		t.Parallel()
 		mod := fixtureModule(t, "faults/steps")
-		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
-		r, _ := underPidsLimit(t, mod, tmp, events, "benchmark", stepsArgs(events)...)
+		tmp := t.TempDir()
+		r, _ := underPidsLimit(t, mod, tmp, "benchmark", stepsArgs...)
 		// A spawn the kernel refused is benchsup's side failing
 		// (parent-io); a child that got its process but not its threads
 		// exits, and the row says the host refused it a thread.
@@ -482,9 +500,9 @@ func TestFaults(t *testing.T) {
 	t.Run("fork failing in test mode", func(t *testing.T) {
 		t.Parallel()
 		mod := fixtureModule(t, "faults/pkgs")
-		tmp, events := t.TempDir(), filepath.Join(t.TempDir(), "events")
+		tmp := t.TempDir()
 		// One package at a time: the fault strikes after the first.
-		r, first := underPidsLimit(t, mod, tmp, events, "test", "-v", "-p", "1", "--events="+events, "./...")
+		r, first := underPidsLimit(t, mod, tmp, "test", "-v", "-p", "1", "./...")
 		if first.Package == "" {
 			return
 		}
@@ -589,11 +607,11 @@ func depProxy(t *testing.T) string {
 }
 
 // underPidsLimit runs benchsup with args in mod, in a pids cgroup of its
-// own, and once the event stream at events says the first child of phase
+// own, and once its event stream says the first child of phase
 // ended, lowers the cgroup's pids.max to the tasks benchsup and its reaper
 // have then: no new child and no new thread of theirs. It skips t where
 // no pids cgroup can be made. It returns the run and the event.
-func underPidsLimit(t *testing.T, mod, tmp, events, phase string, args ...string) (faultRun, report.Event) {
+func underPidsLimit(t *testing.T, mod, tmp, phase string, args ...string) (faultRun, report.Event) {
 	t.Helper()
 	cg, err := pidsCgroup(t)
 	if err != nil {
@@ -603,7 +621,7 @@ func underPidsLimit(t *testing.T, mod, tmp, events, phase string, args ...string
 	// run is counted in it.
 	wrap := []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg}
 	var first report.Event
-	r := runUnderFault(t, mod, wrap, []string{"TMPDIR=" + tmp}, func(pid int) {
+	r := runUnderFault(t, mod, wrap, []string{"TMPDIR=" + tmp}, func(pid int, events string) {
 		var ok bool
 		if first, ok = waitForMeasured(t, events, phase); !ok {
 			return
