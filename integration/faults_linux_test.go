@@ -187,7 +187,7 @@ func leftBehind(r faultRun, dirs []string, keep ...string) []string {
 		for _, dir := range dirs {
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
-				if !slicesContains(keep, e.Name()) {
+				if !slices.Contains(keep, e.Name()) {
 					left = append(left, filepath.Join(dir, e.Name()))
 				}
 			}
@@ -197,15 +197,6 @@ func leftBehind(r faultRun, dirs []string, keep ...string) []string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // nothingLeft fails t with whatever leftBehind finds.
