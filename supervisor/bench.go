@@ -992,6 +992,14 @@ func describe(out sandbox.Outcome) string {
 	// A crash's own words are on stderr: the panic or fatal error line.
 	if out.Class == sandbox.ClassExit || out.Class == sandbox.ClassSignal {
 		for _, line := range strings.Split(string(out.Stderr.Tail), "\n") {
+			if strings.HasPrefix(line, "runtime: failed to create new OS thread") && strings.Contains(line, "errno=11") {
+				// EAGAIN: the host's limit on tasks (a pids cgroup, ulimit
+				// -u, threads-max) ended the child, wherever it was.
+				return "the host refused the child a thread, not the code under test: " + strings.TrimSpace(line) +
+					": resource temporarily unavailable (a pids cgroup's pids.max, ulimit -u or threads-max); " + msg
+			}
+		}
+		for _, line := range strings.Split(string(out.Stderr.Tail), "\n") {
 			if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
 				msg += ": " + strings.TrimSpace(line)
 				break

@@ -42,7 +42,9 @@
 //   - execute: one child at a time for benchmarks; for tests, a child per
 //     package, packages in parallel, and when a child dies the test it was
 //     running is reported with the child's outcome and a new child runs
-//     every test that has not finished;
+//     every test that has not finished (a child whose testing could not
+//     write the run's test log, a full TMPDIR, charges no test: the
+//     package's row is parent-io, with testing's line);
 //   - summarize: each identity's processes into its row (internal/stats).
 //
 // Starting a child is a field (startFunc), so the schedule and the

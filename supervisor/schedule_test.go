@@ -494,6 +494,13 @@ func TestDescribeNamesTheCause(t *testing.T) {
 			[]string{"benchsup's own side of the child failed (spawn): too many open files"}},
 		{"stopped", sandbox.Outcome{Class: sandbox.ClassSignal, Err: &sandbox.StoppedError{Signal: syscall.SIGSTOP, Wait: 500 * time.Millisecond}},
 			[]string{"child stopped by SIGSTOP and not continued within 500ms: benchsup continued it and killed it"}},
+		{"no thread for the runtime", sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 2, BeforeWorker: true},
+			Stderr: sandbox.Capture{Tail: []byte("runtime: failed to create new OS thread (have 2 already; errno=11)\nruntime: may need to increase max user processes (ulimit -u)\nfatal error: newosproc\n")}},
+			[]string{"the host refused the child a thread, not the code under test: runtime: failed to create new OS thread (have 2 already; errno=11): resource temporarily unavailable",
+				"child exited with status 2 before benchsup's worker started"}},
+		{"no memory for a thread", sandbox.Outcome{Class: sandbox.ClassExit, Err: &sandbox.ExitError{Code: 2},
+			Stderr: sandbox.Capture{Tail: []byte("runtime: failed to create new OS thread (have 9 already; errno=12)\nfatal error: newosproc\n")}},
+			[]string{"child exited with status 2: fatal error: newosproc"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := describe(tc.out)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -204,10 +205,14 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		progress := false
 		v := verdict{}
 		facts := tr.facts(p, tests, out, only)
+		hostFault := s.scratchWriteFailed(out)
 		if out.Class != sandbox.ClassSuccess && out.Class != sandbox.ClassCanceled {
-			if tr.timedOut != "" {
+			switch {
+			case hostFault != "":
+				// No test is to blame: the host refused a file of the run.
+			case tr.timedOut != "":
 				v = verdict{tr.timedOut, ""}
-			} else {
+			default:
 				v = blame(facts)
 			}
 		}
@@ -245,6 +250,22 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		if v.test == "" {
 			row := tr.hint(errorRow(p.pkg.ImportPath, "", "package", out))
 			row.Output = trimWorkerFrames(row.Output, p.pkg.ImportPath)
+			if hostFault != "" {
+				row.Outcome = outcomeOf(sandbox.ClassParentIO)
+				row.Error = ptr("the host failed a file of the run, not the code under test: " + hostFault + "; " + describe(out))
+				rows = append(rows, row)
+				// A host that refused this child's file refuses the next
+				// one's: every selected test without a result says why,
+				// rather than being rerun until the loop gives up on it.
+				for _, name := range p.tests() {
+					if !finished[name] && matches(s.cfg.Run, name) {
+						rows = append(rows, report.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
+							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []report.ProcessResult{},
+							Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
+					}
+				}
+				break
+			}
 			if facts.started(only) || len(tr.order) > 0 {
 				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
 				rows = append(rows, row)
@@ -277,6 +298,23 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 	pkgRow := report.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
 		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}, Notes: left}
 	return append(rows, pkgRow)
+}
+
+// scratchWriteFailed returns the line in which testing, in a child that
+// exited with an error status, said it could not write a file in the run's
+// scratch directory (its -test.testlogfile): a full or failing TMPDIR,
+// which no test is to blame for. It is "" when the child said no such
+// thing.
+func (s *supervisor) scratchWriteFailed(out sandbox.Outcome) string {
+	if out.Class != sandbox.ClassExit {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(out.Stderr.Tail), "\n") {
+		if path, ok := strings.CutPrefix(line, "testing: can't write "); ok && strings.HasPrefix(path, s.tmp+string(filepath.Separator)) {
+			return line
+		}
+	}
+	return ""
 }
 
 // culpritRow is the row of the test charged with its child's death.

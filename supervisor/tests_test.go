@@ -453,3 +453,52 @@ func TestOutputOf(t *testing.T) {
 	assert.Equal(t, "first line\nsecond line\nthird\n", readTail(path, 1<<20))
 	assert.Empty(t, readTail(filepath.Join(t.TempDir(), "none"), 10))
 }
+
+func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
+	run := func(t *testing.T, path func(s *supervisor) string) ([]report.Row, map[string]report.Row, *children) {
+		s := scriptedSupervisor(t, Config{}, nil)
+		line := "testing: can't write " + path(s) + ": write " + path(s) + ": no space left on device\n"
+		cs := &children{play: func(req protocol.Request) scriptedChild {
+			if len(req.Config.Skip) == 0 {
+				return scriptedChild{steps: []any{ev("run", "TestA"), ev("pass", "TestA"), ev("run", "TestB"), ev("pass", "TestB"),
+					ev("run", "TestC")}, stderr: line, exit: 2}
+			}
+			return scriptedChild{steps: []any{ev("run", "TestC"), ev("pass", "TestC")}}
+		}}
+		s.start = cs.start
+		all := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
+		rows := rowsByName(all)
+		assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome, "a test that passed keeps its result")
+		assert.Equal(t, report.Outcome("ok"), rows["TestB"].Outcome, "a test that passed keeps its result")
+		return all, rows, cs
+	}
+	t.Run("the run's file", func(t *testing.T) {
+		// testing's log, in the run's scratch directory, on a full TMPDIR:
+		// no test is charged, and no new child would fare better.
+		all, rows, cs := run(t, func(s *supervisor) string { return filepath.Join(s.tmp, "benchsup-testlog-1") })
+		assert.Len(t, cs.reqs, 1)
+		assert.Equal(t, report.Outcome("parent-io"), rows["TestC"].Outcome, "the test without a result")
+		assert.Contains(t, deref(rows["TestC"].Error), "no result: the host failed a file of the run")
+		assert.Contains(t, deref(rows["TestC"].Error), "no space left on device")
+		var pkgErr *report.Row
+		for i, r := range all {
+			if r.Kind == "package" && r.Error != nil {
+				pkgErr = &all[i]
+			}
+		}
+		require.NotNil(t, pkgErr, "the package's row says what went wrong")
+		assert.Equal(t, report.Outcome("parent-io"), pkgErr.Outcome)
+		assert.Contains(t, deref(pkgErr.Error), "the host failed a file of the run, not the code under test: testing: can't write ")
+		assert.Contains(t, pkgErr.Output, "no space left on device")
+	})
+	t.Run("the code's file", func(t *testing.T) {
+		// A file the code under test chose (a profile, say) is its own:
+		// the one test running is charged, as for any exit.
+		all, rows, _ := run(t, func(*supervisor) string { return "/elsewhere/cpu.out" })
+		assert.Equal(t, report.Outcome("exit"), rows["TestC"].Outcome)
+		assert.Contains(t, deref(rows["TestC"].Error), "TestC was the only test running")
+		for _, r := range all {
+			assert.NotEqual(t, report.Outcome("parent-io"), r.Outcome, "%s %s", r.Kind, r.Name)
+		}
+	})
+}

@@ -1,0 +1,6 @@
+package c
+
+import "testing"
+
+// TestAfter runs after package a filled the disk.
+func TestAfter(t *testing.T) {}

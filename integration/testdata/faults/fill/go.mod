@@ -1,0 +1,3 @@
+module example.com/fill
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/pkgs
+
+go 1.22

@@ -1,0 +1,7 @@
+// Package p4 is one of ten packages integration/faults_linux_test.go runs
+// at once under a small descriptor limit.
+package p4
+
+import "testing"
+
+func TestOK(t *testing.T) {}

@@ -1,0 +1,7 @@
+// Package p9 is one of ten packages integration/faults_linux_test.go runs
+// at once under a small descriptor limit.
+package p9
+
+import "testing"
+
+func TestOK(t *testing.T) {}

@@ -1,0 +1,3 @@
+module example.com/steps
+
+go 1.22
