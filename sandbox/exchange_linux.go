@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/protocol/msgpackcodec"
 )
@@ -39,12 +41,13 @@ type exchange struct {
 }
 
 func newExchange(sock *os.File, d deadlines, v *verdict, p *process) *exchange {
-	rw := &countingFile{File: sock}
+	dl := &readDeadline{sock: sock}
+	rw := &countingFile{File: sock, dl: dl}
 	return &exchange{
 		sock: sock,
 		conn: msgpackcodec.NewConn(rw),
 		rw:   rw,
-		dl:   &readDeadline{sock: sock},
+		dl:   dl,
 		d:    d,
 		v:    v,
 		p:    p,
@@ -249,14 +252,71 @@ func (r *readDeadline) isCut() bool {
 }
 
 // countingFile counts the bytes read through it, so that a failed read can
-// tell whether it left the stream in the middle of a frame.
+// tell whether it left the stream in the middle of a frame. Past the drain
+// deadline it still returns what the socket held when the deadline passed:
+// a read that finds the deadline past does not look at the socket, and a
+// supervisor slowed past it (a loaded host) would otherwise lose the frames
+// a child sent before it exited (its Done) and call the exit premature.
 type countingFile struct {
 	*os.File
-	read int64 // only touched by the holder of exchange.mu
+	dl *readDeadline
+	// Only touched by the holder of exchange.mu.
+	read     int64
+	late     bool // the bytes queued at the drain deadline were counted
+	lateLeft int  // how many of them are still to be read
 }
 
 func (f *countingFile) Read(p []byte) (int, error) {
 	n, err := f.File.Read(p)
+	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && f.dl.isCut() {
+		switch m, eof := f.readQueued(p); {
+		case m > 0:
+			n, err = m, nil
+		case eof:
+			err = io.EOF
+		}
+	}
 	f.read += int64(n)
 	return n, err
+}
+
+// readQueued reads, without waiting, up to len(p) of the bytes the socket
+// held when a read first found the drain deadline past; once they are read,
+// it tells end-of-file (every other end closed) from a holder keeping the
+// endpoint open. Only those bytes: a holder that escaped and writes on
+// cannot keep the reading going.
+func (f *countingFile) readQueued(p []byte) (n int, eof bool) {
+	rc, err := f.File.SyscallConn()
+	if err != nil || len(p) == 0 {
+		return 0, false
+	}
+	_ = rc.Control(func(fd uintptr) {
+		if !f.late {
+			f.late = true
+			// SIOCINQ: the bytes in a stream socket's receive queue.
+			f.lateLeft, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
+		}
+		want := p[:min(len(p), f.lateLeft)]
+		if f.lateLeft <= 0 {
+			want = p[:1] // end-of-file, or a holder still there
+		}
+		for {
+			m, err := unix.Read(int(fd), want)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != nil: // EAGAIN: a holder keeps it open
+			case m == 0:
+				eof = true
+			case f.lateLeft > 0:
+				n = m
+				f.lateLeft -= m
+			default:
+				// A holder wrote after the deadline: that byte is
+				// not the child's, and the stream is cut here.
+			}
+			return
+		}
+	})
+	return n, eof
 }

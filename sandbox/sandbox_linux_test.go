@@ -1230,3 +1230,72 @@ func BenchmarkForkExecTrue(b *testing.B) {
 	}
 	reportMedian(b, d, "median-ns/op")
 }
+
+func TestReadPastTheDrainDeadline(t *testing.T) {
+	// A supervisor slowed past the drain deadline (a loaded host) still
+	// reads what the child sent before it exited: here nothing is read
+	// before Wait and the window is a nanosecond, so every read after the
+	// reaping finds the deadline past. The Done still counts, and the
+	// endpoint is not reported held.
+	before := openFDs(t)
+	cfg := helper("ok")
+	cfg.DrainWindow = time.Nanosecond
+	c, err := Start(cfg)
+	require.NoError(t, err)
+	_, err = c.Hello()
+	require.NoError(t, err)
+	require.NoError(t, c.Send(testRequest))
+	o := c.Wait()
+	assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
+	assert.NotContains(t, o.DrainNote, "endpoint")
+	checkContained(t, o, nil)
+	checkFDs(t, before)
+}
+
+func TestStreamTakesWhatWasQueued(t *testing.T) {
+	// What a pipe held when the drain deadline passed is kept; then the
+	// end of the pipe is told from a holder that keeps it open.
+	for _, tc := range []struct {
+		name      string
+		keepOpen  bool
+		wantEnded bool
+	}{
+		{"writer closed", false, true},
+		{"writer still holding it", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close()
+			defer w.Close()
+			want := strings.Repeat("0123456789", 10000) // past one read's buffer
+			go func() {
+				w.WriteString(want)
+				if !tc.keepOpen {
+					w.Close()
+				}
+			}()
+			rc, err := r.SyscallConn()
+			require.NoError(t, err)
+			s := &stream{f: r, rc: rc, tail: newTailBuffer(1 << 20)}
+			var got strings.Builder
+			for got.Len() < len(want) {
+				s.mu.Lock()
+				ended := s.takeQueued(make([]byte, 4096))
+				s.mu.Unlock()
+				got.Reset()
+				got.Write(s.tail.Capture().Tail)
+				if ended {
+					require.True(t, tc.wantEnded, "a held pipe read as ended")
+					break
+				}
+			}
+			assert.Equal(t, want, got.String())
+			s.mu.Lock()
+			ended := s.takeQueued(make([]byte, 4096))
+			s.mu.Unlock()
+			assert.Equal(t, tc.wantEnded, ended)
+			assert.Equal(t, int64(len(want)), s.tail.Capture().Total)
+		})
+	}
+}

@@ -63,23 +63,65 @@ func (s *stream) run() {
 				return false // wait until readable, or the deadline
 			}
 			if n > 0 {
-				off := s.tail.total
-				s.tail.Write(buf[:n])
-				if s.head != nil {
-					s.head.writeAt(off, buf[:n])
-				}
+				s.accept(buf[:n])
 			}
 			return true
 		})
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			s.mu.Lock()
-			s.cut = true
+			s.cut = !s.takeQueued(buf)
 			s.mu.Unlock()
 			return
 		case err != nil, rerr != nil, n == 0: // n == 0: end-of-file
 			return
 		}
+	}
+}
+
+// takeQueued reads, without waiting, what the pipe held when the drain
+// deadline passed, and reports whether the pipe then ended. A supervisor
+// slowed past the deadline (a loaded host) would otherwise lose output the
+// child wrote before it exited, and name a holder that does not exist. Only
+// the bytes queued at the deadline are read: a holder that escaped and
+// writes on cannot keep the reading going. s.mu is held.
+func (s *stream) takeQueued(buf []byte) (ended bool) {
+	_ = s.rc.Control(func(fd uintptr) {
+		queued, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		if err != nil {
+			return
+		}
+		for {
+			want := min(len(buf), queued)
+			if queued == 0 {
+				want = 1 // one more: end-of-file, or a holder still there
+			}
+			n, err := unix.Read(int(fd), buf[:want])
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != nil:
+				return // EAGAIN: a holder keeps the pipe open
+			case n == 0:
+				ended = true
+				return
+			}
+			s.accept(buf[:n])
+			if queued == 0 {
+				return // a holder wrote after the deadline
+			}
+			queued = max(queued-n, 0)
+		}
+	})
+	return ended
+}
+
+// accept keeps what one read returned. s.mu is held.
+func (s *stream) accept(b []byte) {
+	off := s.tail.total
+	s.tail.Write(b)
+	if s.head != nil {
+		s.head.writeAt(off, b)
 	}
 }
 
