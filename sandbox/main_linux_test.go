@@ -285,6 +285,38 @@ func child(behaviour string) int {
 		must(c.Send(testRequest))
 		log(fmt.Sprintf("grandchild=%d", c.PID()))
 		hang()
+	case "alloc":
+		// Allocates and touches up to 1 GiB, 4 MiB at a time: past a
+		// smaller memory limit the kernel kills it; without one it stops.
+		var keep [][]byte
+		for range 256 {
+			b := make([]byte, 4<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		log(fmt.Sprintf("allocated=%d", len(keep)*4<<20))
+		done()
+	case "forkbomb":
+		// Starts at most 200 sleeping grandchildren (so that even without
+		// a limit it cannot hurt the host), giving up after 20 refusals.
+		started, refused := 0, 0
+		exe, err := os.Executable()
+		must(err)
+		for range 200 {
+			cmd := exec.Command(exe)
+			cmd.Env = []string{behaviourEnv + "=gc-hang"}
+			if cmd.Start() != nil {
+				if refused++; refused == 20 {
+					break
+				}
+				continue
+			}
+			started++
+		}
+		log(fmt.Sprintf("started=%d refused=%d", started, refused))
+		done()
 	default:
 		fmt.Fprintf(os.Stderr, "child: unknown behaviour %q\n", behaviour)
 		return 104
