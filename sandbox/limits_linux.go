@@ -243,6 +243,18 @@ func findV1(mountinfo, self, controller string) (*v1Hierarchy, error) {
 	return h, nil
 }
 
+// v1Parents lists the directories under which the v1 memory and pids
+// cgroups of children are created, found without probing.
+func v1Parents() []string {
+	var dirs []string
+	for _, c := range []string{"memory", "pids"} {
+		if h, err := findV1("/proc/self/mountinfo", "/proc/self/cgroup", c); err == nil {
+			dirs = append(dirs, h.dir(h.own))
+		}
+	}
+	return dirs
+}
+
 // v1Path returns the path of the "N:controllers:path" line of a
 // /proc/*/cgroup file whose controllers include controller.
 func v1Path(file, controller string) (string, error) {

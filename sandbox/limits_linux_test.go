@@ -252,9 +252,10 @@ func TestMemoryLimitOutOfMemory(t *testing.T) {
 	assert.ErrorIs(t, o.Err, ErrOutOfMemory)
 	assert.Equal(t, int64(48<<20), oom.Limit)
 	require.True(t, oom.PeakKnown, o.Resources.PeakMemoryNote)
-	// The peak is the cgroup's: near the limit, never past it.
+	// The peak is the cgroup's: near the limit, and past it by no more
+	// than the kernel's per-CPU charge batches.
 	assert.Greater(t, oom.Peak, int64(32<<20))
-	assert.LessOrEqual(t, oom.Peak, int64(48<<20))
+	assert.Less(t, oom.Peak, int64(52<<20))
 	assert.Contains(t, o.Err.Error(), "killed by the kernel at the 48 MiB limit, peak ")
 	assert.Equal(t, sup.Memory, o.Resources.Memory)
 	assert.Positive(t, o.Resources.OOMKills)

@@ -511,6 +511,12 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	id.windows = append(id.windows, windows...)
 	id.leftBehind(out)
 	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
+	proc.PeakMemoryBytes, _ = peakMemory(out)
+	for _, n := range resourceNotes(out) {
+		if !slices.Contains(id.notes, n) {
+			id.notes = append(id.notes, n)
+		}
+	}
 	if out.Hello != nil {
 		proc.StartupNs = ptr(int64(out.StartupDuration))
 	}
@@ -669,7 +675,13 @@ func (id *benchIdentity) result() report.Row {
 	if id.fullName != "" {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
+	own := row.Notes // an error row's own (what the limits did to its child)
 	row.Notes = id.notes
+	for _, n := range own {
+		if !slices.Contains(row.Notes, n) {
+			row.Notes = append(slices.Clip(row.Notes), n)
+		}
+	}
 	if note := row.Interference.Note(); note != "" {
 		row.Notes = append(slices.Clip(row.Notes), note)
 	}
@@ -906,7 +918,7 @@ func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
 		msg += "; " + where
 	}
 	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
-		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}}
+		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}, Notes: resourceNotes(out)}
 }
 
 // hungAt says where a timed-out child was, from the head of the goroutine
