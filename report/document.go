@@ -363,7 +363,8 @@ type BuildFacts struct {
 // Outcome is how a row or a process ended: one of the sandbox's classes
 // ("ok", "skipped", "benchmark-failure", "exit", "signal",
 // "startup-timeout", "execution-timeout", "malformed-protocol",
-// "invalid-config", "parent-io", "canceled") or one of the outcomes below.
+// "invalid-config", "parent-io", "canceled", "out-of-memory") or one of
+// the outcomes below.
 // Its predicates are the one place that decides what counts as a failure.
 type Outcome string
 
