@@ -260,6 +260,7 @@ func TestMemoryLimitOutOfMemory(t *testing.T) {
 	assert.Equal(t, sup.Memory, o.Resources.Memory)
 	assert.Positive(t, o.Resources.OOMKills)
 	assert.Equal(t, -1, o.ExitCode)
+	assert.Empty(t, o.ContainmentNote, "every cgroup was removed without trouble")
 }
 
 func TestMemoryLimitNotReached(t *testing.T) {
@@ -287,6 +288,7 @@ func TestPidsLimitForkBomb(t *testing.T) {
 	require.Positive(t, o.Resources.PidsRefused, "class %v, logs %q, stderr %s", o.Class, logged(msgs), o.Stderr.Tail)
 	assert.Contains(t, o.Resources.Note(), "pids limit 16 reached: ")
 	assert.Contains(t, o.Resources.Note(), " refused")
+	assert.Empty(t, o.ContainmentNote, "every cgroup was removed without trouble")
 }
 
 func TestPeakMemoryOrdinaryChild(t *testing.T) {
@@ -302,6 +304,7 @@ func TestPeakMemoryOrdinaryChild(t *testing.T) {
 	require.True(t, o.Resources.PeakMemoryKnown, o.Resources.PeakMemoryNote)
 	assert.Positive(t, o.Resources.PeakMemory)
 	assert.Empty(t, o.Resources.Note(), "nothing happened to it")
+	assert.Empty(t, o.ContainmentNote, "every cgroup was removed without trouble")
 
 	cfg := helper("ok")
 	cfg.Cgroup = CgroupOff

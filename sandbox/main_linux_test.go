@@ -52,6 +52,12 @@ func TestMain(m *testing.M) {
 		// Run the suite as on a host without a writable cgroup2.
 		cgroupOverride = &cgroupSupport{note: "disabled by BENCHSUP_SANDBOX_TEST_NO_CGROUP"}
 	}
+	if os.Getenv("BENCHSUP_SANDBOX_TEST_NO_LIMITS") != "" {
+		// Run the suite as on a host without writable memory and pids
+		// controllers (and compare the spawn's cost without them).
+		note := "disabled by BENCHSUP_SANDBOX_TEST_NO_LIMITS"
+		limitOverride = &limitProbe{LimitSupport: LimitSupport{MemoryNote: note, PidsNote: note}}
+	}
 	f, err := os.CreateTemp("", leakMarker)
 	if err != nil {
 		panic(err)
