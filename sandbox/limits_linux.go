@@ -560,6 +560,9 @@ func (t *spawnerThread) fork(moves []v1Move, path string, argv []string, attr *o
 	spawnAttempts.Add(1)
 	proc, err := os.StartProcess(path, argv, attr)
 	_ = t.goHome(moves) // on failure owed: the next spawn retries or refuses
+	if errors.Is(err, unix.EAGAIN) && slices.ContainsFunc(moves, func(m v1Move) bool { return m.controller == "pids" }) {
+		err = fmt.Errorf("%w (a cgroup v1 pids limit counts the forking thread too: it needs room for it and the child)", err)
+	}
 	return proc, err
 }
 

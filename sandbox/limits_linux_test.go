@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -348,4 +349,123 @@ func TestSpawnerStuckInChildCgroup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, p.memV1.own, got)
 	assert.True(t, strings.HasPrefix(home, p.memV1.point))
+}
+
+// TestLimitFiles writes the limits into, and reads the counters from,
+// directories that stand in for a child's cgroups: the v2 path this host
+// may not have, and the v1 one.
+func TestLimitFiles(t *testing.T) {
+	t.Run("v2", func(t *testing.T) {
+		dir := t.TempDir()
+		p := limitProbe{LimitSupport: LimitSupport{Memory: CgroupV2, MemorySwap: true, Pids: CgroupV2}, v2Peak: true}
+		lg := &limitGroups{res: Resources{MemoryLimit: 64 << 20, PidsLimit: 16, OOMKills: -1, LimitHits: -1}, wantMem: true, wantPids: true}
+		require.True(t, lg.v2Wanted(p))
+		require.NoError(t, lg.setupV2(dir, p, 64<<20, 16))
+		for file, want := range map[string]string{"memory.max": "67108864", "memory.swap.max": "0", "pids.max": "16"} {
+			got, err := os.ReadFile(filepath.Join(dir, file))
+			require.NoError(t, err)
+			assert.Equal(t, want, string(got), file)
+		}
+		fakeCgroup(t, dir, map[string]string{
+			"memory.peak":   "67100672\n",
+			"memory.events": "low 0\nhigh 0\nmax 40\noom 1\noom_kill 1\n",
+			"pids.events":   "max 12\n",
+		})
+		res := lg.read(p)
+		assert.Equal(t, Resources{MemoryLimit: 64 << 20, PidsLimit: 16, Memory: CgroupV2, Pids: CgroupV2,
+			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: -1, PidsRefused: 12}, res)
+		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit", res.Note())
+
+		p.v2Peak = false // before Linux 5.19
+		res = lg.read(p)
+		assert.False(t, res.PeakMemoryKnown)
+		assert.Contains(t, res.PeakMemoryNote, "memory.peak")
+	})
+	t.Run("v2 without swap accounting, memory only", func(t *testing.T) {
+		dir := t.TempDir()
+		p := limitProbe{LimitSupport: LimitSupport{Memory: CgroupV2}}
+		lg := &limitGroups{wantMem: true}
+		require.NoError(t, lg.setupV2(dir, p, 1<<30, 0))
+		_, err := os.Stat(filepath.Join(dir, "memory.swap.max"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "not written where the kernel has none")
+		_, err = os.Stat(filepath.Join(dir, "pids.max"))
+		assert.ErrorIs(t, err, os.ErrNotExist)
+	})
+	t.Run("v1 counters", func(t *testing.T) {
+		mem, pids := t.TempDir(), t.TempDir()
+		lg := &limitGroups{res: Resources{MemoryLimit: 32 << 20, PidsLimit: 8, Memory: CgroupV1, Pids: CgroupV1, OOMKills: -1, LimitHits: -1},
+			mem: &cgroup{dir: mem}, pids: &cgroup{dir: pids}}
+		fakeCgroup(t, mem, map[string]string{
+			"memory.max_usage_in_bytes": "33554432\n",
+			"memory.oom_control":        "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n",
+			"memory.failcnt":            "118\n",
+		})
+		fakeCgroup(t, pids, map[string]string{"pids.events": "max 0\n"})
+		res := lg.read(limitProbe{})
+		assert.Equal(t, int64(33554432), res.PeakMemory)
+		assert.Equal(t, int64(2), res.OOMKills)
+		assert.Equal(t, int64(-1), res.LimitHits, "not needed where oom_kill is counted")
+		assert.Zero(t, res.PidsRefused)
+		assert.Equal(t, "the kernel's OOM killer killed 2 processes at the 32 MiB limit", res.Note())
+
+		// A kernel without the oom_kill counter (before 4.13): the limit's
+		// failure count is what is left, and the class says it inferred.
+		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\n"})
+		res = lg.read(limitProbe{})
+		assert.Equal(t, int64(-1), res.OOMKills)
+		assert.Equal(t, int64(118), res.LimitHits)
+		f := facts{resources: res, status: exitStatus{known: true, signal: syscall.SIGKILL}}
+		class, err := f.classify()
+		assert.Equal(t, ClassOutOfMemory, class)
+		assert.ErrorContains(t, err, "(inferred: SIGKILL after the limit was hit; this kernel counts no OOM kills)")
+	})
+}
+
+func TestOutOfMemoryClass(t *testing.T) {
+	killed := exitStatus{known: true, signal: syscall.SIGKILL}
+	oom := Resources{MemoryLimit: 64 << 20, OOMKills: 1, LimitHits: -1, PeakMemory: 64 << 20, PeakMemoryKnown: true}
+	tests := []struct {
+		name string
+		f    facts
+		want Class
+	}{
+		{"SIGKILL with an OOM kill", facts{status: killed, resources: oom}, ClassOutOfMemory},
+		{"SIGKILL without one", facts{status: killed, resources: Resources{OOMKills: 0, LimitHits: -1}}, ClassSignal},
+		{"SIGKILL, no memory cgroup", facts{status: killed, resources: Resources{OOMKills: -1, LimitHits: -1}}, ClassSignal},
+		{"a descendant OOM-killed, the root exits 1", facts{status: exitStatus{known: true, exited: true, code: 1}, resources: oom}, ClassExit},
+		{"a timeout first", facts{status: killed, resources: oom, timeout: &TimeoutError{Phase: PhaseExecution}}, ClassExecTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			class, err := tt.f.classify()
+			assert.Equal(t, tt.want, class, "%v", err)
+			if class == ClassOutOfMemory {
+				assert.EqualError(t, err, "sandbox: out of memory: killed by the kernel at the 64 MiB limit, peak 64.0 MiB")
+			}
+		})
+	}
+}
+
+// TestPidsLimitOneV1 checks what the package doc says of a v1 pids limit
+// of 1: the spawning thread is one task of the child's cgroup during the
+// fork, so the fork itself is refused; nothing is left behind, and the
+// next spawn works.
+func TestPidsLimitOneV1(t *testing.T) {
+	p := probeLimits()
+	if p.pidsV1 == nil {
+		t.Skip("the pids controller is not a cgroup v1 hierarchy here: " + p.Describe())
+	}
+	home := p.pidsV1.dir(p.pidsV1.own)
+	before, _ := filepath.Glob(filepath.Join(home, ownedPrefix()+"*"))
+	cfg := helper("ok")
+	cfg.PidsLimit = 1
+	_, err := Start(cfg)
+	var ioe *IOError
+	require.ErrorAs(t, err, &ioe)
+	assert.ErrorIs(t, err, syscall.EAGAIN)
+	assert.ErrorContains(t, err, "counts the forking thread too")
+	after, _ := filepath.Glob(filepath.Join(home, ownedPrefix()+"*"))
+	assert.Equal(t, before, after, "the child's pids cgroup was removed")
+	o, _ := run(t, helper("ok"))
+	assert.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
 }
