@@ -118,8 +118,10 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 			if limited {
 				return nil, &IOError{Op: "cgroup limits", Err: err}
 			}
+			// Only the peak was wanted: measured nowhere, said why.
 			peakNote = "cannot create a cgroup with the memory controller: " + err.Error()
 			lg.res.Memory, lg.v2 = "", ""
+			err = nil
 		}
 	}
 	if cg != nil {
@@ -138,7 +140,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 			}
 			return nil, &IOError{Op: "cgroup limits", Err: err}
 		}
-		peakNote = "cannot create a cgroup v1 memory cgroup: " + err.Error()
+		peakNote = "cannot create the child's cgroup v1 memory cgroup: " + err.Error()
 		lg.res.Memory = ""
 	}
 	if cg != nil {
