@@ -4,15 +4,19 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/benchsup/benchsup/protocol"
 )
@@ -468,4 +472,30 @@ func TestPidsLimitOneV1(t *testing.T) {
 	assert.Equal(t, before, after, "the child's pids cgroup was removed")
 	o, _ := run(t, helper("ok"))
 	assert.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
+}
+
+// TestRemoveStaleV1Cgroups: the sweep looks under the v1 parents too, and
+// empties and removes a dead run's v1 cgroup (no cgroup.kill, no
+// cgroup.freeze there).
+func TestRemoveStaleV1Cgroups(t *testing.T) {
+	p := probeLimits()
+	if p.memV1 == nil {
+		t.Skip("the memory controller is not a cgroup v1 hierarchy here: " + p.Describe())
+	}
+	assert.Contains(t, cgroupParents(), p.memV1.dir(p.memV1.own))
+	// Not a name any run's cleanup would take for one of its own.
+	parent := filepath.Join(p.memV1.dir(p.memV1.own), fmt.Sprintf("benchsup-test-stale-v1-%d", os.Getpid()))
+	require.NoError(t, os.Mkdir(parent, 0o755))
+	t.Cleanup(func() { unix.Rmdir(parent) })
+	stale := filepath.Join(parent, "benchsup-21-200-7-1")
+	require.NoError(t, os.Mkdir(stale, 0o755))
+	in := sleeper(t, nil)
+	require.NoError(t, (&cgroup{dir: stale}).addProc(in.Process.Pid))
+
+	s := staleSweep{root: fakeProc(t, map[int]uint64{10: 100}), me: owner{pid: 10, start: 100, pidns: 7}, uid: os.Geteuid()}
+	s.cgroups(parent)
+	_, err := os.Stat(stale)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	killedBy(t, in, 2*time.Second)
+	assert.Empty(t, s.failed)
 }
