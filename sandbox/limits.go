@@ -66,9 +66,11 @@ type Resources struct {
 	PeakMemoryNote  string
 	// OOMKills is how many processes of the child the kernel's OOM killer
 	// killed (memory.events oom_kill in v2, memory.oom_control oom_kill in
-	// v1). LimitHits is, in v1 where the kernel has no oom_kill counter,
-	// how often usage hit the limit (memory.failcnt); -1 where it was not
-	// needed or not read.
+	// v1); -1 when unknown (no memory cgroup, or no counter). LimitHits is
+	// how often usage hit MemoryLimit (memory.events max in v2,
+	// memory.failcnt in v1): the kernel then reclaimed memory (page cache
+	// first) to stay under it, which can slow what was measured. -1 without
+	// a limit, or when it could not be read.
 	OOMKills  int64
 	LimitHits int64
 	// PidsRefused is how many forks and clones pids.max refused (the max
@@ -98,6 +100,10 @@ func (r Resources) Note() string {
 			s += fmt.Sprintf(" (threads count against the pids limit of %d)", r.PidsLimit)
 		}
 		parts = append(parts, s)
+	}
+	if r.LimitHits > 0 && r.OOMKills == 0 {
+		parts = append(parts, fmt.Sprintf("memory limit %s reached %d times: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured",
+			FormatBytes(r.MemoryLimit), r.LimitHits))
 	}
 	if r.OOMKills > 0 {
 		s := fmt.Sprintf("the kernel's OOM killer killed %d process", r.OOMKills)

@@ -410,6 +410,12 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 		} else {
 			problems = append(problems, err.Error())
 		}
+		if res.MemoryLimit > 0 {
+			// "max": how often usage hit memory.max.
+			if v, err := readKey(filepath.Join(lg.v2, "memory.events"), "max"); err == nil {
+				res.LimitHits = v
+			}
+		}
 	case CgroupV1:
 		if v, err := readInt(filepath.Join(lg.mem.dir, "memory.max_usage_in_bytes")); err == nil {
 			res.PeakMemory, res.PeakMemoryKnown = v, true
@@ -420,10 +426,13 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 		// limit's failure count is the evidence left.
 		if v, err := readKey(filepath.Join(lg.mem.dir, "memory.oom_control"), "oom_kill"); err == nil {
 			res.OOMKills = v
-		} else if v, err := readInt(filepath.Join(lg.mem.dir, "memory.failcnt")); err == nil {
-			res.LimitHits = v
 		} else {
 			problems = append(problems, err.Error())
+		}
+		if res.MemoryLimit > 0 {
+			if v, err := readInt(filepath.Join(lg.mem.dir, "memory.failcnt")); err == nil {
+				res.LimitHits = v
+			}
 		}
 	}
 	pidsDir := lg.v2

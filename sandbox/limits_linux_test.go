@@ -279,6 +279,8 @@ func TestMemoryLimitNotReached(t *testing.T) {
 	require.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
 	assert.Contains(t, logged(msgs), "allocated=1073741824")
 	assert.Zero(t, o.Resources.OOMKills)
+	assert.Zero(t, o.Resources.LimitHits, "never near the limit")
+	assert.Empty(t, o.Resources.Note())
 	require.True(t, o.Resources.PeakMemoryKnown)
 	assert.Greater(t, o.Resources.PeakMemory, int64(1<<30))
 }
@@ -377,7 +379,7 @@ func TestLimitFiles(t *testing.T) {
 		})
 		res := lg.read(p)
 		assert.Equal(t, Resources{MemoryLimit: 64 << 20, PidsLimit: 16, Memory: CgroupV2, Pids: CgroupV2,
-			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: -1, PidsRefused: 12}, res)
+			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 40, PidsRefused: 12}, res)
 		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit", res.Note())
 
 		p.v2Peak = false // before Linux 5.19
@@ -408,9 +410,20 @@ func TestLimitFiles(t *testing.T) {
 		res := lg.read(limitProbe{})
 		assert.Equal(t, int64(33554432), res.PeakMemory)
 		assert.Equal(t, int64(2), res.OOMKills)
-		assert.Equal(t, int64(-1), res.LimitHits, "not needed where oom_kill is counted")
+		assert.Equal(t, int64(118), res.LimitHits)
 		assert.Zero(t, res.PidsRefused)
 		assert.Equal(t, "the kernel's OOM killer killed 2 processes at the 32 MiB limit", res.Note())
+
+		// The limit reached without an OOM kill: reclaim, named.
+		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n"})
+		res = lg.read(limitProbe{})
+		assert.Equal(t, "memory limit 32 MiB reached 118 times: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured", res.Note())
+
+		// Without a limit (a cgroup for the peak alone) failcnt is not read.
+		lg.res.MemoryLimit = 0
+		res = lg.read(limitProbe{})
+		assert.Equal(t, int64(-1), res.LimitHits)
+		lg.res.MemoryLimit = 32 << 20
 
 		// A kernel without the oom_kill counter (before 4.13): the limit's
 		// failure count is what is left, and the class says it inferred.
