@@ -73,6 +73,10 @@ type Resources struct {
 	// a limit, or when it could not be read.
 	OOMKills  int64
 	LimitHits int64
+	// LimitReached says that usage reached MemoryLimit: LimitHits > 0, or
+	// the peak at the limit (where the kernel does not count the hits: v1
+	// with memsw on recent kernels).
+	LimitReached bool
 	// PidsRefused is how many forks and clones pids.max refused (the max
 	// line of pids.events).
 	PidsRefused int64
@@ -101,9 +105,13 @@ func (r Resources) Note() string {
 		}
 		parts = append(parts, s)
 	}
-	if r.LimitHits > 0 && r.OOMKills == 0 {
-		parts = append(parts, fmt.Sprintf("memory limit %s reached %d times: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured",
-			FormatBytes(r.MemoryLimit), r.LimitHits))
+	if r.LimitReached && r.OOMKills == 0 {
+		times := ""
+		if r.LimitHits > 0 {
+			times = fmt.Sprintf(" %d times", r.LimitHits)
+		}
+		parts = append(parts, fmt.Sprintf("memory limit %s reached%s: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured",
+			FormatBytes(r.MemoryLimit), times))
 	}
 	if r.OOMKills > 0 {
 		s := fmt.Sprintf("the kernel's OOM killer killed %d process", r.OOMKills)

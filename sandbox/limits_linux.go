@@ -430,8 +430,16 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 			problems = append(problems, err.Error())
 		}
 		if res.MemoryLimit > 0 {
+			// A charge is tried against memory+swap first where both are
+			// limited (memsw, equal: swap off), and a failure there is
+			// counted there alone: the hits are the sum.
 			if v, err := readInt(filepath.Join(lg.mem.dir, "memory.failcnt")); err == nil {
 				res.LimitHits = v
+				if p.MemorySwap {
+					if w, err := readInt(filepath.Join(lg.mem.dir, "memory.memsw.failcnt")); err == nil {
+						res.LimitHits += w
+					}
+				}
 			}
 		}
 	}
@@ -446,6 +454,7 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 			problems = append(problems, err.Error())
 		}
 	}
+	res.LimitReached = res.MemoryLimit > 0 && (res.LimitHits > 0 || (res.PeakMemoryKnown && res.PeakMemory >= res.MemoryLimit))
 	if res.Memory != "" && !res.PeakMemoryKnown && res.PeakMemoryNote == "" {
 		res.PeakMemoryNote = "reading the cgroup failed: " + strings.Join(problems, "; ")
 	}

@@ -280,9 +280,24 @@ func TestMemoryLimitNotReached(t *testing.T) {
 	assert.Contains(t, logged(msgs), "allocated=1073741824")
 	assert.Zero(t, o.Resources.OOMKills)
 	assert.Zero(t, o.Resources.LimitHits, "never near the limit")
+	assert.False(t, o.Resources.LimitReached)
 	assert.Empty(t, o.Resources.Note())
 	require.True(t, o.Resources.PeakMemoryKnown)
 	assert.Greater(t, o.Resources.PeakMemory, int64(1<<30))
+}
+
+func TestMemoryLimitReclaim(t *testing.T) {
+	requireLimits(t, true, false)
+	cfg := helper("pagecache")
+	cfg.MemoryLimit = 48 << 20
+	o, msgs := run(t, cfg)
+	require.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
+	assert.Contains(t, logged(msgs), "read=67108864")
+	// Its page cache and heap reach the limit: reclaimed, not killed,
+	// and named, since reclaim can slow what is measured.
+	assert.Zero(t, o.Resources.OOMKills)
+	assert.True(t, o.Resources.LimitReached, "%+v", o.Resources)
+	assert.Contains(t, o.Resources.Note(), "memory limit 48 MiB reached")
 }
 
 func TestPidsLimitForkBomb(t *testing.T) {
@@ -379,7 +394,7 @@ func TestLimitFiles(t *testing.T) {
 		})
 		res := lg.read(p)
 		assert.Equal(t, Resources{MemoryLimit: 64 << 20, PidsLimit: 16, Memory: CgroupV2, Pids: CgroupV2,
-			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 40, PidsRefused: 12}, res)
+			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 40, LimitReached: true, PidsRefused: 12}, res)
 		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit", res.Note())
 
 		p.v2Peak = false // before Linux 5.19
@@ -418,6 +433,17 @@ func TestLimitFiles(t *testing.T) {
 		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n"})
 		res = lg.read(limitProbe{})
 		assert.Equal(t, "memory limit 32 MiB reached 118 times: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured", res.Note())
+
+		// No hits counted (memsw on recent kernels), the peak at the limit.
+		fakeCgroup(t, mem, map[string]string{"memory.failcnt": "0\n", "memory.max_usage_in_bytes": "33554432\n"})
+		res = lg.read(limitProbe{})
+		assert.True(t, res.LimitReached)
+		assert.Equal(t, "memory limit 32 MiB reached: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured", res.Note())
+		fakeCgroup(t, mem, map[string]string{"memory.max_usage_in_bytes": "33550000\n"})
+		res = lg.read(limitProbe{})
+		assert.False(t, res.LimitReached, "below the limit")
+		assert.Empty(t, res.Note())
+		fakeCgroup(t, mem, map[string]string{"memory.failcnt": "118\n", "memory.max_usage_in_bytes": "33554432\n"})
 
 		// Without a limit (a cgroup for the peak alone) failcnt is not read.
 		lg.res.MemoryLimit = 0

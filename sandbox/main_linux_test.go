@@ -304,6 +304,31 @@ func child(behaviour string) int {
 		}
 		log(fmt.Sprintf("allocated=%d", len(keep)*4<<20))
 		done()
+	case "pagecache":
+		// Writes 64 MiB to a file and reads it back: page cache, which
+		// the kernel reclaims at a smaller limit instead of killing.
+		f, err := os.CreateTemp("", "benchsup-pagecache")
+		must(err)
+		defer os.Remove(f.Name())
+		chunk := make([]byte, 1<<20)
+		for range 64 {
+			_, err := f.Write(chunk)
+			must(err)
+		}
+		must(f.Close())
+		f, err = os.Open(f.Name())
+		must(err)
+		read := 0
+		for {
+			n, err := f.Read(chunk)
+			read += n
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+		log(fmt.Sprintf("read=%d", read))
+		done()
 	case "forkbomb":
 		// Starts at most 200 sleeping grandchildren (so that even without
 		// a limit it cannot hurt the host), giving up after 20 refusals.

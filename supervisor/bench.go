@@ -61,6 +61,10 @@ type benchIdentity struct {
 	// processes did.
 	left      string
 	leftCount int
+	// limited is what the limits did to the first of its processes they
+	// touched (sandbox.Resources.Note), and limitedCount to how many.
+	limited      []string
+	limitedCount int
 }
 
 // benchmarks discovers every package's leaves (see discoverAll; no
@@ -512,10 +516,11 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	id.leftBehind(out)
 	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
 	proc.PeakMemoryBytes, _ = peakMemory(out)
-	for _, n := range resourceNotes(out) {
-		if !slices.Contains(id.notes, n) {
-			id.notes = append(id.notes, n)
+	if notes := resourceNotes(out); len(notes) > 0 {
+		if id.limitedCount == 0 {
+			id.limited = notes
 		}
+		id.limitedCount++
 	}
 	if out.Hello != nil {
 		proc.StartupNs = ptr(int64(out.StartupDuration))
@@ -677,7 +682,12 @@ func (id *benchIdentity) result() report.Row {
 	}
 	own := row.Notes // an error row's own (what the limits did to its child)
 	row.Notes = id.notes
-	for _, n := range own {
+	limited := id.limited
+	if id.limitedCount > 1 {
+		limited = slices.Clone(limited)
+		limited[len(limited)-1] += fmt.Sprintf(" (in the first of the %d processes it happened to)", id.limitedCount)
+	}
+	for _, n := range append(slices.Clip(own), limited...) {
 		if !slices.Contains(row.Notes, n) {
 			row.Notes = append(slices.Clip(row.Notes), n)
 		}

@@ -58,7 +58,14 @@ func peakMemory(out sandbox.Outcome) (*int64, string) {
 // read.
 func resourceNotes(out sandbox.Outcome) []string {
 	var notes []string
-	if n := out.Resources.Note(); n != "" {
+	res := out.Resources
+	if out.Class == sandbox.ClassOutOfMemory {
+		// The row's error already says the root was killed at the limit:
+		// only other kills are news, and reclaim before the kill is not.
+		res.OOMKills = max(res.OOMKills-1, 0)
+		res.LimitHits, res.LimitReached = -1, false
+	}
+	if n := res.Note(); n != "" {
 		notes = append(notes, n)
 	}
 	if _, n := peakMemory(out); n != "" {

@@ -77,6 +77,21 @@ func TestResourceNotesAndPeak(t *testing.T) {
 			wantMeta:  report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
 		},
 		{
+			name: "out of memory: the root's kill is the error, not a note",
+			out: sandbox.Outcome{PID: 7, Class: sandbox.ClassOutOfMemory, Resources: sandbox.Resources{Memory: "v1", MemoryLimit: 1 << 30,
+				PeakMemory: 1 << 30, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 9}},
+			wantPeak: ptr(int64(1 << 30)),
+			wantMeta: report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+		},
+		{
+			name: "out of memory, and a grandchild killed too",
+			out: sandbox.Outcome{PID: 7, Class: sandbox.ClassOutOfMemory, Resources: sandbox.Resources{Memory: "v1", MemoryLimit: 1 << 30,
+				PeakMemory: 1 << 30, PeakMemoryKnown: true, OOMKills: 2, LimitHits: 9}},
+			wantPeak:  ptr(int64(1 << 30)),
+			wantNotes: []string{"the kernel's OOM killer killed 1 process at the 1 GiB limit"},
+			wantMeta:  report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+		},
+		{
 			name:     "no memory controller: said once, in meta",
 			out:      sandbox.Outcome{PID: 7, Resources: sandbox.Resources{PeakMemoryNote: "no memory controller: x", OOMKills: -1, LimitHits: -1}},
 			wantMeta: report.Limits{MemoryBytes: 1 << 30, PeakMemoryAbsent: "no memory controller: x"},
