@@ -84,6 +84,7 @@ func runScripts(t *testing.T, dir string) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("BENCHSUP_SRC", srcDir)
+			env.Values[scriptT{}] = env.T() // for requirelimits
 			for k, v := range vals {
 				env.Setenv(k, v)
 			}
@@ -106,6 +107,8 @@ func runScripts(t *testing.T, dir string) {
 			"partition":      cmdPartition,
 			"events":         cmdEvents,
 			"sameidentities": cmdSameIdentities,
+			"requirelimits":  cmdRequireLimits,
+			"peak":           cmdPeak,
 		},
 		Condition: condition,
 	})

@@ -241,6 +241,10 @@ type Meta struct {
 	Quiescence *Quiescence `json:"quiescence,omitempty"`
 	// Claim is the run's claim on the host's CPUs; absent without one.
 	Claim *HostClaim `json:"claim,omitempty"`
+	// Limits are the children's resource limits and the cgroups that
+	// applied them and measured their peak memory; absent when no child
+	// was spawned.
+	Limits *Limits `json:"limits,omitempty"`
 }
 
 // ShardInfo is which part of a sharded run a document holds.
@@ -359,7 +363,8 @@ type BuildFacts struct {
 // Outcome is how a row or a process ended: one of the sandbox's classes
 // ("ok", "skipped", "benchmark-failure", "exit", "signal",
 // "startup-timeout", "execution-timeout", "malformed-protocol",
-// "invalid-config", "parent-io", "canceled") or one of the outcomes below.
+// "invalid-config", "parent-io", "canceled", "out-of-memory") or one of
+// the outcomes below.
 // Its predicates are the one place that decides what counts as a failure.
 type Outcome string
 
@@ -564,4 +569,9 @@ type ProcessResult struct {
 	// Retaken are the samples the watch discarded and took again, with
 	// their observations: kept here, out of every statistic.
 	Retaken []stats.Sample `json:"retaken,omitempty"`
+	// PeakMemoryBytes is the most memory the process and everything it
+	// forked had charged at once, page cache included, as its cgroup
+	// measured it (memory.peak, memory.max_usage_in_bytes); absent when
+	// unavailable, with the reason in Meta.Limits or the row's notes.
+	PeakMemoryBytes *int64 `json:"peakMemoryBytes,omitempty"`
 }

@@ -60,6 +60,10 @@ type spawnerThread struct {
 	// owed is the mask a failed restore left the thread without: set
 	// again before the next spawn, which fails while it cannot be.
 	owed *unix.CPUSet
+	// owedHome are the v1 cgroups a failed move back left the thread
+	// outside of (limits_linux.go): entered again before the next spawn,
+	// which fails while they cannot be.
+	owedHome []v1Move
 }
 
 // start runs os.StartProcess on the calling thread (the spawner's, locked to
@@ -72,7 +76,14 @@ type spawnerThread struct {
 // fact the spawner's Pdeathsig relies on. The mask is set on this one
 // thread only: threads the runtime creates later start from its template
 // thread, never from a locked one, so nothing else inherits it.
-func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+func (t *spawnerThread) start(cpus []int, moves []v1Move, path string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	if t.owedHome != nil {
+		if err := t.goHome(t.owedHome); err != nil {
+			// Any child forked now would start in an earlier child's
+			// cgroups, under its limits.
+			return nil, &IOError{Op: "spawn", Err: fmt.Errorf("the spawning thread is still in an earlier child's cgroups and cannot go back to its own: %w", err)}
+		}
+	}
 	if t.owed != nil {
 		if err := setThreadAffinity(0, t.owed); err != nil {
 			// Any child forked now would inherit the last placement.
@@ -81,8 +92,7 @@ func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.P
 		t.owed = nil
 	}
 	if len(cpus) == 0 {
-		spawnAttempts.Add(1)
-		return os.StartProcess(path, argv, attr)
+		return t.fork(moves, path, argv, attr)
 	}
 	var saved unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &saved); err != nil {
@@ -106,8 +116,7 @@ func (t *spawnerThread) start(cpus []int, path string, argv []string, attr *os.P
 		}
 		return nil, &AffinityError{CPUs: cpus, Reason: reason, Err: err}
 	}
-	spawnAttempts.Add(1)
-	proc, err := os.StartProcess(path, argv, attr)
+	proc, err := t.fork(moves, path, argv, attr)
 	// The thread stays locked to the spawner either way (its exit would
 	// send every child it forked its Pdeathsig), so a failed restore
 	// cannot be left to a thread exit, as a goroutine that unlocks

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,7 +81,7 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	}
 	d := newDeadlines(t0, r.startupTimeout, r.totalTimeout)
 	v := &verdict{}
-	p := newProcess(sp.proc, sp.cg)
+	p := newProcess(sp.proc, sp.cg, sp.lim, sp.limits)
 	c := &Child{
 		d: d,
 		end: endPolicy{
@@ -179,9 +180,12 @@ func (c *Child) classify() Outcome {
 	hello, endpointHeld := c.ex.record(&f)
 	helloAt := c.v.record(&f)
 	f.status = c.p.status
+	f.resources = c.p.resources
+	f.resources.ThreadFailure = strings.Contains(string(stderr.Tail), threadFailureText)
 
 	o.Class, o.Err = f.classify()
 	o.Hello, o.Skip, o.Failure = hello, f.skip, f.failure
+	o.Resources = f.resources
 	o.Stdout, o.Stderr = stdout, stderr
 	if c.quitSent {
 		o.Stacks = stacks

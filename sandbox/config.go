@@ -83,6 +83,18 @@ type Config struct {
 	// not honor exactly fails the start with an *AffinityError. Empty
 	// means the supervisor's own affinity, untouched.
 	CPUs []int
+	// MemoryLimit bounds the memory of the child and everything it forks,
+	// in bytes, with swap held at zero where the kernel allows it
+	// (limits_linux.go): past it the kernel's OOM killer ends the child,
+	// classified ClassOutOfMemory. Zero means no limit. A limit on a host
+	// without a writable memory controller (ProbeLimits) is a *ConfigError,
+	// never silently ignored; so is a limit with CgroupOff.
+	MemoryLimit int64
+	// PidsLimit bounds the tasks (processes and threads) of the child and
+	// everything it forks: a fork or clone beyond it fails, and
+	// Outcome.Resources counts the refusals. Zero means no limit; refused
+	// as MemoryLimit is where no pids controller can be written.
+	PidsLimit int64
 }
 
 // CgroupMode selects cgroup containment.
@@ -169,6 +181,8 @@ type resolved struct {
 	stderrLimit    int
 	cgroup         CgroupMode
 	cpus           []int // ascending, no duplicates; nil: not pinned
+	memoryLimit    int64 // bytes; 0: none
+	pidsLimit      int64 // 0: none
 }
 
 // resolve validates cfg against the file system and the parent environment
@@ -236,6 +250,14 @@ func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 		}
 		r.cpus = cpus
 	}
+	var sup LimitSupport
+	if cfg.MemoryLimit != 0 || cfg.PidsLimit != 0 {
+		sup = ProbeLimits() // only then: a run without limits never needs it here
+	}
+	if err := checkLimits(cfg, sup); err != nil {
+		return nil, err
+	}
+	r.memoryLimit, r.pidsLimit = cfg.MemoryLimit, cfg.PidsLimit
 	env, err := cfg.Env.build(parentEnv, r.dir)
 	if err != nil {
 		return nil, err

@@ -37,8 +37,16 @@
 //   - Where a writable cgroup v2 hierarchy is found (Config.Cgroup), its own
 //     cgroup, entered atomically at clone time (clone3 CLONE_INTO_CGROUP),
 //     falling back to writing its pid into cgroup.procs. The cgroup is a kill
-//     boundary that setsid or a double fork cannot escape; no controller is
-//     enabled, so it limits nothing.
+//     boundary that setsid or a double fork cannot escape. It limits nothing
+//     unless asked.
+//   - Resource limits, when asked (Config.MemoryLimit, Config.PidsLimit):
+//     memory (swap off) and tasks, through whichever hierarchy holds the
+//     controller (ProbeLimits: cgroup v2, or v1 on a hybrid host, where the
+//     spawning thread enters the child's v1 cgroups for the fork, see
+//     limits_linux.go). A limit no controller here can apply is a
+//     *ConfigError. Whenever a memory controller can be written, limit or
+//     not, the child gets a memory cgroup, and Outcome.Resources has its
+//     peak memory, OOM kills and the forks a pids limit refused.
 //
 // # Deadlines and termination
 //
@@ -102,24 +110,28 @@
 //     TestMain that never called m.Run; after it, code that called
 //     os.Exit(0)). A stream
 //     cut off inside a frame by a child that then died by a signal or a
-//     nonzero exit is classified by that death instead (rules 7 to 9): it
+//     nonzero exit is classified by that death instead (rules 7 to 10): it
 //     died while writing.
 //  6. ClassParentIO: the supervisor's side failed: descriptors or the spawn
 //     could not be made, a send or read failed in a way the child's death does
 //     not explain, or the child was reaped by someone else (*IOError,
 //     ErrParentIO).
-//  7. ClassSignal: the child was killed by a signal this package did not send
+//  7. ClassOutOfMemory: the root was killed by SIGKILL and the kernel's OOM
+//     killer counted a kill in the child's memory cgroup (where the kernel
+//     counts none, v1 before Linux 4.13: the limit was hit); the
+//     *OutOfMemoryError carries the limit and the peak (ErrOutOfMemory).
+//  8. ClassSignal: the child was killed by a signal this package did not send
 //     (*SignalError: which signal, whether it dumped core), or its root
 //     stayed stopped (SIGSTOP, SIGTSTP, ...) for half a second: it is then
 //     sent SIGQUIT and SIGCONT, so that it prints its stacks, and ended
 //     (*StoppedError), instead of being waited for until the deadline.
-//  8. ClassFailure: the child reported a Failure; this takes precedence over
+//  9. ClassFailure: the child reported a Failure; this takes precedence over
 //     the nonzero exit that normally follows (*FailureError).
-//  9. ClassExit: the child exited with a nonzero status (*ExitError). A Go
+//  10. ClassExit: the child exited with a nonzero status (*ExitError). A Go
 //     runtime fatal error (deadlock, concurrent map writes) exits 2, its text
 //     in the stderr tail.
-//  10. ClassSkipped: Skip, Done and exit status 0 (no error).
-//  11. ClassSuccess: Done and exit status 0 (no error).
+//  11. ClassSkipped: Skip, Done and exit status 0 (no error).
+//  12. ClassSuccess: Done and exit status 0 (no error).
 //
 // # After the supervisor
 //
@@ -135,7 +147,7 @@
 // # What it deliberately does not do
 //
 // It is not a security sandbox: no namespaces, no seccomp, no change of user,
-// no resource limits. It contains failures of cooperative code (crashes,
+// no resource limits but the memory and pids limits asked for. It contains failures of cooperative code (crashes,
 // hangs, leaked processes, runaway output), not hostile code. It does not
 // retry, does not search PATH, does not run a shell, and never falls back to
 // running anything in-process. It does not interpret measurements. It needs

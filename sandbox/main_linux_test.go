@@ -52,6 +52,12 @@ func TestMain(m *testing.M) {
 		// Run the suite as on a host without a writable cgroup2.
 		cgroupOverride = &cgroupSupport{note: "disabled by BENCHSUP_SANDBOX_TEST_NO_CGROUP"}
 	}
+	if os.Getenv("BENCHSUP_SANDBOX_TEST_NO_LIMITS") != "" {
+		// Run the suite as on a host without writable memory and pids
+		// controllers (and compare the spawn's cost without them).
+		note := "disabled by BENCHSUP_SANDBOX_TEST_NO_LIMITS"
+		limitOverride = &limitProbe{LimitSupport: LimitSupport{MemoryNote: note, PidsNote: note}}
+	}
 	f, err := os.CreateTemp("", leakMarker)
 	if err != nil {
 		panic(err)
@@ -285,6 +291,63 @@ func child(behaviour string) int {
 		must(c.Send(testRequest))
 		log(fmt.Sprintf("grandchild=%d", c.PID()))
 		hang()
+	case "alloc":
+		// Allocates and touches up to 1 GiB, 4 MiB at a time: past a
+		// smaller memory limit the kernel kills it; without one it stops.
+		var keep [][]byte
+		for range 256 {
+			b := make([]byte, 4<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		log(fmt.Sprintf("allocated=%d", len(keep)*4<<20))
+		done()
+	case "pagecache":
+		// Writes 64 MiB to a file and reads it back: page cache, which
+		// the kernel reclaims at a smaller limit instead of killing.
+		f, err := os.CreateTemp("", "benchsup-pagecache")
+		must(err)
+		defer os.Remove(f.Name())
+		chunk := make([]byte, 1<<20)
+		for range 64 {
+			_, err := f.Write(chunk)
+			must(err)
+		}
+		must(f.Close())
+		f, err = os.Open(f.Name())
+		must(err)
+		read := 0
+		for {
+			n, err := f.Read(chunk)
+			read += n
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+		log(fmt.Sprintf("read=%d", read))
+		done()
+	case "forkbomb":
+		// Starts at most 200 sleeping grandchildren (so that even without
+		// a limit it cannot hurt the host), giving up after 20 refusals.
+		started, refused := 0, 0
+		exe, err := os.Executable()
+		must(err)
+		for range 200 {
+			cmd := exec.Command(exe)
+			cmd.Env = []string{behaviourEnv + "=gc-hang"}
+			if cmd.Start() != nil {
+				if refused++; refused == 20 {
+					break
+				}
+				continue
+			}
+			started++
+		}
+		log(fmt.Sprintf("started=%d refused=%d", started, refused))
+		done()
 	default:
 		fmt.Fprintf(os.Stderr, "child: unknown behaviour %q\n", behaviour)
 		return 104

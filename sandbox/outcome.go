@@ -28,6 +28,7 @@ const (
 	ClassInvalidConfig               // refused before spawn
 	ClassParentIO                    // the supervisor's side failed
 	ClassCanceled                    // the caller's context ended the child
+	ClassOutOfMemory                 // the kernel's OOM killer killed the root
 )
 
 var classNames = [...]string{
@@ -42,6 +43,7 @@ var classNames = [...]string{
 	ClassInvalidConfig:  "invalid-config",
 	ClassParentIO:       "parent-io",
 	ClassCanceled:       "canceled",
+	ClassOutOfMemory:    "out-of-memory",
 }
 
 func (c Class) String() string {
@@ -126,6 +128,10 @@ type Outcome struct {
 	// their end; empty when every one that was read ended.
 	DrainNote string
 
+	// Resources is what the child's resource cgroups recorded: its limits,
+	// its peak memory, OOM kills and forks the pids limit refused.
+	Resources Resources
+
 	// EnvPolicy names the environment policy: "strict" or "inherit",
 	// followed by the names it kept, removed and set.
 	EnvPolicy string
@@ -161,6 +167,7 @@ type facts struct {
 	failure    *protocol.Failure
 	skip       *protocol.Skip
 	stderrTail string
+	resources  Resources
 }
 
 // NoDoneError reports a child that exited with status 0 without its
@@ -221,6 +228,10 @@ func (f *facts) classify() (Class, error) {
 		// Not reachable when the Child recorded why; kept so that an
 		// unknown status can never read as success.
 		return ClassParentIO, &IOError{Op: "reap", Err: ErrLostChild}
+	case !st.exited && st.signal == syscall.SIGKILL && f.oomKilled():
+		r := f.resources
+		return ClassOutOfMemory, &OutOfMemoryError{Limit: r.MemoryLimit, Peak: r.PeakMemory, PeakKnown: r.PeakMemoryKnown,
+			Inferred: r.OOMKills < 0, StderrTail: f.stderrTail}
 	case !st.exited:
 		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
 	case f.failure != nil:
@@ -231,6 +242,16 @@ func (f *facts) classify() (Class, error) {
 		return ClassSkipped, nil
 	}
 	return ClassSuccess, nil
+}
+
+// oomKilled reports whether the kernel's OOM killer is what sent the
+// root's SIGKILL: an OOM kill counted in its memory cgroup, or, where the
+// kernel counts none (before Linux 4.13, v1), its limit having been hit.
+// The sandbox's own SIGKILLs come with a timeout, a cancellation or a
+// violation, which rules before this one.
+func (f *facts) oomKilled() bool {
+	r := f.resources
+	return r.OOMKills > 0 || (r.OOMKills < 0 && r.MemoryLimit > 0 && r.LimitHits > 0)
 }
 
 // diedMidFrame reports a stream cut off inside a frame by a child that

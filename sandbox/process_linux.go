@@ -26,6 +26,8 @@ type process struct {
 	cg     *cgroup       // nil: process group only
 	exited chan struct{} // closed by watchExit when the root's exit was observed (not yet reaped)
 	forget func()        // ends the reaper's registration of the process group
+	lim    *limitGroups  // the resource cgroups; never nil
+	limits limitProbe    // what they were made with
 
 	mu     sync.Mutex // guards lost and reaped; held while signalling, so that reaping cannot come in between
 	lost   bool       // reaped by someone else: the pid is not ours any more
@@ -35,14 +37,15 @@ type process struct {
 	exitErr error // watchExit could not observe the exit: someone else reaped the root
 
 	// Written by reap, read after it returned (Child.done orders them).
-	status   exitStatus
-	reapedAt time.Time
+	status    exitStatus
+	reapedAt  time.Time
+	resources Resources
 }
 
-func newProcess(proc *os.Process, cg *cgroup) *process {
+func newProcess(proc *os.Process, cg *cgroup, lim *limitGroups, limits limitProbe) *process {
 	// Registered with the reaper, if one runs, until the group has been
 	// killed: should the supervisor die first, the reaper kills it.
-	return &process{pid: proc.Pid, proc: proc, cg: cg, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
+	return &process{pid: proc.Pid, proc: proc, cg: cg, lim: lim, limits: limits, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
 }
 
 // signal sends sig to the process group, to the root itself (in case it left
@@ -127,6 +130,10 @@ func (p *process) reap() (notes []string, err error) {
 			notes = append(notes, err.Error())
 		}
 	}
+	// Once every process is gone (the v1 groups hold the same ones), and
+	// before the groups are removed.
+	p.resources = p.lim.read(p.limits)
+	notes = append(notes, p.lim.removeV1()...)
 
 	p.mu.Lock()
 	p.reaped = true

@@ -41,6 +41,8 @@ type spawned struct {
 	stdout, stderr *os.File    // the read ends of the output pipes
 	containment    Containment // cgroup or process group
 	note           string      // why there is no cgroup, or what went wrong with it
+	lim            *limitGroups
+	limits         limitProbe
 }
 
 // spawnChild creates the endpoint, the pipes and the cgroup and starts the
@@ -100,12 +102,46 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 
 	var cg *cgroup
 	var note string
-	if r.cgroup == CgroupOff {
+	lp, lg, peakNote := planLimits(r)
+	limited := r.memoryLimit > 0 || r.pidsLimit > 0
+	if lg.v2Wanted(lp) {
+		// The controllers are enabled below lp.v2Parent: the child's
+		// kill boundary is created there and carries the limits.
+		cg, err = newCgroup(cgroupSupport{parent: lp.v2Parent, hasKill: lp.v2HasKill})
+		if err == nil {
+			if err = lg.setupV2(cg.dir, lp, r.memoryLimit, r.pidsLimit); err != nil {
+				_ = cg.remove()
+				cg = nil
+			}
+		}
+		if err != nil {
+			if limited {
+				return nil, &IOError{Op: "cgroup limits", Err: err}
+			}
+			// Only the peak was wanted: measured nowhere, said why.
+			peakNote = "cannot create a cgroup with the memory controller: " + err.Error()
+			lg.res.Memory, lg.v2 = "", ""
+			err = nil
+		}
+	}
+	if cg != nil {
+		// Created above, with its controllers.
+	} else if r.cgroup == CgroupOff {
 		note = "cgroup containment is off (CgroupOff)"
 	} else if sup := probeCgroup(); sup.parent == "" {
 		note = sup.note
 	} else if cg, err = newCgroup(sup); err != nil {
 		note = fmt.Sprintf("cannot create a cgroup under %s: %v", sup.parent, err)
+	}
+	if err := lg.setupV1(lp, r.memoryLimit, r.pidsLimit); err != nil {
+		if limited {
+			if cg != nil {
+				_ = cg.remove()
+			}
+			return nil, &IOError{Op: "cgroup limits", Err: err}
+		}
+		peakNote = "cannot create the child's cgroup v1 memory cgroup: " + err.Error()
+		lg.res.Memory = ""
 	}
 	if cg != nil {
 		// The child may attribute its cgroup's pressure to itself only if
@@ -116,14 +152,28 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		// left the process group (see EnvRun).
 		attr.Env = append(attr.Env[:len(attr.Env):len(attr.Env)], EnvRun+"="+run)
 	}
-	proc, cg, cgNote, err := spawnContained(r, attr, cg)
+	proc, cg, cgNote, err := spawnContained(r, attr, cg, lg.moves)
 	if err != nil {
+		lg.removeV1()
 		return nil, spawnError(err)
 	}
+	if lg.v2 != "" && cg == nil {
+		// Entering the cgroup failed even after the spawn: no v2 limit
+		// holds on this child.
+		if limited {
+			killUnplaced(proc, nil)
+			lg.removeV1()
+			return nil, &IOError{Op: "cgroup limits", Err: errors.New(cgNote)}
+		}
+		lg.res.Memory, lg.v2 = "", ""
+		peakNote = "the child is not in its cgroup: " + cgNote
+	}
+	lg.res.PeakMemoryNote = peakNote
 	if len(r.cpus) > 0 {
 		// Now that it is in its cgroup, whose cpuset may narrow it.
 		if err := verifyAffinity(proc.Pid, r.cpus); err != nil {
 			killUnplaced(proc, cg)
+			lg.removeV1()
 			return nil, err
 		}
 	}
@@ -142,15 +192,17 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		stderr:      pipes[1][0],
 		containment: containment,
 		note:        note,
+		lim:         lg,
+		limits:      lp,
 	}, nil
 }
 
 // spawnContained starts the process, in cg when it is not nil. It returns
 // the cgroup the process is in (nil if none) and a note when the cgroup was
 // not entered as intended. On error, cg has been removed.
-func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *cgroup, string, error) {
+func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup, moves []v1Move) (*os.Process, *cgroup, string, error) {
 	if cg == nil {
-		proc, err := spawn(r, attr)
+		proc, err := spawn(r, attr, moves)
 		return proc, nil, "", err
 	}
 	// Enter the cgroup at clone time (clone3 CLONE_INTO_CGROUP), so that
@@ -163,7 +215,7 @@ func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *c
 			sys.UseCgroupFD, sys.CgroupFD = true, fd
 			into := *attr
 			into.Sys = &sys
-			proc, err := spawn(r, &into)
+			proc, err := spawn(r, &into, moves)
 			unix.Close(fd)
 			var aff *AffinityError
 			switch {
@@ -178,7 +230,7 @@ func spawnContained(r *resolved, attr *os.ProcAttr, cg *cgroup) (*os.Process, *c
 	}
 	// An older kernel, or a seccomp filter refusing clone3: spawn plainly
 	// and move the child, which runs outside the cgroup in between.
-	proc, err := spawn(r, attr)
+	proc, err := spawn(r, attr, moves)
 	if err != nil {
 		_ = cg.remove()
 		return nil, nil, "", err
@@ -231,7 +283,8 @@ func markInheritedCloexec() error {
 type spawnRequest struct {
 	path  string
 	argv  []string
-	cpus  []int // the placement; nil: the thread's own
+	cpus  []int    // the placement; nil: the thread's own
+	moves []v1Move // the v1 cgroups the child starts in; nil: the thread's own
 	attr  *os.ProcAttr
 	reply chan spawnReply
 }
@@ -247,13 +300,13 @@ var (
 )
 
 // spawn starts r's process from the spawner thread, with r's placement.
-func spawn(r *resolved, attr *os.ProcAttr) (*os.Process, error) {
+func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) {
 	spawnerOnce.Do(func() {
 		spawnQueue = make(chan spawnRequest)
 		go spawner(spawnQueue)
 	})
 	reply := make(chan spawnReply, 1)
-	spawnQueue <- spawnRequest{path: r.path, argv: r.argv, cpus: r.cpus, attr: attr, reply: reply}
+	spawnQueue <- spawnRequest{path: r.path, argv: r.argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
 	rep := <-reply
 	return rep.proc, rep.err
 }
@@ -269,7 +322,7 @@ func spawner(queue <-chan spawnRequest) {
 	// (affinity_linux.go).
 	var thread spawnerThread
 	for r := range queue {
-		p, err := thread.start(r.cpus, r.path, r.argv, r.attr)
+		p, err := thread.start(r.cpus, r.moves, r.path, r.argv, r.attr)
 		r.reply <- spawnReply{proc: p, err: err}
 	}
 }

@@ -180,7 +180,7 @@ func cgroupParents() []string {
 			dirs = append(dirs, c)
 		}
 	}
-	return dirs
+	return append(dirs, v1Parents()...) // where the limits' v1 cgroups go
 }
 
 // staleSweep is one pass of RemoveStale.

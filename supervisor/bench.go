@@ -61,6 +61,10 @@ type benchIdentity struct {
 	// processes did.
 	left      string
 	leftCount int
+	// limited is what the limits did to the first of its processes they
+	// touched (sandbox.Resources.Note), and limitedCount to how many.
+	limited      []string
+	limitedCount int
 }
 
 // benchmarks discovers every package's leaves (see discoverAll; no
@@ -511,6 +515,13 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	id.windows = append(id.windows, windows...)
 	id.leftBehind(out)
 	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
+	proc.PeakMemoryBytes, _ = peakMemory(out)
+	if notes := resourceNotes(out); len(notes) > 0 {
+		if id.limitedCount == 0 {
+			id.limited = notes
+		}
+		id.limitedCount++
+	}
 	if out.Hello != nil {
 		proc.StartupNs = ptr(int64(out.StartupDuration))
 	}
@@ -669,7 +680,18 @@ func (id *benchIdentity) result() report.Row {
 	if id.fullName != "" {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
+	own := row.Notes // an error row's own (what the limits did to its child)
 	row.Notes = id.notes
+	limited := id.limited
+	if id.limitedCount > 1 {
+		limited = slices.Clone(limited)
+		limited[len(limited)-1] += fmt.Sprintf(" (in the first of the %d processes it happened to)", id.limitedCount)
+	}
+	for _, n := range append(slices.Clip(own), limited...) {
+		if !slices.Contains(row.Notes, n) {
+			row.Notes = append(slices.Clip(row.Notes), n)
+		}
+	}
 	if note := row.Interference.Note(); note != "" {
 		row.Notes = append(slices.Clip(row.Notes), note)
 	}
@@ -906,7 +928,7 @@ func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
 		msg += "; " + where
 	}
 	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
-		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}}
+		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}, Notes: resourceNotes(out)}
 }
 
 // hungAt says where a timed-out child was, from the head of the goroutine

@@ -96,6 +96,9 @@ func (c Config) Validate() error {
 	if err := c.Interference.Validate(); err != nil {
 		return &ConfigError{Field: "Interference", Problem: err.Error()}
 	}
+	if err := checkLimits(c); err != nil {
+		return err
+	}
 	return checkHost(c)
 }
 
@@ -282,6 +285,13 @@ type Config struct {
 	// Claim, when set, claims the host's CPUs (CPUs, or every online one)
 	// for the run, waiting idle while another run holds any of them.
 	Claim *host.ClaimConfig
+	// MemoryLimit bounds each child's memory, in bytes, with swap off
+	// (--memory-limit); PidsLimit its processes and threads
+	// (--pids-limit). Zero means no limit. Validate refuses a limit no
+	// controller on this host can apply (sandbox.ProbeLimits), with the
+	// reason.
+	MemoryLimit int64
+	PidsLimit   int64
 	// Waiting, when set, is told what the run waits for (a quiet host, a
 	// claim another run holds), at most once per change.
 	Waiting func(msg string)

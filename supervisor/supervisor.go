@@ -529,6 +529,8 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 		StartupTimeout: s.cfg.StartupTimeout,
 		TotalTimeout:   s.cfg.Timeout,
 		CPUs:           s.cfg.CPUs, // every child: discovery, benchmark, test
+		MemoryLimit:    s.cfg.MemoryLimit,
+		PidsLimit:      s.cfg.PidsLimit,
 	}
 }
 
@@ -661,6 +663,7 @@ func (s *supervisor) finishMeta(m *report.Meta) {
 		m.Environment = report.Environment{Policy: s.first.EnvPolicy, NamesHash: s.first.EnvNamesHash}
 		m.Containment = string(s.first.Containment)
 		m.ContainmentNote = s.first.ContainmentNote
+		m.Limits = limitsMeta(s.cfg, s.first.Resources)
 	}
 }
 

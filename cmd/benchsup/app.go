@@ -189,7 +189,7 @@ func commonFlags() []cli.Flag {
 }
 
 func runFlags() []cli.Flag {
-	hygiene := append(append(placementFlags(), interferenceFlags()...), hostFlags()...)
+	hygiene := append(append(append(placementFlags(), interferenceFlags()...), hostFlags()...), limitFlags()...)
 	return append(append(append(commonFlags(), compareFlags()...), hygiene...),
 		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark (go test's -count)"},
 		&cli.IntFlag{Name: "count", Hidden: true, Usage: "go test's -count: --repetitions with --bench; test mode runs each test once"},
@@ -348,7 +348,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return usagef("--test-timeout must be positive, got 0s")
 	}
-	for _, apply := range []func(*cli.Context, *supervisor.Config) error{applyPlacement, applyInterference, applyHost} {
+	for _, apply := range []func(*cli.Context, *supervisor.Config) error{applyPlacement, applyInterference, applyHost, applyLimits} {
 		if err := apply(c, &cfg); err != nil {
 			return err
 		}
