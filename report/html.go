@@ -215,6 +215,9 @@ func metaFacts(m Meta) []htmlFact {
 		{"placement", fp.Placement},
 		{"containment", orDash(m.Containment) + noteSuffix(m.ContainmentNote)},
 	}
+	if l := m.Limits.headerText(); l != "" {
+		facts = append(facts, htmlFact{"limits", l})
+	}
 	// The host hygiene lines of the table header, one fact each; the
 	// placement line replaces the fingerprint's bare CPU list.
 	for _, l := range hygieneLines(m) {

@@ -222,6 +222,9 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
+	if l := m.Limits.headerText(); l != "" {
+		fmt.Fprintf(w, "limits: %s\n", l)
+	}
 	for _, l := range hygieneLines(m) {
 		w.WriteString(l + "\n")
 	}
