@@ -465,9 +465,22 @@ func TestFaults(t *testing.T) {
 			if _, ok := waitForMeasured(t, events, "benchmark"); !ok {
 				return
 			}
-			// As many as are open now: the next open fails.
-			fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-			lim := unix.Rlimit{Cur: uint64(len(fds)), Max: uint64(len(fds))}
+			// The limit bounds a descriptor's number, not how many are
+			// open, and an open takes the lowest free number: set it
+			// there, so that the next open fails (the supervisor's
+			// descriptors need not be dense: a pipe it holds is 251).
+			ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+			open := map[uint64]bool{}
+			for _, e := range ents {
+				if n, err := strconv.ParseUint(e.Name(), 10, 32); err == nil {
+					open[n] = true
+				}
+			}
+			free := uint64(0)
+			for open[free] {
+				free++
+			}
+			lim := unix.Rlimit{Cur: free, Max: free}
 			if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil); err != nil {
 				t.Errorf("prlimit: %v", err)
 			}
