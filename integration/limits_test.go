@@ -38,12 +38,24 @@ func cmdRequireLimits(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdPeak: peak FILE NAME checks that every process of a row has its peak
-// memory, a positive number of bytes (! peak: that none has).
+// memory, a positive number of bytes (! peak: that none has); for a
+// test-mode package row, that the row has its children's.
 func cmdPeak(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: peak FILE NAME")
 	}
 	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	if row.Kind == "package" {
+		// Test mode: the package row carries its children's highest peak.
+		has := row.PeakMemoryBytes != nil && *row.PeakMemoryBytes > 0
+		if row.PeakMemoryBytes != nil && *row.PeakMemoryBytes <= 0 {
+			ts.Fatalf("%s: peakMemoryBytes %d", args[1], *row.PeakMemoryBytes)
+		}
+		if has == neg {
+			ts.Fatalf("%s: peakMemoryBytes present is %v", args[1], has)
+		}
+		return
+	}
 	if len(row.Processes) == 0 {
 		ts.Fatalf("%s: no processes", args[1])
 	}

@@ -458,6 +458,11 @@ type Row struct {
 	// Interference sums what the watch for foreign load saw and did over
 	// the row's processes; absent when no watch ran.
 	Interference *RowInterference `json:"interference,omitempty"`
+	// PeakMemoryBytes, on a test-mode package row, is the highest peak of
+	// the package's test children, measured as a process's
+	// (ProcessResult.PeakMemoryBytes): test mode's rows are tests, not
+	// processes. Absent on other rows, and when unavailable.
+	PeakMemoryBytes *int64 `json:"peakMemoryBytes,omitempty"`
 }
 
 // Summary is the across-process view of a benchmark. The process is the

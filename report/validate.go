@@ -82,6 +82,12 @@ func (v *validator) count(path string, n int64) {
 	}
 }
 
+func (v *validator) bytes(path string, n *int64) {
+	if n != nil && *n < 0 {
+		v.fail(path, "negative size %d", *n)
+	}
+}
+
 func (v *validator) nonNegative(path string, x float64) {
 	if x < 0 {
 		v.fail(path, "negative value %v", x)
@@ -225,6 +231,7 @@ func (v *validator) meta(m Meta) {
 
 func (v *validator) row(path string, r Row) {
 	v.durationPtr(path+".elapsedNs", r.ElapsedNs)
+	v.bytes(path+".peakMemoryBytes", r.PeakMemoryBytes)
 	if r.CountIterations != nil {
 		v.count(path+".countIterations", *r.CountIterations)
 	}
@@ -299,6 +306,7 @@ func (v *validator) process(path string, p ProcessResult) {
 	v.count(path+".pid", int64(p.PID))
 	v.durationPtr(path+".startupNs", p.StartupNs)
 	v.duration(path+".wallNs", p.WallNs)
+	v.bytes(path+".peakMemoryBytes", p.PeakMemoryBytes)
 	if st := p.NsPerOp; st != nil {
 		v.stats(path+".nsPerOp", *st)
 		v.matches(path+".nsPerOp.n", st.N, len(p.Samples), "the process has %d samples")

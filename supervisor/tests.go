@@ -184,6 +184,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 	}
 	var alone []string // tests to run one per child
 	var left []string  // the package row's notes
+	var peak *int64    // the highest peak memory of the package's children
 	for ctx.Err() == nil {
 		only := ""
 		for len(alone) > 0 && finished[alone[0]] {
@@ -201,6 +202,16 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		tr, out := s.testChild(ctx, p, skip)
 		if note := leftNote(out); note != "" {
 			left = append(left, note) // what the package's tests left running: no one test is known to own it
+		}
+		if pk, _ := peakMemory(out); pk != nil && (peak == nil || *pk > *peak) {
+			peak = pk
+		}
+		for _, n := range resourceNotes(out) {
+			// What the limits did to a child is the package's: its tests
+			// share the child.
+			if !slices.Contains(left, n) {
+				left = append(left, n)
+			}
 		}
 		progress := false
 		v := verdict{}
@@ -296,7 +307,8 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 		}
 	}
 	pkgRow := report.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
-		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}, Notes: left}
+		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}, Notes: left,
+		PeakMemoryBytes: peak}
 	return append(rows, pkgRow)
 }
 
