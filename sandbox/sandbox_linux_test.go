@@ -1299,3 +1299,31 @@ func TestStreamTakesWhatWasQueued(t *testing.T) {
 		})
 	}
 }
+
+func TestSpawnErrorNamesTheDescriptorLimit(t *testing.T) {
+	// fork/exec says EBADF when the child's descriptors reach the
+	// descriptor limit (its exec-report pipe has no room above them):
+	// the error names the limit, not a bad descriptor.
+	var lim unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &lim))
+	if lim.Cur > 1<<24 {
+		t.Skipf("descriptor limit %d: too high to place a descriptor at", lim.Cur)
+	}
+	top, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, int(lim.Cur-1))
+	require.NoError(t, err)
+	high := os.NewFile(uintptr(top), "high")
+	defer high.Close()
+	low, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer low.Close()
+	ebadf := &os.PathError{Op: "fork/exec", Path: "/bin/x", Err: unix.EBADF}
+
+	got := spawnError(ebadf, []*os.File{low, high})
+	var ioErr *IOError
+	require.ErrorAs(t, got, &ioErr)
+	assert.ErrorIs(t, got, unix.EBADF)
+	assert.Contains(t, got.Error(), fmt.Sprintf("too many open files (the child's descriptors reach %d, the limit is %d)", top, lim.Cur))
+
+	got = spawnError(ebadf, []*os.File{low})
+	assert.NotContains(t, got.Error(), "too many open files", "a descriptor far from the limit")
+}

@@ -155,7 +155,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	proc, cg, cgNote, err := spawnContained(r, attr, cg, lg.moves)
 	if err != nil {
 		lg.removeV1()
-		return nil, spawnError(err)
+		return nil, spawnError(err, attr.Files)
 	}
 	if lg.v2 != "" && cg == nil {
 		// Entering the cgroup failed even after the spawn: no v2 limit
@@ -329,7 +329,7 @@ func spawner(queue <-chan spawnRequest) {
 
 // spawnError sorts a failed spawn: an executable or argument list that
 // cannot be run is the configuration's fault, anything else the parent's.
-func spawnError(err error) error {
+func spawnError(err error, files []*os.File) error {
 	var aff *AffinityError
 	if errors.As(err, &aff) {
 		return err
@@ -342,9 +342,34 @@ func spawnError(err error) error {
 			return &ConfigError{Field: "Path", Reason: err.Error()}
 		case unix.E2BIG:
 			return &ConfigError{Field: "Args", Reason: err.Error()}
+		case unix.EBADF:
+			if top, lim, ok := descriptorsAtLimit(files); ok {
+				// The forked child first moves the descriptor that reports
+				// its exec above every descriptor it is given; when those
+				// reach the limit it cannot, and fork/exec says EBADF
+				// where the cause is too many open files.
+				err = fmt.Errorf("%w: too many open files (the child's descriptors reach %d, the limit is %d)", err, top, lim)
+			}
 		}
 	}
 	return &IOError{Op: "spawn", Err: err}
+}
+
+// descriptorsAtLimit reports whether the highest of files' descriptors
+// leaves no room above it under this process's RLIMIT_NOFILE, with that
+// descriptor and the limit.
+func descriptorsAtLimit(files []*os.File) (top int, limit uint64, ok bool) {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil {
+		return 0, 0, false
+	}
+	top = -1
+	for _, f := range files {
+		if f != nil {
+			top = max(top, int(f.Fd()))
+		}
+	}
+	return top, lim.Cur, top >= 0 && uint64(top)+1 >= lim.Cur
 }
 
 func signalName(s syscall.Signal) string {
