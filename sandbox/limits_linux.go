@@ -278,6 +278,12 @@ type v1Move struct {
 	child      string // the child's cgroup directory
 	home       string // the directory of the thread's own cgroup
 	homePath   string // the thread's own cgroup as /proc/thread-self/cgroup names it
+	// optional says the move is for the peak alone (no limit was asked):
+	// when the thread cannot make it, the child starts outside that cgroup
+	// rather than not at all, and failed says why (set by the spawning
+	// thread, read by the spawner's caller after the reply).
+	optional bool
+	failed   error
 }
 
 // limitGroups is one child's resource cgroups: its cgroup2 directory when
@@ -330,7 +336,8 @@ func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err err
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, err
 		}
-		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: dir, home: home, homePath: h.own})
+		optional := h.controller == "memory" && memLimit <= 0
+		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: dir, home: home, homePath: h.own, optional: optional})
 		return &cgroup{dir: dir, forget: reaperTrack(reaperCgroup, dir)}, nil
 	}
 	if lg.wantMem && p.Memory == CgroupV1 {
@@ -482,6 +489,21 @@ func (lg *limitGroups) removeV1() []string {
 	return notes
 }
 
+// skippedPeak drops the v1 memory cgroup a peak-only move could not enter
+// (the child started outside it), and returns why; "" when none was.
+func (lg *limitGroups) skippedPeak() string {
+	for _, m := range lg.moves {
+		if m.failed == nil || m.controller != "memory" || lg.mem == nil {
+			continue
+		}
+		_ = lg.mem.remove() // nothing ever entered it
+		lg.mem = nil
+		lg.res.Memory = ""
+		return "the child could not be started in its cgroup v1 memory cgroup: " + m.failed.Error()
+	}
+	return ""
+}
+
 // emptyV1 SIGKILLs the processes of a v1 cgroup until none is left, for at
 // most cgroupEmptyTimeout. Neither cgroup.kill nor cgroup.freeze exists in
 // v1, and cgroup.procs lists a process as soon as one of its threads is
@@ -569,6 +591,10 @@ func (t *spawnerThread) fork(moves []v1Move, path string, argv []string, attr *o
 	tid := unix.Gettid()
 	for i, m := range moves {
 		if err := writeTasks(m.child, tid); err != nil {
+			if m.optional {
+				moves[i].failed = err
+				continue
+			}
 			if herr := t.goHome(moves[:i]); herr != nil {
 				err = fmt.Errorf("%w; and going back: %w", err, herr)
 			}

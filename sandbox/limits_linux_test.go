@@ -372,6 +372,38 @@ func TestSpawnerStuckInChildCgroup(t *testing.T) {
 	assert.True(t, strings.HasPrefix(home, p.memV1.point))
 }
 
+// TestPeakOnlyCgroupNotEntered makes the spawning thread's move into a
+// child's v1 memory cgroup fail when no limit was asked: the child still
+// runs, outside it, and its peak is missing with the reason, never read
+// from a cgroup it was never in. With a limit, the spawn is refused.
+func TestPeakOnlyCgroupNotEntered(t *testing.T) {
+	p := probeLimits()
+	if p.memV1 == nil {
+		t.Skip("the memory controller is not a cgroup v1 hierarchy here: " + p.Describe())
+	}
+	home := p.memV1.dir(p.memV1.own)
+	prev := writeTasks
+	t.Cleanup(func() { writeTasks = prev })
+	writeTasks = func(dir string, tid int) error {
+		if dir != home && strings.HasPrefix(dir, p.memV1.point) {
+			return errors.New("injected failure")
+		}
+		return prev(dir, tid)
+	}
+	o, _ := run(t, helper("ok"))
+	assert.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
+	assert.False(t, o.Resources.PeakMemoryKnown)
+	assert.Empty(t, o.Resources.Memory)
+	assert.Equal(t, "the child could not be started in its cgroup v1 memory cgroup: injected failure", o.Resources.PeakMemoryNote)
+
+	cfg := helper("ok")
+	cfg.MemoryLimit = 64 << 20
+	_, err := Start(cfg)
+	var ioe *IOError
+	require.ErrorAs(t, err, &ioe)
+	assert.Contains(t, err.Error(), "injected failure")
+}
+
 // TestLimitFiles writes the limits into, and reads the counters from,
 // directories that stand in for a child's cgroups: the v2 path this host
 // may not have, and the v1 one.

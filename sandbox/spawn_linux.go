@@ -157,6 +157,9 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		lg.removeV1()
 		return nil, spawnError(err, attr.Files)
 	}
+	if why := lg.skippedPeak(); why != "" {
+		peakNote = why
+	}
 	if lg.v2 != "" && cg == nil {
 		// Entering the cgroup failed even after the spawn: no v2 limit
 		// holds on this child.
