@@ -376,6 +376,7 @@ func readJSON[T any](t *testing.T, path string) T {
 // 1280 px viewport (also with every <details> open), the plots are there
 // with JavaScript off, and a full-page screenshot is a valid PNG.
 func TestBrowserReport(t *testing.T) {
+	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
 	}

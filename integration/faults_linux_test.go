@@ -320,9 +320,7 @@ func checkSteps(t *testing.T, r faultRun, class report.Outcome, fault string) {
 // in the table and the JSON document and the rows that could not run
 // naming the fault. None leaves a process, a cgroup or a temporary file.
 func TestFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and measures fixture modules under each fault: slow")
-	}
+	endToEnd(t)
 	if os.Geteuid() != 0 {
 		t.Skip("injecting host faults (mounts, cgroups, limits) needs root")
 	}

@@ -98,6 +98,7 @@ func stopSpin(cmd *exec.Cmd) {
 // its timeout, in one line that gives the numbers, having measured
 // nothing; without our load the same run passes and records the preflight.
 func TestHostClaimQuiescence(t *testing.T) {
+	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
 	}
@@ -216,6 +217,7 @@ func lastLine(b []byte) string {
 // directory, started together, measure one after the other: the later one
 // waits (before its build), says so, and records its wait.
 func TestHostClaimSerializes(t *testing.T) {
+	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the host claim (flock on per-CPU files) is implemented for Linux only, and runs need Linux")
 	}

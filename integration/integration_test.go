@@ -7,6 +7,7 @@ package integration
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,6 +31,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run() // every test skips (endToEnd): nothing to build
+	}
 	dir, err := os.MkdirTemp("", "benchsup-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -50,6 +55,16 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// endToEnd skips t under -short: it builds and measures fixture modules
+// through the real CLI, minutes on a 2-core host, while the -short suite is
+// the packages' own tests, the quick feedback loop.
+func endToEnd(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end through the built CLI (minutes): run without -short")
+	}
+}
+
 // goEnv are the go command's settings the scripts need to build fixture
 // modules without network access beyond what the host already has.
 var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
@@ -68,6 +83,7 @@ func TestQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet") }
 // runScripts runs the testscripts of dir with the built benchsup and the
 // commands of this package.
 func runScripts(t *testing.T, dir string) {
+	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
 	}

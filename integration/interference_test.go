@@ -28,6 +28,7 @@ var interferenceRun = []string{"run", "--bench", "--repetitions=3", "--samples=5
 // host is shared with other tests, so the assertions are "at least one"
 // and consistency, never exact counts. Not parallel: it loads the host.
 func TestInterference(t *testing.T) {
+	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the interference watch reads /proc/stat, and runs need Linux")
 	}

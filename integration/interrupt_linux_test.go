@@ -40,6 +40,7 @@ func TestWaits(t *testing.T) {
 // results so far on stdout, a line saying they are partial, and the exit
 // status a shell gives a process the signal killed (128 plus its number).
 func TestInterruptExitStatus(t *testing.T) {
+	endToEnd(t)
 	for _, tt := range []struct {
 		sig  syscall.Signal
 		name string

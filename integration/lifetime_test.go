@@ -60,6 +60,7 @@ func start(t *testing.T, name string, sys *syscall.SysProcAttr, env []string, ar
 }
 
 func TestLeaveEverythingRunning(t *testing.T) {
+	endToEnd(t)
 	record(t, "root", os.Getpid())
 	start(t, "child", nil, nil, "sleep", "300")
 	start(t, "daemon", &syscall.SysProcAttr{Setsid: true}, nil, "sleep", "300")
@@ -174,6 +175,7 @@ func scratchDirs(tmp string) []string {
 // cgroup2 hierarchy read-only (process groups only), where a host allows a
 // private mount namespace.
 func TestSupervisorKilled(t *testing.T) {
+	endToEnd(t)
 	t.Run("host", func(t *testing.T) { killSupervisor(t, nil) })
 	t.Run("process groups only", func(t *testing.T) {
 		mnt := cgroup2Mount()
@@ -270,6 +272,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 // named after an owner that is dead) next to a live run's, and checks that
 // the next run removes the first and keeps the second.
 func TestStaleRemoved(t *testing.T) {
+	endToEnd(t)
 	tmp := t.TempDir()
 	// A dead owner: a process that has exited, with the start time it had.
 	ghost := exec.Command("true")
@@ -375,6 +378,7 @@ func startTimeOf(t *testing.T, pid int) uint64 {
 // takes its time. The go command and the wrapper are gone within 2 s too
 // (they carry the run's sandbox.EnvRun).
 func TestSupervisorKilledWhileBuilding(t *testing.T) {
+	endToEnd(t)
 	mod := writeModule(t, map[string]string{
 		"go.mod":    "module example.com/slowbuild\n\ngo 1.22\n",
 		"s_test.go": "package slowbuild\n\nimport \"testing\"\n\nfunc TestS(t *testing.T) {}\n",

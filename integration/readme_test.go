@@ -58,6 +58,7 @@ func shardCounts(t *testing.T, text string) []int {
 // indexed Job whose completions are the parts; and that every flag of
 // every benchsup command in them is one benchsup has.
 func TestReadmeSharding(t *testing.T) {
+	endToEnd(t)
 	blocks := readmeYAML(t, "Sharding a suite over many runners")
 	if len(blocks) != 2 {
 		t.Fatalf("want the workflow and the Job, got %d yaml blocks", len(blocks))

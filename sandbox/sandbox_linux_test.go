@@ -699,6 +699,9 @@ func TestStreamCut(t *testing.T) {
 }
 
 func TestFloodForeverUnderTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods until a 2 s deadline")
+	}
 	cfg := helper("flood-forever")
 	cfg.TotalTimeout = execTimeout
 	cfg.Grace = 200 * time.Millisecond
@@ -727,6 +730,9 @@ func TestFloodForeverUnderTimeout(t *testing.T) {
 // ---- stacks at a timeout ----
 
 func TestStacksAtTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out startup and execution deadlines and SIGQUIT's grace (seconds)")
+	}
 	t.Run("spinning", func(t *testing.T) {
 		// A goroutine that never blocks: the runtime preempts it for the
 		// dump, which names it. What was written before the SIGQUIT is
@@ -804,6 +810,9 @@ func withCgroupSupport(t *testing.T, sup cgroupSupport) {
 }
 
 func TestGrandchildren(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a grandchild's drain windows (seconds)")
+	}
 	writable, note := cgroupWritable()
 	modes := []struct {
 		name string
