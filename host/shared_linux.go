@@ -178,10 +178,11 @@ func checkSharedEntry(dir, path string, st *unix.Stat_t, isLink bool) error {
 	if !sharedMode(dst.Mode) {
 		return nil
 	}
-	rule := fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup writes over no other user's file there", dir, dst.Mode&0o7777)
+	refusal := "writes over no other user's file"
 	if isLink {
-		rule = fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup follows no other user's link there", dir, dst.Mode&0o7777)
+		refusal = "follows no other user's link"
 	}
+	rule := fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup %s there", dir, dst.Mode&0o7777, refusal)
 	return &UnsafePathError{Path: path, Found: describeStat(st), Rule: rule}
 }
 
