@@ -317,25 +317,17 @@ func openLockFile(dirFD int, dir, name string) (*os.File, error) {
 // another open file description has it. flock belongs to the open file
 // description, so two opens in one process conflict like two processes.
 func tryLock(f *os.File) (held bool, err error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false, err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
+	err = onFD(f, func(fd int) error {
 		for {
-			ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB)
-			if ferr != unix.EINTR {
-				return
+			if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != unix.EINTR {
+				return err
 			}
 		}
-	}); err != nil {
-		return false, err
-	}
-	if ferr == unix.EWOULDBLOCK {
+	})
+	if err == unix.EWOULDBLOCK {
 		return true, nil
 	}
-	return false, ferr
+	return false, err
 }
 
 // describeHolder says who holds f's lock: the record in the file, and the
