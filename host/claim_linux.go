@@ -219,6 +219,12 @@ func lockAll(dirFD int, dir string, cpus []int) ([]*os.File, *Holder, error) {
 	return files, nil, nil
 }
 
+// lockFileShape reports whether st is what a lock file may be: a regular
+// file with one link.
+func lockFileShape(st *unix.Stat_t) bool {
+	return st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1
+}
+
 // lockOpenFlags open a lock file without following a link planted under
 // its name, without blocking on a planted FIFO, and without passing it to
 // children.
@@ -258,7 +264,7 @@ func openLockFile(dirFD int, dir, name string) (*os.File, error) {
 			created = true
 		case err != nil:
 			return nil, fail("stat", err)
-		case before.Mode&unix.S_IFMT != unix.S_IFREG || before.Nlink != 1:
+		case !lockFileShape(&before):
 			return nil, unsafe(&before)
 		default:
 			fd, err = unix.Openat(dirFD, name, unix.O_RDWR|lockOpenFlags, 0)
@@ -283,11 +289,11 @@ func openLockFile(dirFD int, dir, name string) (*os.File, error) {
 			unix.Close(fd)
 			return nil, fail("fstat", err)
 		}
-		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 || (!created && (st.Dev != before.Dev || st.Ino != before.Ino)) {
+		if !lockFileShape(&st) || (!created && (st.Dev != before.Dev || st.Ino != before.Ino)) {
 			// Replaced between the look and the open: whatever it is
 			// now, it is not what was checked.
 			unix.Close(fd)
-			if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 {
+			if lockFileShape(&st) {
 				continue
 			}
 			return nil, unsafe(&st)
@@ -311,25 +317,17 @@ func openLockFile(dirFD int, dir, name string) (*os.File, error) {
 // another open file description has it. flock belongs to the open file
 // description, so two opens in one process conflict like two processes.
 func tryLock(f *os.File) (held bool, err error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false, err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
+	err = onFD(f, func(fd int) error {
 		for {
-			ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB)
-			if ferr != unix.EINTR {
-				return
+			if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != unix.EINTR {
+				return err
 			}
 		}
-	}); err != nil {
-		return false, err
-	}
-	if ferr == unix.EWOULDBLOCK {
+	})
+	if err == unix.EWOULDBLOCK {
 		return true, nil
 	}
-	return false, ferr
+	return false, err
 }
 
 // describeHolder says who holds f's lock: the record in the file, and the

@@ -178,10 +178,11 @@ func checkSharedEntry(dir, path string, st *unix.Stat_t, isLink bool) error {
 	if !sharedMode(dst.Mode) {
 		return nil
 	}
-	rule := fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup writes over no other user's file there", dir, dst.Mode&0o7777)
+	refusal := "writes over no other user's file"
 	if isLink {
-		rule = fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup follows no other user's link there", dir, dst.Mode&0o7777)
+		refusal = "follows no other user's link"
 	}
+	rule := fmt.Sprintf("%s is a directory other users can write (mode %04o), and benchsup %s there", dir, dst.Mode&0o7777, refusal)
 	return &UnsafePathError{Path: path, Found: describeStat(st), Rule: rule}
 }
 
@@ -192,26 +193,25 @@ func checkSharedEntry(dir, path string, st *unix.Stat_t, isLink bool) error {
 // file at a name that did not exist. A file it refuses has not been
 // written by benchsup: the caller truncates only after this check.
 func CheckOpened(f *os.File, path string) error {
-	st, err := fstatFile(f)
-	if err != nil {
+	var st unix.Stat_t
+	if err := onFD(f, func(fd int) error { return unix.Fstat(fd, &st) }); err != nil {
 		return &fs.PathError{Op: "fstat", Path: path, Err: err}
 	}
 	return checkSharedEntry(filepath.Dir(path), path, &st, false)
 }
 
-// fstatFile is fstat on f's descriptor, leaving its mode (blocking or
-// not) as it is, which f.Fd would not.
-func fstatFile(f *os.File) (unix.Stat_t, error) {
-	var st unix.Stat_t
+// onFD runs op on f's descriptor and returns its error, leaving the
+// descriptor's mode (blocking or not) as it is, which f.Fd would not.
+func onFD(f *os.File, op func(fd int) error) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return st, err
+		return err
 	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil {
-		return st, err
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { opErr = op(int(fd)) }); err != nil {
+		return err
 	}
-	return st, serr
+	return opErr
 }
 
 // CheckSharedPath refuses path, as given, when its last element is a link

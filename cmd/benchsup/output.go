@@ -98,7 +98,7 @@ func createOutput(flag, path string) (*outputFile, error) {
 	return o, nil
 }
 
-// openDirect opens o.path, which exists, to be written in place.
+// openDirect opens o.target, which exists, to be written in place.
 func (o *outputFile) openDirect(fi fs.FileInfo, fail func(error) (*outputFile, error)) (*outputFile, error) {
 	flags := os.O_WRONLY
 	switch {
@@ -112,16 +112,16 @@ func (o *outputFile) openDirect(fi fs.FileInfo, fail func(error) (*outputFile, e
 	// A resolved target is opened without following a link planted since
 	// it was checked, and checked again once open; a descriptor's path
 	// (o.target is o.path) is meant to be followed.
-	name := o.target
-	if !descriptorPath(name) {
+	resolved := !descriptorPath(o.target)
+	if resolved {
 		flags |= nofollowFlag
 	}
 	var err error
-	if o.direct, err = os.OpenFile(name, flags, 0); err != nil {
+	if o.direct, err = os.OpenFile(o.target, flags, 0); err != nil {
 		return fail(err)
 	}
-	if !descriptorPath(name) {
-		if err := host.CheckOpened(o.direct, name); err != nil {
+	if resolved {
+		if err := host.CheckOpened(o.direct, o.target); err != nil {
 			o.direct.Close()
 			return fail(err)
 		}

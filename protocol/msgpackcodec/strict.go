@@ -301,23 +301,19 @@ func (c *checker) header(want string, fixLo, fixHi, code16, code32 byte, per int
 	code := c.b[c.pos]
 	c.pos++
 	var n int
+	var err error
 	switch {
 	case code >= fixLo && code <= fixHi:
 		n = int(code - fixLo)
 	case code == code16:
-		v, err := c.length(2)
-		if err != nil {
-			return 0, err
-		}
-		n = v
+		n, err = c.length(2)
 	case code == code32:
-		v, err := c.length(4)
-		if err != nil {
-			return 0, err
-		}
-		n = v
+		n, err = c.length(4)
 	default:
 		return 0, typeError(want, code)
+	}
+	if err != nil {
+		return 0, err
 	}
 	if uint64(n)*uint64(per) > uint64(len(c.b)-c.pos) {
 		return 0, errTruncated
@@ -352,21 +348,15 @@ func (c *checker) bytes(want string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > len(c.b)-c.pos {
-		return nil, errTruncated
-	}
-	p := c.b[c.pos : c.pos+n]
-	c.pos += n
-	return p, nil
+	return c.take(n)
 }
 
 // length reads a big-endian length field of width 1, 2 or 4 bytes.
 func (c *checker) length(width int) (int, error) {
-	if width > len(c.b)-c.pos {
-		return 0, errTruncated
+	p, err := c.take(width)
+	if err != nil {
+		return 0, err
 	}
-	p := c.b[c.pos : c.pos+width]
-	c.pos += width
 	switch width {
 	case 1:
 		return int(p[0]), nil
@@ -400,11 +390,10 @@ func (c *checker) integer() (u uint64, neg bool, err error) {
 	default:
 		return 0, false, typeError("integer", code)
 	}
-	if width > len(c.b)-c.pos {
-		return 0, false, errTruncated
+	p, err := c.take(width)
+	if err != nil {
+		return 0, false, err
 	}
-	p := c.b[c.pos : c.pos+width]
-	c.pos += width
 	var s int64
 	switch code {
 	case 0xcc:
@@ -427,13 +416,21 @@ func (c *checker) integer() (u uint64, neg bool, err error) {
 	return uint64(s), s < 0, nil
 }
 
+// take returns the next n bytes, without copying them, and moves past
+// them.
+func (c *checker) take(n int) ([]byte, error) {
+	if n > len(c.b)-c.pos {
+		return nil, errTruncated
+	}
+	p := c.b[c.pos : c.pos+n]
+	c.pos += n
+	return p, nil
+}
+
 // skipBytes moves past n bytes.
 func (c *checker) skipBytes(n int) error {
-	if n > len(c.b)-c.pos {
-		return errTruncated
-	}
-	c.pos += n
-	return nil
+	_, err := c.take(n)
+	return err
 }
 
 // skip moves past one value of any type the protocol admits (no extension
