@@ -37,6 +37,22 @@ type outputFile struct {
 
 // createOutput prepares path for writing at the end of the run, or says in
 // one line why it cannot be written. An empty path is no file (nil).
+// resolveOutput decides where an output path is written. asIs: it names,
+// or links to, a descriptor's file (/dev/stdout, /proc/self/fd/N), written
+// in place through path; /dev/shm is shared, so another user's entry there
+// is refused. Otherwise target is what a link at path points to, but no
+// link or file of another user in a directory others can write (/tmp) is
+// followed (host.ResolveShared).
+func resolveOutput(path string) (target string, asIs bool, err error) {
+	if abs, err := filepath.Abs(path); err == nil && descriptorPath(abs) {
+		return path, true, host.CheckSharedPath(path)
+	}
+	if target, err = host.ResolveShared(path); err != nil {
+		return "", false, err
+	}
+	return target, descriptorPath(target), nil
+}
+
 func createOutput(flag, path string) (*outputFile, error) {
 	if path == "" {
 		return nil, nil
@@ -45,30 +61,15 @@ func createOutput(flag, path string) (*outputFile, error) {
 	fail := func(err error) (*outputFile, error) {
 		return nil, fmt.Errorf("%s %s: cannot write there: %w", flag, path, err)
 	}
-	if abs, err := filepath.Abs(path); err == nil && descriptorPath(abs) {
-		// /dev/stdout, /proc/self/fd/N and the like name a descriptor's
-		// file, which a rename would not reach: write it in place, at its
-		// end if it is a regular file (stdout redirected to a file, where
-		// the table goes too). /dev/shm is shared: another user's entry
-		// there is refused.
-		if err := host.CheckSharedPath(path); err != nil {
-			return fail(err)
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			return fail(err)
-		}
-		return o.openDirect(fi, fail)
-	}
-	// Replace what a link points to, not the link; but no link or file
-	// of another user in a directory others can write (/tmp) is followed
-	// or replaced, and what is created there is created by name.
-	target, err := host.ResolveShared(path)
+	// /dev/stdout, /proc/self/fd/N and the like (or a link to one) name a
+	// descriptor's file, which a rename would not reach: write it in
+	// place, at its end if it is a regular file (stdout redirected to a
+	// file, where the table goes too).
+	target, asIs, err := resolveOutput(path)
 	if err != nil {
 		return fail(err)
 	}
-	if descriptorPath(target) {
-		// A link to /dev/stdout: written through, as above.
+	if asIs {
 		fi, err := os.Stat(path)
 		if err != nil {
 			return fail(err)

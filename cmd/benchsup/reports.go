@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,17 +85,11 @@ func openEvents(path string, stdout io.Writer) (*eventStream, error) {
 // there when checked is written as before; a descriptor's path
 // (/dev/stdout, /proc/self/fd/N) is opened as it is.
 func openEventsFile(path string) (*os.File, error) {
-	if abs, err := filepath.Abs(path); err == nil && descriptorPath(abs) {
-		if err := host.CheckSharedPath(path); err != nil {
-			return nil, err
-		}
-		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	}
-	target, err := host.ResolveShared(path)
+	target, asIs, err := resolveOutput(path)
 	if err != nil {
 		return nil, err
 	}
-	if descriptorPath(target) {
+	if asIs {
 		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	}
 	flags := os.O_WRONLY | os.O_CREATE | nofollowFlag
