@@ -297,7 +297,7 @@ func readComparison(r io.Reader, limit int64) (*Comparison, Integrity, error) {
 	case c.Old.Label == "" && c.New.Label == "":
 		return nil, Integrity{}, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
 	}
-	if err := validateComparison("", c); err != nil {
+	if err := validateComparison(c); err != nil {
 		return nil, Integrity{}, err
 	}
 	return c, integrity, nil

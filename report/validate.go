@@ -178,11 +178,12 @@ func buildSuffix(b string) string {
 	return ", build " + b
 }
 
-// validateComparison checks a comparison's values, its paths prefixed
-// with prefix.
-func validateComparison(prefix string, c *Comparison) error {
+// validateComparison checks a comparison document's values (see
+// validator); a run document's comparisons are checked by
+// validateDocument, under their path.
+func validateComparison(c *Comparison) error {
 	v := &validator{}
-	v.comparison(prefix, c)
+	v.comparison("", c)
 	return v.err
 }
 
