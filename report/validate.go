@@ -412,14 +412,7 @@ func (v *validator) windowSummary(path string, s WindowSummary) {
 	v.count(path+".processes", int64(s.Processes))
 	v.count(path+".unmeasured", int64(s.Unmeasured))
 	v.count(path+".reps", int64(s.Reps))
-	for _, f := range []struct {
-		name string
-		st   *WindowStat
-	}{
-		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
-		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
-		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
-	} {
+	for _, f := range s.stats() {
 		if st := f.st; st != nil {
 			p := path + "." + f.name
 			v.time(p+".median", st.Median)
