@@ -143,12 +143,10 @@ func validateDocument(doc *Document) error {
 			return v.err
 		}
 	}
-	for i, w := range doc.Windows {
-		v.window(idx("windows", i), w)
-	}
 	type windowKey struct{ pkg, workload, name string }
 	measured, unmeasured := map[windowKey]int{}, map[windowKey]int{}
-	for _, w := range doc.Windows {
+	for i, w := range doc.Windows {
+		v.window(idx("windows", i), w)
 		k := windowKey{w.Package, w.Workload, w.Name}
 		if w.Error != nil || w.Skipped != nil {
 			unmeasured[k]++
