@@ -148,10 +148,10 @@ func validateDocument(doc *Document) error {
 	for i, w := range doc.Windows {
 		v.window(idx("windows", i), w)
 		k := windowKey{w.Package, w.Workload, w.Name}
-		if w.Error != nil || w.Skipped != nil {
-			unmeasured[k]++
-		} else {
+		if windowMeasured(w) {
 			measured[k]++
+		} else {
+			unmeasured[k]++
 		}
 	}
 	for i, s := range doc.WindowSummaries {
