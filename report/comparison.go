@@ -281,12 +281,8 @@ type comparisonFile struct {
 // a value outside its domain (see validateComparison). A document with no
 // checksum is read, and Integrity says so.
 func ReadComparison(r io.Reader) (*Comparison, Integrity, error) {
-	return readComparison(r, MaxDocumentSize)
-}
-
-func readComparison(r io.Reader, limit int64) (*Comparison, Integrity, error) {
 	var f comparisonFile
-	integrity, err := readJSON(r, limit, &f, &f.Checksum)
+	integrity, err := readJSON(r, MaxDocumentSize, &f, &f.Checksum)
 	if err != nil {
 		return nil, Integrity{}, wrapRead(ErrNotComparison, err)
 	}
@@ -297,7 +293,7 @@ func readComparison(r io.Reader, limit int64) (*Comparison, Integrity, error) {
 	case c.Old.Label == "" && c.New.Label == "":
 		return nil, Integrity{}, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
 	}
-	if err := validateComparison("", c); err != nil {
+	if err := validateComparison(c); err != nil {
 		return nil, Integrity{}, err
 	}
 	return c, integrity, nil

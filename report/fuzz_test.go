@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,31 +41,7 @@ func FuzzReadDocument(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, _, err := ReadDocument(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrNotDocument) && !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrInvalidValue) {
-				t.Fatalf("an error of no documented kind: %v", err)
-			}
-			return
-		}
-		var first bytes.Buffer
-		if err := WriteJSON(&first, *doc); err != nil {
-			t.Fatalf("an accepted document does not write: %v", err)
-		}
-		again, integrity, err := ReadDocument(bytes.NewReader(first.Bytes()))
-		if err != nil {
-			t.Fatalf("a written document does not read: %v\n%s", err, first.Bytes())
-		}
-		if integrity.Checksum == "" {
-			t.Fatal("a written document reads without its checksum")
-		}
-		var second bytes.Buffer
-		if err := WriteJSON(&second, *again); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(first.Bytes(), second.Bytes()) {
-			t.Fatalf("a document changed between two round trips:\n%s\n---\n%s", first.Bytes(), second.Bytes())
-		}
+		roundTrip(t, data, "document", ErrNotDocument, ReadDocument, WriteJSON)
 	})
 }
 
@@ -81,30 +58,40 @@ func FuzzReadComparison(f *testing.F) {
 	f.Add(bytes.Replace(good, []byte(`"low": 1.27`), []byte(`"low": 1.5`), 1))
 	f.Add([]byte(`{"schema": 1, "old": {"label": "a"}, "new": {"label": "b"}, "rows": [{"package": "p", "name": "B", "metric": "sec/op", "low": 2, "high": 1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, _, err := ReadComparison(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrNotComparison) && !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrInvalidValue) {
-				t.Fatalf("an error of no documented kind: %v", err)
-			}
-			return
-		}
-		var first bytes.Buffer
-		if err := WriteComparisonJSON(&first, *c); err != nil {
-			t.Fatalf("an accepted comparison does not write: %v", err)
-		}
-		again, integrity, err := ReadComparison(bytes.NewReader(first.Bytes()))
-		if err != nil {
-			t.Fatalf("a written comparison does not read: %v\n%s", err, first.Bytes())
-		}
-		if integrity.Checksum == "" {
-			t.Fatal("a written comparison reads without its checksum")
-		}
-		var second bytes.Buffer
-		if err := WriteComparisonJSON(&second, *again); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(first.Bytes(), second.Bytes()) {
-			t.Fatalf("a comparison changed between two round trips:\n%s\n---\n%s", first.Bytes(), second.Bytes())
-		}
+		roundTrip(t, data, "comparison", ErrNotComparison, ReadComparison, WriteComparisonJSON)
 	})
+}
+
+// roundTrip is the body of both fuzz targets: data is read or refused with
+// one of the reader's errors (notKind, ErrChecksum, ErrInvalidValue); what
+// it reads writes back, reads again with its checksum verified, and writes
+// back to the same bytes. what names the kind of document in failures.
+func roundTrip[T any](t *testing.T, data []byte, what string, notKind error,
+	read func(io.Reader) (*T, Integrity, error), write func(io.Writer, T) error) {
+	t.Helper()
+	v, _, err := read(bytes.NewReader(data))
+	if err != nil {
+		if !errors.Is(err, notKind) && !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrInvalidValue) {
+			t.Fatalf("an error of no documented kind: %v", err)
+		}
+		return
+	}
+	var first bytes.Buffer
+	if err := write(&first, *v); err != nil {
+		t.Fatalf("an accepted %s does not write: %v", what, err)
+	}
+	again, integrity, err := read(bytes.NewReader(first.Bytes()))
+	if err != nil {
+		t.Fatalf("a written %s does not read: %v\n%s", what, err, first.Bytes())
+	}
+	if integrity.Checksum == "" {
+		t.Fatalf("a written %s reads without its checksum", what)
+	}
+	var second bytes.Buffer
+	if err := write(&second, *again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first.Bytes(), second.Bytes()) {
+		t.Fatalf("a %s changed between two round trips:\n%s\n---\n%s", what, first.Bytes(), second.Bytes())
+	}
 }

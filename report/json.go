@@ -270,7 +270,7 @@ func finiteValue(path string, v reflect.Value) error {
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			if err := finiteValue(path+"["+strconv.Itoa(i)+"]", v.Index(i)); err != nil {
+			if err := finiteValue(idx(path, i), v.Index(i)); err != nil {
 				return err
 			}
 		}

@@ -143,17 +143,15 @@ func validateDocument(doc *Document) error {
 			return v.err
 		}
 	}
-	for i, w := range doc.Windows {
-		v.window(idx("windows", i), w)
-	}
 	type windowKey struct{ pkg, workload, name string }
 	measured, unmeasured := map[windowKey]int{}, map[windowKey]int{}
-	for _, w := range doc.Windows {
+	for i, w := range doc.Windows {
+		v.window(idx("windows", i), w)
 		k := windowKey{w.Package, w.Workload, w.Name}
-		if w.Error != nil || w.Skipped != nil {
-			unmeasured[k]++
-		} else {
+		if windowMeasured(w) {
 			measured[k]++
+		} else {
+			unmeasured[k]++
 		}
 	}
 	for i, s := range doc.WindowSummaries {
@@ -178,11 +176,12 @@ func buildSuffix(b string) string {
 	return ", build " + b
 }
 
-// validateComparison checks a comparison's values, its paths prefixed
-// with prefix.
-func validateComparison(prefix string, c *Comparison) error {
+// validateComparison checks a comparison document's values (see
+// validator); a run document's comparisons are checked by
+// validateDocument, under their path.
+func validateComparison(c *Comparison) error {
 	v := &validator{}
-	v.comparison(prefix, c)
+	v.comparison("", c)
 	return v.err
 }
 
@@ -411,14 +410,7 @@ func (v *validator) windowSummary(path string, s WindowSummary) {
 	v.count(path+".processes", int64(s.Processes))
 	v.count(path+".unmeasured", int64(s.Unmeasured))
 	v.count(path+".reps", int64(s.Reps))
-	for _, f := range []struct {
-		name string
-		st   *WindowStat
-	}{
-		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
-		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
-		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
-	} {
+	for _, f := range s.stats() {
 		if st := f.st; st != nil {
 			p := path + "." + f.name
 			v.time(p+".median", st.Median)

@@ -475,6 +475,21 @@ func writeWindows(w *bufio.Writer, doc Document, prefixes map[string]string, opt
 	}
 }
 
+// namedWindowStat is one of a summary's statistics with its JSON name.
+type namedWindowStat struct {
+	name string
+	st   *WindowStat
+}
+
+// stats are s's statistics with their JSON names, in document order.
+func (s WindowSummary) stats() []namedWindowStat {
+	return []namedWindowStat{
+		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
+		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
+		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
+	}
+}
+
 // MarshalJSON writes a summary with its totals always an object (null
 // keeps the single meaning "not available"), and refuses a non-finite
 // number rather than writing part of a document.
@@ -489,14 +504,7 @@ func (s WindowSummary) MarshalJSON() ([]byte, error) {
 		}
 		return nil
 	}
-	for _, f := range []struct {
-		name string
-		st   *WindowStat
-	}{
-		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
-		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
-		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
-	} {
+	for _, f := range s.stats() {
 		if f.st == nil {
 			continue
 		}
