@@ -332,13 +332,13 @@ func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err err
 	}()
 	mk := func(h *v1Hierarchy) (*cgroup, error) {
 		home := h.dir(h.own)
-		dir := filepath.Join(home, ownedPrefix()+strconv.FormatUint(cgroupSeq.Add(1), 10))
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		g, err := newCgroup(cgroupSupport{parent: home}) // no cgroup.kill in v1
+		if err != nil {
 			return nil, err
 		}
 		optional := h.controller == "memory" && memLimit <= 0
-		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: dir, home: home, homePath: h.own, optional: optional})
-		return &cgroup{dir: dir, forget: reaperTrack(reaperCgroup, dir)}, nil
+		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: g.dir, home: home, homePath: h.own, optional: optional})
+		return g, nil
 	}
 	if lg.wantMem && p.Memory == CgroupV1 {
 		if lg.mem, err = mk(p.memV1); err != nil {
