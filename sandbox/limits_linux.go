@@ -31,12 +31,12 @@ import (
 // limitProbe is what probeLimits found, with what the spawn needs.
 type limitProbe struct {
 	LimitSupport
-	// v2Parent is where a child's cgroup2 directory is created when a
-	// controller is used through v2: a cgroup whose subtree_control has
-	// it. "" when no controller is available through v2.
-	v2Parent  string
-	v2HasKill bool
-	v2Peak    bool // memory.peak exists (Linux 5.19)
+	// v2 is where a child's cgroup2 directory is created when a
+	// controller is used through v2 (newCgroup(v2)): a cgroup whose
+	// subtree_control has it. Its parent is "" when no controller is
+	// available through v2.
+	v2     cgroupSupport
+	v2Peak bool // memory.peak exists (Linux 5.19)
 	// memV1 and pidsV1 are the v1 hierarchies; nil when not used.
 	memV1, pidsV1 *v1Hierarchy
 }
@@ -153,13 +153,13 @@ func probeV2Limits(p *limitProbe, mountinfo, self string) (memNote, pidsNote str
 		if slices.Contains(have, "pids") && fileExists(filepath.Join(probe, "pids.max")) {
 			p.Pids = CgroupV2
 		}
-		p.v2HasKill = fileExists(filepath.Join(probe, "cgroup.kill"))
+		hasKill := fileExists(filepath.Join(probe, "cgroup.kill"))
 		_ = unix.Rmdir(probe)
 		if p.Memory == "" && p.Pids == "" {
 			reasons = append(reasons, dir+": the controllers' files are missing from a new cgroup")
 			continue
 		}
-		p.v2Parent = dir
+		p.v2 = cgroupSupport{parent: dir, hasKill: hasKill}
 		break
 	}
 	why := strings.Join(reasons, "; ")

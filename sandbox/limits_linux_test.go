@@ -54,9 +54,9 @@ func TestLimitProbe(t *testing.T) {
 			},
 			want: LimitSupport{Memory: CgroupV2, MemorySwap: true, Pids: CgroupV2},
 			check: func(t *testing.T, root string, p limitProbe) {
-				assert.Equal(t, filepath.Join(root, "unified"), p.v2Parent)
+				assert.Equal(t, filepath.Join(root, "unified"), p.v2.parent)
 				assert.True(t, p.v2Peak)
-				assert.True(t, p.v2HasKill)
+				assert.True(t, p.v2.hasKill)
 				assert.Nil(t, p.memV1)
 			},
 		},
@@ -76,7 +76,7 @@ func TestLimitProbe(t *testing.T) {
 			},
 			want: LimitSupport{Memory: CgroupV1, MemorySwap: true, Pids: CgroupV1},
 			check: func(t *testing.T, root string, p limitProbe) {
-				assert.Empty(t, p.v2Parent)
+				assert.Empty(t, p.v2.parent)
 				require.NotNil(t, p.memV1)
 				assert.Equal(t, filepath.Join(root, "memory", "process_api", "x"), p.memV1.dir(p.memV1.own))
 				require.NotNil(t, p.pidsV1)

@@ -105,9 +105,9 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	lp, lg, peakNote := planLimits(r)
 	limited := r.memoryLimit > 0 || r.pidsLimit > 0
 	if lg.v2Wanted(lp) {
-		// The controllers are enabled below lp.v2Parent: the child's
+		// The controllers are enabled below lp.v2.parent: the child's
 		// kill boundary is created there and carries the limits.
-		cg, err = newCgroup(cgroupSupport{parent: lp.v2Parent, hasKill: lp.v2HasKill})
+		cg, err = newCgroup(lp.v2)
 		if err == nil {
 			if err = lg.setupV2(cg.dir, lp, r.memoryLimit, r.pidsLimit); err != nil {
 				_ = cg.remove()
