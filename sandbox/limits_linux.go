@@ -412,14 +412,17 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 		} else {
 			res.PeakMemoryNote = "this kernel has no memory.peak (Linux 5.19)"
 		}
-		if v, err := readKey(filepath.Join(lg.v2, "memory.events"), "oom_kill"); err == nil {
+		events, err := readFlat(filepath.Join(lg.v2, "memory.events"))
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if v, err := events.get("oom_kill"); err == nil {
 			res.OOMKills = v
 		} else {
 			problems = append(problems, err.Error())
 		}
-		if res.MemoryLimit > 0 {
+		if res.MemoryLimit > 0 && err == nil {
 			// "max": how often usage hit memory.max.
-			if v, err := readKey(filepath.Join(lg.v2, "memory.events"), "max"); err == nil {
+			if v, err := events.get("max"); err == nil {
 				res.LimitHits = v
 			}
 		}
@@ -544,16 +547,30 @@ func readInt(path string) (int64, error) {
 // readKey reads the value of the "key value" line of a flat-keyed cgroup
 // file (memory.events, pids.events, memory.oom_control).
 func readKey(path, key string) (int64, error) {
-	data, err := os.ReadFile(path)
+	f, err := readFlat(path)
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
+	return f.get(key)
+}
+
+// flatFile is the text of a flat-keyed cgroup file, read once for the
+// values of several keys.
+type flatFile struct{ path, data string }
+
+func readFlat(path string) (flatFile, error) {
+	data, err := os.ReadFile(path)
+	return flatFile{path, string(data)}, err
+}
+
+// get is the value of f's "key value" line.
+func (f flatFile) get(key string) (int64, error) {
+	for line := range strings.SplitSeq(f.data, "\n") {
 		if k, v, ok := strings.Cut(line, " "); ok && k == key {
 			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("%s has no %s line", path, key)
+	return 0, fmt.Errorf("%s has no %s line", f.path, key)
 }
 
 // Seams for tests.
