@@ -289,11 +289,12 @@ type v1Move struct {
 // limitGroups is one child's resource cgroups: its cgroup2 directory when
 // a controller is used through v2, and its v1 directories.
 type limitGroups struct {
-	res       Resources // the limits, and the versions used
-	wantMem   bool      // a memory cgroup: for the limit, or for the peak alone
-	wantPids  bool      // a pids cgroup: for the limit
-	v2        string    // the child's cgroup2 directory when memory or pids is used through it
-	mem, pids *cgroup   // v1; nil when not used
+	probe     limitProbe // what the cgroups are made with
+	res       Resources  // the limits, and the versions used
+	wantMem   bool       // a memory cgroup: for the limit, or for the peak alone
+	wantPids  bool       // a pids cgroup: for the limit
+	v2        string     // the child's cgroup2 directory when memory or pids is used through it
+	mem, pids *cgroup    // v1; nil when not used
 	moves     []v1Move
 }
 
@@ -301,30 +302,32 @@ type limitGroups struct {
 // cgroup for its peak whenever the memory controller is available, limit
 // or not (a directory, two writes of the spawning thread's tid, two reads:
 // cheap). It returns the reason the peak will be missing, if known now.
-func planLimits(r *resolved) (limitProbe, *limitGroups, string) {
+func planLimits(r *resolved) (*limitGroups, string) {
 	lg := &limitGroups{res: Resources{MemoryLimit: r.memoryLimit, PidsLimit: r.pidsLimit, OOMKills: -1, LimitHits: -1}}
 	if r.cgroup == CgroupOff {
 		// resolve refused limits with CgroupOff.
-		return limitProbe{}, lg, "cgroup containment is off (CgroupOff)"
+		return lg, "cgroup containment is off (CgroupOff)"
 	}
-	p := probeLimits()
+	lg.probe = probeLimits()
 	lg.wantPids = r.pidsLimit > 0
-	if p.Memory == "" {
-		return p, lg, "no memory controller: " + p.MemoryNote
+	if lg.probe.Memory == "" {
+		return lg, "no memory controller: " + lg.probe.MemoryNote
 	}
 	lg.wantMem = true
-	return p, lg, ""
+	return lg, ""
 }
 
 // v2Wanted reports whether a controller is used through cgroup2.
-func (lg *limitGroups) v2Wanted(p limitProbe) bool {
+func (lg *limitGroups) v2Wanted() bool {
+	p := lg.probe
 	return (lg.wantMem && p.Memory == CgroupV2) || (lg.wantPids && p.Pids == CgroupV2)
 }
 
 // setupV1 creates the child's v1 cgroups, writes the limits, and lists the
 // moves the spawning thread makes around the fork. On error, what it
 // created is removed.
-func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err error) {
+func (lg *limitGroups) setupV1() (err error) {
+	p, memLimit, pidsLimit := lg.probe, lg.res.MemoryLimit, lg.res.PidsLimit
 	defer func() {
 		if err != nil {
 			lg.removeV1()
@@ -372,7 +375,8 @@ func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err err
 
 // setupV2 writes the limits into the child's cgroup2 directory, before the
 // clone that enters it.
-func (lg *limitGroups) setupV2(dir string, p limitProbe, memLimit, pidsLimit int64) error {
+func (lg *limitGroups) setupV2(dir string) error {
+	p, memLimit, pidsLimit := lg.probe, lg.res.MemoryLimit, lg.res.PidsLimit
 	g := &cgroup{dir: dir}
 	if lg.wantMem && p.Memory == CgroupV2 {
 		lg.v2, lg.res.Memory = dir, CgroupV2
@@ -398,8 +402,8 @@ func (lg *limitGroups) setupV2(dir string, p limitProbe, memLimit, pidsLimit int
 
 // read gathers what the cgroups recorded, once every process of the child
 // is gone and before they are removed.
-func (lg *limitGroups) read(p limitProbe) Resources {
-	res := lg.res
+func (lg *limitGroups) read() Resources {
+	p, res := lg.probe, lg.res
 	var problems []string
 	switch res.Memory {
 	case CgroupV2:
