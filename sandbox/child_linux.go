@@ -81,7 +81,7 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	}
 	d := newDeadlines(t0, r.startupTimeout, r.totalTimeout)
 	v := &verdict{}
-	p := newProcess(sp.proc, sp.cg, sp.lim, sp.limits)
+	p := newProcess(sp.proc, sp.cg, sp.lim)
 	c := &Child{
 		d: d,
 		end: endPolicy{

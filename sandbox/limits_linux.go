@@ -31,12 +31,12 @@ import (
 // limitProbe is what probeLimits found, with what the spawn needs.
 type limitProbe struct {
 	LimitSupport
-	// v2Parent is where a child's cgroup2 directory is created when a
-	// controller is used through v2: a cgroup whose subtree_control has
-	// it. "" when no controller is available through v2.
-	v2Parent  string
-	v2HasKill bool
-	v2Peak    bool // memory.peak exists (Linux 5.19)
+	// v2 is where a child's cgroup2 directory is created when a
+	// controller is used through v2 (newCgroup(v2)): a cgroup whose
+	// subtree_control has it. Its parent is "" when no controller is
+	// available through v2.
+	v2     cgroupSupport
+	v2Peak bool // memory.peak exists (Linux 5.19)
 	// memV1 and pidsV1 are the v1 hierarchies; nil when not used.
 	memV1, pidsV1 *v1Hierarchy
 }
@@ -153,13 +153,13 @@ func probeV2Limits(p *limitProbe, mountinfo, self string) (memNote, pidsNote str
 		if slices.Contains(have, "pids") && fileExists(filepath.Join(probe, "pids.max")) {
 			p.Pids = CgroupV2
 		}
-		p.v2HasKill = fileExists(filepath.Join(probe, "cgroup.kill"))
+		hasKill := fileExists(filepath.Join(probe, "cgroup.kill"))
 		_ = unix.Rmdir(probe)
 		if p.Memory == "" && p.Pids == "" {
 			reasons = append(reasons, dir+": the controllers' files are missing from a new cgroup")
 			continue
 		}
-		p.v2Parent = dir
+		p.v2 = cgroupSupport{parent: dir, hasKill: hasKill}
 		break
 	}
 	why := strings.Join(reasons, "; ")
@@ -289,11 +289,12 @@ type v1Move struct {
 // limitGroups is one child's resource cgroups: its cgroup2 directory when
 // a controller is used through v2, and its v1 directories.
 type limitGroups struct {
-	res       Resources // the limits, and the versions used
-	wantMem   bool      // a memory cgroup: for the limit, or for the peak alone
-	wantPids  bool      // a pids cgroup: for the limit
-	v2        string    // the child's cgroup2 directory when memory or pids is used through it
-	mem, pids *cgroup   // v1; nil when not used
+	probe     limitProbe // what the cgroups are made with
+	res       Resources  // the limits, and the versions used
+	wantMem   bool       // a memory cgroup: for the limit, or for the peak alone
+	wantPids  bool       // a pids cgroup: for the limit
+	v2        string     // the child's cgroup2 directory when memory or pids is used through it
+	mem, pids *cgroup    // v1; nil when not used
 	moves     []v1Move
 }
 
@@ -301,30 +302,32 @@ type limitGroups struct {
 // cgroup for its peak whenever the memory controller is available, limit
 // or not (a directory, two writes of the spawning thread's tid, two reads:
 // cheap). It returns the reason the peak will be missing, if known now.
-func planLimits(r *resolved) (limitProbe, *limitGroups, string) {
+func planLimits(r *resolved) (*limitGroups, string) {
 	lg := &limitGroups{res: Resources{MemoryLimit: r.memoryLimit, PidsLimit: r.pidsLimit, OOMKills: -1, LimitHits: -1}}
 	if r.cgroup == CgroupOff {
 		// resolve refused limits with CgroupOff.
-		return limitProbe{}, lg, "cgroup containment is off (CgroupOff)"
+		return lg, "cgroup containment is off (CgroupOff)"
 	}
-	p := probeLimits()
+	lg.probe = probeLimits()
 	lg.wantPids = r.pidsLimit > 0
-	if p.Memory == "" {
-		return p, lg, "no memory controller: " + p.MemoryNote
+	if lg.probe.Memory == "" {
+		return lg, "no memory controller: " + lg.probe.MemoryNote
 	}
 	lg.wantMem = true
-	return p, lg, ""
+	return lg, ""
 }
 
 // v2Wanted reports whether a controller is used through cgroup2.
-func (lg *limitGroups) v2Wanted(p limitProbe) bool {
+func (lg *limitGroups) v2Wanted() bool {
+	p := lg.probe
 	return (lg.wantMem && p.Memory == CgroupV2) || (lg.wantPids && p.Pids == CgroupV2)
 }
 
 // setupV1 creates the child's v1 cgroups, writes the limits, and lists the
 // moves the spawning thread makes around the fork. On error, what it
 // created is removed.
-func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err error) {
+func (lg *limitGroups) setupV1() (err error) {
+	p, memLimit, pidsLimit := lg.probe, lg.res.MemoryLimit, lg.res.PidsLimit
 	defer func() {
 		if err != nil {
 			lg.removeV1()
@@ -332,13 +335,13 @@ func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err err
 	}()
 	mk := func(h *v1Hierarchy) (*cgroup, error) {
 		home := h.dir(h.own)
-		dir := filepath.Join(home, ownedPrefix()+strconv.FormatUint(cgroupSeq.Add(1), 10))
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		g, err := newCgroup(cgroupSupport{parent: home}) // no cgroup.kill in v1
+		if err != nil {
 			return nil, err
 		}
 		optional := h.controller == "memory" && memLimit <= 0
-		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: dir, home: home, homePath: h.own, optional: optional})
-		return &cgroup{dir: dir, forget: reaperTrack(reaperCgroup, dir)}, nil
+		lg.moves = append(lg.moves, v1Move{controller: h.controller, child: g.dir, home: home, homePath: h.own, optional: optional})
+		return g, nil
 	}
 	if lg.wantMem && p.Memory == CgroupV1 {
 		if lg.mem, err = mk(p.memV1); err != nil {
@@ -372,7 +375,8 @@ func (lg *limitGroups) setupV1(p limitProbe, memLimit, pidsLimit int64) (err err
 
 // setupV2 writes the limits into the child's cgroup2 directory, before the
 // clone that enters it.
-func (lg *limitGroups) setupV2(dir string, p limitProbe, memLimit, pidsLimit int64) error {
+func (lg *limitGroups) setupV2(dir string) error {
+	p, memLimit, pidsLimit := lg.probe, lg.res.MemoryLimit, lg.res.PidsLimit
 	g := &cgroup{dir: dir}
 	if lg.wantMem && p.Memory == CgroupV2 {
 		lg.v2, lg.res.Memory = dir, CgroupV2
@@ -398,8 +402,8 @@ func (lg *limitGroups) setupV2(dir string, p limitProbe, memLimit, pidsLimit int
 
 // read gathers what the cgroups recorded, once every process of the child
 // is gone and before they are removed.
-func (lg *limitGroups) read(p limitProbe) Resources {
-	res := lg.res
+func (lg *limitGroups) read() Resources {
+	p, res := lg.probe, lg.res
 	var problems []string
 	switch res.Memory {
 	case CgroupV2:
@@ -412,14 +416,17 @@ func (lg *limitGroups) read(p limitProbe) Resources {
 		} else {
 			res.PeakMemoryNote = "this kernel has no memory.peak (Linux 5.19)"
 		}
-		if v, err := readKey(filepath.Join(lg.v2, "memory.events"), "oom_kill"); err == nil {
+		events, err := readFlat(filepath.Join(lg.v2, "memory.events"))
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if v, err := events.get("oom_kill"); err == nil {
 			res.OOMKills = v
 		} else {
 			problems = append(problems, err.Error())
 		}
-		if res.MemoryLimit > 0 {
+		if res.MemoryLimit > 0 && err == nil {
 			// "max": how often usage hit memory.max.
-			if v, err := readKey(filepath.Join(lg.v2, "memory.events"), "max"); err == nil {
+			if v, err := events.get("max"); err == nil {
 				res.LimitHits = v
 			}
 		}
@@ -544,16 +551,30 @@ func readInt(path string) (int64, error) {
 // readKey reads the value of the "key value" line of a flat-keyed cgroup
 // file (memory.events, pids.events, memory.oom_control).
 func readKey(path, key string) (int64, error) {
-	data, err := os.ReadFile(path)
+	f, err := readFlat(path)
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
+	return f.get(key)
+}
+
+// flatFile is the text of a flat-keyed cgroup file, read once for the
+// values of several keys.
+type flatFile struct{ path, data string }
+
+func readFlat(path string) (flatFile, error) {
+	data, err := os.ReadFile(path)
+	return flatFile{path, string(data)}, err
+}
+
+// get is the value of f's "key value" line.
+func (f flatFile) get(key string) (int64, error) {
+	for line := range strings.SplitSeq(f.data, "\n") {
 		if k, v, ok := strings.Cut(line, " "); ok && k == key {
 			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("%s has no %s line", path, key)
+	return 0, fmt.Errorf("%s has no %s line", f.path, key)
 }
 
 // Seams for tests.

@@ -54,9 +54,9 @@ func TestLimitProbe(t *testing.T) {
 			},
 			want: LimitSupport{Memory: CgroupV2, MemorySwap: true, Pids: CgroupV2},
 			check: func(t *testing.T, root string, p limitProbe) {
-				assert.Equal(t, filepath.Join(root, "unified"), p.v2Parent)
+				assert.Equal(t, filepath.Join(root, "unified"), p.v2.parent)
 				assert.True(t, p.v2Peak)
-				assert.True(t, p.v2HasKill)
+				assert.True(t, p.v2.hasKill)
 				assert.Nil(t, p.memV1)
 			},
 		},
@@ -76,7 +76,7 @@ func TestLimitProbe(t *testing.T) {
 			},
 			want: LimitSupport{Memory: CgroupV1, MemorySwap: true, Pids: CgroupV1},
 			check: func(t *testing.T, root string, p limitProbe) {
-				assert.Empty(t, p.v2Parent)
+				assert.Empty(t, p.v2.parent)
 				require.NotNil(t, p.memV1)
 				assert.Equal(t, filepath.Join(root, "memory", "process_api", "x"), p.memV1.dir(p.memV1.own))
 				require.NotNil(t, p.pidsV1)
@@ -411,9 +411,9 @@ func TestLimitFiles(t *testing.T) {
 	t.Run("v2", func(t *testing.T) {
 		dir := t.TempDir()
 		p := limitProbe{LimitSupport: LimitSupport{Memory: CgroupV2, MemorySwap: true, Pids: CgroupV2}, v2Peak: true}
-		lg := &limitGroups{res: Resources{MemoryLimit: 64 << 20, PidsLimit: 16, OOMKills: -1, LimitHits: -1}, wantMem: true, wantPids: true}
-		require.True(t, lg.v2Wanted(p))
-		require.NoError(t, lg.setupV2(dir, p, 64<<20, 16))
+		lg := &limitGroups{probe: p, res: Resources{MemoryLimit: 64 << 20, PidsLimit: 16, OOMKills: -1, LimitHits: -1}, wantMem: true, wantPids: true}
+		require.True(t, lg.v2Wanted())
+		require.NoError(t, lg.setupV2(dir))
 		for file, want := range map[string]string{"memory.max": "67108864", "memory.swap.max": "0", "pids.max": "16"} {
 			got, err := os.ReadFile(filepath.Join(dir, file))
 			require.NoError(t, err)
@@ -424,21 +424,21 @@ func TestLimitFiles(t *testing.T) {
 			"memory.events": "low 0\nhigh 0\nmax 40\noom 1\noom_kill 1\n",
 			"pids.events":   "max 12\n",
 		})
-		res := lg.read(p)
+		res := lg.read()
 		assert.Equal(t, Resources{MemoryLimit: 64 << 20, PidsLimit: 16, Memory: CgroupV2, Pids: CgroupV2,
 			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 40, LimitReached: true, PidsRefused: 12}, res)
 		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit", res.Note())
 
-		p.v2Peak = false // before Linux 5.19
-		res = lg.read(p)
+		lg.probe.v2Peak = false // before Linux 5.19
+		res = lg.read()
 		assert.False(t, res.PeakMemoryKnown)
 		assert.Contains(t, res.PeakMemoryNote, "memory.peak")
 	})
 	t.Run("v2 without swap accounting, memory only", func(t *testing.T) {
 		dir := t.TempDir()
 		p := limitProbe{LimitSupport: LimitSupport{Memory: CgroupV2}}
-		lg := &limitGroups{wantMem: true}
-		require.NoError(t, lg.setupV2(dir, p, 1<<30, 0))
+		lg := &limitGroups{probe: p, res: Resources{MemoryLimit: 1 << 30}, wantMem: true}
+		require.NoError(t, lg.setupV2(dir))
 		_, err := os.Stat(filepath.Join(dir, "memory.swap.max"))
 		assert.ErrorIs(t, err, os.ErrNotExist, "not written where the kernel has none")
 		_, err = os.Stat(filepath.Join(dir, "pids.max"))
@@ -454,7 +454,7 @@ func TestLimitFiles(t *testing.T) {
 			"memory.failcnt":            "118\n",
 		})
 		fakeCgroup(t, pids, map[string]string{"pids.events": "max 0\n"})
-		res := lg.read(limitProbe{})
+		res := lg.read()
 		assert.Equal(t, int64(33554432), res.PeakMemory)
 		assert.Equal(t, int64(2), res.OOMKills)
 		assert.Equal(t, int64(118), res.LimitHits)
@@ -463,30 +463,30 @@ func TestLimitFiles(t *testing.T) {
 
 		// The limit reached without an OOM kill: reclaim, named.
 		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n"})
-		res = lg.read(limitProbe{})
+		res = lg.read()
 		assert.Equal(t, "memory limit 32 MiB reached 118 times: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured", res.Note())
 
 		// No hits counted (memsw on recent kernels), the peak at the limit.
 		fakeCgroup(t, mem, map[string]string{"memory.failcnt": "0\n", "memory.max_usage_in_bytes": "33554432\n"})
-		res = lg.read(limitProbe{})
+		res = lg.read()
 		assert.True(t, res.LimitReached)
 		assert.Equal(t, "memory limit 32 MiB reached: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured", res.Note())
 		fakeCgroup(t, mem, map[string]string{"memory.max_usage_in_bytes": "33550000\n"})
-		res = lg.read(limitProbe{})
+		res = lg.read()
 		assert.False(t, res.LimitReached, "below the limit")
 		assert.Empty(t, res.Note())
 		fakeCgroup(t, mem, map[string]string{"memory.failcnt": "118\n", "memory.max_usage_in_bytes": "33554432\n"})
 
 		// Without a limit (a cgroup for the peak alone) failcnt is not read.
 		lg.res.MemoryLimit = 0
-		res = lg.read(limitProbe{})
+		res = lg.read()
 		assert.Equal(t, int64(-1), res.LimitHits)
 		lg.res.MemoryLimit = 32 << 20
 
 		// A kernel without the oom_kill counter (before 4.13): the limit's
 		// failure count is what is left, and the class says it inferred.
 		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\n"})
-		res = lg.read(limitProbe{})
+		res = lg.read()
 		assert.Equal(t, int64(-1), res.OOMKills)
 		assert.Equal(t, int64(118), res.LimitHits)
 		f := facts{resources: res, status: exitStatus{known: true, signal: syscall.SIGKILL}}

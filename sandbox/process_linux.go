@@ -27,7 +27,6 @@ type process struct {
 	exited chan struct{} // closed by watchExit when the root's exit was observed (not yet reaped)
 	forget func()        // ends the reaper's registration of the process group
 	lim    *limitGroups  // the resource cgroups; never nil
-	limits limitProbe    // what they were made with
 
 	mu     sync.Mutex // guards lost and reaped; held while signalling, so that reaping cannot come in between
 	lost   bool       // reaped by someone else: the pid is not ours any more
@@ -42,10 +41,10 @@ type process struct {
 	resources Resources
 }
 
-func newProcess(proc *os.Process, cg *cgroup, lim *limitGroups, limits limitProbe) *process {
+func newProcess(proc *os.Process, cg *cgroup, lim *limitGroups) *process {
 	// Registered with the reaper, if one runs, until the group has been
 	// killed: should the supervisor die first, the reaper kills it.
-	return &process{pid: proc.Pid, proc: proc, cg: cg, lim: lim, limits: limits, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
+	return &process{pid: proc.Pid, proc: proc, cg: cg, lim: lim, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
 }
 
 // signal sends sig to the process group, to the root itself (in case it left
@@ -132,7 +131,7 @@ func (p *process) reap() (notes []string, err error) {
 	}
 	// Once every process is gone (the v1 groups hold the same ones), and
 	// before the groups are removed.
-	p.resources = p.lim.read(p.limits)
+	p.resources = p.lim.read()
 	notes = append(notes, p.lim.removeV1()...)
 
 	p.mu.Lock()

@@ -42,7 +42,6 @@ type spawned struct {
 	containment    Containment // cgroup or process group
 	note           string      // why there is no cgroup, or what went wrong with it
 	lim            *limitGroups
-	limits         limitProbe
 }
 
 // spawnChild creates the endpoint, the pipes and the cgroup and starts the
@@ -102,14 +101,14 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 
 	var cg *cgroup
 	var note string
-	lp, lg, peakNote := planLimits(r)
+	lg, peakNote := planLimits(r)
 	limited := r.memoryLimit > 0 || r.pidsLimit > 0
-	if lg.v2Wanted(lp) {
-		// The controllers are enabled below lp.v2Parent: the child's
-		// kill boundary is created there and carries the limits.
-		cg, err = newCgroup(cgroupSupport{parent: lp.v2Parent, hasKill: lp.v2HasKill})
+	if lg.v2Wanted() {
+		// The controllers are enabled below lg.probe.v2.parent: the
+		// child's kill boundary is created there and carries the limits.
+		cg, err = newCgroup(lg.probe.v2)
 		if err == nil {
-			if err = lg.setupV2(cg.dir, lp, r.memoryLimit, r.pidsLimit); err != nil {
+			if err = lg.setupV2(cg.dir); err != nil {
 				_ = cg.remove()
 				cg = nil
 			}
@@ -133,7 +132,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	} else if cg, err = newCgroup(sup); err != nil {
 		note = fmt.Sprintf("cannot create a cgroup under %s: %v", sup.parent, err)
 	}
-	if err := lg.setupV1(lp, r.memoryLimit, r.pidsLimit); err != nil {
+	if err := lg.setupV1(); err != nil {
 		if limited {
 			if cg != nil {
 				_ = cg.remove()
@@ -196,7 +195,6 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		containment: containment,
 		note:        note,
 		lim:         lg,
-		limits:      lp,
 	}, nil
 }
 
