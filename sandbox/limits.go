@@ -111,7 +111,7 @@ func (r Resources) Note() string {
 			times = fmt.Sprintf(" %d times", r.LimitHits)
 		}
 		parts = append(parts, fmt.Sprintf("memory limit %s reached%s: the kernel reclaimed memory (page cache first) to stay under it, which can slow what was measured",
-			FormatBytes(r.MemoryLimit), times))
+			formatLimit(r.MemoryLimit), times))
 	}
 	if r.OOMKills > 0 {
 		s := fmt.Sprintf("the kernel's OOM killer killed %d process", r.OOMKills)
@@ -119,7 +119,7 @@ func (r Resources) Note() string {
 			s += "es"
 		}
 		if r.MemoryLimit > 0 {
-			s += " at the " + FormatBytes(r.MemoryLimit) + " limit"
+			s += " at the " + formatLimit(r.MemoryLimit) + " limit"
 		}
 		parts = append(parts, s)
 	}
@@ -148,7 +148,7 @@ type OutOfMemoryError struct {
 func (e *OutOfMemoryError) Error() string {
 	s := "sandbox: out of memory: killed by the kernel"
 	if e.Limit > 0 {
-		s += " at the " + FormatBytes(e.Limit) + " limit"
+		s += " at the " + formatLimit(e.Limit) + " limit"
 	}
 	if e.PeakKnown {
 		s += fmt.Sprintf(", peak %s", formatMiB(e.Peak))
@@ -162,9 +162,9 @@ func (e *OutOfMemoryError) Error() string {
 // Unwrap returns ErrOutOfMemory.
 func (e *OutOfMemoryError) Unwrap() error { return ErrOutOfMemory }
 
-// FormatBytes writes a limit as it is usually given: "64 MiB" when it is a
+// formatLimit writes a limit as it is usually given: "64 MiB" when it is a
 // whole number of KiB, MiB, GiB or TiB, otherwise "N bytes".
-func FormatBytes(n int64) string {
+func formatLimit(n int64) string {
 	units := []struct {
 		name  string
 		shift uint
