@@ -207,6 +207,17 @@ func nothingLeft(t *testing.T, r faultRun, dirs []string, keep ...string) {
 	}
 }
 
+// nothingLeftIn fails t with left, what leftBehind found of run r in the
+// mount namespace that held its TMPDIR, and with whatever of r's
+// processes and cgroups leftBehind finds from here.
+func nothingLeftIn(t *testing.T, r faultRun, left []string) {
+	t.Helper()
+	if len(left) > 0 {
+		t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
+	}
+	nothingLeft(t, r, nil)
+}
+
 // inMountNamespace calls fn on a thread of its own that has a private
 // mount namespace, so that what fn mounts is seen only by it and by the
 // processes it starts (a fork copies the forking thread's namespace), and
@@ -352,10 +363,7 @@ func TestFaults(t *testing.T) {
 		if r.exit == 0 || !strings.HasPrefix(last, "benchsup: ") || !strings.Contains(last, "no space left on device") || !strings.Contains(last, tmp) {
 			t.Errorf("exit %d, stderr ends %q: want a non-zero exit and one line `benchsup: ...` naming %s and the full disk", r.exit, last, tmp)
 		}
-		if len(left) > 0 {
-			t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
-		}
-		nothingLeft(t, r, nil)
+		nothingLeftIn(t, r, left)
 	})
 
 	t.Run("full TMPDIR mid-run", func(t *testing.T) {
@@ -400,10 +408,7 @@ func TestFaults(t *testing.T) {
 			if tests.exit != 1 {
 				t.Errorf("exit status %d, want 1", tests.exit)
 			}
-			if len(leftTests) > 0 {
-				t.Errorf("left behind by the run: %s", strings.Join(leftTests, ", "))
-			}
-			nothingLeft(t, tests, nil)
+			nothingLeftIn(t, tests, leftTests)
 		})
 		t.Run("benchmarks", func(t *testing.T) {
 			// A benchmark's children write nothing in TMPDIR once the
@@ -413,10 +418,7 @@ func TestFaults(t *testing.T) {
 			if benchmarks.exit != 0 {
 				t.Errorf("exit status %d, want 0", benchmarks.exit)
 			}
-			if len(leftBenchmarks) > 0 {
-				t.Errorf("left behind by the run: %s", strings.Join(leftBenchmarks, ", "))
-			}
-			nothingLeft(t, benchmarks, nil)
+			nothingLeftIn(t, benchmarks, leftBenchmarks)
 		})
 	})
 
