@@ -82,27 +82,22 @@ func (r faultRun) row(t *testing.T, pkg, name string) report.Row {
 	if r.doc == nil {
 		t.Fatalf("no JSON document written")
 	}
-	rows := slices.Clone(r.doc.Rows)
-	slices.SortStableFunc(rows, func(a, b report.Row) int {
-		if (a.Error != nil) != (b.Error != nil) && a.Error != nil {
-			return -1
-		}
-		return 0
-	})
-	for _, row := range rows {
-		if row.Package == pkg && row.Name == name {
-			shown := name
-			if shown == "" {
-				shown = pkg
-			}
-			if !strings.Contains(r.stdout, shown) {
-				t.Errorf("the table does not show %s:\n%s", shown, r.stdout)
-			}
-			return row
-		}
+	match := func(row report.Row) bool { return row.Package == pkg && row.Name == name }
+	i := slices.IndexFunc(r.doc.Rows, func(row report.Row) bool { return match(row) && row.Error != nil })
+	if i < 0 {
+		i = slices.IndexFunc(r.doc.Rows, match)
 	}
-	t.Fatalf("no row %s %s in the document", pkg, name)
-	return report.Row{}
+	if i < 0 {
+		t.Fatalf("no row %s %s in the document", pkg, name)
+	}
+	shown := name
+	if shown == "" {
+		shown = pkg
+	}
+	if !strings.Contains(r.stdout, shown) {
+		t.Errorf("the table does not show %s:\n%s", shown, r.stdout)
+	}
+	return r.doc.Rows[i]
 }
 
 // measured checks that a row ran to its end: ok, and for a benchmark, with
