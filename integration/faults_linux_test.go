@@ -319,6 +319,24 @@ func checkSteps(t *testing.T, r faultRun, class report.Outcome, fault string) {
 	}
 }
 
+// checkPkgs checks the run of testdata/faults/pkgs: each of its ten
+// packages either ran its test or says, in a row of its own, that it
+// failed with outcome class naming fault. It returns how many failed.
+func checkPkgs(t *testing.T, r faultRun, class report.Outcome, fault string) int {
+	t.Helper()
+	failed := 0
+	for i := 1; i <= 10; i++ {
+		pkg := "example.com/pkgs/p" + strconv.Itoa(i)
+		if row := r.row(t, pkg, ""); row.Error != nil {
+			failed++
+			faulted(t, row, class, fault)
+			continue
+		}
+		measured(t, r.row(t, pkg, "TestOK"))
+	}
+	return failed
+}
+
 // TestFaults breaks the host under a run as a shared host breaks: a full
 // temporary directory, too few descriptors, fork failing, a read-only
 // module cache. Each ends in a clear error: one line on stderr when
@@ -431,22 +449,7 @@ func TestFaults(t *testing.T) {
 		if r.doc == nil {
 			t.Fatal("no JSON document written")
 		}
-		failed := 0
-		for i := 1; i <= 10; i++ {
-			pkg := "example.com/pkgs/p" + strconv.Itoa(i)
-			// Each package either ran its test or says, in a row of its
-			// own, that descriptors ran out.
-			if row := r.row(t, pkg, ""); row.Error != nil {
-				failed++
-				if row.Outcome == "build-failure" {
-					faulted(t, row, "build-failure", "too many open files")
-				} else {
-					faulted(t, row, "parent-io", "too many open files")
-				}
-				continue
-			}
-			measured(t, r.row(t, pkg, "TestOK"))
-		}
+		failed := checkPkgs(t, r, "build-failure|parent-io", "too many open files")
 		t.Logf("%d of 10 packages failed for want of descriptors", failed)
 		if (failed > 0) != (r.exit == 1) || r.exit > 1 {
 			t.Errorf("exit status %d with %d failed packages", r.exit, failed)
@@ -508,17 +511,7 @@ func TestFaults(t *testing.T) {
 			return
 		}
 		measured(t, r.row(t, first.Package, "TestOK"))
-		failed := 0
-		for i := 1; i <= 10; i++ {
-			pkg := "example.com/pkgs/p" + strconv.Itoa(i)
-			if row := r.row(t, pkg, ""); row.Error != nil {
-				failed++
-				faulted(t, row, "parent-io|exit|build-failure", "resource temporarily unavailable")
-				continue
-			}
-			measured(t, r.row(t, pkg, "TestOK"))
-		}
-		if failed == 0 {
+		if checkPkgs(t, r, "parent-io|exit|build-failure", "resource temporarily unavailable") == 0 {
 			t.Errorf("no package failed: the fault did not strike")
 		}
 		if r.exit != 1 {
