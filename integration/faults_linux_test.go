@@ -82,27 +82,22 @@ func (r faultRun) row(t *testing.T, pkg, name string) report.Row {
 	if r.doc == nil {
 		t.Fatalf("no JSON document written")
 	}
-	rows := slices.Clone(r.doc.Rows)
-	slices.SortStableFunc(rows, func(a, b report.Row) int {
-		if (a.Error != nil) != (b.Error != nil) && a.Error != nil {
-			return -1
-		}
-		return 0
-	})
-	for _, row := range rows {
-		if row.Package == pkg && row.Name == name {
-			shown := name
-			if shown == "" {
-				shown = pkg
-			}
-			if !strings.Contains(r.stdout, shown) {
-				t.Errorf("the table does not show %s:\n%s", shown, r.stdout)
-			}
-			return row
-		}
+	match := func(row report.Row) bool { return row.Package == pkg && row.Name == name }
+	i := slices.IndexFunc(r.doc.Rows, func(row report.Row) bool { return match(row) && row.Error != nil })
+	if i < 0 {
+		i = slices.IndexFunc(r.doc.Rows, match)
 	}
-	t.Fatalf("no row %s %s in the document", pkg, name)
-	return report.Row{}
+	if i < 0 {
+		t.Fatalf("no row %s %s in the document", pkg, name)
+	}
+	shown := name
+	if shown == "" {
+		shown = pkg
+	}
+	if !strings.Contains(r.stdout, shown) {
+		t.Errorf("the table does not show %s:\n%s", shown, r.stdout)
+	}
+	return r.doc.Rows[i]
 }
 
 // measured checks that a row ran to its end: ok, and for a benchmark, with
@@ -205,6 +200,17 @@ func nothingLeft(t *testing.T, r faultRun, dirs []string, keep ...string) {
 	if left := leftBehind(r, dirs, keep...); len(left) > 0 {
 		t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
 	}
+}
+
+// nothingLeftIn fails t with left, what leftBehind found of run r in the
+// mount namespace that held its TMPDIR, and with whatever of r's
+// processes and cgroups leftBehind finds from here.
+func nothingLeftIn(t *testing.T, r faultRun, left []string) {
+	t.Helper()
+	if len(left) > 0 {
+		t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
+	}
+	nothingLeft(t, r, nil)
 }
 
 // inMountNamespace calls fn on a thread of its own that has a private
@@ -313,6 +319,24 @@ func checkSteps(t *testing.T, r faultRun, class report.Outcome, fault string) {
 	}
 }
 
+// checkPkgs checks the run of testdata/faults/pkgs: each of its ten
+// packages either ran its test or says, in a row of its own, that it
+// failed with outcome class naming fault. It returns how many failed.
+func checkPkgs(t *testing.T, r faultRun, class report.Outcome, fault string) int {
+	t.Helper()
+	failed := 0
+	for i := 1; i <= 10; i++ {
+		pkg := "example.com/pkgs/p" + strconv.Itoa(i)
+		if row := r.row(t, pkg, ""); row.Error != nil {
+			failed++
+			faulted(t, row, class, fault)
+			continue
+		}
+		measured(t, r.row(t, pkg, "TestOK"))
+	}
+	return failed
+}
+
 // TestFaults breaks the host under a run as a shared host breaks: a full
 // temporary directory, too few descriptors, fork failing, a read-only
 // module cache. Each ends in a clear error: one line on stderr when
@@ -350,10 +374,7 @@ func TestFaults(t *testing.T) {
 		if r.exit == 0 || !strings.HasPrefix(last, "benchsup: ") || !strings.Contains(last, "no space left on device") || !strings.Contains(last, tmp) {
 			t.Errorf("exit %d, stderr ends %q: want a non-zero exit and one line `benchsup: ...` naming %s and the full disk", r.exit, last, tmp)
 		}
-		if len(left) > 0 {
-			t.Errorf("left behind by the run: %s", strings.Join(left, ", "))
-		}
-		nothingLeft(t, r, nil)
+		nothingLeftIn(t, r, left)
 	})
 
 	t.Run("full TMPDIR mid-run", func(t *testing.T) {
@@ -398,10 +419,7 @@ func TestFaults(t *testing.T) {
 			if tests.exit != 1 {
 				t.Errorf("exit status %d, want 1", tests.exit)
 			}
-			if len(leftTests) > 0 {
-				t.Errorf("left behind by the run: %s", strings.Join(leftTests, ", "))
-			}
-			nothingLeft(t, tests, nil)
+			nothingLeftIn(t, tests, leftTests)
 		})
 		t.Run("benchmarks", func(t *testing.T) {
 			// A benchmark's children write nothing in TMPDIR once the
@@ -411,10 +429,7 @@ func TestFaults(t *testing.T) {
 			if benchmarks.exit != 0 {
 				t.Errorf("exit status %d, want 0", benchmarks.exit)
 			}
-			if len(leftBenchmarks) > 0 {
-				t.Errorf("left behind by the run: %s", strings.Join(leftBenchmarks, ", "))
-			}
-			nothingLeft(t, benchmarks, nil)
+			nothingLeftIn(t, benchmarks, leftBenchmarks)
 		})
 	})
 
@@ -432,22 +447,7 @@ func TestFaults(t *testing.T) {
 		if r.doc == nil {
 			t.Fatal("no JSON document written")
 		}
-		failed := 0
-		for i := 1; i <= 10; i++ {
-			pkg := "example.com/pkgs/p" + strconv.Itoa(i)
-			// Each package either ran its test or says, in a row of its
-			// own, that descriptors ran out.
-			if row := r.row(t, pkg, ""); row.Error != nil {
-				failed++
-				if row.Outcome == "build-failure" {
-					faulted(t, row, "build-failure", "too many open files")
-				} else {
-					faulted(t, row, "parent-io", "too many open files")
-				}
-				continue
-			}
-			measured(t, r.row(t, pkg, "TestOK"))
-		}
+		failed := checkPkgs(t, r, "build-failure|parent-io", "too many open files")
 		t.Logf("%d of 10 packages failed for want of descriptors", failed)
 		if (failed > 0) != (r.exit == 1) || r.exit > 1 {
 			t.Errorf("exit status %d with %d failed packages", r.exit, failed)
@@ -509,17 +509,7 @@ func TestFaults(t *testing.T) {
 			return
 		}
 		measured(t, r.row(t, first.Package, "TestOK"))
-		failed := 0
-		for i := 1; i <= 10; i++ {
-			pkg := "example.com/pkgs/p" + strconv.Itoa(i)
-			if row := r.row(t, pkg, ""); row.Error != nil {
-				failed++
-				faulted(t, row, "parent-io|exit|build-failure", "resource temporarily unavailable")
-				continue
-			}
-			measured(t, r.row(t, pkg, "TestOK"))
-		}
-		if failed == 0 {
+		if checkPkgs(t, r, "parent-io|exit|build-failure", "resource temporarily unavailable") == 0 {
 			t.Errorf("no package failed: the fault did not strike")
 		}
 		if r.exit != 1 {

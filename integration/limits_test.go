@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"fmt"
+
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/benchsup/benchsup/sandbox"
@@ -45,27 +47,23 @@ func cmdPeak(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: peak FILE NAME")
 	}
 	row := findRow(ts, readDoc(ts, args[0]), args[1])
+	check := func(what string, peak *int64) {
+		if peak != nil && *peak <= 0 {
+			ts.Fatalf("%s: peakMemoryBytes %d", what, *peak)
+		}
+		if has := peak != nil; has == neg {
+			ts.Fatalf("%s: peakMemoryBytes present is %v", what, has)
+		}
+	}
 	if row.Kind == "package" {
 		// Test mode: the package row carries its children's highest peak.
-		has := row.PeakMemoryBytes != nil && *row.PeakMemoryBytes > 0
-		if row.PeakMemoryBytes != nil && *row.PeakMemoryBytes <= 0 {
-			ts.Fatalf("%s: peakMemoryBytes %d", args[1], *row.PeakMemoryBytes)
-		}
-		if has == neg {
-			ts.Fatalf("%s: peakMemoryBytes present is %v", args[1], has)
-		}
+		check(args[1], row.PeakMemoryBytes)
 		return
 	}
 	if len(row.Processes) == 0 {
 		ts.Fatalf("%s: no processes", args[1])
 	}
 	for _, p := range row.Processes {
-		has := p.PeakMemoryBytes != nil && *p.PeakMemoryBytes > 0
-		if p.PeakMemoryBytes != nil && *p.PeakMemoryBytes <= 0 {
-			ts.Fatalf("%s: process %d: peakMemoryBytes %d", args[1], p.Index, *p.PeakMemoryBytes)
-		}
-		if has == neg {
-			ts.Fatalf("%s: process %d: peakMemoryBytes present is %v", args[1], p.Index, has)
-		}
+		check(fmt.Sprintf("%s: process %d", args[1], p.Index), p.PeakMemoryBytes)
 	}
 }

@@ -239,7 +239,10 @@ func measureSizes(o options, bin, what string, perPackage []int) ([]*size, error
 					}
 				} else {
 					if m, err = invoke(o, bin, s.mod, []string{"run", "--bench", "-benchtime=1x", "--repetitions=1"}, true); err == nil {
-						if err = m.checkRun(s.identities); err != nil {
+						if err = m.checkRun(s.identities); err == nil {
+							m.ph, err = m.phases()
+						}
+						if err != nil {
 							err = fmt.Errorf("run of %s: %w", s.mod, err)
 						}
 					}
@@ -332,6 +335,7 @@ type measured struct {
 	doc     []byte
 	events  []byte
 	start   time.Time
+	ph      phases // run only: its wall time split by its events
 }
 
 // invoke runs benchsup with args in dir, watching its own process; with
@@ -682,9 +686,9 @@ func printRun(out io.Writer, o options, sizes []*size) {
 	fmt.Fprintln(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sizes {
 		ph := func(f func(phases) time.Duration) float64 {
-			return median(s.rounds, func(m measured) float64 { p, _ := m.phases(); return f(p).Seconds() })
+			return median(s.rounds, func(m measured) float64 { return f(m.ph).Seconds() })
 		}
-		events := median(s.rounds, func(m measured) float64 { p, _ := m.phases(); return float64(p.events) })
+		events := median(s.rounds, func(m measured) float64 { return float64(m.ph.events) })
 		fmt.Fprintf(out, "| %d | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f s | %.2f s | %.1f MiB | %.1f MiB | %.1f MiB | %.2f MiB | %.0f lines, %.2f MiB | %.0f MiB |\n",
 			s.identities, s.firstBuild.Seconds(), median(s.rounds, wall),
 			ph(func(p phases) time.Duration { return p.build }), ph(func(p phases) time.Duration { return p.discover }),
@@ -707,7 +711,7 @@ func printRun(out io.Writer, o options, sizes []*size) {
 	}
 	growth(out, sizes, map[string]func(measured) float64{
 		"wall":      wall,
-		"measuring": func(m measured) float64 { p, _ := m.phases(); return p.measure.Seconds() },
+		"measuring": func(m measured) float64 { return m.ph.measure.Seconds() },
 		"own CPU":   ownCPU,
 		"peak RSS":  peakMiB,
 	}, []string{"wall", "measuring", "own CPU", "peak RSS"})
