@@ -464,21 +464,12 @@ func TestFaults(t *testing.T) {
 				return
 			}
 			// The limit bounds a descriptor's number, not how many are
-			// open, and an open takes the lowest free number: set it
-			// there, so that the next open fails (the supervisor's
-			// descriptors need not be dense: a pipe it holds is 251).
-			ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-			open := map[uint64]bool{}
-			for _, e := range ents {
-				if n, err := strconv.ParseUint(e.Name(), 10, 32); err == nil {
-					open[n] = true
-				}
-			}
-			free := uint64(0)
-			for open[free] {
-				free++
-			}
-			lim := unix.Rlimit{Cur: free, Max: free}
+			// open, and an open takes the lowest free number. A limit of
+			// 3 keeps stdin, stdout and stderr and fails every new
+			// descriptor: a limit at the lowest free number, set while a
+			// child's pipes are open, is above the numbers the next spawn
+			// reuses once they close, and the fault never strikes.
+			lim := unix.Rlimit{Cur: 3, Max: 3}
 			if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil); err != nil {
 				t.Errorf("prlimit: %v", err)
 			}

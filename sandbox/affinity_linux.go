@@ -64,6 +64,8 @@ type spawnerThread struct {
 	// outside of (limits_linux.go): entered again before the next spawn,
 	// which fails while they cannot be.
 	owedHome []v1Move
+	// home is the way back to the thread's own v1 cgroups (limits_linux.go).
+	home wayHome
 }
 
 // start runs os.StartProcess on the calling thread (the spawner's, locked to

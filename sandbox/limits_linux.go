@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -262,6 +262,11 @@ func v1Path(file, controller string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return v1PathIn(data, file, controller)
+}
+
+// v1PathIn is v1Path of the text data of file.
+func v1PathIn(data []byte, file, controller string) (string, error) {
 	for line := range strings.SplitSeq(string(data), "\n") {
 		f := strings.SplitN(line, ":", 3)
 		if len(f) == 3 && f[1] != "" && slices.Contains(strings.Split(f[1], ","), controller) {
@@ -485,7 +490,11 @@ func (lg *limitGroups) removeV1() []string {
 		if g == nil {
 			continue
 		}
-		if err := emptyV1(g); err != nil {
+		// Neither cgroup.kill nor cgroup.freeze exists in v1: waitEmpty
+		// kills the members each round, but never this process, which
+		// cgroup.procs lists while its spawning thread is stranded there.
+		g.spare = os.Getpid()
+		if err := g.waitEmpty(cgroupEmptyTimeout); err != nil {
 			notes = append(notes, err.Error())
 			continue
 		}
@@ -509,35 +518,6 @@ func (lg *limitGroups) skippedPeak() string {
 		return "the child could not be started in its cgroup v1 memory cgroup: " + m.failed.Error()
 	}
 	return ""
-}
-
-// emptyV1 SIGKILLs the processes of a v1 cgroup until none is left, for at
-// most cgroupEmptyTimeout. Neither cgroup.kill nor cgroup.freeze exists in
-// v1, and cgroup.procs lists a process as soon as one of its threads is
-// in the cgroup: this process, whose spawning thread failed to leave it,
-// is never signalled.
-func emptyV1(g *cgroup) error {
-	me := os.Getpid()
-	deadline := time.Now().Add(cgroupEmptyTimeout)
-	for {
-		pids, err := g.pids()
-		if err != nil {
-			return err
-		}
-		others := slices.DeleteFunc(pids, func(pid int) bool { return pid == me })
-		switch {
-		case len(others) < len(pids) && len(others) == 0:
-			return fmt.Errorf("%s still holds benchsup's spawning thread: not removed", g.dir)
-		case len(others) == 0:
-			return nil
-		case time.Now().After(deadline):
-			return fmt.Errorf("%d processes still in %s after %v", len(others), g.dir, cgroupEmptyTimeout)
-		}
-		for _, pid := range others {
-			_ = unix.Kill(pid, unix.SIGKILL)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func readInt(path string) (int64, error) {
@@ -579,14 +559,85 @@ func (f flatFile) get(key string) (int64, error) {
 
 // Seams for tests.
 var (
-	// writeTasks moves the thread tid into the v1 cgroup dir; a test makes
-	// the move back fail.
-	writeTasks = func(dir string, tid int) error {
-		return os.WriteFile(filepath.Join(dir, "tasks"), []byte(strconv.Itoa(tid)), 0)
+	// writeTasks moves the thread tid into the v1 cgroup dir through f,
+	// its tasks file; a test makes a move fail.
+	writeTasks = func(f *os.File, dir string, tid int) error {
+		_, err := f.WriteString(strconv.Itoa(tid))
+		return err
 	}
 	// threadCgroupFile is where the spawning thread checks that it is home.
 	threadCgroupFile = "/proc/thread-self/cgroup"
 )
+
+// enterV1 moves the thread tid into the v1 cgroup dir.
+func enterV1(dir string, tid int) error {
+	f, err := os.OpenFile(filepath.Join(dir, "tasks"), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return writeTasks(f, dir, tid)
+}
+
+// wayHome holds open what the spawning thread needs to go back to its own
+// v1 cgroups and check that it did: the tasks file of each and its
+// /proc/thread-self/cgroup. Opened before the thread first leaves and held
+// for the life of the thread (it is locked to the spawner for life), the
+// way back needs no new descriptor: a process out of descriptors (a low
+// RLIMIT_NOFILE, a leak) cannot strand the thread in a child's cgroup,
+// where every later child would start and whose cleanup would find the
+// supervisor in it.
+type wayHome struct {
+	tasks map[string]*os.File // by home directory
+	self  *os.File            // threadCgroupFile, opened on this thread
+}
+
+// heldForLife are the descriptors of every wayHome, by number: open on
+// purpose until the process exits (a leak check passes over them).
+var heldForLife sync.Map
+
+// open makes sure the tasks files of the homes of moves are open.
+func (w *wayHome) open(moves []v1Move) error {
+	if w.self == nil {
+		f, err := os.Open(threadCgroupFile)
+		if err != nil {
+			return err
+		}
+		heldForLife.Store(f.Fd(), true)
+		w.self = f
+	}
+	for _, m := range moves {
+		if w.tasks[m.home] != nil {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(m.home, "tasks"), os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if w.tasks == nil {
+			w.tasks = map[string]*os.File{}
+		}
+		heldForLife.Store(f.Fd(), true)
+		w.tasks[m.home] = f
+	}
+	return nil
+}
+
+// cgroupFile reads the thread's /proc/thread-self/cgroup afresh.
+func (w *wayHome) cgroupFile() ([]byte, error) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := w.self.ReadAt(buf, 0)
+		if err == nil && n == len(buf) {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		return buf[:n], err
+	}
+}
 
 // fork starts the process with the calling thread (the spawner's) in the
 // v1 cgroups of moves, and moves it back after.
@@ -610,8 +661,19 @@ func (t *spawnerThread) fork(moves []v1Move, path string, argv []string, attr *o
 		return os.StartProcess(path, argv, attr)
 	}
 	tid := unix.Gettid()
+	if err := t.home.open(moves); err != nil {
+		// Nothing entered yet: no move is made without its way back.
+		for i, m := range moves {
+			if !m.optional {
+				return nil, &IOError{Op: "open the way back from the child's " + m.controller + " cgroup", Err: err}
+			}
+			moves[i].failed = err
+		}
+		spawnAttempts.Add(1)
+		return os.StartProcess(path, argv, attr)
+	}
 	for i, m := range moves {
-		if err := writeTasks(m.child, tid); err != nil {
+		if err := enterV1(m.child, tid); err != nil {
 			if m.optional {
 				moves[i].failed = err
 				continue
@@ -637,12 +699,16 @@ func (t *spawnerThread) goHome(moves []v1Move) error {
 	tid := unix.Gettid()
 	var errs []error
 	for _, m := range moves {
-		if err := writeTasks(m.home, tid); err != nil {
+		if err := writeTasks(t.home.tasks[m.home], m.home, tid); err != nil {
 			errs = append(errs, err)
 		}
 	}
+	data, err := t.home.cgroupFile()
 	for _, m := range moves {
-		got, err := v1Path(threadCgroupFile, m.controller)
+		got := ""
+		if err == nil {
+			got, err = v1PathIn(data, threadCgroupFile, m.controller)
+		}
 		if err != nil {
 			errs = append(errs, err)
 		} else if got != m.homePath {

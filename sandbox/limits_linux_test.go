@@ -348,11 +348,11 @@ func TestSpawnerStuckInChildCgroup(t *testing.T) {
 	t.Cleanup(func() { writeTasks = prev })
 	// Assigned before the spawn, read by the spawner goroutine after it
 	// receives the request: the queue orders them.
-	writeTasks = func(dir string, tid int) error {
+	writeTasks = func(f *os.File, dir string, tid int) error {
 		if dir == home && fail.Load() {
 			return errors.New("injected failure")
 		}
-		return prev(dir, tid)
+		return prev(f, dir, tid)
 	}
 	fail.Store(true)
 	o, _ := run(t, helper("ok"))
@@ -384,11 +384,11 @@ func TestPeakOnlyCgroupNotEntered(t *testing.T) {
 	home := p.memV1.dir(p.memV1.own)
 	prev := writeTasks
 	t.Cleanup(func() { writeTasks = prev })
-	writeTasks = func(dir string, tid int) error {
+	writeTasks = func(f *os.File, dir string, tid int) error {
 		if dir != home && strings.HasPrefix(dir, p.memV1.point) {
 			return errors.New("injected failure")
 		}
-		return prev(dir, tid)
+		return prev(f, dir, tid)
 	}
 	o, _ := run(t, helper("ok"))
 	assert.Equal(t, ClassSuccess, o.Class, "%v", o.Err)

@@ -203,7 +203,10 @@ func RemoveOnDeath(path string) (forget func()) { return reaperTrack(reaperPath,
 // 0, or 1 when something could not be cleaned up (said on stderr).
 func ReaperMain(in io.Reader) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
-	var reg registry
+	// The supervisor, still alive when it closed the pipe on its way
+	// out, is no member to kill even where its spawning thread is
+	// stranded in a registered v1 cgroup.
+	reg := registry{supervisor: os.Getppid()}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -222,9 +225,10 @@ func ReaperMain(in io.Reader) int {
 // registry is what the reaper holds: per kind, the live registrations in
 // the order they came.
 type registry struct {
-	order []string // kind + " " + arg
-	live  map[string]bool
-	bad   []string // lines it could not read
+	supervisor int      // never signalled through a cgroup
+	order      []string // kind + " " + arg
+	live       map[string]bool
+	bad        []string // lines it could not read
 }
 
 func (g *registry) apply(line string) {
@@ -294,7 +298,7 @@ func (g *registry) cleanup() []string {
 	var cgroups []*cgroup
 	for _, dir := range g.entries(reaperCgroup) {
 		_, err := os.Stat(dir + "/cgroup.kill")
-		cg := &cgroup{dir: dir, hasKill: err == nil}
+		cg := &cgroup{dir: dir, hasKill: err == nil, spare: g.supervisor}
 		if err := cg.kill(); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			problems = append(problems, fmt.Sprintf("kill %s: %v", dir, err))
 		}

@@ -267,3 +267,26 @@ func TestEnvRun(t *testing.T) {
 		t.Errorf("Env.Set of %s: %v, want ErrInvalidConfig", EnvRun, err)
 	}
 }
+
+// TestReaperSparesSupervisor gives the reaper a registered cgroup that
+// lists the supervisor, as a v1 cgroup does while the supervisor's
+// spawning thread is stranded in it (a directory with a cgroup.procs file
+// stands in for it). The reaper runs its cleanup while the supervisor
+// waits for it: it must name the stranded thread and not kill the
+// supervisor (here, this test process).
+func TestReaperSparesSupervisor(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := registry{supervisor: os.Getpid()}
+	reg.apply("+cgroup " + strconv.Quote(dir))
+	problems := reg.cleanup()
+	want := dir + " still holds benchsup's spawning thread: not removed"
+	if len(problems) != 1 || problems[0] != want {
+		t.Errorf("problems %q, want [%q]", problems, want)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("the cgroup was removed although it is not empty: %v", err)
+	}
+}

@@ -55,12 +55,15 @@ func openFDs(t testing.TB) map[int]string {
 }
 
 // checkFDs fails t if descriptors were opened since before and are still
-// open.
+// open, other than those the spawning thread holds for life.
 func checkFDs(t testing.TB, before map[int]string) {
 	t.Helper()
 	after := openFDs(t)
 	var leaked []string
 	for fd, target := range after {
+		if _, held := heldForLife.Load(uintptr(fd)); held {
+			continue
+		}
 		if before[fd] != target {
 			leaked = append(leaked, fmt.Sprintf("%d -> %s", fd, target))
 		}
