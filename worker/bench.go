@@ -66,9 +66,14 @@ func lookupBenchmark(name string) (testing.InternalBenchmark, bool) {
 func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n int64, count int, onResult func(name string)) (*benchOutput, error) {
 	var fs flagState
 	defer fs.restore()
+	benchtime := strconv.FormatInt(n, 10) + "x"
+	ramp := w.rampTo != ""
+	if ramp {
+		benchtime = w.rampTo
+	}
 	for _, kv := range [][2]string{
 		{"test.bench", pattern},
-		{"test.benchtime", strconv.FormatInt(n, 10) + "x"},
+		{"test.benchtime", benchtime},
 		{"test.benchmem", "true"},
 		// Each benchmark's name as it starts and its skip reason, with
 		// testing's own lines marked (see benchOutput).
@@ -82,8 +87,11 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	out := newBenchOutput(b.Name)
 	out.onResult = onResult
 	leaf := pattern == exactPattern(b.Name) && w.leaves[b.Name]
-	skipProbe := leaf && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
+	skipProbe := leaf && !ramp && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
+	if leaf && !ramp && w.studyNoCapture(guarded, out) {
+		return out, nil
+	}
 	c, err := captureOutput(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
 	}, func(raw []byte, parsed bool, orig io.Writer) {
@@ -457,6 +465,9 @@ func (w *session) benchmark() error {
 		}
 	}
 	if err := w.phase(protocol.PhaseTiming, 0, int64(samples)); err != nil {
+		return err
+	}
+	if err := w.studyRamp(b, name, minSample); err != nil {
 		return err
 	}
 	done := int64(0)

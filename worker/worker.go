@@ -126,6 +126,7 @@ type session struct {
 	measuring  *workloadSession
 	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 	heldStdout bool   // the Log saying a process the code started held stdout was sent
+	rampTo     string // -test.benchtime of the study's ramp run (study.go); "" otherwise
 }
 
 // errEnded is returned by send for work reported after the identity ended,

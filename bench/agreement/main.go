@@ -92,8 +92,17 @@ func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "benchsup-agreement"), "work directory")
 	only := flag.String("only", "", "comma-separated corpus entries to run (default: all)")
 	sweep := flag.String("sweep", "", "comma-separated benchsup sample times to compare instead of the defaults")
+	ablation := flag.Bool("ablate", false, "run the ablation study (ablate.go) instead of the agreement corpus")
+	rounds := flag.Int("rounds", 4, "with -ablate: rounds of every variant")
+	procs := flag.Int("processes", 3, "with -ablate: fresh processes per variant and round")
 	flag.Parse()
-	if err := run(*dir, *only, *sweep, os.Stdout); err != nil {
+	var err error
+	if *ablation {
+		err = ablate(*dir, *only, *rounds, *procs, os.Stdout)
+	} else {
+		err = run(*dir, *only, *sweep, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "agreement:", err)
 		os.Exit(1)
 	}
