@@ -4,6 +4,8 @@
 //
 //	go run ./bench/agreement                 # the corpus, benchsup's defaults
 //	go run ./bench/agreement -sweep=5ms,50ms,200ms -only=segmentio,fastjson
+//	go run ./bench/agreement -heldout          # modules nothing was tuned on
+//	go run ./bench/agreement -ablate           # the ablation study (ablate.go)
 //
 // For each module (downloaded from the Go module proxy at a pinned version
 // and copied to a writable directory) it builds the package's test binary
@@ -88,10 +90,22 @@ var corpus = []target{
 		bench: `^Benchmark(Parser|HighLevelTokenizer)$`, covers: "HTML parsing, allocation-heavy, reads testdata before ResetTimer"},
 }
 
+// heldOut (-heldout) are modules neither the corpus nor the ablation study
+// (ablate.go) ever used: whatever was tuned on those is checked on these.
+var heldOut = []target{
+	{short: "semver", module: "github.com/Masterminds/semver/v3@v3.5.0", pkg: ".",
+		bench: `^BenchmarkNewConstraint(Range|Union)$|^BenchmarkCheckVersionRange$`, covers: "small allocating parses"},
+	{short: "mux", module: "github.com/gorilla/mux@v1.8.1", pkg: ".",
+		bench: `^Benchmark(Mux|ManyPathVariables)$`, covers: "HTTP routing, allocating"},
+	{short: "ulid", module: "github.com/oklog/ulid/v2@v2.1.2", pkg: ".",
+		bench: `^Benchmark(Parse|String|Marshal)$`, covers: "tens of ns, zero or one allocation"},
+}
+
 func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "benchsup-agreement"), "work directory")
 	only := flag.String("only", "", "comma-separated corpus entries to run (default: all)")
 	sweep := flag.String("sweep", "", "comma-separated benchsup sample times to compare instead of the defaults")
+	held := flag.Bool("heldout", false, "measure the held-out modules (heldOut) instead of the corpus")
 	ablation := flag.Bool("ablate", false, "run the ablation study (ablate.go) instead of the agreement corpus")
 	rounds := flag.Int("rounds", 4, "with -ablate: rounds of every variant")
 	procs := flag.Int("processes", 3, "with -ablate: fresh processes per variant and round")
@@ -100,7 +114,11 @@ func main() {
 	if *ablation {
 		err = ablate(*dir, *only, *rounds, *procs, os.Stdout)
 	} else {
-		err = run(*dir, *only, *sweep, os.Stdout)
+		targets := corpus
+		if *held {
+			targets = heldOut
+		}
+		err = run(targets, *dir, *only, *sweep, os.Stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agreement:", err)
@@ -130,7 +148,7 @@ type timing struct {
 	Benchsup map[string]float64 `json:"benchsupSeconds"` // by setting
 }
 
-func run(dir, only, sweep string, out io.Writer) error {
+func run(targets []target, dir, only, sweep string, out io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -148,7 +166,7 @@ func run(dir, only, sweep string, out io.Writer) error {
 	}
 	var results []result
 	var timings []timing
-	for _, t := range corpus {
+	for _, t := range targets {
 		if only != "" && !slices.Contains(strings.Split(only, ","), t.short) {
 			continue
 		}
