@@ -156,13 +156,39 @@ func DecodePayloadWith(payload []byte, c Codec) (Message, error) {
 	return m, nil
 }
 
+// asDecodeError is errors.As for *DecodeError. It walks the chain itself:
+// errors.As reflects, which makes code live in a user's test binary that
+// go test's does not reach, and moves the runtime's code after it
+// (docs/design.md#injection).
+func asDecodeError(err error) (*DecodeError, bool) {
+	for err != nil {
+		if de, ok := err.(*DecodeError); ok {
+			return de, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if de, ok := asDecodeError(e); ok {
+					return de, true
+				}
+			}
+			return nil, false
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 // decodeFailure turns a codec's error into a *MalformedError, lifting a
 // *DecodeError's field and offset into it: the field gains the message kind
 // as its root and the offset counts from the payload (one more than from the
 // body).
 func decodeFailure(k Kind, err error) error {
-	var de *DecodeError
-	if !errors.As(err, &de) {
+	de, ok := asDecodeError(err)
+	if !ok {
 		return malformed(k, err, "cannot decode")
 	}
 	field := k.String()

@@ -2,8 +2,10 @@ package sources
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -97,7 +99,9 @@ func ParseProcStat(data []byte) (HostCPU, error) {
 	if !sawTotal {
 		return HostCPU{}, fmt.Errorf("%w: no cpu total line", ErrProcStat)
 	}
-	sort.Slice(h.PerCPU, func(i, j int) bool { return h.PerCPU[i].CPU < h.PerCPU[j].CPU })
+	// slices, not sort.Slice, whose reflection go test's binary does not
+	// reach (docs/design.md#injection).
+	slices.SortFunc(h.PerCPU, func(a, b CPUTimes) int { return cmp.Compare(a.CPU, b.CPU) })
 	for i := 1; i < len(h.PerCPU); i++ {
 		if h.PerCPU[i].CPU == h.PerCPU[i-1].CPU {
 			return HostCPU{}, fmt.Errorf("%w: cpu%d listed twice", ErrProcStat, h.PerCPU[i].CPU)

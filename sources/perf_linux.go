@@ -194,11 +194,8 @@ func eventSpecific(err error) bool {
 }
 
 func errnoOf(err error) syscall.Errno {
-	var e syscall.Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return 0
+	e, _ := errorAs[syscall.Errno](err)
+	return e
 }
 
 // openCall names the perf_event_open call that opened ev, for reasons.
@@ -342,8 +339,7 @@ func openProcess(events []perfEvent, m perfMode) (*procGroup, error) {
 			}
 			if err != nil {
 				p.close()
-				var ee eventError
-				if errors.As(err, &ee) {
+				if ee, ok := errorAs[eventError](err); ok {
 					return nil, fmt.Errorf("thread %d: %s", tid, describeOpenError(ee.ev, ee.err, m, false))
 				}
 				return nil, fmt.Errorf("thread %d: %v", tid, err)
@@ -743,4 +739,33 @@ func selectedOnly(abs []Absence, want []string) []Absence {
 		}
 	}
 	return out
+}
+
+// errorAs is errors.As for one type. It walks the chain itself: errors.As
+// reflects, which makes code live in a user's test binary that go test's
+// does not reach, and moves the runtime's code after it
+// (docs/design.md#injection).
+func errorAs[T error](err error) (T, bool) {
+	for err != nil {
+		if t, ok := err.(T); ok {
+			return t, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if t, ok := errorAs[T](e); ok {
+					return t, true
+				}
+			}
+			var zero T
+			return zero, false
+		default:
+			var zero T
+			return zero, false
+		}
+	}
+	var zero T
+	return zero, false
 }

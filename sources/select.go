@@ -1,11 +1,11 @@
 package sources
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -82,7 +82,7 @@ func Select(list string) (names []string, warnings []string, help bool) {
 			warn(sel, "matched nothing (see --metrics=help)")
 		}
 	}
-	sort.SliceStable(names, func(i, j int) bool { return catalogRank(names[i]) < catalogRank(names[j]) })
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(catalogRank(a), catalogRank(b)) })
 	return names, warnings, help
 }
 

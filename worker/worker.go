@@ -7,7 +7,6 @@ import (
 	"os"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"testing"
@@ -70,33 +69,14 @@ func Serve(t *testing.T) {
 	}
 }
 
-// injectedVersion is set by a file the supervisor generates into a copy of
-// this package injected into a user's module, where the build information
-// knows nothing of benchsup; it is empty when the package is linked from
-// the benchsup module itself.
-var injectedVersion string
-
 // Version returns the worker's version: the benchsup module version the
-// build recorded, or what the supervisor stamped into an injected copy.
-func Version() string {
-	if injectedVersion != "" {
-		return injectedVersion
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, m := range append([]*debug.Module{&info.Main}, info.Deps...) {
-		if m.Path != modulePath {
-			continue
-		}
-		if m.Replace != nil {
-			return m.Version + " => " + m.Replace.Path
-		}
-		return m.Version
-	}
-	return "unknown"
-}
+// build recorded (buildinfo.go), or what the supervisor stamped into a copy
+// injected into a user's module, where the build information knows nothing
+// of benchsup. The injected copy leaves buildinfo.go out for a generated
+// file: reading the build information would make runtime/debug's code live
+// in the user's test binary and move the runtime's code that follows it
+// (docs/design.md#injection).
+func Version() string { return linkedVersion() }
 
 // session is the measure API's runner in this process (hooks.Install): it
 // owns the loops of measure.Iter and measure.Case and the windows of
@@ -221,8 +201,14 @@ func (w *session) fail(class protocol.FailureClass, msg, stack string) error {
 
 // flagState sets testing's flags for one call and restores them after: a
 // flag left set persists, and the testing main would act on it after Serve
-// returns (a leftover -test.bench reruns every benchmark).
-type flagState struct{ saved map[string]string }
+// returns (a leftover -test.bench reruns every benchmark). It sets a flag
+// through its Value, not flag.Set, whose path for an unknown name calls
+// runtime.Caller: code go test's binary does not reach, and which would
+// move the runtime's code after it (docs/design.md#injection).
+type flagState struct {
+	saved map[string]string
+	flags map[string]*flag.Flag
+}
 
 func (fs *flagState) set(name, value string) error {
 	f := flag.Lookup(name)
@@ -234,15 +220,19 @@ func (fs *flagState) set(name, value string) error {
 	}
 	if _, ok := fs.saved[name]; !ok {
 		fs.saved[name] = f.Value.String()
+		if fs.flags == nil {
+			fs.flags = map[string]*flag.Flag{}
+		}
+		fs.flags[name] = f
 	}
-	return flag.Set(name, value)
+	return f.Value.Set(value)
 }
 
 func (fs *flagState) restore() {
 	for name, v := range fs.saved {
-		_ = flag.Set(name, v) // restoring a value the flag itself printed cannot fail
+		_ = fs.flags[name].Value.Set(v) // restoring a value the flag itself printed cannot fail
 	}
-	fs.saved = nil
+	fs.saved, fs.flags = nil, nil
 }
 
 var matchCache sync.Map // pattern -> *regexp.Regexp

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ var ablationCorpus = []target{
 	{short: "decimal", module: "github.com/shopspring/decimal@v1.6.0", pkg: ".",
 		bench: `^Benchmark(NewFromFloat|Decimal_NewFromString)$`, covers: "small allocating calls, top level (issue: 1.076, 1.054)"},
 	{short: "toml", module: "github.com/BurntSushi/toml@v1.6.0", pkg: ".",
-		bench: `^Benchmark(Encode|Decode)$/^(spec|integer)$`, covers: "allocating sub-benchmarks (issue: 1.232, 1.049, 1.034)"},
+		bench: `^Benchmark(Encode|Decode)$/^(spec-1\.1\.0|integer)$`, covers: "allocating sub-benchmarks (issue: 1.232, 1.049, 1.034)"},
 	{short: "xxhash", module: "github.com/cespare/xxhash/v2@v2.3.0", pkg: ".",
 		bench: `^BenchmarkSum64$/^4B$`, covers: "3 ns, zero allocations: layout"},
 	{short: "segmentio", module: "github.com/segmentio/encoding@v0.5.4", pkg: "json",
@@ -67,6 +68,9 @@ type ablationResult struct {
 	Rounds map[string][]float64   `json:"roundsNs"`
 	Procs  map[string][][]float64 `json:"processesNs"`
 	GoN    []int                  `json:"goTestFinalN"`
+	Layout *layout                `json:"layout,omitempty"`
+	// LayoutErr says why Layout is missing.
+	LayoutErr string `json:"layoutError,omitempty"`
 }
 
 func ablate(dir, only string, rounds, procs int, out io.Writer) error {
@@ -129,6 +133,9 @@ func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResu
 			results[name] = &ablationResult{Target: t.short, Name: name, Rounds: map[string][]float64{}, Procs: map[string][][]float64{}}
 		}
 		return results[name]
+	}
+	for _, row := range doc.Rows {
+		res(row.Name)
 	}
 	record := func(variant string, byName map[string][]float64) {
 		for name, vs := range byName {
@@ -211,6 +218,23 @@ func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResu
 			record(v, got)
 		}
 		fmt.Fprintf(os.Stderr, "ablation: %s round %d of %d done\n", t.short, round+1, rounds)
+	}
+	for name, r := range results {
+		modPath, err := output(pkgDir, "go", "list", "-f", "{{.ImportPath}}", ".")
+		if err != nil {
+			return nil, err
+		}
+		fn := strings.TrimSpace(string(modPath)) + "." + strings.SplitN(name, "/", 2)[0]
+		l, err := layoutOf(testBin, ownBin, fn)
+		if err != nil { // declared in the external test package?
+			fn = strings.TrimSpace(string(modPath)) + "_test." + strings.SplitN(name, "/", 2)[0]
+			l, err = layoutOf(testBin, ownBin, fn)
+		}
+		if err != nil {
+			r.LayoutErr = err.Error()
+		} else {
+			r.Layout = &l
+		}
 	}
 	var out []*ablationResult
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -308,8 +332,8 @@ func writeAblation(w io.Writer, results []*ablationResult) {
 		header += " " + v + " |"
 		sep += "---:|"
 	}
-	fmt.Fprintln(w, header)
-	fmt.Fprintln(w, sep)
+	fmt.Fprintln(w, header+" shift of mallocgc (mod 64, 4096) | of the benchmark function |")
+	fmt.Fprintln(w, sep+"---|---|")
 	for _, r := range results {
 		ref := r.Rounds["go test"]
 		line := fmt.Sprintf("| %s %s | %s |", r.Target, r.Name, ns(median(ref)))
@@ -326,7 +350,61 @@ func writeAblation(w io.Writer, results []*ablationResult) {
 			}
 			line += fmt.Sprintf(" %.3f (%.3f–%.3f) |", median(ratios), slices.Min(ratios), slices.Max(ratios))
 		}
+		if r.Layout != nil {
+			line += " " + shiftCell(r.Layout.Malloc) + " | " + shiftCell(r.Layout.Bench) + " |"
+		} else {
+			line += " — | — |"
+		}
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w, "\nEach cell: the median over rounds of the variant's median process divided by go test's in the same round, and the range of those ratios.")
+}
+
+// layout is where benchsup's binary puts code relative to go test's: the
+// shift of the allocator's entry and of a benchmark's function, in bytes,
+// and modulo the cache line (64) and the page (4096).
+type layout struct {
+	Malloc int64 `json:"mallocgcShift"`
+	Bench  int64 `json:"benchmarkShift"`
+}
+
+// layoutOf reads the symbol tables of go test's binary and benchsup's and
+// returns the shifts of runtime.mallocgc and of the function fn.
+func layoutOf(goBin, ownBin, fn string) (layout, error) {
+	addr := func(path string) (map[string]uint64, error) {
+		f, err := elf.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		syms, err := f.Symbols()
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]uint64{}
+		for _, s := range syms {
+			if s.Name == "runtime.mallocgc" || s.Name == fn {
+				out[s.Name] = s.Value
+			}
+		}
+		return out, nil
+	}
+	a, err := addr(goBin)
+	if err != nil {
+		return layout{}, err
+	}
+	b, err := addr(ownBin)
+	if err != nil {
+		return layout{}, err
+	}
+	if a[fn] == 0 || b[fn] == 0 || a["runtime.mallocgc"] == 0 {
+		return layout{}, fmt.Errorf("no symbol %s or runtime.mallocgc in both binaries", fn)
+	}
+	return layout{Malloc: int64(b["runtime.mallocgc"] - a["runtime.mallocgc"]), Bench: int64(b[fn] - a[fn])}, nil
+}
+
+// shiftCell formats a shift as the table shows it: bytes, and what is
+// left of it modulo 64 and 4096 (0 and 0: the same alignment).
+func shiftCell(s int64) string {
+	return fmt.Sprintf("%+d (%d, %d)", s, ((s%64)+64)%64, ((s%4096)+4096)%4096)
 }
