@@ -38,6 +38,10 @@ import (
 //	no reads         benchsup with --interference=off (no reads between samples)
 //	environment      benchsup with --env-inherit instead of the strict environment
 //	same N           benchsup with --benchtime=Nx, N go test's final N that round
+//	before, binary before
+//	                 with -before=BIN, another build of benchsup (an earlier
+//	                 commit) and its test binary by go test's method: a fix
+//	                 measured against what it fixed, in the same rounds
 //
 // A variant's figure in a round is the median of its processes; the table
 // gives the median over rounds of its ratio to go test's, and the range of
@@ -73,7 +77,10 @@ type ablationResult struct {
 	LayoutErr string `json:"layoutError,omitempty"`
 }
 
-func ablate(dir, only string, rounds, procs int, out io.Writer) error {
+func ablate(dir, only, before string, rounds, procs int, out io.Writer) error {
+	if before != "" {
+		variants = append(variants, "before", "binary before")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -91,7 +98,7 @@ func ablate(dir, only string, rounds, procs int, out io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "ablation: %s (%s %s)\n", t.short, t.module, t.pkg)
-		rs, err := ablateTarget(dir, bin, t, rounds, procs)
+		rs, err := ablateTarget(dir, bin, before, t, rounds, procs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.short, err)
 		}
@@ -108,7 +115,7 @@ func ablate(dir, only string, rounds, procs int, out io.Writer) error {
 	return nil
 }
 
-func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResult, error) {
+func ablateTarget(dir, bin, before string, t target, rounds, procs int) ([]*ablationResult, error) {
 	modDir, err := prepare(dir, t)
 	if err != nil {
 		return nil, err
@@ -127,6 +134,17 @@ func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResu
 		return nil, fmt.Errorf("benchsup's document names no test binary")
 	}
 	ownBin := doc.Meta.Provenance.Builds[0].Binary
+	var beforeBin string
+	if before != "" {
+		d, err := benchsupRun(dir, before, pkgDir, t.short+"-before-first", "--bench="+t.bench, "--repetitions=1")
+		if err != nil {
+			return nil, err
+		}
+		if len(d.Meta.Provenance.Builds) == 0 || d.Meta.Provenance.Builds[0].Binary == "" {
+			return nil, fmt.Errorf("the earlier benchsup's document names no test binary")
+		}
+		beforeBin = d.Meta.Provenance.Builds[0].Binary
+	}
 	results := map[string]*ablationResult{}
 	res := func(name string) *ablationResult {
 		if results[name] == nil {
@@ -164,7 +182,11 @@ func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResu
 	}
 	cli := func(label string, extra ...string) (map[string][]float64, error) {
 		args := append([]string{"--bench=" + t.bench, "--repetitions=" + strconv.Itoa(procs)}, extra...)
-		d, err := benchsupRun(dir, bin, pkgDir, t.short+"-"+strings.ReplaceAll(label, " ", "-"), args...)
+		b := bin
+		if label == "before" {
+			b = before
+		}
+		d, err := benchsupRun(dir, b, pkgDir, t.short+"-"+strings.ReplaceAll(label, " ", "-"), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -190,8 +212,10 @@ func ablateTarget(dir, bin string, t target, rounds, procs int) ([]*ablationResu
 				got, _, err = fresh(testBin, "200ms")
 			case "binary":
 				got, _, err = fresh(ownBin, "1s")
-			case "benchsup":
+			case "benchsup", "before":
 				got, err = cli(v)
+			case "binary before":
+				got, _, err = fresh(beforeBin, "1s")
 			case "ramp", "nocapture":
 				got, err = cli(v, "--env-set", worker.StudyEnv+"="+v)
 			case "no reads":

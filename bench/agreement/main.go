@@ -109,10 +109,11 @@ func main() {
 	ablation := flag.Bool("ablate", false, "run the ablation study (ablate.go) instead of the agreement corpus")
 	rounds := flag.Int("rounds", 4, "with -ablate: rounds of every variant")
 	procs := flag.Int("processes", 3, "with -ablate: fresh processes per variant and round")
+	before := flag.String("before", "", "with -ablate: a benchsup binary of an earlier commit, measured alongside (its defaults and its test binary)")
 	flag.Parse()
 	var err error
 	if *ablation {
-		err = ablate(*dir, *only, *rounds, *procs, os.Stdout)
+		err = ablate(*dir, *only, *before, *rounds, *procs, os.Stdout)
 	} else {
 		targets := corpus
 		if *held {
