@@ -375,12 +375,16 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 // count leaves before it (see measureRuns). It is the same in every
 // process of the leaf, so that the row carries it once.
 func siblingsNote(count int) string {
-	leaves := fmt.Sprintf("the %d leaves", count)
-	if count == 1 {
-		leaves = "the leaf"
-	}
-	return "run after " + leaves + " testing runs before it in its function, in the same process and at its N (their results discarded): " +
+	return "run after " + theLeaves(count) + " testing runs before it in its function, in the same process and at its N (their results discarded): " +
 		"run alone, it never ran, as its parent failed before reaching it"
+}
+
+// theLeaves names count leaves in a note: "the leaf", "the 3 leaves".
+func theLeaves(count int) string {
+	if count == 1 {
+		return "the leaf"
+	}
+	return fmt.Sprintf("the %d leaves", count)
 }
 
 // leafOrder returns every leaf of b in the order testing runs them:

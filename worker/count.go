@@ -233,8 +233,12 @@ func (w *session) countPasses(b testing.InternalBenchmark, _ int64, result *prot
 		// the rest of the pass is planned with half as much again.
 		fixed := math.Max(0, float64(wall)-(smallRun+1)*perOp)
 		if k = sizeDifference(budget, float64(time.Since(start)), fixedMargin*fixed, perOp, sets); k < 1 {
-			absentAll(result, br.Metrics(), fmt.Sprintf("not counted by default: a run of this benchmark costs %s beyond its iterations (its setup, testing's garbage collections), so %d pairs of runs would take more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
-				fmtNs(fixed), countPairs, 100*countShare, fmtNs(timed)))
+			costs := "its setup, testing's garbage collections"
+			if len(before) > 0 {
+				costs += ", " + theLeaves(len(before)) + " run before it"
+			}
+			absentAll(result, br.Metrics(), fmt.Sprintf("not counted by default: a run of this benchmark costs %s beyond its iterations (%s), so %d pairs of runs would take more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
+				fmtNs(fixed), costs, sets*countPairs, 100*countShare, fmtNs(timed)))
 			return nil
 		}
 	}
@@ -261,7 +265,7 @@ func (w *session) countPasses(b testing.InternalBenchmark, _ int64, result *prot
 	what, method := "pair differences", fmt.Sprintf("median of %d differences of runs at %d and %d iterations", countPairs, smallRun, smallRun+k)
 	if len(before) > 0 {
 		what = "differences of pair differences"
-		method += fmt.Sprintf(", each less the same difference of runs of the %d leaves run before it, without it", len(before))
+		method += ", each less the same difference of runs of " + theLeaves(len(before)) + " run before it, without it"
 	}
 	cells, absences := countedCells(br.Metrics(), diffs, nil, what)
 	for i := range absences {

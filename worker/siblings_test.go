@@ -149,12 +149,23 @@ func TestCountingAfterSiblings(t *testing.T) {
 		adds  float64
 		after int
 	}{{"BenchmarkFixtureSiblings/a", 100, 0}, {"BenchmarkFixtureSiblings/b_b", 10, 1}, {"BenchmarkFixtureSiblings/c", 1, 2}} {
-		for _, k := range []int64{1, 3} {
+		for _, k := range []int64{1, 3, 0} {
 			t.Run(fmt.Sprintf("%s k=%d", tc.leaf, k), func(t *testing.T) {
 				msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: tc.leaf},
 					Config: protocol.RequestConfig{Iterations: 1000, Samples: 1, PerfIters: k, Metrics: []string{"minflt"}}})
 				r := only[protocol.Result](msgs)
 				require.Len(t, r, 1, "%v", msgs)
+				if k == 0 {
+					// A few microseconds timed: no pass fits in a quarter
+					// of it, and the reason counts the siblings' runs.
+					require.Len(t, r[0].Absences, 1)
+					why := r[0].Absences[0].Reason
+					assert.Contains(t, why, "not counted by default: a run of this benchmark costs ")
+					if tc.after > 0 {
+						assert.Contains(t, why, ", "+theLeaves(tc.after)+" run before it), so 4 pairs of runs")
+					}
+					return
+				}
 				assert.Equal(t, []protocol.MetricCell{{Name: "minflt", Value: tc.adds}}, r[0].Metrics)
 				assert.Empty(t, r[0].Absences)
 				assert.Equal(t, k, r[0].CountIterations)
@@ -162,7 +173,7 @@ func TestCountingAfterSiblings(t *testing.T) {
 					assert.NotContains(t, r[0].CountMethod, "leaves run before it")
 					return
 				}
-				assert.True(t, strings.HasSuffix(r[0].CountMethod, fmt.Sprintf(", each less the same difference of runs of the %d leaves run before it, without it", tc.after)),
+				assert.True(t, strings.HasSuffix(r[0].CountMethod, ", each less the same difference of runs of "+theLeaves(tc.after)+" run before it, without it"),
 					r[0].CountMethod)
 			})
 		}
