@@ -400,6 +400,11 @@ type Result struct {
 	Retaken []Sample `msgpack:"retaken,omitempty"`
 	// Interference is set when the request asked for a watch.
 	Interference *InterferenceOutcome `msgpack:"interference,omitempty"`
+	// AfterSiblings is how many leaves ran before the identity in each of
+	// this process's runs: run alone, it never ran, its parent failing
+	// before reaching it, so it ran after the leaves testing runs before
+	// it, their results discarded. Zero: it ran alone.
+	AfterSiblings int64 `msgpack:"afterSiblings,omitempty"`
 }
 
 // Sample is one timed run of Iterations iterations.
@@ -520,6 +525,9 @@ type Listed struct {
 	// no time, while calibrating); Skipped is the reason it skipped itself.
 	Problem string `msgpack:"problem,omitempty"`
 	Skipped string `msgpack:"skipped,omitempty"`
+	// AfterSiblings is, as Result.AfterSiblings, how many leaves ran
+	// before this one in each calibration run; zero when it ran alone.
+	AfterSiblings int64 `msgpack:"afterSiblings,omitempty"`
 }
 
 // ListedKind says what a Listed identity is.

@@ -153,6 +153,9 @@ func appendResult(b []byte, v *Result) []byte {
 	if v.Interference != nil {
 		n++
 	}
+	if v.AfterSiblings != 0 {
+		n++
+	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "identity")
 	b = appendIdentity(b, &v.Identity)
@@ -209,6 +212,10 @@ func appendResult(b []byte, v *Result) []byte {
 		b = appendBool(b, o.BudgetExhausted)
 		b = appendString(b, "problem")
 		b = appendString(b, o.Problem)
+	}
+	if v.AfterSiblings != 0 {
+		b = appendString(b, "afterSiblings")
+		b = appendInt(b, v.AfterSiblings)
 	}
 	return b
 }
@@ -355,7 +362,7 @@ func appendListing(b []byte, v *Listing) []byte {
 	for i := range v.Identities {
 		l := &v.Identities[i]
 		n := 2
-		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.SetupNs != 0, l.FullName != "", l.Problem != "", l.Skipped != ""} {
+		for _, set := range []bool{l.Iterations != 0, len(l.Calibration) > 0, l.SampleNs != 0, l.FixedNs != 0, l.SetupNs != 0, l.FullName != "", l.Problem != "", l.Skipped != "", l.AfterSiblings != 0} {
 			if set {
 				n++
 			}
@@ -399,6 +406,10 @@ func appendListing(b []byte, v *Listing) []byte {
 		if l.Skipped != "" {
 			b = appendString(b, "skipped")
 			b = appendString(b, l.Skipped)
+		}
+		if l.AfterSiblings != 0 {
+			b = appendString(b, "afterSiblings")
+			b = appendInt(b, l.AfterSiblings)
 		}
 	}
 	return b
@@ -513,7 +524,7 @@ var (
 	readyKeys        = []string{"identity"}
 	progressKeys     = []string{"phase", "done", "total"}
 	resultKeys       = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod",
-		"retaken", "interference"}
+		"retaken", "interference", "afterSiblings"}
 	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact", "watch"}
 	metricKeys     = []string{"unit", "value", "unmeasured"}
 	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
@@ -522,7 +533,7 @@ var (
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
-	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped"}
+	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped", "afterSiblings"}
 	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
@@ -757,8 +768,10 @@ func (d *decoder) result(v *Result) error {
 			return d.str(&v.CountMethod)
 		case 9:
 			return array(d, &v.Retaken, MaxSamplesPerFrame, d.sample)
-		default:
+		case 10:
 			return pointer(d, &v.Interference, d.outcome)
+		default:
+			return d.i64(&v.AfterSiblings)
 		}
 	})
 }
@@ -905,8 +918,10 @@ func (d *decoder) listed(v *Listed) error {
 			return d.str(&v.FullName)
 		case 8:
 			return d.str(&v.Problem)
-		default:
+		case 9:
 			return d.str(&v.Skipped)
+		default:
+			return d.i64(&v.AfterSiblings)
 		}
 	})
 }

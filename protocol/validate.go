@@ -152,6 +152,7 @@ func (m Result) validate() error {
 		checkCount("absences", len(m.Absences), MaxAbsences),
 		checkNonNegative("countIterations", m.CountIterations),
 		checkString("countMethod", m.CountMethod, MaxNameLen),
+		checkNonNegative("afterSiblings", m.AfterSiblings),
 	); err != nil {
 		return err
 	}
@@ -265,6 +266,7 @@ func (m Listing) validate() error {
 			checkString("identities[].problem", l.Problem, MaxTextLen),
 			checkString("identities[].fullName", l.FullName, MaxTextLen),
 			checkString("identities[].skipped", l.Skipped, MaxTextLen),
+			checkNonNegative("identities[].afterSiblings", l.AfterSiblings),
 		); err != nil {
 			return err
 		}

@@ -537,9 +537,12 @@ type Calibration struct {
 	// testing's probe run at N=1 (which also warms lazy initialization,
 	// as under go test) was skipped before each sample, so the setup ran
 	// once per process instead of twice.
-	SetupNs      int64          `json:"setupNs,omitempty"`
-	ProbeSkipped bool           `json:"probeSkipped,omitempty"`
-	Runs         []stats.Sample `json:"runs"`
+	SetupNs      int64 `json:"setupNs,omitempty"`
+	ProbeSkipped bool  `json:"probeSkipped,omitempty"`
+	// AfterSiblings is how many leaves ran before this one in each
+	// calibration run, as in ProcessResult; absent when it ran alone.
+	AfterSiblings int64          `json:"afterSiblings,omitempty"`
+	Runs          []stats.Sample `json:"runs"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.
@@ -579,4 +582,10 @@ type ProcessResult struct {
 	// measured it (memory.peak, memory.max_usage_in_bytes); absent when
 	// unavailable, with the reason in Meta.Limits or the row's notes.
 	PeakMemoryBytes *int64 `json:"peakMemoryBytes,omitempty"`
+	// AfterSiblings is how many leaves ran before this one in each of the
+	// process's runs, their results discarded: run alone, it never ran,
+	// its parent failing before reaching it
+	// (docs/design.md#leaves-that-need-their-siblings); absent when it ran
+	// alone.
+	AfterSiblings int64 `json:"afterSiblings,omitempty"`
 }

@@ -239,6 +239,7 @@ func (v *validator) row(path string, r Row) {
 		v.duration(path+".calibration.targetNs", c.TargetNs)
 		v.duration(path+".calibration.fixedNs", c.FixedNs)
 		v.duration(path+".calibration.setupNs", c.SetupNs)
+		v.count(path+".calibration.afterSiblings", c.AfterSiblings)
 		v.samples(path+".calibration.runs", c.Runs)
 	}
 	indexes := map[int]int{}
@@ -306,6 +307,7 @@ func (v *validator) process(path string, p ProcessResult) {
 	v.durationPtr(path+".startupNs", p.StartupNs)
 	v.duration(path+".wallNs", p.WallNs)
 	v.bytes(path+".peakMemoryBytes", p.PeakMemoryBytes)
+	v.count(path+".afterSiblings", p.AfterSiblings)
 	if st := p.NsPerOp; st != nil {
 		v.stats(path+".nsPerOp", *st)
 		v.matches(path+".nsPerOp.n", st.N, len(p.Samples), "the process has %d samples")

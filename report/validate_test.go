@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // fixtureDocs are the documents of the golden tests, each consistent with
@@ -46,6 +48,24 @@ func TestValidFixturesRead(t *testing.T) {
 	})
 }
 
+// TestAfterSiblingsRoundTrip: how many leaves ran before a leaf, in its
+// calibration and in each process, survives writing and reading, under
+// the checksum.
+func TestAfterSiblingsRoundTrip(t *testing.T) {
+	doc := greenDoc()
+	doc.Rows[0].Calibration = &Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []stats.Sample{}}
+	doc.Rows[0].Processes[1].AfterSiblings = 2
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(&buf, doc))
+	assert.Contains(t, buf.String(), `"afterSiblings": 2`)
+	back, integrity, err := ReadDocument(&buf)
+	require.NoError(t, err)
+	assert.NotEmpty(t, integrity.Checksum)
+	assert.Equal(t, int64(2), back.Rows[0].Calibration.AfterSiblings)
+	assert.Equal(t, int64(2), back.Rows[0].Processes[1].AfterSiblings)
+	assert.Zero(t, back.Rows[0].Processes[0].AfterSiblings, "absent: it ran alone")
+}
+
 func TestReadRefusesValues(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -69,6 +89,11 @@ func TestReadRefusesValues(t *testing.T) {
 			"rows[0].processes[1].peakMemoryBytes: negative size -4096"},
 		{"negative package peak memory", testDoc, func(d *Document) { d.Rows[1].PeakMemoryBytes = ns(-1) },
 			"rows[1].peakMemoryBytes: negative size -1"},
+		{"negative siblings run before", greenDoc, func(d *Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
+			"rows[1].processes[0].afterSiblings: negative count -2"},
+		{"negative siblings run before calibration", greenDoc, func(d *Document) {
+			d.Rows[0].Calibration = &Calibration{N: 10, TargetNs: 1e6, AfterSiblings: -1}
+		}, "rows[0].calibration.afterSiblings: negative count -1"},
 		{"negative knob", greenDoc, func(d *Document) { d.Meta.Knobs.TimeoutNs = -1 },
 			"meta.knobs.timeoutNs: negative time -1"},
 		{"unknown mode", greenDoc, func(d *Document) { d.Meta.Mode = "fuzz" },

@@ -47,6 +47,9 @@ type benchIdentity struct {
 	sampleTime  time.Duration // the target N was calibrated for
 	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
 	setupNs     int64         // what one call spent outside its timer (top-level leaves)
+	// calibratedAfter is how many leaves ran before it in each calibration
+	// run (protocol.Listed.AfterSiblings).
+	calibratedAfter int64
 
 	metrics     []string          // the selected catalog metrics
 	absent      map[string]string // metric -> why a process had no value
@@ -268,6 +271,15 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 				case m.Phase == protocol.PhaseCalibration && started && !past:
 					leaf = m.Done
 				}
+			case protocol.Log:
+				// A Log while a leaf calibrates is about that leaf (the
+				// worker ran it after its siblings); one from the listing
+				// run is about no one leaf.
+				if started && !past && leaf >= 0 && leaf < int64(len(leaves)) {
+					if id := byName[leaves[leaf]]; id != nil && !slices.Contains(id.notes, m.Text) {
+						id.notes = append(id.notes, m.Text)
+					}
+				}
 			case protocol.Listing:
 				if !started || past {
 					return
@@ -381,6 +393,7 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 	}
 	fresh := s.listed(id.plan, l)
 	id.n, id.calibration, id.row, id.sampleTime, id.fixedNs, id.setupNs = fresh.n, fresh.calibration, fresh.row, fresh.sampleTime, fresh.fixedNs, fresh.setupNs
+	id.calibratedAfter = fresh.calibratedAfter
 }
 
 // listed makes the identity of one discovered leaf: calibrated (its N and
@@ -388,7 +401,8 @@ func (s *supervisor) update(id *benchIdentity, l protocol.Listed) {
 // skip, which no process needs to repeat).
 func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	id := &benchIdentity{plan: p, name: l.Name, fullName: l.FullName, metrics: s.cfg.Metrics, workload: l.Kind == protocol.ListedWorkload,
-		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs, setupNs: l.SetupNs}
+		n: l.Iterations, calibration: samples(l.Calibration), sampleTime: s.cfg.SampleTime, fixedNs: l.FixedNs, setupNs: l.SetupNs,
+		calibratedAfter: l.AfterSiblings}
 	if s.cfg.Iterations > 0 && !id.workload {
 		id.n = s.cfg.Iterations // go test's -benchtime=Nx: every sample runs exactly N
 	}
@@ -496,6 +510,10 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	}
 	if !id.workload {
 		req.Config.Interference = s.cfg.Interference.request(s.cfg.CPUs)
+		// The pattern discovery ran the function under: a leaf that never
+		// runs alone runs after the leaves it selects before it
+		// (docs/design.md#leaves-that-need-their-siblings).
+		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, topLevel(cmp.Or(id.fullName, id.name)))
 	}
 	who := report.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)
@@ -532,6 +550,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		proc.Error = ptr(out.Skip.Reason)
 	}
 	if result != nil && out.Class == sandbox.ClassSuccess {
+		proc.AfterSiblings = result.AfterSiblings
 		proc.Samples = samples(result.Samples)
 		watched(proc.Samples, result.Samples)
 		proc.Interference, proc.Retaken = processInterference(result)
@@ -673,7 +692,7 @@ func (id *benchIdentity) result() report.Row {
 	}
 	if len(id.calibration) > 0 {
 		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
-			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), Runs: id.calibration}
+			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), AfterSiblings: id.calibratedAfter, Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
 	row.Interference = report.SumInterference(id.procs)

@@ -200,6 +200,7 @@ func (w *session) discover() error {
 		if err != nil {
 			return err
 		}
+		w.order[all[i].Name] = out.leaves()
 		// The leaves first, then each one's calibration: if calibrating a
 		// leaf ends the process, the supervisor knows which leaf it was.
 		var listed []protocol.Listed
@@ -283,6 +284,7 @@ func (w *session) calibrateLeaf(b testing.InternalBenchmark, name string, l *pro
 		}
 		return &samples[0], nil
 	})
+	l.AfterSiblings = int64(len(w.preceding[name]))
 	runs := c.runs
 	if len(runs) > protocol.MaxCalibrationRuns {
 		runs = runs[len(runs)-protocol.MaxCalibrationRuns:]
@@ -334,21 +336,105 @@ type ending struct {
 // measureRuns runs count runs of n iterations of the benchmark leaf name of
 // b and returns their samples (exact where the wrapper read them), or how
 // the leaf ended instead.
+//
+// A leaf runs alone (its exactPattern), unless it never ran alone: its
+// parent failed before reaching it, as a parent does that checks, between
+// its b.Run calls, what an earlier sub-benchmark left (testing skips the
+// unselected ones). Discovery ran the whole function, so such a leaf is
+// then run after the leaves testing runs before it, in the same
+// RunBenchmarks call at the same N and count (testing applies one
+// -test.benchtime to every sub-benchmark), their results discarded; from
+// then on every run of it in this process does so. Its failure stands only
+// when it also fails that way. The worker says so once, in a Log, and in
+// Listed.AfterSiblings and Result.AfterSiblings.
 func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64, count int, onResult func(string)) ([]protocol.Sample, *ending, error) {
-	out, err := w.runBenchmark(b, exactPattern(name), n, count, onResult)
+	before, tried := w.preceding[name]
+	pattern := exactPattern(name)
+	if len(before) > 0 {
+		pattern = siblingsPattern(before, name)
+	}
+	out, err := w.runBenchmark(b, pattern, n, count, onResult)
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(before) > 0 {
+		w.siblingsNsPerOp = nsPerOpOf(out, before)
+	}
+	s, end, unreached := w.outcome(out, name, count)
+	if !unreached || tried {
+		return s, end, nil
+	}
+	order, err := w.leafOrder(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	before = precedingIn(order, name)
+	w.preceding[name] = before
+	if len(before) == 0 {
+		return nil, end, nil // nothing runs before it: the parent fails first whatever runs
+	}
+	if err := w.send(protocol.Log{Text: siblingsNote(len(before))}); err != nil {
+		return nil, nil, err
+	}
+	return w.measureRuns(b, name, n, count, onResult)
+}
+
+// siblingsNote is the Log a worker sends when it runs a leaf after the
+// count leaves before it (see measureRuns). It is the same in every
+// process of the leaf, so that the row carries it once.
+func siblingsNote(count int) string {
+	return "run after " + theLeaves(count) + " testing runs before it in its function, in the same process and at its N (their results discarded): " +
+		"run alone, it never ran, as its parent failed before reaching it"
+}
+
+// theLeaves names count leaves in a note: "the leaf", "the 3 leaves".
+func theLeaves(count int) string {
+	if count == 1 {
+		return "the leaf"
+	}
+	return fmt.Sprintf("the %d leaves", count)
+}
+
+// leafOrder returns every leaf of b in the order testing runs them:
+// discovery's, or, first asked in a benchmark process, from a run of the
+// whole function at N=1 under the pattern discovery ran it with
+// (RequestConfig.Bench), so that it runs after what it ran after there.
+func (w *session) leafOrder(b testing.InternalBenchmark) ([]string, error) {
+	if order, ok := w.order[b.Name]; ok {
+		return order, nil
+	}
+	out, err := w.runBenchmark(b, cmp.Or(w.req.Config.Bench, exactPattern(b.Name)), 1, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	w.order[b.Name] = out.leaves()
+	return w.order[b.Name], nil
+}
+
+// nsPerOpOf sums the median time per iteration of each of leaves over
+// what out printed for them (a leaf without a result adds nothing).
+func nsPerOpOf(out *benchOutput, leaves []string) float64 {
+	sum := 0.0
+	for _, leaf := range leaves {
+		sum += medianNsPerOp(out.results[leaf])
+	}
+	return sum
+}
+
+// outcome reads what out says about count runs of the leaf name: its
+// samples, or how it ended; unreached says it ended because its parent
+// failed before reaching it.
+func (w *session) outcome(out *benchOutput, name string, count int) (samples []protocol.Sample, end *ending, unreached bool) {
 	if msg, failed := out.failed[name]; failed {
-		return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, name+" failed")}, nil
+		return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, name+" failed")}, false
 	}
 	if reason, skipped := out.skipped[name]; skipped {
-		return nil, &ending{skip: true, message: reason}, nil
+		return nil, &ending{skip: true, message: reason}, false
 	}
 	if out.skippedRun {
 		// The reason is what the benchmark logged: kept by B, or printed
 		// (under -test.v testing prints it as it is logged).
-		return nil, &ending{skip: true, message: cmp.Or(out.skipLog, out.takePending(), "skipped")}, nil
+		return nil, &ending{skip: true, message: cmp.Or(out.skipLog, out.takePending(), "skipped")}, false
 	}
 	goexited := slices.Collect(maps.Keys(out.goexit))
 	if out.goexitTop {
@@ -357,7 +443,7 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 	for _, goexited := range goexited {
 		if goexited == name || strings.HasPrefix(name, goexited+"/") { // a parent that ended so ran no leaf
 			return nil, &ending{class: protocol.FailureError, message: goexited + " called runtime.Goexit: the benchmark function ended " +
-				"without returning normally, failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, nil
+				"without returning normally, failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, false
 		}
 	}
 	s := out.results[name]
@@ -368,26 +454,26 @@ func (w *session) measureRuns(b testing.InternalBenchmark, name string, n int64,
 			w.bytesPerOp = out.bytesPerOp
 		}
 		w.outside = append(w.outside, out.outside...)
-		return s, nil, nil
+		return s, nil, false
 	case len(s) > 0:
 		awaitPanic()
-		return nil, &ending{class: protocol.FailureError, message: fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count)}, nil
+		return nil, &ending{class: protocol.FailureError, message: fmt.Sprintf("%s printed %d results for %d runs", name, len(s), count)}, false
 	}
 	for parent, msg := range out.failed {
 		if strings.HasPrefix(name, parent+"/") { // the parent failed before reaching this leaf
-			return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, parent+" failed")}, nil
+			return nil, &ending{class: protocol.FailureFatal, message: cmp.Or(msg, parent+" failed")}, true
 		}
 	}
 	switch {
 	case out.stdoutClosed:
-		return nil, &ending{class: protocol.FailureError, message: name + " closed os.Stdout, where testing prints its results, so none could be read"}, nil
+		return nil, &ending{class: protocol.FailureError, message: name + " closed os.Stdout, where testing prints its results, so none could be read"}, false
 	case !slices.Contains(out.started, name):
-		return nil, &ending{class: protocol.FailureError, message: "no benchmark matches " + name}, nil
+		return nil, &ending{class: protocol.FailureError, message: "no benchmark matches " + name}, false
 	case !slices.Contains(out.leaves(), name):
-		return nil, &ending{class: protocol.FailureError, message: name + " has sub-benchmarks; measure its leaves"}, nil
+		return nil, &ending{class: protocol.FailureError, message: name + " has sub-benchmarks; measure its leaves"}, false
 	}
 	awaitPanic()
-	return nil, &ending{class: protocol.FailureError, message: name + " printed no result"}, nil
+	return nil, &ending{class: protocol.FailureError, message: name + " printed no result"}, false
 }
 
 // endedBy reports whether testing's output shows that the identity failed
@@ -493,8 +579,9 @@ func (w *session) benchmark() error {
 		}
 	}
 	result.Samples, result.BytesPerOp = timed, w.bytesPerOp
+	result.AfterSiblings = int64(len(w.preceding[name]))
 	w.warm = true // what follows (counting) needs no probe run to warm up
-	if err := w.countPasses(b, exactPattern(name), n, &result); err != nil {
+	if err := w.countPasses(b, n, &result); err != nil {
 		return err
 	}
 	return w.send(result)

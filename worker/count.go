@@ -60,32 +60,35 @@ const (
 )
 
 // diffRunsLeft is the runs of a default pass by differences after its
-// first (short) one.
-const diffRunsLeft = 2*countPairs - 1
+// first (short) one, for sets sets of countPairs pairs: 1 for a leaf run
+// alone, 2 for a leaf run after its siblings (see countPasses).
+func diffRunsLeft(sets int) int { return 2*countPairs*sets - 1 }
 
-// tooSlowToDiff says why a default pass by differences cannot fit in
-// budgetNs for an iteration of perOpNs, even with k = 1 and no cost beyond
-// the iterations, or "" when it may.
-func tooSlowToDiff(budgetNs, perOpNs float64) string {
+// tooSlowToDiff says why a default pass by differences of sets sets of
+// pairs cannot fit in budgetNs for an iteration of perOpNs (of every leaf
+// a run runs), even with k = 1 and no cost beyond the iterations, or ""
+// when it may.
+func tooSlowToDiff(budgetNs, perOpNs float64, sets int) string {
 	// Every run may hold a probe iteration besides its own.
-	least := float64(countPairs) * float64(2*(smallRun+1)+1) * perOpNs
+	least := float64(sets*countPairs) * float64(2*(smallRun+1)+1) * perOpNs
 	if least <= budgetNs {
 		return ""
 	}
 	return fmt.Sprintf("not counted by default: %d pairs of runs at %d and %d iterations would take at least %s, more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
-		countPairs, smallRun, smallRun+1, fmtNs(least), 100*countShare, fmtNs(budgetNs/countShare))
+		sets*countPairs, smallRun, smallRun+1, fmtNs(least), 100*countShare, fmtNs(budgetNs/countShare))
 }
 
-// sizeDifference returns k for a default pass by differences: what the
-// rest of the pass (diffRunsLeft runs, each costing fixedNs beyond its
-// iterations of perOpNs, one short and countPairs long ones of smallRun + k)
-// may take after spentNs of budgetNs; 0 when not even k = 1 fits.
-func sizeDifference(budgetNs, spentNs, fixedNs, perOpNs float64) int64 {
+// sizeDifference returns k for a default pass by differences of sets sets
+// of pairs: what the rest of the pass (diffRunsLeft runs, each costing
+// fixedNs beyond its iterations of perOpNs, at most, one short and
+// sets*countPairs long ones of smallRun + k) may take after spentNs of
+// budgetNs; 0 when not even k = 1 fits.
+func sizeDifference(budgetNs, spentNs, fixedNs, perOpNs float64, sets int) int64 {
 	if perOpNs <= 0 {
 		return 0
 	}
-	rest := budgetNs - spentNs - diffRunsLeft*(fixedNs+(smallRun+1)*perOpNs)
-	k := math.Floor(rest / (countPairs * perOpNs))
+	rest := budgetNs - spentNs - float64(diffRunsLeft(sets))*(fixedNs+(smallRun+1)*perOpNs)
+	k := math.Floor(rest / (float64(sets*countPairs) * perOpNs))
 	if k < 1 {
 		return 0
 	}
@@ -131,16 +134,31 @@ var openCounters = sources.Open
 // bracket (sources.Bracket), so one set of runs serves them all and
 // counters of the same kernel event count the same code.
 //
+// A leaf that runs after its siblings (see measureRuns) runs after them
+// here too, and the bracket then holds their iterations as well, as many
+// as the leaf's (testing applies one -test.benchtime to all). So each
+// pair is matched by a pair of runs of those siblings alone, at the same
+// iterations, and what is attributed to the leaf is the difference of the
+// two pairs' differences: the siblings' k iterations cancel as the setup
+// does, and their noise widens the uncertainty.
+//
 // By default k is sized from the first (short) run's wall time, which
 // shows what a run costs beyond its iterations, so that the pass takes
 // about countShare of the process's timed work; --perf-iters pins k. The
-// timing pass's N is not needed: its samples give the time per iteration.
-func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int64, result *protocol.Result) error {
+// timing pass's N is not needed: its samples give the time per iteration
+// (and the siblings' results in the same runs theirs).
+func (w *session) countPasses(b testing.InternalBenchmark, _ int64, result *protocol.Result) error {
 	cfg := w.req.Config
 	if len(cfg.Metrics) == 0 {
 		return nil
 	}
+	name := w.benchName()
+	pattern, before, sets := exactPattern(name), w.preceding[name], 1
 	perOp, timed := medianNsPerOp(result.Samples), 0.0
+	if len(before) > 0 {
+		pattern, sets = siblingsPattern(before, name), 2
+		perOp += w.siblingsNsPerOp // what a run's iterations cost, theirs included
+	}
 	for _, s := range result.Samples {
 		timed += float64(s.ElapsedNs)
 	}
@@ -153,12 +171,11 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 	}
 	br := sources.NewBracket(counters)
 	if cfg.PerfIters <= 0 {
-		if why := tooSlowToDiff(budget, perOp); why != "" {
+		if why := tooSlowToDiff(budget, perOp, sets); why != "" {
 			absentAll(result, br.Metrics(), why)
 			return nil
 		}
 	}
-	name := w.benchName()
 	var calls []sources.Reading
 	bracketed := testing.InternalBenchmark{Name: b.Name, F: func(tb *testing.B) {
 		br.Start()
@@ -166,10 +183,11 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 		b.F(tb)
 	}}
 	runs := 0
-	// run runs n iterations under the bracket: its reading and wall time,
-	// or false when the run ended without a result.
-	run := func(n int64) (sources.Reading, time.Duration, bool, error) {
-		if err := w.phase(protocol.PhaseCounting, int64(runs), 2*countPairs); err != nil {
+	// runOf runs n iterations of what pattern selects under the bracket:
+	// its reading and wall time, or false when the run ended without a
+	// result of last.
+	runOf := func(pattern, last string, n int64) (sources.Reading, time.Duration, bool, error) {
+		if err := w.phase(protocol.PhaseCounting, int64(runs), int64(2*countPairs*sets)); err != nil {
 			return sources.Reading{}, 0, false, err
 		}
 		runs++
@@ -180,12 +198,29 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 		if err != nil {
 			return sources.Reading{}, 0, false, err
 		}
-		if len(out.results[name]) != 1 || len(calls) == 0 {
+		if len(out.results[last]) != 1 || len(calls) == 0 {
 			awaitPanic()
 			absentAll(result, br.Metrics(), "the counting run ended without a result (the benchmark failed or skipped there)")
 			return sources.Reading{}, 0, false, nil
 		}
 		return sources.Sum(calls...), wall, true, nil
+	}
+	run := func(n int64) (sources.Reading, time.Duration, bool, error) { return runOf(pattern, name, n) }
+	// pairOf runs a pair of runs of what pattern selects, the short one
+	// given when it ran already: what the long one counted beyond it.
+	pairOf := func(pattern, last string, short *sources.Reading, k int64) (sources.Reading, bool, error) {
+		if short == nil {
+			r, _, ok, err := runOf(pattern, last, smallRun)
+			if !ok {
+				return sources.Reading{}, false, err
+			}
+			short = &r
+		}
+		long, _, ok, err := runOf(pattern, last, smallRun+k)
+		if !ok {
+			return sources.Reading{}, false, err
+		}
+		return difference(*short, long), true, nil
 	}
 	first, wall, ok, err := run(smallRun)
 	if !ok {
@@ -197,27 +232,42 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 		// garbage collection takes 1 to 16 ms on the development VM):
 		// the rest of the pass is planned with half as much again.
 		fixed := math.Max(0, float64(wall)-(smallRun+1)*perOp)
-		if k = sizeDifference(budget, float64(time.Since(start)), fixedMargin*fixed, perOp); k < 1 {
-			absentAll(result, br.Metrics(), fmt.Sprintf("not counted by default: a run of this benchmark costs %s beyond its iterations (its setup, testing's garbage collections), so %d pairs of runs would take more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
-				fmtNs(fixed), countPairs, 100*countShare, fmtNs(timed)))
+		if k = sizeDifference(budget, float64(time.Since(start)), fixedMargin*fixed, perOp, sets); k < 1 {
+			costs := "its setup, testing's garbage collections"
+			if len(before) > 0 {
+				costs += ", " + theLeaves(len(before)) + " run before it"
+			}
+			absentAll(result, br.Metrics(), fmt.Sprintf("not counted by default: a run of this benchmark costs %s beyond its iterations (%s), so %d pairs of runs would take more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
+				fmtNs(fixed), costs, sets*countPairs, 100*countShare, fmtNs(timed)))
 			return nil
 		}
 	}
 	var diffs []attributed
 	for p := 0; p < countPairs; p++ {
-		short := first
-		if p > 0 {
-			if short, _, ok, err = run(smallRun); !ok {
-				return err
-			}
+		var short *sources.Reading
+		if p == 0 {
+			short = &first
 		}
-		long, _, ok, err := run(smallRun + k)
+		d, ok, err := pairOf(pattern, name, short, k)
 		if !ok {
 			return err
 		}
-		diffs = append(diffs, attributed{r: sources.Derive(difference(short, long)), iters: k})
+		if len(before) > 0 {
+			last := before[len(before)-1]
+			alone, ok, err := pairOf(siblingsPattern(before[:len(before)-1], last), last, nil, k)
+			if !ok {
+				return err
+			}
+			d = difference(alone, d)
+		}
+		diffs = append(diffs, attributed{r: sources.Derive(d), iters: k})
 	}
-	cells, absences := countedCells(br.Metrics(), diffs, nil, "pair differences")
+	what, method := "pair differences", fmt.Sprintf("median of %d differences of runs at %d and %d iterations", countPairs, smallRun, smallRun+k)
+	if len(before) > 0 {
+		what = "differences of pair differences"
+		method += ", each less the same difference of runs of " + theLeaves(len(before)) + " run before it, without it"
+	}
+	cells, absences := countedCells(br.Metrics(), diffs, nil, what)
 	for i := range absences {
 		if strings.HasPrefix(absences[i].Reason, "below the noise: ") {
 			absences[i].Reason += fmt.Sprintf("; a larger --perf-iters (here %d) narrows it", k)
@@ -225,7 +275,7 @@ func (w *session) countPasses(b testing.InternalBenchmark, pattern string, _ int
 	}
 	addCounted(result, cells, absences)
 	result.CountIterations = k
-	result.CountMethod = fmt.Sprintf("median of %d differences of runs at %d and %d iterations", countPairs, smallRun, smallRun+k)
+	result.CountMethod = method
 	return nil
 }
 

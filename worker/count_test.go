@@ -16,16 +16,20 @@ func TestTooSlowToDiff(t *testing.T) {
 	tests := []struct {
 		name            string
 		budget, perOpNs float64
+		sets            int
 		want            string
 	}{
-		{"fast op", 50e6, 20e3, ""},
-		{"3.5ms op: 14 iterations just fit", 50e6, 3.5e6, ""},
-		{"22ms op (issue #9's CountLarge)", 50e6, 22e6,
+		{"fast op", 50e6, 20e3, 1, ""},
+		{"3.5ms op: 14 iterations just fit", 50e6, 3.5e6, 1, ""},
+		{"22ms op (issue #9's CountLarge)", 50e6, 22e6, 1,
 			"not counted by default: 2 pairs of runs at 2 and 3 iterations would take at least 308ms, more than 25% of the 200ms this process timed; pin --perf-iters to count it"},
+		{"after siblings: twice the pairs", 50e6, 1.5e6, 2, ""},
+		{"after siblings: 3.5ms of iterations no longer fit", 50e6, 3.5e6, 2,
+			"not counted by default: 4 pairs of runs at 2 and 3 iterations would take at least 98ms, more than 25% of the 200ms this process timed; pin --perf-iters to count it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tooSlowToDiff(tt.budget, tt.perOpNs))
+			assert.Equal(t, tt.want, tooSlowToDiff(tt.budget, tt.perOpNs, tt.sets))
 		})
 	}
 }
@@ -34,20 +38,24 @@ func TestSizeDifference(t *testing.T) {
 	tests := []struct {
 		name                          string
 		budget, spent, fixed, perOpNs float64
+		sets                          int
 		want                          int64
 	}{
-		{"no fixed cost: the budget goes to the long runs", 40e6, 1e6, 0, 1000, 19495},
-		{"fixed costs first", 40e6, 10e6, 8e6, 1000, 2995},
-		{"fixed costs eat the budget", 40e6, 12e6, 10e6, 1000, 0},
-		{"unknown time per op", 40e6, 0, 0, 0, 0},
-		{"capped at testing's limit", 40e6, 0, 0, 1e-6, maxIterations - smallRun},
+		{"no fixed cost: the budget goes to the long runs", 40e6, 1e6, 0, 1000, 1, 19495},
+		{"fixed costs first", 40e6, 10e6, 8e6, 1000, 1, 2995},
+		{"fixed costs eat the budget", 40e6, 12e6, 10e6, 1000, 1, 0},
+		{"unknown time per op", 40e6, 0, 0, 0, 1, 0},
+		{"capped at testing's limit", 40e6, 0, 0, 1e-6, 1, maxIterations - smallRun},
+		{"after siblings: twice the runs share the budget", 40e6, 1e6, 0, 1000, 2, 9744},
+		{"after siblings: 7 fixed costs eat what 3 would leave", 40e6, 10e6, 4.3e6, 1000, 2, 0},
+		{"alone: 3 fixed costs leave room", 40e6, 10e6, 4.3e6, 1000, 1, 8545},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k := sizeDifference(tt.budget, tt.spent, tt.fixed, tt.perOpNs)
+			k := sizeDifference(tt.budget, tt.spent, tt.fixed, tt.perOpNs, tt.sets)
 			assert.Equal(t, tt.want, k)
 			if k > 0 && k < maxIterations-smallRun {
-				cost := tt.spent + diffRunsLeft*(tt.fixed+(smallRun+1)*tt.perOpNs) + countPairs*float64(k)*tt.perOpNs
+				cost := tt.spent + float64(diffRunsLeft(tt.sets))*(tt.fixed+(smallRun+1)*tt.perOpNs) + float64(tt.sets*countPairs*int(k))*tt.perOpNs
 				assert.LessOrEqual(t, cost, tt.budget, "the pass fits its budget")
 			}
 		})

@@ -22,7 +22,11 @@
 // honors ResetTimer, StopTimer, b.Loop, SetBytes, ReportAllocs and
 // ReportMetric exactly as `go test -bench` does. Calibration doubles N from 1
 // until one run takes at least the requested minimum; then the requested
-// number of samples run at that N, each one RunBenchmarks call.
+// number of samples run at that N, each one RunBenchmarks call. A leaf
+// whose parent fails before reaching it when it runs alone (the parent
+// checks what an earlier sub-benchmark left) runs after the leaves testing
+// runs before it instead, selected exactly too
+// (docs/design.md#leaves-that-need-their-siblings).
 //
 // testing reports a run only as its printed result line, so the worker reads
 // that line (captured from os.Stdout during the call) and multiplies the
@@ -39,9 +43,11 @@
 //
 // # What it deliberately does not do
 //
-// It never decides what to run next (the supervisor does), never retries,
-// never reseeds the code under test's random sources (Request.Seed is echoed
-// for provenance), and imports nothing but the standard library and
+// It never decides what to run next (the supervisor does), never retries
+// a run that failed (a leaf its parent never reaches alone runs after its
+// siblings, as under go test, and a failure there stands), never reseeds
+// the code under test's random sources (Request.Seed is echoed for
+// provenance), and imports nothing but the standard library and
 // benchsup's protocol, sources, internal/hooks and internal/stats (which
 // import only the standard library too): it is copied into the measured
 // module, and anything else it imported would join that module's build

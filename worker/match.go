@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -34,6 +35,14 @@ func newBenchMatcher(pattern string) benchMatcher {
 // fully reports whether name (a full benchmark name as testing prints it)
 // matches every level of the first alternative that matches it at all.
 func (m benchMatcher) fully(name string) bool {
+	ok, partly := m.match(name)
+	return ok && !partly
+}
+
+// match reports, as testing's matcher does, whether name is selected, and
+// whether only partly: the first alternative that matches it has more
+// levels than the name.
+func (m benchMatcher) match(name string) (ok, partly bool) {
 	elems := strings.Split(name, "/")
 	for _, levels := range m {
 		ok := true
@@ -47,8 +56,33 @@ func (m benchMatcher) fully(name string) bool {
 			}
 		}
 		if ok {
-			return len(elems) >= len(levels)
+			return true, len(elems) < len(levels)
 		}
 	}
-	return false
+	return false, false
+}
+
+// siblingsPattern returns a -test.bench pattern that selects exactly the
+// leaves before, then the leaf name: one alternative per leaf, each its
+// exactPattern, so that testing runs their parents on the way (partly
+// selected, unreported) and the leaves in its own order. An alternation
+// per level (^(a|b)$/^(c|d)$) would also select every other combination
+// of the levels' names.
+func siblingsPattern(before []string, name string) string {
+	alts := make([]string, 0, len(before)+1)
+	for _, leaf := range before {
+		alts = append(alts, exactPattern(leaf))
+	}
+	return strings.Join(append(alts, exactPattern(name)), "|")
+}
+
+// precedingIn returns the leaves that order (every leaf of one top-level
+// function, in the order testing ran them) has before name; nil when name
+// is not among them.
+func precedingIn(order []string, name string) []string {
+	i := slices.Index(order, name)
+	if i < 0 {
+		return nil
+	}
+	return slices.Clone(order[:i])
 }

@@ -69,3 +69,67 @@ func TestDiscoveryListsOnlyFullySelected(t *testing.T) {
 		})
 	}
 }
+
+// TestSiblingsPattern: the pattern selects exactly the leaves given, as
+// testing matches it, and of their parents only the levels on the way;
+// each name is quoted, so a name's own regexp syntax selects nothing else.
+func TestSiblingsPattern(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		before   []string
+		leaf     string
+		want     string
+		selected []string // fully
+		partly   []string // run to reach a leaf, not reported
+		not      []string
+	}{
+		{name: "no leaf before", leaf: "BenchmarkX/a", want: "^BenchmarkX$/^a$",
+			selected: []string{"BenchmarkX/a"}, partly: []string{"BenchmarkX"}, not: []string{"BenchmarkX/b"}},
+		{name: "siblings", before: []string{"BenchmarkX/a", "BenchmarkX/b"}, leaf: "BenchmarkX/c",
+			want:     "^BenchmarkX$/^a$|^BenchmarkX$/^b$|^BenchmarkX$/^c$",
+			selected: []string{"BenchmarkX/a", "BenchmarkX/b", "BenchmarkX/c"}, not: []string{"BenchmarkX/d", "BenchmarkX/ab", "BenchmarkY/a"}},
+		{name: "no other combination of the levels", before: []string{"BenchmarkX/p/a", "BenchmarkX/q/b"}, leaf: "BenchmarkX/q/c",
+			want:     "^BenchmarkX$/^p$/^a$|^BenchmarkX$/^q$/^b$|^BenchmarkX$/^q$/^c$",
+			selected: []string{"BenchmarkX/p/a", "BenchmarkX/q/b", "BenchmarkX/q/c"}, partly: []string{"BenchmarkX/p", "BenchmarkX/q"},
+			not: []string{"BenchmarkX/p/b", "BenchmarkX/p/c", "BenchmarkX/q/a"}},
+		{name: "leaves at different depths", before: []string{"BenchmarkX/a"}, leaf: "BenchmarkX/b/c",
+			want:     "^BenchmarkX$/^a$|^BenchmarkX$/^b$/^c$",
+			selected: []string{"BenchmarkX/a", "BenchmarkX/b/c"}, partly: []string{"BenchmarkX/b"}, not: []string{"BenchmarkX/b/a", "BenchmarkX/c"}},
+		{name: "regexp syntax and testing's renames are quoted", before: []string{"BenchmarkX/n=1|2", "BenchmarkX/x_(y)"}, leaf: "BenchmarkX/x_(y)#01",
+			want:     `^BenchmarkX$/^n=1\|2$|^BenchmarkX$/^x_\(y\)$|^BenchmarkX$/^x_\(y\)#01$`,
+			selected: []string{"BenchmarkX/n=1|2", "BenchmarkX/x_(y)", "BenchmarkX/x_(y)#01"}, not: []string{"BenchmarkX/n=1", "BenchmarkX/2", "BenchmarkX/x_y"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := siblingsPattern(tt.before, tt.leaf)
+			assert.Equal(t, tt.want, got)
+			m := newBenchMatcher(got)
+			for _, name := range tt.selected {
+				assert.True(t, m.fully(name), "%s selected", name)
+			}
+			for _, name := range tt.partly {
+				ok, partly := m.match(name)
+				assert.True(t, ok && partly, "%s only partly selected: run on the way, not reported", name)
+			}
+			for _, name := range tt.not {
+				ok, _ := m.match(name)
+				assert.False(t, ok, "%s not run", name)
+			}
+		})
+	}
+}
+
+func TestPrecedingIn(t *testing.T) {
+	order := []string{"BenchmarkX/a", "BenchmarkX/b", "BenchmarkX/c"}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"BenchmarkX/a", []string{}},
+		{"BenchmarkX/c", []string{"BenchmarkX/a", "BenchmarkX/b"}},
+		{"BenchmarkX/d", nil}, // not in the order: nothing known to run before it
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, precedingIn(order, tt.name))
+		})
+	}
+}

@@ -107,6 +107,17 @@ type session struct {
 	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 	heldStdout bool   // the Log saying a process the code started held stdout was sent
 	rampTo     string // -test.benchtime of the study's ramp run (study.go); "" otherwise
+
+	// order holds, by top-level function, every leaf testing started in a
+	// run of the whole function, in its order: from discovery's listing
+	// run, or from a run at N=1 when a leaf first needed it. preceding
+	// holds, by leaf, the leaves it runs after because it never ran alone
+	// (see measureRuns), empty when there are none to run it after; and
+	// siblingsNsPerOp is those leaves' time per iteration, summed, in the
+	// last run of a leaf after them.
+	order           map[string][]string
+	preceding       map[string][]string
+	siblingsNsPerOp float64
 }
 
 // errEnded is returned by send for work reported after the identity ended,
@@ -134,6 +145,7 @@ func (w *session) send(m protocol.Message) error {
 
 func (w *session) serve() error {
 	w.leaves = map[string]bool{}
+	w.order, w.preceding = map[string][]string{}, map[string][]string{}
 	hooks.Install(w)
 	defer hooks.Install(nil)
 	if err := w.send(protocol.Hello{

@@ -325,6 +325,8 @@ func TestInvalidValues(t *testing.T) {
 		{"half-reported allocs", protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Allocs: u64(1)}}}},
 		{"empty extra unit", protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Extra: []protocol.Metric{{Value: 1}}}}}},
 		{"absence without reason", protocol.Result{Samples: one, Absences: []protocol.Absence{{Name: "a"}}}},
+		{"negative afterSiblings", protocol.Result{Samples: one, AfterSiblings: -1}},
+		{"negative listed afterSiblings", protocol.Listing{Identities: []protocol.Listed{{Name: "X", Kind: protocol.ListedBenchmark, AfterSiblings: -1}}}},
 		{"unknown mode", protocol.Request{Mode: "warp"}},
 		{"unknown phase", protocol.Progress{Phase: "warp"}},
 		{"unknown failure class", protocol.Failure{Class: "oops"}},

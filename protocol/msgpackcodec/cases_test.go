@@ -117,7 +117,7 @@ func messageCases() []msgCase {
 		Metrics: []protocol.MetricCell{{Name: "instructions", Value: 1234.5, Estimated: true}, {Name: "cycles"},
 			{Name: "task-clock", Value: 12.5, Uncertainty: 0.25, Note: "includes the bracket's own cost"}},
 		Absences:        []protocol.Absence{{Name: "cycles", Reason: "no cpu PMU under /sys/bus/event_source/devices"}, {Name: "", Reason: unicodeText}},
-		CountIterations: 5000, CountMethod: "difference of 2 runs"})
+		CountIterations: 5000, CountMethod: "difference of 2 runs", AfterSiblings: 7})
 	watch := &protocol.Watch{HostBusyTicks: 37, TickNs: 1e7, OwnCPUNs: 150_000_123, WallNs: 151_000_000, CPUs: 2, Disturbed: true}
 	add("interference", protocol.Result{Identity: id, Samples: []protocol.Sample{{Iterations: 10, ElapsedNs: 1e8, Watch: watch},
 		{Iterations: 10, ElapsedNs: 1e8, Exact: true, Watch: &protocol.Watch{}}},
@@ -165,6 +165,8 @@ func messageCases() []msgCase {
 			Calibration: []protocol.Sample{{Iterations: 1, ElapsedNs: 900, Exact: true}, {Iterations: 100, ElapsedNs: 41_000, AllocBytes: u64(800), Allocs: u64(100)}}},
 		{Name: "BenchmarkZero", Kind: protocol.ListedBenchmark, Problem: "reported 0 ns/op"},
 		{Name: "BenchmarkSkips", Kind: protocol.ListedBenchmark, Skipped: "no corpus"},
+		{Name: "BenchmarkDeps/c", Kind: protocol.ListedBenchmark, Iterations: 300, AfterSiblings: 2},
+		{Name: "BenchmarkDeps/d", Kind: protocol.ListedBenchmark, Problem: "x_test.go:9: no", AfterSiblings: math.MaxInt64},
 		{Name: "BenchmarkEmptyCalibration", Kind: protocol.ListedBenchmark, Calibration: []protocol.Sample{}}}})
 
 	// TestEvent.

@@ -194,7 +194,7 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 			absences = []protocol.Absence{{Name: s1, Reason: s2}}
 		}
 		return protocol.Result{Identity: id, Repetition: int(a), Seed: u, BytesPerOp: b, Samples: samples,
-			Metrics: cells(15), Absences: absences, CountIterations: a, CountMethod: s2}
+			Metrics: cells(15), Absences: absences, CountIterations: a, CountMethod: s2, AfterSiblings: b}
 	case 5:
 		return protocol.Log{Text: s1 + s2}
 	case 6:
@@ -209,7 +209,7 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 		}
 		ids := []protocol.Listed{}
 		for i := 0; i < int(flags>>1)%4; i++ {
-			ids = append(ids, protocol.Listed{Name: s1, Kind: protocol.ListedKind(pick(3+2*i, "benchmark", "workload", "test", s2))})
+			ids = append(ids, protocol.Listed{Name: s1, Kind: protocol.ListedKind(pick(3+2*i, "benchmark", "workload", "test", s2)), AfterSiblings: a >> i})
 		}
 		return protocol.Listing{Identities: ids}
 	case 10:
@@ -314,12 +314,12 @@ func seedCorpus() map[string]string {
 		protocol.Progress{Phase: protocol.PhaseTiming, Done: 3, Total: 300},
 		protocol.Result{Seed: 1 << 60, Samples: []protocol.Sample{{Iterations: 1000, ElapsedNs: 5e6, AllocBytes: u64(64), Allocs: u64(1),
 			Extra: []protocol.Metric{{Unit: "x/op", Value: 2.5}}}, {Iterations: 1, ElapsedNs: 1 << 40}},
-			Metrics: []protocol.MetricCell{{Name: "instructions", Value: -1e-300, Estimated: true}}, Absences: []protocol.Absence{{Name: "a", Reason: "r"}}},
+			Metrics: []protocol.MetricCell{{Name: "instructions", Value: -1e-300, Estimated: true}}, Absences: []protocol.Absence{{Name: "a", Reason: "r"}}, AfterSiblings: 3},
 		protocol.Log{Text: "ünïcode"},
 		protocol.Skip{Reason: "needs network"},
 		protocol.Failure{Class: protocol.FailurePanic, Message: "boom", Stack: "goroutine 1"},
 		protocol.Done{},
-		protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}}},
+		protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkC/d", Kind: protocol.ListedBenchmark, AfterSiblings: 1}}},
 		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestB", ElapsedNs: 300, Output: "ok\n"},
 		protocol.Window{Name: "W", Reps: 2, WallNs: 1e9, Scope: "thread", OnCPUUserNs: i64(5), OffCPUDiskNs: i64(0),
 			Totals: []protocol.MetricCell{{Name: "t", Value: 1}}, PSI: &protocol.PSI{CPUSomeNs: 7}, Regime: &protocol.Regime{Requested: "cold", Note: "n"}, Note: "note"},
