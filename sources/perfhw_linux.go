@@ -40,6 +40,21 @@ func (perfHW) name() string { return SourcePerfHW }
 // whole and says that it multiplexes. Either way every bracket is checked
 // again when read, so ambient contention is labeled, never hidden.
 func (perfHW) plan(want []string, opts Options) perfPlan {
+	// The trial group counts the calling thread: the goroutine that plans
+	// is locked to its thread and exits locked, which ends the thread. It
+	// never calls runtime.UnlockOSThread: the less of the runtime the
+	// worker makes live beyond what go test's binary reaches, the less
+	// the runtime's code after it moves (docs/design.md#injection).
+	done := make(chan perfPlan)
+	go func() {
+		runtime.LockOSThread()
+		done <- planOnThread(want, opts)
+	}()
+	return <-done
+}
+
+// planOnThread is plan on a goroutine locked to its thread.
+func planOnThread(want []string, opts Options) perfPlan {
 	need := setOf(want)
 	if need["ipc"] {
 		need["instructions"], need["cycles"] = true, true
@@ -47,9 +62,6 @@ func (perfHW) plan(want []string, opts Options) perfPlan {
 	events := eventsFor(hwEvents, need)
 	pl := perfPlan{}
 
-	// The trial group counts the calling thread: keep this goroutine on it.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	stage := 0
 	for {
 		t, err := settle(events, true)

@@ -223,12 +223,13 @@ func (s *workloadSession) note(n string) {
 	s.candNotes = append(s.candNotes, n)
 }
 
-// End closes the whole-body window when the body opened none.
+// End closes the whole-body window when the body opened none. The
+// goroutine stays locked to its thread (newWorkloadSession) until it exits,
+// which ends the thread: the worker never calls runtime.UnlockOSThread, so
+// that its code is not made live in the user's test binary, where it would
+// move the runtime's code after it (docs/design.md#injection).
 func (s *workloadSession) End() {
-	defer func() {
-		closeAll(s.counters)
-		runtime.UnlockOSThread()
-	}()
+	defer closeAll(s.counters)
 	if s.candidate == nil {
 		return
 	}
