@@ -338,6 +338,11 @@ type BuildCompare struct {
 	// per-user cache), so it can be run again by hand; "" when it is not
 	// kept.
 	Binary string `json:"binary,omitempty"`
+	// Layout says where the package's code sits in the measured binary
+	// against go test's build of it (benchmark runs on Linux): at the
+	// same offset in its page, with the padding that put it there, or
+	// why not.
+	Layout string `json:"layout,omitempty"`
 }
 
 // BuildFacts are what decides the code a test binary runs besides its

@@ -69,6 +69,7 @@ type build struct {
 	binary  string      // the run's own link to the test binary; "" until built
 	cached  string      // the test binary in the per-user cache, when kept there
 	failure *report.Row // why it could not be built, if so
+	layout  string      // where the package's code sits against go test's binary (layout.go)
 }
 
 // main is the working tree's build.
@@ -346,13 +347,12 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
 		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
 	}
-	args := slices.Concat([]string{"test", "-c", "-vet=off", "-o", target, "-overlay=" + s.overlay}, s.buildFlags(), []string{p.pkg.ImportPath})
-	out, err := s.goCmd(ctx, args...).CombinedOutput()
-	if err != nil {
-		if len(out) == 0 { // the go command did not run, or said nothing
-			return fmt.Errorf("go test -c: %w", err)
-		}
-		return describeBuildFailure(string(out), s.inj.name, p.pkg.ImportPath)
+	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
+		return err
+	}
+	if s.cfg.Mode == ModeBench {
+		// Benchmarks only: where code sits moves what short loops measure.
+		target, b.layout = s.alignLayout(ctx, p, b, index, target)
 	}
 	if target != bin {
 		if err := useCached(target, bin); err != nil {
@@ -361,6 +361,24 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		b.cached = target
 	}
 	b.binary = bin
+	return nil
+}
+
+// goTestC builds p's test binary into target as go test would, with
+// overlay as the only addition ("" for none: go test's own build).
+func (s *supervisor) goTestC(ctx context.Context, p *pkgPlan, target, overlay string) error {
+	args := []string{"test", "-c", "-vet=off", "-o", target}
+	if overlay != "" {
+		args = append(args, "-overlay="+overlay)
+	}
+	args = slices.Concat(args, s.buildFlags(), []string{p.pkg.ImportPath})
+	out, err := s.goCmd(ctx, args...).CombinedOutput()
+	if err != nil {
+		if len(out) == 0 { // the go command did not run, or said nothing
+			return fmt.Errorf("go test -c: %w", err)
+		}
+		return describeBuildFailure(string(out), s.inj.name, p.pkg.ImportPath)
+	}
 	return nil
 }
 
@@ -494,7 +512,7 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 		if p.main().binary == "" {
 			continue
 		}
-		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.main().cached}
+		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.main().cached, Layout: p.main().layout}
 		if err != nil {
 			bc.Note = "listing the measured build: " + firstLine(err.Error())
 		} else {

@@ -1,0 +1,141 @@
+package supervisor
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Code layout (docs/design.md#layout). The injected worker adds code to
+// the test binary, and the linker places the measured package's code after
+// it: every function of the package then starts at another offset in its
+// page and cache line than in go test's build, and loops of a few
+// nanoseconds run faster or slower with their alignment alone. For a
+// benchmark run, benchsup also builds the package's test binary as go test
+// does, and when the package's first function sits at another offset
+// modulo the page, builds its binary again with a padding package whose
+// size puts it back at go test's offset (and with it everything the linker
+// places after the padding in the same order).
+
+const (
+	layoutPage = 4096 // the offset kept: a page holds whole cache lines
+	funcAlign  = 32   // the linker's function alignment on amd64 and arm64
+	// padOverhead is what the padding package costs besides its functions:
+	// its init function and the function keeping them live.
+	padOverhead = 3 * funcAlign
+)
+
+// alignLayout compares target with go test's build of p and, where p's
+// code sits at another offset modulo layoutPage, rebuilds it padded. It
+// returns the binary to run and what the document says of its layout.
+func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, index int, target string) (string, string) {
+	plain := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.plain.test", index, filepath.Base(p.pkg.ImportPath)))
+	if s.binCache != "" {
+		plain = s.cacheTarget(p, b, "plain", "")
+	}
+	if err := s.goTestC(ctx, p, plain, ""); err != nil {
+		return target, "not compared: go test's own build failed: " + firstLine(err.Error())
+	}
+	anchor, shift, err := layoutShift(plain, target, p.pkg.ImportPath)
+	if err != nil {
+		return target, "not compared: " + err.Error()
+	}
+	if shift == 0 {
+		return target, fmt.Sprintf("%s at go test's offset modulo %d (no padding needed)", anchor, layoutPage)
+	}
+	// Two tries: the padding package's own overhead is estimated the
+	// first time and measured the second.
+	pad, padded := 0, target
+	for try := 0; try < 2 && shift != 0; try++ {
+		pad = (pad + layoutPage - shift) % layoutPage
+		for pad < padOverhead {
+			pad += layoutPage
+		}
+		units := (pad - padOverhead) / funcAlign
+		overlay, digest, err := s.inj.padOverlay(p, index, units)
+		if err != nil {
+			return target, "not padded: " + err.Error()
+		}
+		padded = filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.pad.test", index, filepath.Base(p.pkg.ImportPath)))
+		if s.binCache != "" {
+			padded = s.cacheTarget(p, b, fmt.Sprintf("pad %d", units), digest)
+		}
+		if err := s.goTestC(ctx, p, padded, overlay); err != nil {
+			return target, "not padded: the padded build failed: " + firstLine(err.Error())
+		}
+		if _, shift, err = layoutShift(plain, padded, p.pkg.ImportPath); err != nil {
+			return target, "not padded: " + err.Error()
+		}
+		pad = padOverhead + units*funcAlign
+	}
+	if shift != 0 {
+		return target, fmt.Sprintf("%s not at go test's offset modulo %d: %d bytes off after padding", anchor, layoutPage, shift)
+	}
+	return padded, fmt.Sprintf("%s at go test's offset modulo %d (padded by %d bytes)", anchor, layoutPage, pad)
+}
+
+// cacheTarget is where the per-user cache keeps a variant of b's binary
+// (see build).
+func (s *supervisor) cacheTarget(p *pkgPlan, b *build, kind, overlayDigest string) string {
+	dir, _ := filepath.Abs(s.cfg.Dir)
+	variant := b.variant + "\x00" + kind + "\x00" + strings.Join(s.buildFlags(), "\x00")
+	return filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, overlayDigest))
+}
+
+// layoutShift returns the first function of package pkg in plain (go
+// test's build) and how far measured places it after that, modulo
+// layoutPage.
+func layoutShift(plain, measured, pkg string) (string, int, error) {
+	name, a, err := firstFunc(plain, pkg, "")
+	if err != nil {
+		return "", 0, err
+	}
+	_, b, err := firstFunc(measured, pkg, name)
+	if err != nil {
+		return "", 0, err
+	}
+	return name, int((b - a) % layoutPage), nil
+}
+
+// firstFunc returns the lowest-addressed function of package pkg in the
+// ELF binary bin, or the address of the function named want.
+func firstFunc(bin, pkg, want string) (string, uint64, error) {
+	f, err := elf.Open(bin)
+	if err != nil {
+		var fe *elf.FormatError
+		if errors.As(err, &fe) {
+			return "", 0, errors.New("not an ELF binary")
+		}
+		return "", 0, err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return "", 0, fmt.Errorf("reading the symbols of %s: %w", filepath.Base(bin), err)
+	}
+	name, addr := "", uint64(0)
+	for _, sym := range syms {
+		if elf.ST_TYPE(sym.Info) != elf.STT_FUNC || sym.Value == 0 {
+			continue
+		}
+		if want != "" {
+			if sym.Name == want {
+				return sym.Name, sym.Value, nil
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(sym.Name, pkg+"."); ok && rest != "" && (name == "" || sym.Value < addr) {
+			name, addr = sym.Name, sym.Value
+		}
+	}
+	if name == "" {
+		if want != "" {
+			return "", 0, fmt.Errorf("no function %s in %s", want, filepath.Base(bin))
+		}
+		return "", 0, fmt.Errorf("no function of %s in %s", pkg, filepath.Base(bin))
+	}
+	return name, addr, nil
+}
