@@ -326,7 +326,8 @@ func intsToFloats(xs []int) []float64 {
 	return out
 }
 
-// parseGoTestN is parseGoTest with each result's iteration count.
+// parseGoTestN returns ns/op by benchmark name (without the -P suffix)
+// and each result's iteration count.
 func parseGoTestN(out []byte) (map[string][]float64, map[string][]int, error) {
 	values, iters := map[string][]float64{}, map[string][]int{}
 	r := benchfmt.NewReader(bytes.NewReader(out), "go test")

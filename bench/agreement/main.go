@@ -53,11 +53,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/perf/benchfmt"
 
 	"github.com/benchsup/benchsup/report"
 )
@@ -319,23 +316,8 @@ func prepare(dir string, t target) (string, error) {
 
 // parseGoTest returns ns/op by benchmark name (without the -P suffix).
 func parseGoTest(out []byte) (map[string][]float64, error) {
-	values := map[string][]float64{}
-	r := benchfmt.NewReader(bytes.NewReader(out), "go test")
-	for r.Scan() {
-		res, ok := r.Result().(*benchfmt.Result)
-		if !ok {
-			continue
-		}
-		// go test appends -GOMAXPROCS unless it is 1; benchsup's rows do not.
-		full := "Benchmark" + string(res.Name)
-		if p := runtime.GOMAXPROCS(0); p > 1 {
-			full = strings.TrimSuffix(full, "-"+strconv.Itoa(p))
-		}
-		if v, ok := res.Value("sec/op"); ok {
-			values[full] = append(values[full], v*1e9)
-		}
-	}
-	return values, r.Err()
+	values, _, err := parseGoTestN(out)
+	return values, err
 }
 
 func readDoc(path string) (*report.Document, error) {
