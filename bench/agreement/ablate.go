@@ -77,9 +77,18 @@ type ablationResult struct {
 	LayoutErr string `json:"layoutError,omitempty"`
 }
 
-func ablate(dir, only, before string, rounds, procs int, out io.Writer) error {
+func ablate(dir, only, before, which string, rounds, procs int, out io.Writer) error {
 	if before != "" {
 		variants = append(variants, "before", "binary before")
+	}
+	if which != "" {
+		keep := strings.Split(which, ",")
+		for _, v := range keep {
+			if !slices.Contains(variants, v) {
+				return fmt.Errorf("no variant %q (have %s)", v, strings.Join(variants, ", "))
+			}
+		}
+		variants = slices.DeleteFunc(variants, func(v string) bool { return v != "go test" && !slices.Contains(keep, v) })
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -106,11 +106,12 @@ func main() {
 	ablation := flag.Bool("ablate", false, "run the ablation study (ablate.go) instead of the agreement corpus")
 	rounds := flag.Int("rounds", 4, "with -ablate: rounds of every variant")
 	procs := flag.Int("processes", 3, "with -ablate: fresh processes per variant and round")
+	which := flag.String("variants", "", "with -ablate: comma-separated variants to run besides go test (default: all)")
 	before := flag.String("before", "", "with -ablate: a benchsup binary of an earlier commit, measured alongside (its defaults and its test binary)")
 	flag.Parse()
 	var err error
 	if *ablation {
-		err = ablate(*dir, *only, *before, *rounds, *procs, os.Stdout)
+		err = ablate(*dir, *only, *before, *which, *rounds, *procs, os.Stdout)
 	} else {
 		targets := corpus
 		if *held {
