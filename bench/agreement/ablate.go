@@ -59,6 +59,8 @@ var ablationCorpus = []target{
 		bench: `^BenchmarkOrder$/^EuropeanNumber$/^1000$`, covers: "corpus outlier (1.25)"},
 	{short: "fastjson", module: "github.com/valyala/fastjson@v1.6.10", pkg: ".",
 		bench: `^BenchmarkParse$/^canada$/^(stdjson-map|fastjson)$`, covers: "corpus outliers (1.36, 1.08)"},
+	{short: "uuid", module: "github.com/google/uuid@v1.6.0", pkg: ".",
+		bench: `^Benchmark(Parse|New)$`, covers: "tens of ns, top level; agreed on 2026-12-01, above go test after issue 20"},
 }
 
 // variants in the order of the table; go test is the reference.
