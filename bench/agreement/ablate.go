@@ -92,16 +92,9 @@ func ablate(dir, only, before, which string, rounds, procs int, out io.Writer) e
 		}
 		variants = slices.DeleteFunc(variants, func(v string) bool { return v != "go test" && !slices.Contains(keep, v) })
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	repo, err := repoRoot()
+	bin, err := buildBenchsup(dir)
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(dir, "benchsup")
-	if err := command(repo, "go", "build", "-o", bin, "./cmd/benchsup"); err != nil {
-		return fmt.Errorf("building benchsup: %w", err)
 	}
 	var all []*ablationResult
 	for _, t := range ablationCorpus {

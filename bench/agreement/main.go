@@ -148,16 +148,9 @@ type timing struct {
 }
 
 func run(targets []target, dir, only, sweep string, out io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	repo, err := repoRoot()
+	bin, err := buildBenchsup(dir)
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(dir, "benchsup")
-	if err := command(repo, "go", "build", "-o", bin, "./cmd/benchsup"); err != nil {
-		return fmt.Errorf("building benchsup: %w", err)
 	}
 	settings := []string{"default"}
 	if sweep != "" {
@@ -186,6 +179,22 @@ func run(targets []target, dir, only, sweep string, out io.Writer) error {
 	}
 	writeTable(out, settings, results, timings)
 	return nil
+}
+
+// buildBenchsup builds this checkout's benchsup into the work directory dir.
+func buildBenchsup(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	repo, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "benchsup")
+	if err := command(repo, "go", "build", "-o", bin, "./cmd/benchsup"); err != nil {
+		return "", fmt.Errorf("building benchsup: %w", err)
+	}
+	return bin, nil
 }
 
 // measureTarget prepares t and runs the interleaved sequence.
