@@ -39,7 +39,11 @@ func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, inde
 	if err := s.goTestC(ctx, p, plain, ""); err != nil {
 		return target, "not compared: go test's own build failed: " + firstLine(err.Error())
 	}
-	anchor, shift, err := layoutShift(plain, target, p.pkg.ImportPath)
+	anchor, want, err := firstFunc(plain, p.pkg.ImportPath, "")
+	if err != nil {
+		return target, "not compared: " + err.Error()
+	}
+	shift, err := layoutShift(want, target, anchor)
 	if err != nil {
 		return target, "not compared: " + err.Error()
 	}
@@ -66,7 +70,7 @@ func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, inde
 		if err := s.goTestC(ctx, p, padded, overlay); err != nil {
 			return target, "not padded: the padded build failed: " + firstLine(err.Error())
 		}
-		if _, shift, err = layoutShift(plain, padded, p.pkg.ImportPath); err != nil {
+		if shift, err = layoutShift(want, padded, anchor); err != nil {
 			return target, "not padded: " + err.Error()
 		}
 		pad = padOverhead + units*funcAlign
@@ -85,19 +89,14 @@ func (s *supervisor) cacheTarget(p *pkgPlan, b *build, kind, overlayDigest strin
 	return filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, overlayDigest))
 }
 
-// layoutShift returns the first function of package pkg in plain (go
-// test's build) and how far measured places it after that, modulo
-// layoutPage.
-func layoutShift(plain, measured, pkg string) (string, int, error) {
-	name, a, err := firstFunc(plain, pkg, "")
+// layoutShift returns how far measured places the function anchor after
+// want, its address in go test's build, modulo layoutPage.
+func layoutShift(want uint64, measured, anchor string) (int, error) {
+	_, got, err := firstFunc(measured, "", anchor)
 	if err != nil {
-		return "", 0, err
+		return 0, err
 	}
-	_, b, err := firstFunc(measured, pkg, name)
-	if err != nil {
-		return "", 0, err
-	}
-	return name, int((b - a) % layoutPage), nil
+	return int((got - want) % layoutPage), nil
 }
 
 // firstFunc returns the lowest-addressed function of package pkg in the
