@@ -63,8 +63,8 @@ var ablationCorpus = []target{
 		bench: `^Benchmark(Parse|New)$`, covers: "tens of ns, top level; agreed on 2026-12-01, above go test after issue 20"},
 }
 
-// variants in the order of the table; go test is the reference.
-var variants = []string{"go test", "go test 200ms", "benchsup", "binary", "ramp", "nocapture", "no reads", "environment", "same N"}
+// allVariants in the order of the table; go test is the reference.
+var allVariants = []string{"go test", "go test 200ms", "benchsup", "binary", "ramp", "nocapture", "no reads", "environment", "same N"}
 
 // ablationResult is one benchmark's figures: per variant, per round, the
 // median of that round's processes.
@@ -80,6 +80,7 @@ type ablationResult struct {
 }
 
 func ablate(dir, only, before, which string, rounds, procs int, out io.Writer) error {
+	variants := slices.Clone(allVariants)
 	if before != "" {
 		variants = append(variants, "before", "binary before")
 	}
@@ -102,7 +103,7 @@ func ablate(dir, only, before, which string, rounds, procs int, out io.Writer) e
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "ablation: %s (%s %s)\n", t.short, t.module, t.pkg)
-		rs, err := ablateTarget(dir, bin, before, t, rounds, procs)
+		rs, err := ablateTarget(dir, bin, before, variants, t, rounds, procs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.short, err)
 		}
@@ -115,11 +116,11 @@ func ablate(dir, only, before, which string, rounds, procs int, out io.Writer) e
 	if err := os.WriteFile(filepath.Join(dir, "ablation.json"), data, 0o644); err != nil {
 		return err
 	}
-	writeAblation(out, all)
+	writeAblation(out, variants, all)
 	return nil
 }
 
-func ablateTarget(dir, bin, before string, t target, rounds, procs int) ([]*ablationResult, error) {
+func ablateTarget(dir, bin, before string, variants []string, t target, rounds, procs int) ([]*ablationResult, error) {
 	modDir, err := prepare(dir, t)
 	if err != nil {
 		return nil, err
@@ -354,7 +355,7 @@ func parseGoTestN(out []byte) (map[string][]float64, map[string][]int, error) {
 
 // writeAblation prints each variant's ratio to go test: the median over
 // rounds of the round's ratio, and their range.
-func writeAblation(w io.Writer, results []*ablationResult) {
+func writeAblation(w io.Writer, variants []string, results []*ablationResult) {
 	fmt.Fprintf(w, "host: %s\n\n", host())
 	header, sep := "| benchmark | go test |", "|---|---:|"
 	for _, v := range variants[1:] {
