@@ -166,6 +166,8 @@ func TestCalibrate(t *testing.T) {
 			"one short run that paid less does not veto the cost the others show")
 		assert.False(t, f.explains([]protocol.Sample{{Iterations: 4, ElapsedNs: 72e6}, {Iterations: 4, ElapsedNs: 12e6}, {Iterations: 4, ElapsedNs: 14e6}}),
 			"most short runs without it")
+		assert.True(t, f.explains([]protocol.Sample{{Iterations: 4, ElapsedNs: 150e6}, {Iterations: 4, ElapsedNs: 60e6}, {Iterations: 4, ElapsedNs: 200e6}}),
+			"short runs that paid more than the fit: a larger fixed cost, not none")
 		assert.False(t, f.explains(nil))
 	})
 	t.Run("a fixed cost that varies from run to run still lengthens the sample", func(t *testing.T) {
@@ -192,6 +194,29 @@ func TestCalibrate(t *testing.T) {
 		require.NotNil(t, c.fixed, "the checks at 8 and 63 show a fixed part of about 81 ms")
 		assert.Equal(t, maxSampleNs, c.sampleNs)
 		assert.InDelta(t, 887, float64(c.n), 5, "(1000 ms - 80.7 ms) / 1.04 ms")
+	})
+	t.Run("short runs that paid more than the fit do not veto it", func(t *testing.T) {
+		// The same benchmark in another process of the same day: runs of
+		// one iteration took 102, 41 and 148 ms, checks at 2, 5 and 17
+		// iterations 86, 59 and 124 ms; N was 17 for 200 ms.
+		times := map[int64]int64{2: 85_700_000, 5: 58_500_000, 17: 123_600_000}
+		ones := []int64{102_100_000, 40_800_000, 147_900_000}
+		run := func(n int64) (*protocol.Sample, error) {
+			ns, ok := times[n]
+			switch {
+			case ok:
+			case n == 1 && len(ones) > 0:
+				ns, ones = ones[0], ones[1:]
+			default:
+				t.Fatalf("run(%d) beyond the recorded runs", n)
+			}
+			return &protocol.Sample{Iterations: n, ElapsedNs: ns}, nil
+		}
+		c, err := calibrateFull(200_000_000, run)
+		require.NoError(t, err)
+		require.NotNil(t, c.fixed)
+		assert.Greater(t, c.sampleNs, int64(200_000_000), "the sample is lengthened")
+		assert.Greater(t, c.n, int64(17))
 	})
 	t.Run("a slow start: checked with whole samples, N lands on the target", func(t *testing.T) {
 		// The first 20 iterations of every run cost 5 ms each, the rest 0.5 ms:
