@@ -22,9 +22,9 @@ import (
 // far too small (a 60 ms first call and 3 ms after it make N = 3 for a
 // 200 ms sample), and a heap that grows back after the collection makes
 // the first iterations slow too. So calibration checks N with whole-sample
-// runs and, where a run's cost has a part that does not grow with N,
-// lengthens the sample until that part is a twentieth of it (at most
-// maxSampleNs), as go test's 1 s runs amortize it (see calibrateFull).
+// runs and, where a run's cost has a part that does not grow with N of
+// more than a twentieth of the sample, lengthens the sample to go test's
+// 1 s run, which amortizes it (see calibrateFull, withFixedCost).
 
 // maxIterations is testing's own cap on b.N.
 const maxIterations = 1e9
@@ -33,9 +33,9 @@ const maxIterations = 1e9
 // median of.
 const confirmRuns = 3
 
-// maxSampleNs bounds how far a large fixed cost per run lengthens a
-// sample: go test's default run of 1 s carries the same fixed cost, so a
-// sample of that length carries go test's own share of it.
+// maxSampleNs is the sample a large fixed cost per run lengthens to: go
+// test's default run of 1 s carries the same fixed cost, so a sample of
+// that length carries go test's own share of it.
 const maxSampleNs = int64(1e9)
 
 // zeroTimeAfter is the iteration count from which a run that reports no
@@ -83,12 +83,23 @@ type fit struct {
 }
 
 // withFixedCost chooses N and the sample time for a benchmark whose runs
-// carry a fixed cost: the sample grows until the fixed part is at most a
-// twentieth of it, which biases the time per iteration by 5% at most
-// (never past maxSampleNs, never shorter than the target), and N fills
-// what remains.
+// carry a fixed cost of more than a twentieth of the target: the sample
+// is go test's run, maxSampleNs, and N fills what the fit says remains of
+// it (the target itself where the fixed part is a twentieth of it or
+// less). Not a sample just long enough for the fitted fixed part to be a
+// twentieth of it: what the fit calls fixed is often a warm-up spread
+// over many iterations (pools refilling, the heap growing back, the
+// garbage collector's pacing after testing's forced collection), which a
+// fit through two runs underestimates. fastjson's canada/fastjson fitted
+// 20 ms fixed and 6 ms per iteration through checks of 6 and 21
+// iterations; samples of the 404 ms that fit asked for measured 4.3 ms
+// per iteration, and go test's 1 s run, about 400 iterations, 2.5 ms.
+// A sample as long as go test's run carries go test's share of it.
 func withFixedCost(targetNs int64, f fit) (n, sampleNs int64) {
-	sampleNs = max(targetNs, min(int64(20*f.fixedNs), maxSampleNs))
+	sampleNs = targetNs
+	if 20*f.fixedNs > float64(targetNs) {
+		sampleNs = max(targetNs, maxSampleNs)
+	}
 	nf := (float64(sampleNs) - f.fixedNs) / f.perIterNs
 	switch {
 	case nf < 1:
@@ -158,8 +169,8 @@ func calibrate(targetNs int64, run func(n int64) (*protocol.Sample, error)) (int
 // secant through the last two, until one lands within verifyTolerance of
 // the target. The last two runs, long ones, then show any part of a run's
 // cost that does not grow with N; when it is more than a twentieth of the
-// sample, the sample is lengthened until it is not (at most maxSampleNs)
-// and N filled from the fit.
+// sample, the sample is lengthened to go test's run (maxSampleNs) and N
+// filled from the fit.
 func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) (calibration, error) {
 	c := calibration{sampleNs: targetNs}
 	goal := rampGoal(targetNs)

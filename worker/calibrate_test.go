@@ -73,7 +73,9 @@ func TestWithFixedCost(t *testing.T) {
 		n, sampleNs int64
 	}{
 		{"a twentieth of the target: the target", 200e6, fit{fixedNs: 10e6, perIterNs: 1e6}, 190, 200e6},
-		{"larger: twenty times the fixed part", 200e6, fit{fixedNs: 40e6, perIterNs: 3e6}, 253, 800e6},
+		{"larger: go test's 1 s run", 200e6, fit{fixedNs: 40e6, perIterNs: 3e6}, 320, maxSampleNs},
+		{"just over a twentieth: go test's 1 s run too", 200e6, fit{fixedNs: 11e6, perIterNs: 1e6}, 989, maxSampleNs},
+		{"a target longer than 1 s is kept", 2e9, fit{fixedNs: 200e6, perIterNs: 1e6}, 1800, 2e9},
 		{"at most maxSampleNs", 200e6, fit{fixedNs: 5e8, perIterNs: 1e6}, 500, maxSampleNs},
 		{"at least one iteration", 200e6, fit{fixedNs: 1.9e9, perIterNs: 1e9}, 1, maxSampleNs},
 	}
@@ -155,7 +157,7 @@ func TestCalibrate(t *testing.T) {
 		require.NotNil(t, c.fixed)
 		assert.InDelta(t, 60e6, c.fixed.fixedNs, 1)
 		assert.InDelta(t, 3e6, c.fixed.perIterNs, 1)
-		assert.Equal(t, int64(1_000_000_000), c.sampleNs, "the fixed part would be a twentieth of 1.2 s; at most 1 s")
+		assert.Equal(t, int64(1_000_000_000), c.sampleNs, "go test's run")
 		assert.Equal(t, int64(313), c.n, "(1000 ms - 60 ms) / 3 ms")
 	})
 	t.Run("a fit must explain the short runs too", func(t *testing.T) {
