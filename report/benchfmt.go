@@ -79,7 +79,7 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 	if doc.Meta.Mode != ModeBench {
 		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
 	}
-	if err := checkFinite(doc); err != nil {
+	if err := CheckFinite(doc); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, kv := range [][2]string{{"goos", doc.Meta.OS}, {"goarch", doc.Meta.Arch}, {"cpu", doc.Meta.CPU}} {

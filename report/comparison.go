@@ -209,7 +209,7 @@ func (f Fingerprint) Diff(g Fingerprint) []FieldDiff {
 // ReadComparison verifies; the rows stream out one by one, as WriteJSON's
 // do, with the same caveat for a failure of w.
 func WriteComparisonJSON(w io.Writer, c Comparison) error {
-	if err := checkFinite(c); err != nil {
+	if err := CheckFinite(c); err != nil {
 		return fmt.Errorf("encoding the comparison: %w", err)
 	}
 	c.Mismatches = orEmpty(c.Mismatches)

@@ -215,7 +215,7 @@ func metaFacts(m Meta) []htmlFact {
 		{"placement", fp.Placement},
 		{"containment", orDash(m.Containment) + noteSuffix(m.ContainmentNote)},
 	}
-	if l := m.Limits.headerText(); l != "" {
+	if l := limitsText(m.Limits); l != "" {
 		facts = append(facts, htmlFact{"limits", l})
 	}
 	// The host hygiene lines of the table header, one fact each; the
@@ -524,7 +524,7 @@ func watchText(in *RowInterference) string {
 		s += " (" + formatDuration(float64(in.PausedNs)) + ")"
 	}
 	if in.MaxForeign != nil {
-		s += "; " + maxForeignText(*in.MaxForeign)
+		s += "; " + MaxForeignText(*in.MaxForeign)
 	} else {
 		s += "; foreign CPU " + dash + " (no sample window long enough to tell)"
 	}
@@ -532,7 +532,7 @@ func watchText(in *RowInterference) string {
 		s += "; " + strconv.Itoa(in.TooShort) + " too short to judge"
 	}
 	if in.BudgetExhausted > 0 {
-		s += "; " + in.budgetText()
+		s += "; " + in.BudgetText()
 	}
 	return s
 }
@@ -922,7 +922,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 		`" role="img" aria-label="where each window's wall-clock time went">`)
 	y := 8.0
 	for _, s := range sums {
-		name := summaryName(s)
+		name := s.LocalName()
 		mid := y + winRow/2
 		b.f(`<g class="window" data-window="`, esc(s.Package+" "+s.Workload+" "+s.Name), `" data-scope="`, esc(s.Scope), `">`)
 		b.label(winName, mid+4, "end", "lane", name, 40)
@@ -969,7 +969,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 	b.f(`</svg>`)
 	v.SVG = template.HTML(b.String())
 	for _, s := range sums {
-		row := htmlWindowRow{Name: s.Package + " " + summaryName(s),
+		row := htmlWindowRow{Name: s.Package + " " + s.LocalName(),
 			Processes: strconv.Itoa(s.Processes) + unmeasuredSuffix(s.Unmeasured),
 			Scope:     orDash(s.Scope), Wall: statCell(s.WallNs), Spread: dash,
 			User: statCell(s.OnCPUUserNs), Kernel: statCell(s.OnCPUKernelNs), Runqueue: statCell(s.OffCPURunqueueNs),

@@ -54,7 +54,7 @@ func WriteJSON(w io.Writer, doc Document) error {
 	default:
 		return fmt.Errorf("report: document schema %d, but this package writes schema %d", doc.Schema, SchemaVersion)
 	}
-	if err := checkFinite(doc); err != nil {
+	if err := CheckFinite(doc); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	hw := newHashingWriter(w)
@@ -242,11 +242,11 @@ func streamArray[T any](s *jsonStream, depth int, xs []T, elem func(T)) {
 	s.raw("\n" + indent(depth) + "]")
 }
 
-// checkFinite returns an error wrapping ErrNonFinite that names the first
+// CheckFinite returns an error wrapping ErrNonFinite that names the first
 // NaN or infinity in v, in document order, by its path in the document
 // (rows[0].summary.maxNs); a value that marshals itself is asked to, so
 // that its own refusal comes before anything is written.
-func checkFinite(v any) error {
+func CheckFinite(v any) error {
 	return finiteValue("", reflect.ValueOf(v))
 }
 

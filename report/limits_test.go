@@ -21,7 +21,7 @@ func TestLimitsHeaderText(t *testing.T) {
 		{"pids, no cgroup recorded", &Limits{Pids: 8}, "pids 8 (no cgroup) per child"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.l.headerText())
+			assert.Equal(t, tc.want, limitsText(tc.l))
 		})
 	}
 }

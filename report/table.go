@@ -129,7 +129,7 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 	if doc.Meta.Mode != ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
 	}
-	if err := checkFinite(doc); err != nil {
+	if err := CheckFinite(doc); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	p := painter(opt.Color)
@@ -222,7 +222,7 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
-	if l := m.Limits.headerText(); l != "" {
+	if l := limitsText(m.Limits); l != "" {
 		fmt.Fprintf(w, "limits: %s\n", l)
 	}
 	for _, l := range hygieneLines(m) {

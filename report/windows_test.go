@@ -345,8 +345,8 @@ func TestWindowName(t *testing.T) {
 		{"BenchmarkIngest", "", "BenchmarkIngest"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, windowName(Window{Workload: tt.workload, Name: tt.name}))
-		assert.Equal(t, tt.want, summaryName(WindowSummary{Workload: tt.workload, Name: tt.name}))
+		assert.Equal(t, tt.want, Window{Workload: tt.workload, Name: tt.name}.LocalName())
+		assert.Equal(t, tt.want, WindowSummary{Workload: tt.workload, Name: tt.name}.LocalName())
 	}
 	w := Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
 	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []Window{w}))),
