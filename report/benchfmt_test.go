@@ -118,9 +118,9 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 		doc  Document
 		n    int // results expected
 	}{
-		{"green", greenDoc(), 4 * 3 * 3},
-		{"errors", errorDoc(), 2 * 3}, // only BenchmarkEncode is ok
-		{"counted", countedDoc(), 3 * 2 * 3},
+		{"green", GreenDoc(), 4 * 3 * 3},
+		{"errors", ErrorDoc(), 2 * 3}, // only BenchmarkEncode is ok
+		{"counted", CountedDoc(), 3 * 2 * 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,8 +139,8 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 }
 
 func TestWriteBenchfmtUnrounded(t *testing.T) {
-	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{
-		benchRow("p", "BenchmarkThird", []stats.Sample{{Iterations: 3, ElapsedNs: 1000}}),
+	doc := Document{Meta: MetaOf(ModeBench, 1), Rows: []Row{
+		BenchRow("p", "BenchmarkThird", []stats.Sample{{Iterations: 3, ElapsedNs: 1000}}),
 	}}
 	doc.Meta.GOMAXPROCS = 1
 	var buf bytes.Buffer
@@ -152,9 +152,9 @@ func TestWriteBenchfmtUnrounded(t *testing.T) {
 }
 
 func TestWriteBenchfmtReportedUnitsReplaceComputed(t *testing.T) {
-	s := stats.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: u64(80),
+	s := stats.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: U64(80),
 		Extra: map[string]float64{"ns/op": 42, "MB/s": 7.5, "zz/op": 1}}
-	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{benchRow("p", "BenchmarkX", []stats.Sample{s})}}
+	doc := Document{Meta: MetaOf(ModeBench, 1), Rows: []Row{BenchRow("p", "BenchmarkX", []stats.Sample{s})}}
 	var buf bytes.Buffer
 	require.NoError(t, WriteBenchfmt(&buf, doc))
 	assert.Contains(t, buf.String(), "BenchmarkX-2 10 42 ns/op 7.5 MB/s 8 B/op 1 zz/op\n",
@@ -177,10 +177,10 @@ func TestWriteBenchfmtErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := greenDoc()
+			doc := GreenDoc()
 			tt.edit(&doc)
 			assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), tt.want)
 		})
 	}
-	assert.ErrorIs(t, WriteBenchfmt(failWriter{}, greenDoc()), errWrite)
+	assert.ErrorIs(t, WriteBenchfmt(FailWriter{}, GreenDoc()), ErrWrite)
 }

@@ -50,7 +50,7 @@ func TestWriteJSONStreamsTheWholeEncoding(t *testing.T) {
 		})
 	}
 	t.Run("comparison", func(t *testing.T) {
-		c := comparisonFixture()
+		c := ComparisonFixture()
 		c.Mismatches = []FieldDiff{{Field: "cpu", Old: "a <b>", New: "c & d"}}
 		var buf bytes.Buffer
 		require.NoError(t, WriteComparisonJSON(&buf, c))
@@ -93,25 +93,25 @@ func TestDocumentMembers(t *testing.T) {
 		}
 		return out
 	}
-	full := summarized(windowDoc())
-	full.Comparisons = []Comparison{comparisonFixture()}
+	full := Summarized(WindowDoc())
+	full.Comparisons = []Comparison{ComparisonFixture()}
 	var buf bytes.Buffer
 	require.NoError(t, WriteJSON(&buf, full))
 	assert.Equal(t, tags(Document{}), keys(buf.Bytes()))
 	embedded := buf.String()[strings.Index(buf.String(), `"comparisons": [`):]
 	assert.Contains(t, embedded, `"mismatches": null`, "a run document's comparisons are written as they are")
 	buf.Reset()
-	require.NoError(t, WriteComparisonJSON(&buf, comparisonFixture()))
+	require.NoError(t, WriteComparisonJSON(&buf, ComparisonFixture()))
 	assert.Equal(t, tags(Comparison{}), keys(buf.Bytes()))
 }
 
 func TestWriteJSONFailingWriter(t *testing.T) {
 	for _, n := range []int{0, 1, 100, 2000} {
 		w := &limitWriter{left: n}
-		err := WriteJSON(w, greenDoc())
-		assert.ErrorIs(t, err, errWrite, "a failure after %d bytes", n)
-		err = WriteComparisonJSON(&limitWriter{left: n}, comparisonFixture())
-		assert.ErrorIs(t, err, errWrite, "a failure after %d bytes", n)
+		err := WriteJSON(w, GreenDoc())
+		assert.ErrorIs(t, err, ErrWrite, "a failure after %d bytes", n)
+		err = WriteComparisonJSON(&limitWriter{left: n}, ComparisonFixture())
+		assert.ErrorIs(t, err, ErrWrite, "a failure after %d bytes", n)
 	}
 }
 
@@ -122,7 +122,7 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	if len(p) > w.left {
 		n := w.left
 		w.left = 0
-		return n, errWrite
+		return n, ErrWrite
 	}
 	w.left -= len(p)
 	return len(p), nil
@@ -131,7 +131,7 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 func written(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, greenDoc()))
+	require.NoError(t, WriteJSON(&buf, GreenDoc()))
 	return buf.Bytes()
 }
 
@@ -189,7 +189,7 @@ func TestReadChecksum(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "sha256:"+recorded, integrity.Checksum)
 		assert.Empty(t, integrity.Note())
-		assert.Equal(t, normalize(greenDoc()), *doc)
+		assert.Equal(t, normalize(GreenDoc()), *doc)
 	})
 	t.Run("the same value without its checksum", func(t *testing.T) {
 		a, _, err := ReadDocument(bytes.NewReader(good))
@@ -200,7 +200,7 @@ func TestReadChecksum(t *testing.T) {
 	})
 	t.Run("comparison edited", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteComparisonJSON(&buf, comparisonFixture()))
+		require.NoError(t, WriteComparisonJSON(&buf, ComparisonFixture()))
 		edited := bytes.Replace(buf.Bytes(), []byte(`"verdict": "slower"`), []byte(`"verdict": "faster"`), 1)
 		_, _, err := ReadComparison(bytes.NewReader(edited))
 		var ce *ChecksumError

@@ -8,53 +8,9 @@ import (
 	"testing"
 )
 
-func fptr(v float64) *float64 { return &v }
-
-func comparisonFixture() Comparison {
-	fp := Fingerprint{OS: "linux", Arch: "amd64", CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Placement: "none"}
-	return Comparison{
-		Schema: ComparisonSchemaVersion,
-		Old:    ComparedRun{Label: "old.json", Date: "2026-12-01T09:00:00Z", Fingerprint: fp},
-		New:    ComparedRun{Label: "new.json", Date: "2026-12-01T10:00:00Z", Fingerprint: fp},
-		Knobs:  CompareKnobs{Threshold: 0.02, Confidence: 0.95, Resamples: 10000, Seed: 1},
-		Rows: []ComparisonRow{
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricTime,
-				Old: &ComparedValue{Center: fptr(1234.5), Processes: 5}, New: &ComparedValue{Center: fptr(1604.9), Processes: 5, Outliers: []int{3}},
-				Ratio: fptr(1.3), Low: fptr(1.27), High: fptr(1.33), Confidence: fptr(0.95), P: fptr(0.0001),
-				Method: "hierarchical-bootstrap", Verdict: VerdictSlower, Note: "1 outlier process(es) in new (kept)"},
-			{Package: "example.com/p", Name: "BenchmarkSame", Metric: MetricTime,
-				Old: &ComparedValue{Center: fptr(100), Processes: 5}, New: &ComparedValue{Center: fptr(100.1), Processes: 5},
-				Ratio: fptr(1.001), Low: fptr(0.995), High: fptr(1.006), Confidence: fptr(0.95), P: fptr(0.62),
-				Method: "hierarchical-bootstrap", Verdict: VerdictEquivalent},
-			{Package: "example.com/p", Name: "BenchmarkCrash", Metric: MetricTime,
-				Old: &ComparedValue{Center: fptr(10), Processes: 5}, New: &ComparedValue{Outcome: "signal", Error: fptr2("killed by SIGSEGV")},
-				Verdict: VerdictFailed, Note: "new failed: killed by SIGSEGV"},
-			{Package: "example.com/q", Name: "BenchmarkGone", Metric: MetricTime,
-				Old: &ComparedValue{Center: fptr(10), Processes: 5}, Verdict: VerdictOnlyOld},
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricBytes,
-				Old: &ComparedValue{Center: fptr(64), Processes: 5}, New: &ComparedValue{Center: fptr(128), Processes: 5},
-				Ratio: fptr(2), Method: "exact", Verdict: VerdictIncreased},
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricAllocs,
-				Old: &ComparedValue{Center: fptr(1), Processes: 5}, New: &ComparedValue{Center: fptr(1), Processes: 5},
-				Ratio: fptr(1), Method: "exact", Verdict: VerdictSame},
-		},
-		Geomeans: []Geomean{{Metric: MetricTime, Ratio: 1.14, Identities: 2}},
-	}
-}
-
-func fptr2(s string) *string { return &s }
-
-func TestWriteComparisonTable(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteComparisonTable(&buf, comparisonFixture()); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "comparison.golden", buf.Bytes())
-}
-
 func TestComparisonJSONRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	c := comparisonFixture()
+	c := ComparisonFixture()
 	if err := WriteComparisonJSON(&buf, c); err != nil {
 		t.Fatal(err)
 	}

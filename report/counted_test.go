@@ -64,7 +64,7 @@ func runeColumn(line, sub string, from int) int {
 }
 
 func TestTableCountedColumns(t *testing.T) {
-	doc := countedDoc()
+	doc := CountedDoc()
 	g, _ := gridOf(doc, doc.Rows, TableOptions{})
 	var headers []string
 	for _, c := range g.cols {
@@ -76,7 +76,7 @@ func TestTableCountedColumns(t *testing.T) {
 }
 
 func TestTableEstimateAlignment(t *testing.T) {
-	doc := countedDoc()
+	doc := CountedDoc()
 	// Two estimates in a count column, of different magnitudes.
 	doc.Rows[0].Summary.EstimatedMetrics = []string{"minflt"}
 	doc.Rows[1].Summary.EstimatedMetrics = []string{"task-clock", "minflt"}
@@ -114,7 +114,7 @@ func TestTableEstimateAlignment(t *testing.T) {
 }
 
 func TestTableCountedEmDash(t *testing.T) {
-	doc := countedDoc()
+	doc := CountedDoc()
 	lines := tableLines(t, tableText(t, doc), "benchmark")
 	scan := strings.Fields(lines[3])
 	require.Equal(t, "BenchmarkScan", scan[0])
@@ -136,7 +136,7 @@ func TestTableCountedEmDash(t *testing.T) {
 
 func TestTableDiagnosticsBlock(t *testing.T) {
 	t.Run("present with diagnostic columns, apart from the table", func(t *testing.T) {
-		out := tableText(t, countedDoc())
+		out := tableText(t, CountedDoc())
 		block := tableLines(t, out, diagnosticsTitle)
 		require.Len(t, block, 5)
 		assert.Equal(t, []string{"benchmark", "ctx-sw/op", "maxrss"}, strings.Fields(block[1]))
@@ -147,21 +147,21 @@ func TestTableDiagnosticsBlock(t *testing.T) {
 		assert.Less(t, strings.Index(out, main[len(main)-1]), strings.Index(out, diagnosticsTitle), "the block follows the table")
 	})
 	t.Run("absent without diagnostic columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		quantitative, _ := splitColumns(doc.Columns)
 		doc.Columns = quantitative
 		assert.NotContains(t, tableText(t, doc), "diagnostics")
-		assert.NotContains(t, tableText(t, greenDoc()), "diagnostics")
+		assert.NotContains(t, tableText(t, GreenDoc()), "diagnostics")
 	})
 	t.Run("unknown class is never a headline", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Columns[3].Class = ""
 		out := tableText(t, doc)
 		assert.NotContains(t, tableLines(t, out, "benchmark ")[0], "minflt")
 		assert.Contains(t, tableLines(t, out, diagnosticsTitle)[1], "minflt/op")
 	})
 	t.Run("only diagnostic columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		_, diagnostic := splitColumns(doc.Columns)
 		doc.Columns = diagnostic
 		doc.Meta.Sources = nil
@@ -191,10 +191,10 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.Equal(t, []string{
 			"no column: instructions, ipc (perf-hw unavailable); -v says why",
 			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
-		}, headerOf(countedDoc(), false), "no counting line, the source's reason behind -v")
+		}, headerOf(CountedDoc(), false), "no counting line, the source's reason behind -v")
 	})
 	t.Run("quiet: the gist of a per-row reason when no source explains it", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Meta.Sources = doc.Meta.Sources[1:] // perf-hw's report gone: the rows' absences say why
 		for i := range doc.Rows {
 			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a MetricAbsence) bool {
@@ -211,7 +211,7 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.Contains(t, verboseText(t, doc), "instructions, ipc: not counted by default: 2 pairs of runs")
 	})
 	t.Run("quiet: a source's metrics that never were columns are named too", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		// The default set less what this host cannot count: perf-hw's
 		// report is there, its metrics are not columns.
 		doc.Columns = withoutColumns(doc.Columns, []string{"instructions", "ipc"})
@@ -230,10 +230,10 @@ func TestTableSourceHeaderLines(t *testing.T) {
 			"perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, ipc",
 			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
 			"counting: 1000 iterations, difference of runs at 1000 and 2000 iterations",
-		}, header(countedDoc()))
+		}, header(CountedDoc()))
 	})
 	t.Run("prefixed states are not prefixed twice, and print once", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Meta.Sources[1].Degraded = []string{"perf-sw: user-mode counting only", "group trimmed", "perf-sw: user-mode counting only"}
 		doc.Meta.Sources[0].Status = "no PMU"
 		got := header(doc)
@@ -241,26 +241,26 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.Equal(t, []string{"perf-sw: user-mode counting only", "perf-sw: group trimmed"}, got[1:3])
 	})
 	t.Run("unavailable source without absences names its columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Meta.Sources[0].Absences = nil
 		doc.Meta.Sources[0].Status = ""
 		assert.Equal(t, "perf-hw: unavailable; not measured: instructions, ipc", header(doc)[0])
 	})
 	t.Run("absent capability of an available source", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Meta.Sources[2].Absences = []SourceAbsence{{Capability: "io-accounting", Metrics: []string{"rchar"},
 			Reason: "/proc/self/io: permission denied"}}
 		assert.Contains(t, header(doc), "tier0: io-accounting unavailable: /proc/self/io: permission denied; not measured: rchar")
 	})
 	t.Run("no sources, no lines", func(t *testing.T) {
-		assert.Empty(t, header(greenDoc()), "only the build lines")
+		assert.Empty(t, header(GreenDoc()), "only the build lines")
 	})
 	t.Run("colored as warnings", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true}))
+		require.NoError(t, WriteTable(&buf, CountedDoc(), TableOptions{Color: true}))
 		assert.Contains(t, buf.String(), "\x1b[33mno column: instructions")
 		buf.Reset()
-		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true, Verbose: true}))
+		require.NoError(t, WriteTable(&buf, CountedDoc(), TableOptions{Color: true, Verbose: true}))
 		assert.Contains(t, buf.String(), "\x1b[33mperf-hw: unavailable")
 	})
 }
@@ -278,16 +278,16 @@ func TestTableNotesBlock(t *testing.T) {
 		assert.Equal(t, []string{
 			"  BenchmarkScan: task-clock: not counted: the counter group never got the PMU (time_running was 0)",
 			"  BenchmarkScan: context-switches: not counted in process 1: the counter group never got the PMU (time_running was 0)",
-		}, notes(countedDoc()), "instructions and ipc are explained by the perf-hw line")
+		}, notes(CountedDoc()), "instructions and ipc are explained by the perf-hw line")
 	})
 	t.Run("no notes when every dash is explained", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows = doc.Rows[:2]
 		assert.Nil(t, notes(doc))
-		assert.Nil(t, notes(greenDoc()))
+		assert.Nil(t, notes(GreenDoc()))
 	})
 	t.Run("a dash without any reason says so", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows[2].Absences = doc.Rows[2].Absences[:2]
 		assert.Equal(t, []string{
 			"  BenchmarkScan: task-clock: unavailable (no reason recorded)",
@@ -295,14 +295,14 @@ func TestTableNotesBlock(t *testing.T) {
 		}, notes(doc))
 	})
 	t.Run("absences of an unmeasured row are left to its notes cell", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows[2].Outcome = "exit"
-		doc.Rows[2].Error = str("exit status 2")
+		doc.Rows[2].Error = Str("exit status 2")
 		assert.Nil(t, notes(doc))
 	})
 	t.Run("counting passes that differ are noted per row", func(t *testing.T) {
-		doc := countedDoc()
-		doc.Rows[1].CountIterations = i64(20)
+		doc := CountedDoc()
+		doc.Rows[1].CountIterations = I64(20)
 		doc.Rows[1].CountMethod = "one run"
 		doc.Rows = doc.Rows[:2]
 		out := verboseText(t, doc)
@@ -314,7 +314,7 @@ func TestTableNotesBlock(t *testing.T) {
 		assert.Nil(t, notes(doc), "counting passes are described only under -v")
 	})
 	t.Run("rows without a pass do not break agreement", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows[2].CountIterations, doc.Rows[2].CountMethod = nil, ""
 		assert.Contains(t, verboseText(t, doc), "\ncounting: 1000 iterations, difference of runs")
 		assert.NotContains(t, tableText(t, doc), "counting:")
@@ -357,7 +357,7 @@ func TestFormatCounted(t *testing.T) {
 
 func TestWriteJSONCounted(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, countedDoc()))
+	require.NoError(t, WriteJSON(&buf, CountedDoc()))
 	var doc struct {
 		Columns []map[string]any `json:"columns"`
 		Meta    struct {
@@ -383,7 +383,7 @@ func TestWriteJSONCounted(t *testing.T) {
 	assert.NotContains(t, doc.Rows[0]["summary"], "estimatedMetrics", "absent when every value is exact")
 
 	t.Run("a counted object has a key for every column", func(t *testing.T) {
-		in := countedDoc()
+		in := CountedDoc()
 		in.Rows[0].Summary.Counted = nil
 		buf.Reset()
 		require.NoError(t, WriteJSON(&buf, in))
@@ -402,12 +402,12 @@ func TestWriteJSONCounted(t *testing.T) {
 		assert.Contains(t, out, `"counted": {}`)
 	})
 	t.Run("non-finite counted values are refused", func(t *testing.T) {
-		in := countedDoc()
+		in := CountedDoc()
 		in.Rows[1].Summary.Counted["minflt"] = new(math.Inf(1))
 		err := WriteJSON(&bytes.Buffer{}, in)
 		assert.ErrorIs(t, err, ErrNonFinite)
 		assert.ErrorContains(t, err, `rows[1].summary.counted["minflt"] is +Inf`)
-		in = countedDoc()
+		in = CountedDoc()
 		in.Rows[0].Processes[1].Counted["rchar"] = math.NaN()
 		assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, in), `rows[0].processes[1].counted["rchar"] is NaN`)
 	})
@@ -415,7 +415,7 @@ func TestWriteJSONCounted(t *testing.T) {
 
 func TestWriteBenchfmtCounted(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteBenchfmt(&buf, countedDoc()))
+	require.NoError(t, WriteBenchfmt(&buf, CountedDoc()))
 	got := readBenchfmt(t, buf.Bytes())
 	require.Len(t, got, 18)
 	enc, dec0, dec1, scan1 := got[0], got[6], got[9], got[15]
@@ -436,12 +436,12 @@ func TestWriteBenchfmtCounted(t *testing.T) {
 	assert.Equal(t, 3.0, scan1.values["minflt/op"])
 
 	t.Run("a counted metric without a column is an error", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows[0].Processes[0].Counted["cycles"] = 1
 		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `counted metric "cycles" is not among the document's columns`)
 	})
 	t.Run("a counted unit clashing with a reported unit is an error", func(t *testing.T) {
-		doc := countedDoc()
+		doc := CountedDoc()
 		doc.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"minflt/op": 7}
 		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `"minflt/op" is also a reported unit`)
 	})
@@ -486,7 +486,7 @@ func TestTableCountedUncertainty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := countedDoc()
+			doc := CountedDoc()
 			base := notesOf(t, doc)
 			doc.Rows[tt.row].Summary.Uncertainty = tt.uncertainty
 			notes := notesOf(t, doc)
@@ -565,7 +565,7 @@ func TestSameEventNote(t *testing.T) {
 }
 
 func TestTableAbsencesOfOneReasonNotedOnce(t *testing.T) {
-	doc := countedDoc()
+	doc := CountedDoc()
 	why := "not counted by default: 3 pairs of runs at 2 and 4 iterations would add 27% to the 90 iterations this process timed (the cap is 25%); --perf-iters=2 counts it"
 	for _, m := range []string{"task-clock", "minflt", "rchar"} {
 		doc.Rows[1].Summary.Counted[m] = nil
@@ -575,7 +575,7 @@ func TestTableAbsencesOfOneReasonNotedOnce(t *testing.T) {
 }
 
 func TestWriteJSONCountedUncertainty(t *testing.T) {
-	doc := countedDoc()
+	doc := CountedDoc()
 	doc.Rows[1].Summary.Uncertainty = map[string]float64{"task-clock": 1234.5}
 	doc.Rows[1].Processes[0].Uncertainty = map[string]float64{"task-clock": 1000}
 	doc.Rows[1].Processes[0].CountedNotes = map[string]string{"task-clock": "the median empty bracket was subtracted"}

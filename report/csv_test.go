@@ -35,20 +35,20 @@ const trickyName = "BenchmarkParse/in=\"a,b\"\nline2"
 // shortest forms, a process without samples and a sample without
 // allocation counts.
 func trickyDoc() Document {
-	r := benchRow("example.com/p", trickyName,
-		samples(3, nil, nil, map[string]float64{"x,y/op": 0.1 + 0.2}, 1.0/3, 2.0/3, 1e-300),
-		samples(7, u64(1), nil, nil, 123456789.125, 1, 2))
+	r := BenchRow("example.com/p", trickyName,
+		SamplesOf(3, nil, nil, map[string]float64{"x,y/op": 0.1 + 0.2}, 1.0/3, 2.0/3, 1e-300),
+		SamplesOf(7, U64(1), nil, nil, 123456789.125, 1, 2))
 	r.Outcome = "execution-timeout"
-	r.Error = str("said \"no\", then\nexited")
+	r.Error = Str("said \"no\", then\nexited")
 	r.Notes = []string{"a note, with a comma", "another"}
-	r.Processes = append(r.Processes, ProcessResult{Index: 2, PID: 9, Outcome: "execution-timeout", Error: str("hung, \"badly\"")})
-	return Document{Schema: SchemaVersion, Meta: meta(ModeBench, 3), Rows: []Row{r}}
+	r.Processes = append(r.Processes, ProcessResult{Index: 2, PID: 9, Outcome: "execution-timeout", Error: Str("hung, \"badly\"")})
+	return Document{Schema: SchemaVersion, Meta: MetaOf(ModeBench, 3), Rows: []Row{r}}
 }
 
 // countedCSVDoc is countedDoc with the uncertainties the supervisor
 // reports for some counted values.
 func countedCSVDoc() Document {
-	doc := countedDoc()
+	doc := CountedDoc()
 	doc.Rows[1].Summary.Uncertainty = map[string]float64{"task-clock": 37000, "minflt": 4.5}
 	return doc
 }
@@ -95,9 +95,9 @@ func TestWriteCSVWide(t *testing.T) {
 		dynamic []string
 		golden  string
 	}{
-		{"green", greenDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/green-wide.golden"},
-		{"errors", errorDoc(), []string{"metric:B/op", "metric:allocs/op"}, ""},
-		{"tests", testDoc(), nil, ""},
+		{"green", GreenDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/green-wide.golden"},
+		{"errors", ErrorDoc(), []string{"metric:B/op", "metric:allocs/op"}, ""},
+		{"tests", TestsDoc(), nil, ""},
 		{"counted", countedCSVDoc(), []string{"metric:B/op", "metric:allocs/op",
 			"counted:instructions", "counted:instructions:uncertainty", "counted:instructions:estimated",
 			"counted:ipc", "counted:ipc:uncertainty", "counted:ipc:estimated",
@@ -208,10 +208,10 @@ func TestWriteCSVWideShapes(t *testing.T) {
 	assert.Contains(t, scan["absences"], "instructions: perf-hw unavailable")
 
 	buf.Reset()
-	require.NoError(t, WriteCSV(&buf, greenDoc(), CSVOptions{}))
+	require.NoError(t, WriteCSV(&buf, GreenDoc(), CSVOptions{}))
 	_, rows = readCSV(t, buf.Bytes())
 	var sawNilMetric bool
-	for i, r := range greenDoc().Rows {
+	for i, r := range GreenDoc().Rows {
 		if v, ok := r.Summary.Metrics["hit-ratio"]; ok && v == nil {
 			sawNilMetric = true
 			assert.Equal(t, "", rows[i]["metric:hit-ratio"], "a unit some process lacks is empty")
@@ -234,9 +234,9 @@ func TestWriteCSVSamples(t *testing.T) {
 		extra  []string
 		golden string
 	}{
-		{"green", greenDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, ""},
-		{"errors", errorDoc(), nil, "csv/errors-samples.golden"},
-		{"tests", testDoc(), nil, ""},
+		{"green", GreenDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, ""},
+		{"errors", ErrorDoc(), nil, "csv/errors-samples.golden"},
+		{"tests", TestsDoc(), nil, ""},
 		{"tricky", trickyDoc(), []string{"extra:x,y/op"}, ""},
 		{"hygiene", *hygieneDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, "csv/hygiene-samples.golden"},
 	}
@@ -310,16 +310,16 @@ func TestWriteCSVSamples(t *testing.T) {
 }
 
 func TestWriteComparisonCSV(t *testing.T) {
-	tricky := comparisonFixture()
+	tricky := ComparisonFixture()
 	tricky.Rows[0].Name = trickyName
 	tricky.Rows[0].Note = "kept, \"flagged\"\nsecond line"
-	tricky.Rows[0].Ratio = fptr(0.1 + 0.2)
+	tricky.Rows[0].Ratio = Fptr(0.1 + 0.2)
 	tests := []struct {
 		name   string
 		c      Comparison
 		golden string
 	}{
-		{"fixture", comparisonFixture(), "csv/comparison.golden"},
+		{"fixture", ComparisonFixture(), "csv/comparison.golden"},
 		{"tricky", tricky, ""},
 		{"empty", Comparison{Schema: ComparisonSchemaVersion}, ""},
 	}
@@ -363,7 +363,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 
 	// The fixture's failed and only-old rows, by hand.
 	var buf bytes.Buffer
-	require.NoError(t, WriteComparisonCSV(&buf, comparisonFixture()))
+	require.NoError(t, WriteComparisonCSV(&buf, ComparisonFixture()))
 	_, rows := readCSV(t, buf.Bytes())
 	crash, gone := rows[2], rows[3]
 	assert.Equal(t, "failed", crash["verdict"])

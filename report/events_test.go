@@ -45,8 +45,8 @@ func TestEventWriterConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				row := benchRow("example.com/p", "BenchmarkX", samples(100, nil, nil, nil, 10, 11, 12))
-				row.Error = str("a < b && c > d") // not HTML-escaped
+				row := BenchRow("example.com/p", "BenchmarkX", SamplesOf(100, nil, nil, nil, 10, 11, 12))
+				row.Error = Str("a < b && c > d") // not HTML-escaped
 				ev := ResultEvent(row)
 				ev.Process = &i
 				ev.PID = g + 1
@@ -118,18 +118,18 @@ func TestEventWriterError(t *testing.T) {
 }
 
 func TestEventWriterNonFinite(t *testing.T) {
-	row := benchRow("example.com/p", "BenchmarkNaN", samples(100, nil, nil, nil, 10, 11))
-	row.Summary.Metrics = map[string]*float64{"x/op": fptr(math.NaN())}
+	row := BenchRow("example.com/p", "BenchmarkNaN", SamplesOf(100, nil, nil, nil, 10, 11))
+	row.Summary.Metrics = map[string]*float64{"x/op": Fptr(math.NaN())}
 	cmp := Comparison{Rows: []ComparisonRow{{Name: "BenchmarkInf"}}}
 	cmpRow := &cmp.Rows[0]
-	cmpRow.Ratio = fptr(math.Inf(1))
+	cmpRow.Ratio = Fptr(math.Inf(1))
 	tests := []struct {
 		name string
 		ev   Event
 		want string // in Error
 	}{
 		{"row", ResultEvent(row), "row left out of the event: non-finite number"},
-		{"row with an error", func() Event { ev := ResultEvent(row); ev.Error = str("earlier"); return ev }(), "earlier; row left out"},
+		{"row with an error", func() Event { ev := ResultEvent(row); ev.Error = Str("earlier"); return ev }(), "earlier; row left out"},
 		{"comparison", ComparisonEvent(cmp), "comparison left out of the event: non-finite number"},
 	}
 	for _, tt := range tests {
@@ -158,8 +158,8 @@ func TestDoneEvent(t *testing.T) {
 		doc        Document
 		wantFailed bool
 	}{
-		{"green", greenDoc(), false},
-		{"errors", errorDoc(), true},
+		{"green", GreenDoc(), false},
+		{"errors", ErrorDoc(), true},
 		{"empty", Document{}, false},
 	}
 	for _, tt := range tests {

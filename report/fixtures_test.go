@@ -1,49 +1,26 @@
 package report
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
+	"errors"
 	"slices"
-	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/stats"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites the file under
-// -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./report -update to create it")
-	assert.Equal(t, string(want), string(got), "output differs from %s; rerun with -update if the change is intended", path)
-}
-
-func u64(v uint64) *uint64 { return &v }
+func U64(v uint64) *uint64 { return &v }
 
 // samples builds samples of n iterations each, one per ns/op value, with
 // the given allocation totals per iteration (nil: not measured) and extra
 // units.
-func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []stats.Sample {
+func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []stats.Sample {
 	var out []stats.Sample
 	for _, ns := range nsPerOp {
 		s := stats.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
 		if bytesPerOp != nil {
-			s.AllocBytes = u64(*bytesPerOp * uint64(n))
+			s.AllocBytes = U64(*bytesPerOp * uint64(n))
 		}
 		if allocsPerOp != nil {
-			s.Allocs = u64(*allocsPerOp * uint64(n))
+			s.Allocs = U64(*allocsPerOp * uint64(n))
 		}
 		out = append(out, s)
 	}
@@ -53,7 +30,7 @@ func samples(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64,
 // benchRow builds an "ok" benchmark row whose Summary is computed from its
 // processes' samples the way the supervisor is specified to compute it, so
 // fixtures are consistent with themselves.
-func benchRow(pkg, name string, procs ...[]stats.Sample) Row {
+func BenchRow(pkg, name string, procs ...[]stats.Sample) Row {
 	r := Row{Package: pkg, Name: name, Kind: KindBenchmark, Outcome: OutcomeOK}
 	for i, ss := range procs {
 		p := ProcessResult{Index: i, PID: 4100 + i, Outcome: OutcomeOK, Samples: ss}
@@ -62,12 +39,12 @@ func benchRow(pkg, name string, procs ...[]stats.Sample) Row {
 		}
 		r.Processes = append(r.Processes, p)
 	}
-	r.Summary = summarize(r.Processes)
+	r.Summary = Summarize(r.Processes)
 	return r
 }
 
 // summarize computes a Summary from the processes that have samples.
-func summarize(procs []ProcessResult) *Summary {
+func Summarize(procs []ProcessResult) *Summary {
 	var per []stats.Stats
 	var mps []stats.Process
 	s := &Summary{Metrics: map[string]*float64{}}
@@ -137,7 +114,7 @@ func summarize(procs []ProcessResult) *Summary {
 	return s
 }
 
-func meta(mode string, repetitions int) Meta {
+func MetaOf(mode string, repetitions int) Meta {
 	return Meta{
 		Date:            "2026-03-01T12:00:00Z",
 		Hostname:        "bench-host",
@@ -161,126 +138,126 @@ func meta(mode string, repetitions int) Meta {
 		Environment: Environment{Policy: "strict", NamesHash: "9f2c41d0"},
 		Containment: "cgroup",
 		Provenance: Provenance{Injection: "overlay", Workers: []string{"github.com/acme/shop/zz_benchsup_0123456789ab/worker"}, Toolchain: "go1.26.8",
-			Builds: []BuildCompare{{Package: "github.com/acme/shop/codec", Plain: sameFacts, Measured: sameFacts, Same: true}}},
+			Builds: []BuildCompare{{Package: "github.com/acme/shop/codec", Plain: SameFacts, Measured: SameFacts, Same: true}}},
 	}
 }
 
-var sameFacts = BuildFacts{GoLine: "1.20", BuildList: "sha256:5d41402abc4b2a76b9719d911017c592", Modules: 4, Toolchain: "go1.26.8"}
+var SameFacts = BuildFacts{GoLine: "1.20", BuildList: "sha256:5d41402abc4b2a76b9719d911017c592", Modules: 4, Toolchain: "go1.26.8"}
 
 // greenDoc is an all-green run: two packages, three processes per
 // benchmark, every metric kind, and one metric some process lacks.
-func greenDoc() Document {
-	m := meta(ModeBench, 3)
-	raised := sameFacts
+func GreenDoc() Document {
+	m := MetaOf(ModeBench, 3)
+	raised := SameFacts
 	raised.GoLine = "1.21"
-	m.Provenance.Builds = append(m.Provenance.Builds, BuildCompare{Package: "github.com/acme/shop/store", Plain: sameFacts, Measured: raised,
+	m.Provenance.Builds = append(m.Provenance.Builds, BuildCompare{Package: "github.com/acme/shop/store", Plain: SameFacts, Measured: raised,
 		Note: "go line 1.20 => 1.21"})
 	mbs := func(v float64) map[string]float64 { return map[string]float64{"MB/s": v} }
 	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
-		benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
-			samples(1000, u64(1024), u64(2), mbs(830.5), 1234, 1240, 1229),
-			samples(1000, u64(1024), u64(2), mbs(815.25), 1250, 1262, 1255),
-			samples(1000, u64(1024), u64(2), mbs(828), 1231, 1236, 1238)),
-		benchRow("github.com/acme/shop/codec", "BenchmarkDecode",
-			samples(10, u64(65536), u64(40), nil, 1.52e6, 1.55e6, 1.51e6),
-			samples(10, u64(65536), u64(40), nil, 1.61e6, 1.58e6, 1.6e6),
-			samples(10, u64(65536), u64(41), nil, 1.49e6, 1.5e6, 1.53e6)),
-		benchRow("github.com/acme/shop/store", "BenchmarkGet",
-			samples(1_000_000_000, u64(0), u64(0), nil, 0.3125, 0.3128, 0.3131),
-			samples(1_000_000_000, u64(0), u64(0), nil, 0.3119, 0.3122, 0.3140),
-			samples(1_000_000_000, u64(0), u64(0), nil, 0.3126, 0.3127, 0.3129)),
+		BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+			SamplesOf(1000, U64(1024), U64(2), mbs(830.5), 1234, 1240, 1229),
+			SamplesOf(1000, U64(1024), U64(2), mbs(815.25), 1250, 1262, 1255),
+			SamplesOf(1000, U64(1024), U64(2), mbs(828), 1231, 1236, 1238)),
+		BenchRow("github.com/acme/shop/codec", "BenchmarkDecode",
+			SamplesOf(10, U64(65536), U64(40), nil, 1.52e6, 1.55e6, 1.51e6),
+			SamplesOf(10, U64(65536), U64(40), nil, 1.61e6, 1.58e6, 1.6e6),
+			SamplesOf(10, U64(65536), U64(41), nil, 1.49e6, 1.5e6, 1.53e6)),
+		BenchRow("github.com/acme/shop/store", "BenchmarkGet",
+			SamplesOf(1_000_000_000, U64(0), U64(0), nil, 0.3125, 0.3128, 0.3131),
+			SamplesOf(1_000_000_000, U64(0), U64(0), nil, 0.3119, 0.3122, 0.3140),
+			SamplesOf(1_000_000_000, U64(0), U64(0), nil, 0.3126, 0.3127, 0.3129)),
 		// Custom units, one of which only some processes report: its
 		// summary cell is unavailable, not 0.
-		benchRow("github.com/acme/shop/store", "BenchmarkScan",
-			samples(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.875}, 98500, 99100, 98800),
-			samples(100, nil, nil, map[string]float64{"rows/op": 128}, 101200, 100900, 101000),
-			samples(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.9}, 99000, 98700, 98900)),
+		BenchRow("github.com/acme/shop/store", "BenchmarkScan",
+			SamplesOf(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.875}, 98500, 99100, 98800),
+			SamplesOf(100, nil, nil, map[string]float64{"rows/op": 128}, 101200, 100900, 101000),
+			SamplesOf(100, nil, nil, map[string]float64{"rows/op": 128, "hit-ratio": 0.9}, 99000, 98700, 98900)),
 	}}
 }
 
-func str(s string) *string { return &s }
+func Str(s string) *string { return &s }
 
 // errorDoc is a run with every kind of non-green row: a skip, a timeout in
 // one of two processes, a benchmark failure, and a package that did not
 // build; a green row sits between them to show error rows sorting last.
-func errorDoc() Document {
-	m := meta(ModeBench, 2)
+func ErrorDoc() Document {
+	m := MetaOf(ModeBench, 2)
 	m.Containment = "process-group"
 	m.ContainmentNote = "cgroup2 not writable: /sys/fs/cgroup is read-only"
-	encode := benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
-		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
-		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255))
+	encode := BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+		SamplesOf(1000, U64(1024), U64(2), nil, 1234, 1240, 1229),
+		SamplesOf(1000, U64(1024), U64(2), nil, 1250, 1262, 1255))
 
 	// One process measured, the second hung: the row is an error row,
 	// and the process that did measure stays in the document.
-	stream := benchRow("github.com/acme/shop/codec", "BenchmarkStream",
-		samples(50, u64(4096), u64(8), nil, 2.1e5, 2.12e5, 2.08e5))
+	stream := BenchRow("github.com/acme/shop/codec", "BenchmarkStream",
+		SamplesOf(50, U64(4096), U64(8), nil, 2.1e5, 2.12e5, 2.08e5))
 	stream.Outcome = "execution-timeout"
-	stream.Error = str("benchmark exceeded its 10m0s deadline; sent SIGTERM, then SIGKILL to the process group after 5s")
+	stream.Error = Str("benchmark exceeded its 10m0s deadline; sent SIGTERM, then SIGKILL to the process group after 5s")
 	stream.Output = "goroutine 7 [running]:\ngithub.com/acme/shop/codec.(*Stream).Next(...)\n\t/src/codec/stream.go:88 +0x1d\n[benchsup: 12288 earlier bytes omitted]\n"
 	stream.Processes = append(stream.Processes, ProcessResult{
 		Index: 1, PID: 4201, Outcome: "execution-timeout",
-		Error: str("no result within 10m0s"),
+		Error: Str("no result within 10m0s"),
 	})
 
 	fail := Row{
 		Package: "github.com/acme/shop/codec", Name: "BenchmarkLegacy", Kind: KindBenchmark,
 		Outcome: "benchmark-failure",
-		Error:   str("legacy_test.go:31: fixture missing: testdata/legacy.bin"),
+		Error:   Str("legacy_test.go:31: fixture missing: testdata/legacy.bin"),
 		Output:  "--- FAIL: BenchmarkLegacy\n    legacy_test.go:31: fixture missing: testdata/legacy.bin\n",
 		Processes: []ProcessResult{
-			{Index: 0, PID: 4300, Outcome: "benchmark-failure", Error: str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
-			{Index: 1, PID: 4301, Outcome: "benchmark-failure", Error: str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
+			{Index: 0, PID: 4300, Outcome: "benchmark-failure", Error: Str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
+			{Index: 1, PID: 4301, Outcome: "benchmark-failure", Error: Str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
 		},
 	}
 	skip := Row{
 		Package: "github.com/acme/shop/codec", Name: "BenchmarkGPU", Kind: KindBenchmark,
-		Outcome: OutcomeSkipped, Skipped: str("no CUDA device"),
+		Outcome: OutcomeSkipped, Skipped: Str("no CUDA device"),
 		Processes: []ProcessResult{{Index: 0, PID: 4400, Outcome: OutcomeSkipped}},
 	}
 	build := Row{
 		Package: "github.com/acme/shop/broken", Kind: KindPackage, Outcome: OutcomeBuildFailure,
-		Error:  str("broken/broken.go:12:2: undefined: frobnicate"),
+		Error:  Str("broken/broken.go:12:2: undefined: frobnicate"),
 		Output: "# github.com/acme/shop/broken\nbroken/broken.go:12:2: undefined: frobnicate\nbroken/broken.go:19:9: too many errors\n",
 	}
 	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{stream, fail, encode, skip, build}}
 }
 
-func ns(v int64) *int64 { return &v }
+func Ns(v int64) *int64 { return &v }
 
 // testDoc is a test-mode run: passes, a skip, a plain failure, a crash, a
 // passing package and a package that did not build.
-func testDoc() Document {
-	m := meta(ModeTest, 1)
+func TestsDoc() Document {
+	m := MetaOf(ModeTest, 1)
 	m.Knobs.Bench, m.Knobs.Run = "", "."
 	m.GOMAXPROCS = 2
 	const codec, store, broken = "github.com/acme/shop/codec", "github.com/acme/shop/store", "github.com/acme/shop/broken"
 	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
-		{Package: codec, Name: "TestRoundTrip", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(120_000_000)},
-		{Package: codec, Name: "TestRoundTrip/empty", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(0)},
-		{Package: codec, Name: "TestGPU", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: str("no CUDA device"), ElapsedNs: ns(0)},
-		{Package: codec, Name: "TestLegacy", Kind: KindTest, Outcome: OutcomeTestFail, ElapsedNs: ns(30_000_000),
-			Error:  str("legacy_test.go:40: got 3 frames, want 4"),
+		{Package: codec, Name: "TestRoundTrip", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(120_000_000)},
+		{Package: codec, Name: "TestRoundTrip/empty", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(0)},
+		{Package: codec, Name: "TestGPU", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: Str("no CUDA device"), ElapsedNs: Ns(0)},
+		{Package: codec, Name: "TestLegacy", Kind: KindTest, Outcome: OutcomeTestFail, ElapsedNs: Ns(30_000_000),
+			Error:  Str("legacy_test.go:40: got 3 frames, want 4"),
 			Output: "legacy_test.go:40: got 3 frames, want 4\n"},
 		{Package: codec, Name: "TestHuge", Kind: KindTest, Outcome: "signal",
-			Error:  str("killed by SIGSEGV"),
+			Error:  Str("killed by SIGSEGV"),
 			Output: "unexpected fault address 0x0\nfatal error: fault\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1f2c]\n"},
 		// The supervisor marks a package whose tests failed "fail".
-		{Package: codec, Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(1_532_000_000)},
-		{Package: store, Name: "TestPut", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(10_000_000)},
-		{Package: store, Name: "TestGet", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(4_000_000)},
-		{Package: store, Kind: KindPackage, Outcome: OutcomeOK, ElapsedNs: ns(210_000_000)},
+		{Package: codec, Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: Ns(1_532_000_000)},
+		{Package: store, Name: "TestPut", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(10_000_000)},
+		{Package: store, Name: "TestGet", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(4_000_000)},
+		{Package: store, Kind: KindPackage, Outcome: OutcomeOK, ElapsedNs: Ns(210_000_000)},
 		{Package: broken, Kind: KindPackage, Outcome: OutcomeBuildFailure,
-			Error:  str("broken/broken.go:12:2: undefined: frobnicate"),
+			Error:  Str("broken/broken.go:12:2: undefined: frobnicate"),
 			Output: "broken/broken.go:12:2: undefined: frobnicate\n"},
 	}}
 }
 
-func i64(v int64) *int64 { return &v }
+func I64(v int64) *int64 { return &v }
 
 // countedColumns is a selection of catalog metrics over three sources, two
 // of them diagnostic.
-func countedColumns() []Column {
+func CountedColumns() []Column {
 	return []Column{
 		{Name: "instructions", Header: "instr", Unit: "/op", Format: FormatCount, Class: ClassQuantitative, Source: "perf-hw"},
 		{Name: "ipc", Header: "ipc", Unit: "", Format: FormatRatio, Class: ClassQuantitative, Source: "perf-hw"},
@@ -298,8 +275,8 @@ func countedColumns() []Column {
 // the median over processes of each metric every process has, as the
 // supervisor is specified to compute it, nil otherwise; a median over an
 // estimate is an estimate.
-func withCounted(r Row, cols []Column, perProcess []map[string]float64, estimated [][]string, absences ...MetricAbsence) Row {
-	r.CountIterations = i64(1000)
+func WithCounted(r Row, cols []Column, perProcess []map[string]float64, estimated [][]string, absences ...MetricAbsence) Row {
+	r.CountIterations = I64(1000)
 	r.CountMethod = "difference of runs at 1000 and 2000 iterations"
 	r.Absences = absences
 	s := *r.Summary
@@ -341,8 +318,8 @@ func withCounted(r Row, cols []Column, perProcess []map[string]float64, estimate
 // PMU), perf-sw counts user mode only (a degraded state), one value is an
 // estimate, one row lost two metrics to a group that never ran, and two
 // columns are diagnostic.
-func countedDoc() Document {
-	m := meta(ModeBench, 2)
+func CountedDoc() Document {
+	m := MetaOf(ModeBench, 2)
 	m.Sources = []SourceReport{
 		{Source: "perf-hw", Available: false,
 			Status: "unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu",
@@ -354,7 +331,7 @@ func countedDoc() Document {
 			Degraded: []string{"user-mode counting only (kernel excluded: perf_event_paranoid=2)"}},
 		{Source: "tier0", Available: true},
 	}
-	cols := countedColumns()
+	cols := CountedColumns()
 	const codec = "github.com/acme/shop/codec"
 	noPMU := func() []MetricAbsence {
 		return []MetricAbsence{
@@ -362,23 +339,23 @@ func countedDoc() Document {
 			{Metric: "ipc", Reason: "perf-hw unavailable: no hardware PMU"},
 		}
 	}
-	encode := withCounted(benchRow(codec, "BenchmarkEncode/size=1K",
-		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
-		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255)),
+	encode := WithCounted(BenchRow(codec, "BenchmarkEncode/size=1K",
+		SamplesOf(1000, U64(1024), U64(2), nil, 1234, 1240, 1229),
+		SamplesOf(1000, U64(1024), U64(2), nil, 1250, 1262, 1255)),
 		cols, []map[string]float64{
 			{"task-clock": 1236.4, "minflt": 0.002, "rchar": 0, "context-switches": 0.0001, "maxrss": 12_345_678},
 			{"task-clock": 1251.1, "minflt": 0.003, "rchar": 0, "context-switches": 0.0001, "maxrss": 12_400_000},
 		}, nil, noPMU()...)
-	decode := withCounted(benchRow(codec, "BenchmarkDecode",
-		samples(10, u64(65536), u64(40), nil, 1.52e6, 1.55e6, 1.51e6),
-		samples(10, u64(65536), u64(40), nil, 1.61e6, 1.58e6, 1.6e6)),
+	decode := WithCounted(BenchRow(codec, "BenchmarkDecode",
+		SamplesOf(10, U64(65536), U64(40), nil, 1.52e6, 1.55e6, 1.51e6),
+		SamplesOf(10, U64(65536), U64(40), nil, 1.61e6, 1.58e6, 1.6e6)),
 		cols, []map[string]float64{
 			{"task-clock": 1.518e6, "minflt": 1230, "rchar": 65536, "context-switches": 0.25, "maxrss": 25_165_824},
 			{"task-clock": 1.592e6, "minflt": 1239, "rchar": 65536, "context-switches": 0.5, "maxrss": 25_427_968},
 		}, [][]string{nil, {"task-clock"}}, noPMU()...)
-	scan := withCounted(benchRow(codec, "BenchmarkScan",
-		samples(100, u64(512), u64(3), nil, 98500, 99100, 98800),
-		samples(100, u64(512), u64(3), nil, 101200, 100900, 101000)),
+	scan := WithCounted(BenchRow(codec, "BenchmarkScan",
+		SamplesOf(100, U64(512), U64(3), nil, 98500, 99100, 98800),
+		SamplesOf(100, U64(512), U64(3), nil, 101200, 100900, 101000)),
 		cols, []map[string]float64{
 			{"minflt": 3, "rchar": 4608, "context-switches": 2, "maxrss": 13_000_000},
 			{"minflt": 3, "rchar": 4608, "maxrss": 13_100_000},
@@ -396,18 +373,18 @@ func countedDoc() Document {
 // verified partial, PSI readings (one a measured zero), other threads' CPU,
 // an error window that keeps its regime stamp, a skipped workload, and an
 // unnumbered window (#2) with unavailable values and no note.
-func windowDoc() Document {
-	m := meta(ModeBench, 2)
+func WindowDoc() Document {
+	m := MetaOf(ModeBench, 2)
 	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
-	encode := benchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
-		samples(1000, u64(1024), u64(2), nil, 1234, 1240, 1229),
-		samples(1000, u64(1024), u64(2), nil, 1250, 1262, 1255))
+	encode := BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
+		SamplesOf(1000, U64(1024), U64(2), nil, 1234, 1240, 1229),
+		SamplesOf(1000, U64(1024), U64(2), nil, 1250, 1262, 1255))
 	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{encode}, Windows: []Window{
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 0, Reps: 1,
 			WallNs: 152_345_678, Scope: ScopeThread,
-			OnCPUUserNs: i64(98_765_432), OnCPUKernelNs: i64(12_345_678), OffCPURunqueueNs: i64(1_234_567),
-			OffCPUDiskNs: i64(20_000_000), OffCPUOtherNs: i64(20_000_001), OtherThreadsCPUNs: i64(2_345_678),
+			OnCPUUserNs: I64(98_765_432), OnCPUKernelNs: I64(12_345_678), OffCPURunqueueNs: I64(1_234_567),
+			OffCPUDiskNs: I64(20_000_000), OffCPUOtherNs: I64(20_000_001), OtherThreadsCPUNs: I64(2_345_678),
 			Totals: map[string]float64{"tier0.read-bytes": 16_777_216, "tier0.syscr": 4098, "perf-sw.task-clock": 111_111_110},
 			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 3_456_789, IOFullNs: 1_234_000, CPUSomeNs: 812_000},
 			Regime: &WindowRegime{Requested: "cold", Effective: "cold",
@@ -416,8 +393,8 @@ func windowDoc() Document {
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 0, Reps: 3,
 			WallNs: 45_678_901, Scope: ScopeThread,
-			OnCPUUserNs: i64(40_123_456), OnCPUKernelNs: i64(2_345_678), OffCPUOtherNs: i64(3_209_767),
-			OtherThreadsCPUNs: i64(0),
+			OnCPUUserNs: I64(40_123_456), OnCPUKernelNs: I64(2_345_678), OffCPUOtherNs: I64(3_209_767),
+			OtherThreadsCPUNs: I64(0),
 			Totals:            map[string]float64{"tier0.syscr": 12},
 			PSI:               &WindowPSI{Scope: "system"},
 			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " +
@@ -426,8 +403,8 @@ func windowDoc() Document {
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 1, Reps: 1,
 			WallNs: 160_012_345, Scope: ScopeThread,
-			OnCPUUserNs: i64(97_000_000), OnCPUKernelNs: i64(13_000_000), OffCPURunqueueNs: i64(2_000_000),
-			OffCPUOtherNs: i64(48_012_345), OtherThreadsCPUNs: i64(1_500_000),
+			OnCPUUserNs: I64(97_000_000), OnCPUKernelNs: I64(13_000_000), OffCPURunqueueNs: I64(2_000_000),
+			OffCPUOtherNs: I64(48_012_345), OtherThreadsCPUNs: I64(1_500_000),
 			Totals: map[string]float64{"tier0.read-bytes": 16_355_328, "tier0.syscr": 4098},
 			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 9_876_543, IOFullNs: 4_500_000, MemSomeNs: 125_000, CPUSomeNs: 2_000_000},
 			Regime: &WindowRegime{Requested: "cold", Effective: "partial",
@@ -439,34 +416,149 @@ func windowDoc() Document {
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 1, Reps: 3,
 			Scope:  ScopeThread,
 			Regime: &WindowRegime{Requested: "warm", Effective: "warm", ResidentBefore: 0, ResidentAfter: 16_777_216, TotalBytes: 16_777_216},
-			Error: str("benchmark-failure: panic: runtime error: index out of range [3] with length 3\n" +
+			Error: Str("benchmark-failure: panic: runtime error: index out of range [3] with length 3\n" +
 				"goroutine 9 [running]:\ngithub.com/acme/shop/ingest.parse(...)\n\t/src/ingest/parse.go:41 +0x1d"),
 		},
 		{
 			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Process: 0, Reps: 1,
-			Scope: ScopeThread, Skipped: str("no replay corpus in testdata/replay"),
+			Scope: ScopeThread, Skipped: Str("no replay corpus in testdata/replay"),
 		},
 		{
 			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Process: 0, Reps: 1,
 			WallNs: 1_234_567_890, Scope: ScopeThread,
-			OnCPUUserNs: i64(1_100_000_000), OnCPUKernelNs: i64(100_000_000), OffCPURunqueueNs: i64(4_567_890),
-			OffCPUOtherNs: i64(30_000_000), OtherThreadsCPUNs: i64(250_000_000),
+			OnCPUUserNs: I64(1_100_000_000), OnCPUKernelNs: I64(100_000_000), OffCPURunqueueNs: I64(4_567_890),
+			OffCPUOtherNs: I64(30_000_000), OtherThreadsCPUNs: I64(250_000_000),
 			PSI:  &WindowPSI{Scope: "system", IOSomeNs: 512},
 			Note: "disk: not attributed (no per-cgroup io.pressure)",
 		},
 		{
 			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Process: 0, Reps: 1,
 			WallNs: 999, Scope: ScopeThread,
-			OnCPUUserNs: i64(600), OnCPUKernelNs: i64(0), OffCPURunqueueNs: i64(0), OffCPUOtherNs: i64(399),
-			OtherThreadsCPUNs: i64(0),
+			OnCPUUserNs: I64(600), OnCPUKernelNs: I64(0), OffCPURunqueueNs: I64(0), OffCPUOtherNs: I64(399),
+			OtherThreadsCPUNs: I64(0),
 		},
 	}}
 }
 
 // windowsOnlyDoc is windowDoc without its benchmark: a run of workloads
 // only.
-func windowsOnlyDoc() Document {
-	doc := windowDoc()
+func WindowsOnlyDoc() Document {
+	doc := WindowDoc()
 	doc.Rows = nil
 	return doc
 }
+
+var ErrWrite = errors.New("disk full")
+
+type FailWriter struct{}
+
+func (FailWriter) Write([]byte) (int, error) { return 0, ErrWrite }
+
+func F64(v float64) *float64 { return &v }
+
+// stat is a WindowStat; spread < 0 means none (one process).
+func Stat(median, spread, lo, hi float64) *WindowStat {
+	s := &WindowStat{Median: median, Min: lo, Max: hi}
+	if spread >= 0 {
+		s.Spread = F64(spread)
+	}
+	return s
+}
+
+// one is the WindowStat of a quantity a single process measured.
+func One(v float64) *WindowStat { return Stat(v, -1, v, v) }
+
+// windowSummaries are windowDoc's windows summarized across processes, as
+// the supervisor summarizes them (supervisor/windows_test.go pins that
+// arithmetic): BenchmarkIngest over two processes, one of which could not
+// attribute disk wait and verified its cold prep only partially;
+// BenchmarkIngest/parse measured by process 0 only, process 1 having
+// panicked; BenchmarkReplay skipped; and BenchmarkCompact's two windows.
+func WindowSummaryList() []WindowSummary {
+	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
+	const disk = "disk: not attributed (no per-cgroup io.pressure)"
+	return []WindowSummary{
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Processes: 2, Reps: 1, Scope: ScopeThread,
+			WallNs:            Stat(156_179_011.5, 3_833_333.5, 152_345_678, 160_012_345),
+			OnCPUUserNs:       Stat(97_882_716, 882_716, 97_000_000, 98_765_432),
+			OnCPUKernelNs:     Stat(12_672_839, 327_161, 12_345_678, 13_000_000),
+			OffCPURunqueueNs:  Stat(1_617_283.5, 382_716.5, 1_234_567, 2_000_000),
+			OffCPUOtherNs:     Stat(34_006_173, 14_006_172, 20_000_001, 48_012_345),
+			OtherThreadsCPUNs: Stat(1_922_839, 422_839, 1_500_000, 2_345_678),
+			IOStallNs:         Stat(6_666_666, 3_209_877, 3_456_789, 9_876_543),
+			Totals:            map[string]*float64{"tier0.read-bytes": F64(16_566_272), "tier0.syscr": F64(4098), "perf-sw.task-clock": nil},
+			Regimes: []WindowRegimeCount{
+				{Requested: "cold", Effective: "cold", Processes: []int{0}},
+				{Requested: "cold", Effective: "partial", Processes: []int{1}},
+			},
+			Note: "proc 1: " + disk,
+		},
+		{
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Processes: 1, Unmeasured: 1, Reps: 3, Scope: ScopeThread,
+			WallNs: One(45_678_901), OnCPUUserNs: One(40_123_456), OnCPUKernelNs: One(2_345_678), OffCPUOtherNs: One(3_209_767),
+			OtherThreadsCPUNs: One(0), IOStallNs: One(0),
+			Totals:  map[string]*float64{"tier0.syscr": F64(12)},
+			Regimes: []WindowRegimeCount{{Requested: "warm", Effective: "warm", Processes: []int{1}}},
+			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " + disk +
+				"; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)",
+		},
+		{
+			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Unmeasured: 1, Reps: 1, Scope: ScopeThread,
+			Totals: map[string]*float64{}, Skipped: Str("no replay corpus in testdata/replay"),
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Processes: 1, Reps: 1, Scope: ScopeThread,
+			WallNs: One(1_234_567_890), OnCPUUserNs: One(1_100_000_000), OnCPUKernelNs: One(100_000_000),
+			OffCPURunqueueNs: One(4_567_890), OffCPUOtherNs: One(30_000_000), OtherThreadsCPUNs: One(250_000_000), IOStallNs: One(512),
+			Totals: map[string]*float64{}, Note: disk,
+		},
+		{
+			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Processes: 1, Reps: 1, Scope: ScopeThread,
+			WallNs: One(999), OnCPUUserNs: One(600), OnCPUKernelNs: One(0), OffCPURunqueueNs: One(0), OffCPUOtherNs: One(399),
+			OtherThreadsCPUNs: One(0), Totals: map[string]*float64{},
+		},
+	}
+}
+
+// summarized returns doc with its windows summarized.
+func Summarized(doc Document) Document {
+	doc.WindowSummaries = WindowSummaryList()
+	return doc
+}
+
+func Fptr(v float64) *float64 { return &v }
+
+func ComparisonFixture() Comparison {
+	fp := Fingerprint{OS: "linux", Arch: "amd64", CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Placement: "none"}
+	return Comparison{
+		Schema: ComparisonSchemaVersion,
+		Old:    ComparedRun{Label: "old.json", Date: "2026-12-01T09:00:00Z", Fingerprint: fp},
+		New:    ComparedRun{Label: "new.json", Date: "2026-12-01T10:00:00Z", Fingerprint: fp},
+		Knobs:  CompareKnobs{Threshold: 0.02, Confidence: 0.95, Resamples: 10000, Seed: 1},
+		Rows: []ComparisonRow{
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricTime,
+				Old: &ComparedValue{Center: Fptr(1234.5), Processes: 5}, New: &ComparedValue{Center: Fptr(1604.9), Processes: 5, Outliers: []int{3}},
+				Ratio: Fptr(1.3), Low: Fptr(1.27), High: Fptr(1.33), Confidence: Fptr(0.95), P: Fptr(0.0001),
+				Method: "hierarchical-bootstrap", Verdict: VerdictSlower, Note: "1 outlier process(es) in new (kept)"},
+			{Package: "example.com/p", Name: "BenchmarkSame", Metric: MetricTime,
+				Old: &ComparedValue{Center: Fptr(100), Processes: 5}, New: &ComparedValue{Center: Fptr(100.1), Processes: 5},
+				Ratio: Fptr(1.001), Low: Fptr(0.995), High: Fptr(1.006), Confidence: Fptr(0.95), P: Fptr(0.62),
+				Method: "hierarchical-bootstrap", Verdict: VerdictEquivalent},
+			{Package: "example.com/p", Name: "BenchmarkCrash", Metric: MetricTime,
+				Old: &ComparedValue{Center: Fptr(10), Processes: 5}, New: &ComparedValue{Outcome: "signal", Error: Fptr2("killed by SIGSEGV")},
+				Verdict: VerdictFailed, Note: "new failed: killed by SIGSEGV"},
+			{Package: "example.com/q", Name: "BenchmarkGone", Metric: MetricTime,
+				Old: &ComparedValue{Center: Fptr(10), Processes: 5}, Verdict: VerdictOnlyOld},
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricBytes,
+				Old: &ComparedValue{Center: Fptr(64), Processes: 5}, New: &ComparedValue{Center: Fptr(128), Processes: 5},
+				Ratio: Fptr(2), Method: "exact", Verdict: VerdictIncreased},
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricAllocs,
+				Old: &ComparedValue{Center: Fptr(1), Processes: 5}, New: &ComparedValue{Center: Fptr(1), Processes: 5},
+				Ratio: Fptr(1), Method: "exact", Verdict: VerdictSame},
+		},
+		Geomeans: []Geomean{{Metric: MetricTime, Ratio: 1.14, Identities: 2}},
+	}
+}
+
+func Fptr2(s string) *string { return &s }

@@ -48,7 +48,7 @@ func FuzzReadDocument(f *testing.F) {
 // FuzzReadComparison is FuzzReadDocument for comparison documents.
 func FuzzReadComparison(f *testing.F) {
 	var buf bytes.Buffer
-	if err := WriteComparisonJSON(&buf, comparisonFixture()); err != nil {
+	if err := WriteComparisonJSON(&buf, ComparisonFixture()); err != nil {
 		f.Fatal(err)
 	}
 	good := buf.Bytes()

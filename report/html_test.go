@@ -71,17 +71,17 @@ func skeleton(page string) string {
 // htmlComparisonFixture is comparisonFixture with an inconclusive and a
 // faster row, so that every marker shape is drawn.
 func htmlComparisonFixture() Comparison {
-	c := comparisonFixture()
+	c := ComparisonFixture()
 	c.Rows = append(c.Rows,
 		ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: MetricTime,
-			Old: &ComparedValue{Center: fptr(200), Processes: 5}, New: &ComparedValue{Center: fptr(150), Processes: 5},
-			Ratio: fptr(0.75), Low: fptr(0.7), High: fptr(0.8), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictFaster},
+			Old: &ComparedValue{Center: Fptr(200), Processes: 5}, New: &ComparedValue{Center: Fptr(150), Processes: 5},
+			Ratio: Fptr(0.75), Low: Fptr(0.7), High: Fptr(0.8), Confidence: Fptr(0.95), P: Fptr(0.001), Verdict: VerdictFaster},
 		ComparisonRow{Package: "example.com/p", Name: "BenchmarkUnsure", Metric: MetricTime,
-			Old: &ComparedValue{Center: fptr(200), Processes: 5}, New: &ComparedValue{Center: fptr(204), Processes: 5},
-			Ratio: fptr(1.02), Low: fptr(0.97), High: fptr(1.08), Confidence: fptr(0.95), P: fptr(0.3), Verdict: VerdictInconclusive},
+			Old: &ComparedValue{Center: Fptr(200), Processes: 5}, New: &ComparedValue{Center: Fptr(204), Processes: 5},
+			Ratio: Fptr(1.02), Low: Fptr(0.97), High: Fptr(1.08), Confidence: Fptr(0.95), P: Fptr(0.3), Verdict: VerdictInconclusive},
 		ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "MB/s",
-			Old: &ComparedValue{Center: fptr(100), Processes: 5}, New: &ComparedValue{Center: fptr(133), Processes: 5},
-			Ratio: fptr(1.33), Low: fptr(1.25), High: fptr(1.4), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictIncreased})
+			Old: &ComparedValue{Center: Fptr(100), Processes: 5}, New: &ComparedValue{Center: Fptr(133), Processes: 5},
+			Ratio: Fptr(1.33), Low: Fptr(1.25), High: Fptr(1.4), Confidence: Fptr(0.95), P: Fptr(0.001), Verdict: VerdictIncreased})
 	c.Mismatches = []FieldDiff{{Field: "cpu", Old: "cpu", New: "other cpu"}}
 	return c
 }
@@ -89,17 +89,17 @@ func htmlComparisonFixture() Comparison {
 // olderGreen is greenDoc measured a little slower: the OLD run of a
 // compare.
 func olderGreen() *Document {
-	d := greenDoc()
-	d.Rows[0] = benchRow(d.Rows[0].Package, d.Rows[0].Name,
-		samples(1000, u64(1024), u64(2), nil, 1300, 1310, 1290),
-		samples(1000, u64(1024), u64(2), nil, 1320, 1330, 1315))
+	d := GreenDoc()
+	d.Rows[0] = BenchRow(d.Rows[0].Package, d.Rows[0].Name,
+		SamplesOf(1000, U64(1024), U64(2), nil, 1300, 1310, 1290),
+		SamplesOf(1000, U64(1024), U64(2), nil, 1320, 1330, 1315))
 	return &d
 }
 
 // againstDoc is a run with --against: each identity measured by the
 // working tree and revision v1.0.
 func againstDoc() *Document {
-	d := greenDoc()
+	d := GreenDoc()
 	var rows []Row
 	for _, r := range d.Rows {
 		old := r
@@ -107,29 +107,29 @@ func againstDoc() *Document {
 		rows = append(rows, old, r)
 	}
 	d.Rows = rows
-	d.Comparisons = []Comparison{comparisonFixture()}
+	d.Comparisons = []Comparison{ComparisonFixture()}
 	return &d
 }
 
 // hostileDoc has a name that is markup, a failed process among good
 // ones, a short sample and a failure output holding markup.
 func hostileDoc() *Document {
-	d := errorDoc()
-	r := benchRow("example.com/x", "BenchmarkX/<script>alert(1)</script>",
-		samples(100, nil, nil, nil, 1000, 1010),
-		samples(100, nil, nil, nil, 1020, 1030))
+	d := ErrorDoc()
+	r := BenchRow("example.com/x", "BenchmarkX/<script>alert(1)</script>",
+		SamplesOf(100, nil, nil, nil, 1000, 1010),
+		SamplesOf(100, nil, nil, nil, 1020, 1030))
 	r.Processes[1].Samples[0].Short = true
 	r.Summary.ShortSamples = 1
-	r.Processes = append(r.Processes, ProcessResult{Index: 2, Outcome: "signal", Error: str("killed by SIGSEGV <b>")})
-	r.Outcome, r.Error, r.Output = "signal", str("killed by SIGSEGV <b>"), "</pre><script>x()</script>"
+	r.Processes = append(r.Processes, ProcessResult{Index: 2, Outcome: "signal", Error: Str("killed by SIGSEGV <b>")})
+	r.Outcome, r.Error, r.Output = "signal", Str("killed by SIGSEGV <b>"), "</pre><script>x()</script>"
 	r.Notes = []string{"a process it started still held stdout <i>"}
 	d.Rows = append(d.Rows, r)
 	return &d
 }
 
 func windowsHTMLDoc() *Document {
-	d := windowDoc()
-	d.WindowSummaries = windowSummaries()
+	d := WindowDoc()
+	d.WindowSummaries = WindowSummaryList()
 	// One mixed-scope window: only its wall is drawn.
 	d.WindowSummaries = append(d.WindowSummaries, WindowSummary{Package: "github.com/acme/shop/ingest", Workload: "BenchmarkMixed",
 		Name: "BenchmarkMixed", Processes: 2, Reps: 1, Scope: ScopeMixed,
@@ -141,7 +141,7 @@ func htmlCases() []struct {
 	name string
 	r    HTMLReport
 } {
-	green, errs, counted, tests := greenDoc(), errorDoc(), countedDoc(), testDoc()
+	green, errs, counted, tests := GreenDoc(), ErrorDoc(), CountedDoc(), TestsDoc()
 	return []struct {
 		name string
 		r    HTMLReport
@@ -152,7 +152,7 @@ func htmlCases() []struct {
 		{"tests", HTMLReport{Run: &tests}},
 		{"windows", HTMLReport{Run: windowsHTMLDoc()}},
 		{"compare", HTMLReport{Run: &green, Old: olderGreen(), Comparisons: []Comparison{htmlComparisonFixture()}}},
-		{"against", HTMLReport{Run: againstDoc(), Comparisons: []Comparison{comparisonFixture()}, Title: "against v1.0"}},
+		{"against", HTMLReport{Run: againstDoc(), Comparisons: []Comparison{ComparisonFixture()}, Title: "against v1.0"}},
 		{"hostile", HTMLReport{Run: hostileDoc()}},
 		{"hygiene", HTMLReport{Run: hygieneDoc()}},
 	}
@@ -348,7 +348,7 @@ func TestWriteHTMLDemo(t *testing.T) {
 // TestWriteHTMLForestMarkers checks that each verdict is drawn with its own
 // shape, and that a row without a ratio has no marker on the axis.
 func TestWriteHTMLForestMarkers(t *testing.T) {
-	green := greenDoc()
+	green := GreenDoc()
 	page := renderHTML(t, HTMLReport{Run: &green, Comparisons: []Comparison{htmlComparisonFixture()}})
 	rowRe := regexp.MustCompile(`(?s)<g class="forest-row(?:-metric)?" data-identity="[^"]*" data-verdict="([^"]*)">(.*?)<text[^>]*class="verdict`)
 	seen := map[string]bool{}
@@ -390,8 +390,8 @@ func TestWriteHTMLStripAxis(t *testing.T) {
 		{"wide", []float64{100, 900, 5000}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := greenDoc()
-			d.Rows = []Row{benchRow("example.com/p", "BenchmarkX", samples(10, nil, nil, nil, tt.ns...), samples(10, nil, nil, nil, tt.ns...))}
+			d := GreenDoc()
+			d.Rows = []Row{BenchRow("example.com/p", "BenchmarkX", SamplesOf(10, nil, nil, nil, tt.ns...), SamplesOf(10, nil, nil, nil, tt.ns...))}
 			page := renderHTML(t, HTMLReport{Run: &d})
 			assert.Equal(t, tt.log, strings.Contains(page, "ns/op (log axis"), "log axis")
 			assert.Equal(t, !tt.log, strings.Contains(page, "ns/op (linear axis)"), "linear axis")
@@ -407,11 +407,11 @@ func TestWriteHTMLStripAxis(t *testing.T) {
 // budget ran out there); its second was watched and saw nothing; the
 // others were not watched.
 func hygieneDoc() *Document {
-	d := greenDoc()
+	d := GreenDoc()
 	d.Meta.Placement = &Placement{CPUs: "0-1", UnreservedSiblings: "8-9", Note: "children's GOMAXPROCS follows the affinity: 2"}
 	d.Meta.Shard = &ShardInfo{Index: 2, Count: 4, Method: "hash", Functions: 3}
 	d.Meta.Quiescence = &Quiescence{MaxAverage: 0.2, MaxCore: 0.5, StableNs: 1e9, TimeoutNs: 60e9, WaitedNs: 1_234_000_000, Polls: 12,
-		StableAverage: f64(0.04), StableBusiest: f64(0.11), StableBusiestCPU: new(1)}
+		StableAverage: F64(0.04), StableBusiest: F64(0.11), StableBusiestCPU: new(1)}
 	d.Meta.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-1", WaitedNs: 3_400_000_000,
 		WaitedFor: []string{"cpu1 is held by pid 123 on build7 since 2026-03-01T11:59:00Z (benchsup run ./...)"}}
 	d.Meta.Interference = &InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: InterferenceScope}
@@ -421,13 +421,13 @@ func hygieneDoc() *Document {
 			p := &r.Processes[i]
 			p.Interference = &ProcessInterference{Samples: len(p.Samples)}
 			for j := range p.Samples {
-				p.Samples[j].Foreign = f64(foreign[i][j])
+				p.Samples[j].Foreign = F64(foreign[i][j])
 				if foreign[i][j] > 0.1 {
 					p.Samples[j].Disturbed = true
 					p.Interference.Disturbed++
 				}
 				if m := p.Interference.MaxForeign; m == nil || foreign[i][j] > *m {
-					p.Interference.MaxForeign = f64(foreign[i][j])
+					p.Interference.MaxForeign = F64(foreign[i][j])
 				}
 			}
 		}
@@ -435,15 +435,15 @@ func hygieneDoc() *Document {
 	enc := &d.Rows[0]
 	watch(enc, []float64{0.01, 0.02, 0.01}, []float64{0.03, 0.02, 0.35}, []float64{0.01, 0.01, 0.02})
 	enc.Processes[1].Interference.BudgetExhausted = true
-	retaken := samples(1000, u64(1024), u64(2), nil, 1890, 2410)
-	retaken[0].Foreign, retaken[0].Disturbed = f64(0.42), true
-	retaken[1].Foreign, retaken[1].Disturbed = f64(0.6), true
+	retaken := SamplesOf(1000, U64(1024), U64(2), nil, 1890, 2410)
+	retaken[0].Foreign, retaken[0].Disturbed = F64(0.42), true
+	retaken[1].Foreign, retaken[1].Disturbed = F64(0.6), true
 	p0 := &enc.Processes[0]
 	p0.Retaken = retaken
 	p0.Interference.Samples += 2
 	p0.Interference.Disturbed += 2
 	p0.Interference.Retakes = 2
-	p0.Interference.MaxForeign = f64(0.6)
+	p0.Interference.MaxForeign = F64(0.6)
 	enc.Interference = SumInterference(enc.Processes)
 	enc.Notes = append(enc.Notes, enc.Interference.Note())
 
@@ -456,7 +456,7 @@ func hygieneDoc() *Document {
 // TestHygieneLines pins each header line of the host hygiene fields, one
 // line each, and that a document without them has none.
 func TestHygieneLines(t *testing.T) {
-	merged := greenDoc().Meta
+	merged := GreenDoc().Meta
 	merged.Shard = &ShardInfo{Count: 4, Method: "balanced", Merged: []MergedPart{
 		{Index: 1, Hostname: "a"}, {Index: 2, Hostname: "b"}, {Index: 3, Hostname: "a"}, {Index: 4, Hostname: "b"}}}
 	merged.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-7", MachineWide: true}
@@ -467,7 +467,7 @@ func TestHygieneLines(t *testing.T) {
 		meta Meta
 		want []string
 	}{
-		{"none", greenDoc().Meta, nil},
+		{"none", GreenDoc().Meta, nil},
 		{"all", hygieneDoc().Meta, []string{
 			"placement: cpus 0-1 (children's GOMAXPROCS follows the affinity: 2); SMT siblings 8-9 not reserved",
 			"shard: 2/4 by hash, 3 functions",
@@ -572,16 +572,16 @@ func TestHTMLRepairCallout(t *testing.T) {
 		watchParts []string
 	}{
 		{"unwatched", nil, "", nil},
-		{"quiet", &RowInterference{Samples: 9, MaxForeign: f64(0.02)}, "", []string{"9 samples watched, 0 disturbed", "max 2% foreign CPU"}},
+		{"quiet", &RowInterference{Samples: 9, MaxForeign: F64(0.02)}, "", []string{"9 samples watched, 0 disturbed", "max 2% foreign CPU"}},
 		{"too short to tell", &RowInterference{Samples: 9, TooShort: 9}, "", []string{"foreign CPU — (no sample window long enough to tell)", "9 too short to judge"}},
-		{"retaken", &RowInterference{Samples: 11, Disturbed: 2, Retakes: 2, MaxForeign: f64(0.5)}, "had to repair itself: 2 of 11 samples disturbed", []string{"2 retaken"}},
-		{"paused", &RowInterference{Samples: 9, Disturbed: 1, Pauses: 1, PausedNs: 2e9, MaxForeign: f64(0.3)}, "had to repair itself: ", []string{"1 pause (2.000s)"}},
-		{"observed", &RowInterference{Samples: 9, Disturbed: 3, MaxForeign: f64(0.3)}, "disturbed by foreign load: 3 of 9 samples disturbed", []string{"3 disturbed, 0 retaken"}},
+		{"retaken", &RowInterference{Samples: 11, Disturbed: 2, Retakes: 2, MaxForeign: F64(0.5)}, "had to repair itself: 2 of 11 samples disturbed", []string{"2 retaken"}},
+		{"paused", &RowInterference{Samples: 9, Disturbed: 1, Pauses: 1, PausedNs: 2e9, MaxForeign: F64(0.3)}, "had to repair itself: ", []string{"1 pause (2.000s)"}},
+		{"observed", &RowInterference{Samples: 9, Disturbed: 3, MaxForeign: F64(0.3)}, "disturbed by foreign load: 3 of 9 samples disturbed", []string{"3 disturbed, 0 retaken"}},
 		{"not watched", &RowInterference{Problem: "no /proc/stat"}, "interference watch: not watched: no /proc/stat", []string{"— (not watched: no /proc/stat)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := greenDoc().Rows[0]
+			r := GreenDoc().Rows[0]
 			r.Interference = tt.in
 			if n := tt.in.Note(); n != "" {
 				r.Notes = append(r.Notes, n)
@@ -607,7 +607,7 @@ func TestHTMLRepairCallout(t *testing.T) {
 			}
 		})
 	}
-	page := renderHTML(t, HTMLReport{Run: new(greenDoc())})
+	page := renderHTML(t, HTMLReport{Run: new(GreenDoc())})
 	for _, name := range []string{"shard", "quiescence", "claim", "interference"} {
 		assert.NotContains(t, page, "<td>"+name+"</td>", "a run without %s has no such fact", name)
 	}
@@ -616,7 +616,7 @@ func TestHTMLRepairCallout(t *testing.T) {
 // TestWriteHTMLLegendSides: the legend names the other build's samples
 // only where a plot draws another build.
 func TestWriteHTMLLegendSides(t *testing.T) {
-	green := greenDoc()
+	green := GreenDoc()
 	render := func(r HTMLReport) string {
 		var b strings.Builder
 		require.NoError(t, WriteHTML(&b, r))
@@ -644,7 +644,7 @@ func TestSourceFactsSayAReasonOnce(t *testing.T) {
 // TestWriteHTMLFixedIterations: with -benchtime=Nx a sample is N
 // iterations, and the summary says so rather than the unused sample time.
 func TestWriteHTMLFixedIterations(t *testing.T) {
-	doc := greenDoc()
+	doc := GreenDoc()
 	doc.Meta.Knobs.Iterations = 2000
 	var b strings.Builder
 	require.NoError(t, WriteHTML(&b, HTMLReport{Run: &doc}))

@@ -17,10 +17,10 @@ func TestWriteJSONGolden(t *testing.T) {
 		name string
 		doc  Document
 	}{
-		{"green", greenDoc()},
-		{"errors", errorDoc()},
-		{"tests", testDoc()},
-		{"counted", countedDoc()},
+		{"green", GreenDoc()},
+		{"errors", ErrorDoc()},
+		{"tests", TestsDoc()},
+		{"counted", CountedDoc()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestWriteJSONGolden(t *testing.T) {
 
 func TestWriteJSONNull(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, greenDoc()))
+	require.NoError(t, WriteJSON(&buf, GreenDoc()))
 	var doc struct {
 		Rows []map[string]any `json:"rows"`
 	}
@@ -54,7 +54,7 @@ func TestWriteJSONNull(t *testing.T) {
 	assert.Equal(t, 128.0, metrics["rows/op"])
 
 	buf.Reset()
-	require.NoError(t, WriteJSON(&buf, errorDoc()))
+	require.NoError(t, WriteJSON(&buf, ErrorDoc()))
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 	build := doc.Rows[4]
 	assert.Nil(t, build["summary"], "a row that measured nothing has a null summary")
@@ -73,7 +73,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 }
 
 func TestWriteJSONDoesNotModifyInput(t *testing.T) {
-	doc := errorDoc()
+	doc := ErrorDoc()
 	doc.Rows[0].Summary.Metrics = nil
 	require.NoError(t, WriteJSON(&bytes.Buffer{}, doc))
 	assert.Nil(t, doc.Rows[0].Summary.Metrics)
@@ -97,7 +97,7 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := greenDoc()
+			doc := GreenDoc()
 			tt.edit(&doc)
 			var buf bytes.Buffer
 			err := WriteJSON(&buf, doc)
@@ -109,10 +109,10 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 }
 
 func TestWriteJSONSchema(t *testing.T) {
-	doc := greenDoc()
+	doc := GreenDoc()
 	doc.Schema = SchemaVersion + 1
 	assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, doc), "schema")
-	assert.ErrorIs(t, WriteJSON(failWriter{}, greenDoc()), errWrite)
+	assert.ErrorIs(t, WriteJSON(FailWriter{}, GreenDoc()), ErrWrite)
 }
 
 // normalize is the whole document as WriteJSON streams it, normalized

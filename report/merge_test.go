@@ -11,7 +11,7 @@ import (
 // shards splits greenDoc's rows into n parts, row i to part i%n+1, with a
 // package row repeated in every part.
 func shards(n int) []*Document {
-	whole := greenDoc()
+	whole := GreenDoc()
 	docs := make([]*Document, n)
 	for k := range docs {
 		d := whole
@@ -28,7 +28,7 @@ func shards(n int) []*Document {
 }
 
 func packageRow(pkg string) Row {
-	return Row{Package: pkg, Kind: KindPackage, Outcome: OutcomeBuildFailure, Error: str("undefined: x")}
+	return Row{Package: pkg, Kind: KindPackage, Outcome: OutcomeBuildFailure, Error: Str("undefined: x")}
 }
 
 func TestMerge(t *testing.T) {
@@ -36,7 +36,7 @@ func TestMerge(t *testing.T) {
 	// Reversed: the result does not depend on the order of the arguments.
 	got, err := Merge([]*Document{docs[2], docs[0], docs[1]}, MergeOptions{})
 	require.NoError(t, err)
-	whole := greenDoc()
+	whole := GreenDoc()
 	assert.Len(t, got.Rows, len(whole.Rows)+1, "every identity once, the package row once")
 	var names []string
 	for _, r := range got.Rows {
@@ -66,7 +66,7 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		{"missing part", func() []*Document { return shards(3)[:2] }, "shard 3/3 missing"},
 		{"part twice", func() []*Document { d := shards(2); return []*Document{d[0], d[1], d[0]} }, "shard 1/2 is given twice"},
-		{"not a shard", func() []*Document { d := greenDoc(); return []*Document{&d} }, "not the document of a shard"},
+		{"not a shard", func() []*Document { d := GreenDoc(); return []*Document{&d} }, "not the document of a shard"},
 		{"other count", func() []*Document { return append(shards(2), shards(3)[2]) }, "a part of 3"},
 		{"fingerprint", func() []*Document {
 			d := shards(2)
@@ -129,7 +129,7 @@ func TestMergeComparisons(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Comparisons, 1)
 	c := got.Comparisons[0]
-	assert.Len(t, c.Rows, len(greenDoc().Rows), "every identity's comparison row, once")
+	assert.Len(t, c.Rows, len(GreenDoc().Rows), "every identity's comparison row, once")
 	assert.Empty(t, c.Geomeans, "a part's geomean is not the whole run's")
 	assert.Equal(t, knobs, c.Knobs)
 
@@ -148,15 +148,15 @@ func TestMergeEmptyPart(t *testing.T) {
 	empty := *d[1]
 	empty.Meta.Shard = &ShardInfo{Index: 3, Count: 3, Method: "hash"}
 	empty.Meta.GoVersion, empty.Meta.GOMAXPROCS, empty.Meta.Containment, empty.Meta.Module = "", 0, "", ""
-	empty.Rows = []Row{{Package: "github.com/acme/shop/codec", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: str("no benchmarks to run")}}
+	empty.Rows = []Row{{Package: "github.com/acme/shop/codec", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: Str("no benchmarks to run")}}
 	for _, p := range d {
 		p.Meta.Shard.Count = 3
 	}
 	got, err := Merge([]*Document{&empty, d[0], d[1]}, MergeOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, greenDoc().Meta.Fingerprint(), got.Meta.Fingerprint(), "the fingerprint of the parts that measured")
+	assert.Equal(t, GreenDoc().Meta.Fingerprint(), got.Meta.Fingerprint(), "the fingerprint of the parts that measured")
 	for _, r := range got.Rows {
 		assert.False(t, r.Outcome == OutcomeSkipped && r.Kind == KindPackage, "a part's nothing-to-run row of a package another part ran: %+v", r)
 	}
-	assert.Len(t, got.Rows, len(greenDoc().Rows)+1)
+	assert.Len(t, got.Rows, len(GreenDoc().Rows)+1)
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -21,10 +20,10 @@ func TestWriteTableGolden(t *testing.T) {
 		doc  Document
 		opt  TableOptions
 	}{
-		{"green", greenDoc(), TableOptions{}},
-		{"errors", errorDoc(), TableOptions{}},
-		{"counted", countedDoc(), TableOptions{}},
-		{"counted-verbose", countedDoc(), TableOptions{Verbose: true}},
+		{"green", GreenDoc(), TableOptions{}},
+		{"errors", ErrorDoc(), TableOptions{}},
+		{"counted", CountedDoc(), TableOptions{}},
+		{"counted-verbose", CountedDoc(), TableOptions{Verbose: true}},
 		{"narrow", longNamesDoc(), TableOptions{Width: 110}},
 	}
 	for _, tt := range tests {
@@ -40,21 +39,21 @@ func TestWriteTableGolden(t *testing.T) {
 // TestTableInvariants checks the shape every table must have, whatever its
 // rows.
 func TestTableInvariants(t *testing.T) {
-	single := greenDoc()
+	single := GreenDoc()
 	single.Meta.Knobs.Repetitions = 1
 	single.Rows = single.Rows[:1]
 	single.Rows[0].Processes = single.Rows[0].Processes[:1]
-	single.Rows[0].Summary = summarize(single.Rows[0].Processes)
+	single.Rows[0].Summary = Summarize(single.Rows[0].Processes)
 
 	tests := []struct {
 		name      string
 		doc       Document
 		wantNotes bool
 	}{
-		{"green", greenDoc(), false},
-		{"errors", errorDoc(), true},
+		{"green", GreenDoc(), false},
+		{"errors", ErrorDoc(), true},
 		{"single process", single, false},
-		{"counted", countedDoc(), false},
+		{"counted", CountedDoc(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +108,7 @@ func TestTableInvariants(t *testing.T) {
 
 func TestTableColumns(t *testing.T) {
 	t.Run("metric columns come in a fixed order, then sorted", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		g, _ := gridOf(doc, tableOrder(doc.Rows), TableOptions{})
 		var headers []string
 		for _, c := range g.cols {
@@ -119,7 +118,7 @@ func TestTableColumns(t *testing.T) {
 			"B/op", "allocs/op", "MB/s", "hit-ratio", "rows/op"}, headers)
 	})
 	t.Run("one sample per process: no ±within column", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		for i := range doc.Rows {
 			for j := range doc.Rows[i].Processes {
 				p := &doc.Rows[i].Processes[j]
@@ -129,7 +128,7 @@ func TestTableColumns(t *testing.T) {
 					p.NsPerOp = &st
 				}
 			}
-			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+			doc.Rows[i].Summary = Summarize(doc.Rows[i].Processes)
 		}
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		for _, c := range g.cols {
@@ -137,11 +136,11 @@ func TestTableColumns(t *testing.T) {
 		}
 	})
 	t.Run("no interval column for single-process runs", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		doc.Meta.Knobs.Repetitions = 1
 		for i := range doc.Rows {
 			doc.Rows[i].Processes = doc.Rows[i].Processes[:1]
-			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+			doc.Rows[i].Summary = Summarize(doc.Rows[i].Processes)
 		}
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		for _, c := range g.cols {
@@ -149,7 +148,7 @@ func TestTableColumns(t *testing.T) {
 		}
 	})
 	t.Run("unavailable metric is an em dash, never 0", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		var scan string
@@ -164,16 +163,16 @@ func TestTableColumns(t *testing.T) {
 		assert.Equal(t, []string{dash, dash, dash, dash, "128"}, fields[len(fields)-5:])
 	})
 	t.Run("names carry the package only for multi-package runs", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		doc.Rows = doc.Rows[:2]
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		assert.Equal(t, "BenchmarkEncode/size=1K", g.cells[0][0])
-		doc = greenDoc()
+		doc = GreenDoc()
 		g, _ = gridOf(doc, doc.Rows, TableOptions{})
 		assert.Equal(t, "codec.BenchmarkEncode/size=1K", g.cells[0][0])
 	})
 	t.Run("notes are capped", func(t *testing.T) {
-		doc := errorDoc()
+		doc := ErrorDoc()
 		g, notesCol := gridOf(doc, tableOrder(doc.Rows), TableOptions{NoteWidth: 20})
 		for _, row := range g.cells {
 			assert.LessOrEqual(t, runeLen(row[notesCol]), 20)
@@ -182,18 +181,18 @@ func TestTableColumns(t *testing.T) {
 }
 
 func TestSamplesCell(t *testing.T) {
-	three := samples(10, nil, nil, nil, 1, 2, 3)
-	four := samples(10, nil, nil, nil, 1, 2, 3, 4)
+	three := SamplesOf(10, nil, nil, nil, 1, 2, 3)
+	four := SamplesOf(10, nil, nil, nil, 1, 2, 3, 4)
 	tests := []struct {
 		name        string
 		row         Row
 		repetitions int
 		want        string
 	}{
-		{"one process", benchRow("p", "B", three), 1, "3"},
-		{"repetitions asked for", benchRow("p", "B", three, three, three), 3, "3×3"},
-		{"one process of several measured", benchRow("p", "B", three), 5, "1×3"},
-		{"uneven processes", benchRow("p", "B", three, four), 2, "2×3–4"},
+		{"one process", BenchRow("p", "B", three), 1, "3"},
+		{"repetitions asked for", BenchRow("p", "B", three, three, three), 3, "3×3"},
+		{"one process of several measured", BenchRow("p", "B", three), 5, "1×3"},
+		{"uneven processes", BenchRow("p", "B", three, four), 2, "2×3–4"},
 		{"no per-process detail", Row{Summary: &Summary{Processes: 2, Samples: 8}}, 2, "2×4"},
 	}
 	for _, tt := range tests {
@@ -231,7 +230,7 @@ func TestPackagePrefixes(t *testing.T) {
 
 func TestWriteTableColor(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, errorDoc(), TableOptions{Color: true}))
+	require.NoError(t, WriteTable(&buf, ErrorDoc(), TableOptions{Color: true}))
 	out := buf.String()
 	assert.Contains(t, out, "\x1b[1mbenchmark")
 	assert.Contains(t, out, "\x1b[31mexecution-timeout: ")
@@ -240,19 +239,19 @@ func TestWriteTableColor(t *testing.T) {
 
 func TestWriteTableErrors(t *testing.T) {
 	t.Run("test-mode document", func(t *testing.T) {
-		err := WriteTable(&bytes.Buffer{}, testDoc(), TableOptions{})
+		err := WriteTable(&bytes.Buffer{}, TestsDoc(), TableOptions{})
 		assert.ErrorContains(t, err, `mode "test"`)
 	})
 	t.Run("NaN is refused, naming the field", func(t *testing.T) {
-		doc := greenDoc()
+		doc := GreenDoc()
 		doc.Rows[1].Summary.MedianNs = math.NaN()
 		err := WriteTable(&bytes.Buffer{}, doc, TableOptions{})
 		assert.ErrorIs(t, err, ErrNonFinite)
 		assert.ErrorContains(t, err, "rows[1].summary.medianNs")
 	})
 	t.Run("write error", func(t *testing.T) {
-		err := WriteTable(failWriter{}, greenDoc(), TableOptions{})
-		assert.ErrorIs(t, err, errWrite)
+		err := WriteTable(FailWriter{}, GreenDoc(), TableOptions{})
+		assert.ErrorIs(t, err, ErrWrite)
 	})
 	t.Run("empty run", func(t *testing.T) {
 		var buf bytes.Buffer
@@ -268,16 +267,10 @@ func gridOf(doc Document, rows []Row, opt TableOptions) (*grid, int) {
 	return benchGrid(rows, packagePrefixes(doc.Rows), doc.Meta.Knobs.Repetitions, quantitative, opt)
 }
 
-var errWrite = errors.New("disk full")
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
-
 // The fixtures' summaries must agree with measure, or the goldens would
 // show numbers the supervisor cannot produce.
 func TestFixtureSummary(t *testing.T) {
-	r := greenDoc().Rows[0]
+	r := GreenDoc().Rows[0]
 	var per []stats.Stats
 	for _, p := range r.Processes {
 		per = append(per, *p.NsPerOp)
@@ -293,7 +286,7 @@ func TestFixtureSummary(t *testing.T) {
 // metric reported as NaN is an em dash in its column with its reason in
 // the notes, as are the row's notes.
 func TestTableLongNamesAndUnmeasured(t *testing.T) {
-	doc := greenDoc()
+	doc := GreenDoc()
 	long := "BenchmarkLong/" + strings.Repeat("x", 5000) + "/end"
 	doc.Rows[0].Name = long
 	doc.Rows[0].Summary.Metrics["ratio"] = nil
@@ -325,7 +318,7 @@ func TestTableLongNamesAndUnmeasured(t *testing.T) {
 
 // longNamesDoc is errorDoc with names too long for a 100-column terminal.
 func longNamesDoc() Document {
-	doc := errorDoc()
+	doc := ErrorDoc()
 	for i, r := range doc.Rows {
 		switch r.Name {
 		case "BenchmarkEncode/size=1K":

@@ -18,7 +18,7 @@ func TestWriteTestsGolden(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, WriteTests(&buf, testDoc(), verbose))
+			require.NoError(t, WriteTests(&buf, TestsDoc(), verbose))
 			golden(t, name+".txt", buf.Bytes())
 
 			out := buf.String()
@@ -42,19 +42,19 @@ func TestWriteTestsPackages(t *testing.T) {
 		want string
 	}{
 		{"no package row", []Row{{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK}}, "ok  \tp\n"},
-		{"package without tests", []Row{{Package: "p", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: str("no test files")}},
+		{"package without tests", []Row{{Package: "p", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: Str("no test files")}},
 			"?   \tp\t[no test files]\n"},
-		{"package crash outside any test", []Row{{Package: "p", Kind: KindPackage, Outcome: "exit", Error: str("exit status 2"),
-			Output: "panic: init failed\n", ElapsedNs: ns(5_000_000)}},
+		{"package crash outside any test", []Row{{Package: "p", Kind: KindPackage, Outcome: "exit", Error: Str("exit status 2"),
+			Output: "panic: init failed\n", ElapsedNs: Ns(5_000_000)}},
 			"# p\nexit: exit status 2\npanic: init failed\nFAIL\tp\t0.005s\n"},
 		{"status row of a failing package adds no failure", []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("test failed")},
-			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: Str("test failed")},
+			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: Ns(20_000_000)},
 		}, "--- FAIL: TestA (—)\n    fail: test failed\nFAIL\tp\t0.020s\n"},
 		{"crash outside any test next to the status row", []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(0)},
-			{Package: "p", Kind: KindPackage, Outcome: "signal", Error: str("killed by SIGKILL")},
-			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(0)},
+			{Package: "p", Kind: KindPackage, Outcome: "signal", Error: Str("killed by SIGKILL")},
+			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: Ns(20_000_000)},
 		}, "# p\nsignal: killed by SIGKILL\nFAIL\tp\t0.020s\n"},
 	}
 	for _, tt := range tests {
@@ -70,8 +70,8 @@ func TestWriteTestsPackages(t *testing.T) {
 }
 
 func TestWriteTestsErrors(t *testing.T) {
-	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, greenDoc(), false), `mode "bench"`)
-	assert.ErrorIs(t, WriteTests(failWriter{}, testDoc(), false), errWrite)
+	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, GreenDoc(), false), `mode "bench"`)
+	assert.ErrorIs(t, WriteTests(FailWriter{}, TestsDoc(), false), ErrWrite)
 }
 
 func TestWriteTestsOutput(t *testing.T) {
@@ -82,34 +82,34 @@ func TestWriteTestsOutput(t *testing.T) {
 		want    string
 	}{
 		{"a failure's message is a line of its output: printed once", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: want 4"),
-				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: Str("a_test.go:3: want 4"),
+				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    printed\n        a_test.go:3: want 4\nFAIL\tp\n"},
 		{"a subtest's failure message names the subtest", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("TestA/x: a_test.go:3: bad"),
-				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: Str("TestA/x: a_test.go:3: bad"),
+				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    === NAME  TestA/x\n        a_test.go:3: bad\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
 		{"a message not in the output is printed", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("subtest TestA/x failed"),
-				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: Str("subtest TestA/x failed"),
+				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    fail: subtest TestA/x failed\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
 		{"a crash keeps benchsup's explanation above the crash text", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: "exit", Error: str("TestA panicked; panic: boom"),
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: "exit", Error: Str("TestA panicked; panic: boom"),
 				Output: "panic: boom\n"},
 		}, "--- FAIL: TestA (—)\n    exit: TestA panicked; panic: boom\n    panic: boom\nFAIL\tp\n"},
 		{"notes follow a failure", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: no token"),
-				Output: "    a_test.go:3: no token\n", ElapsedNs: ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: Str("a_test.go:3: no token"),
+				Output: "    a_test.go:3: no token\n", ElapsedNs: Ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
 		}, "--- FAIL: TestA (0.00s)\n        a_test.go:3: no token\n    note: pass it with --env-keep=TOKEN\nFAIL\tp\n"},
 		{"quiet: a passing test's output is not shown", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: Ns(0)},
 		}, "ok  \tp\n"},
 		{"verbose: a passing test's output", true, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: Ns(0)},
 		}, "--- PASS: TestA (0.00s)\n    printed\n        a_test.go:3: hello\nok  \tp\n"},
 		{"verbose: a skip's reason once, its other output below", true, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: str("a_test.go:4: no GPU"),
-				Output: "    a_test.go:3: probing\n    a_test.go:4: no GPU\n", ElapsedNs: ns(0)},
+			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: Str("a_test.go:4: no GPU"),
+				Output: "    a_test.go:3: probing\n    a_test.go:4: no GPU\n", ElapsedNs: Ns(0)},
 		}, "--- SKIP: TestA (a_test.go:4: no GPU)\n        a_test.go:3: probing\nok  \tp\n"},
 	}
 	for _, tt := range tests {

@@ -16,11 +16,11 @@ import (
 // fixtureDocs are the documents of the golden tests, each consistent with
 // itself as a run writes it.
 func fixtureDocs() map[string]Document {
-	withComparison := greenDoc()
-	withComparison.Comparisons = []Comparison{comparisonFixture()}
+	withComparison := GreenDoc()
+	withComparison.Comparisons = []Comparison{ComparisonFixture()}
 	return map[string]Document{
-		"green": greenDoc(), "errors": errorDoc(), "tests": testDoc(), "counted": countedDoc(),
-		"windows": summarized(windowDoc()), "windows-only": summarized(windowsOnlyDoc()),
+		"green": GreenDoc(), "errors": ErrorDoc(), "tests": TestsDoc(), "counted": CountedDoc(),
+		"windows": Summarized(WindowDoc()), "windows-only": Summarized(WindowsOnlyDoc()),
 		"with comparison": withComparison,
 	}
 }
@@ -52,7 +52,7 @@ func TestValidFixturesRead(t *testing.T) {
 // calibration and in each process, survives writing and reading, under
 // the checksum.
 func TestAfterSiblingsRoundTrip(t *testing.T) {
-	doc := greenDoc()
+	doc := GreenDoc()
 	doc.Rows[0].Calibration = &Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []stats.Sample{}}
 	doc.Rows[0].Processes[1].AfterSiblings = 2
 	var buf bytes.Buffer
@@ -73,64 +73,64 @@ func TestReadRefusesValues(t *testing.T) {
 		edit func(*Document)
 		want string
 	}{
-		{"negative sample time", greenDoc, func(d *Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
+		{"negative sample time", GreenDoc, func(d *Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
 			"rows[3].processes[1].samples[0].ns: negative time -12"},
-		{"negative iterations", greenDoc, func(d *Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },
+		{"negative iterations", GreenDoc, func(d *Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },
 			"rows[0].processes[0].samples[2].n: negative count -1"},
-		{"negative median", greenDoc, func(d *Document) { d.Rows[1].Summary.MedianNs = -0.5 },
+		{"negative median", GreenDoc, func(d *Document) { d.Rows[1].Summary.MedianNs = -0.5 },
 			"rows[1].summary.medianNs: negative time -0.5"},
-		{"negative process stats", greenDoc, func(d *Document) { d.Rows[1].Processes[2].NsPerOp.MAD = -3 },
+		{"negative process stats", GreenDoc, func(d *Document) { d.Rows[1].Processes[2].NsPerOp.MAD = -3 },
 			"rows[1].processes[2].nsPerOp.mad: negative time -3"},
-		{"negative wall", greenDoc, func(d *Document) { d.Rows[0].Processes[2].WallNs = -1 },
+		{"negative wall", GreenDoc, func(d *Document) { d.Rows[0].Processes[2].WallNs = -1 },
 			"rows[0].processes[2].wallNs: negative time -1"},
-		{"negative elapsed test", testDoc, func(d *Document) { d.Rows[1].ElapsedNs = ns(-5) },
+		{"negative elapsed test", TestsDoc, func(d *Document) { d.Rows[1].ElapsedNs = Ns(-5) },
 			"rows[1].elapsedNs: negative time -5"},
-		{"negative peak memory", greenDoc, func(d *Document) { d.Rows[0].Processes[1].PeakMemoryBytes = ns(-4096) },
+		{"negative peak memory", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].PeakMemoryBytes = Ns(-4096) },
 			"rows[0].processes[1].peakMemoryBytes: negative size -4096"},
-		{"negative package peak memory", testDoc, func(d *Document) { d.Rows[1].PeakMemoryBytes = ns(-1) },
+		{"negative package peak memory", TestsDoc, func(d *Document) { d.Rows[1].PeakMemoryBytes = Ns(-1) },
 			"rows[1].peakMemoryBytes: negative size -1"},
-		{"negative siblings run before", greenDoc, func(d *Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
+		{"negative siblings run before", GreenDoc, func(d *Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
 			"rows[1].processes[0].afterSiblings: negative count -2"},
-		{"negative siblings run before calibration", greenDoc, func(d *Document) {
+		{"negative siblings run before calibration", GreenDoc, func(d *Document) {
 			d.Rows[0].Calibration = &Calibration{N: 10, TargetNs: 1e6, AfterSiblings: -1}
 		}, "rows[0].calibration.afterSiblings: negative count -1"},
-		{"negative knob", greenDoc, func(d *Document) { d.Meta.Knobs.TimeoutNs = -1 },
+		{"negative knob", GreenDoc, func(d *Document) { d.Meta.Knobs.TimeoutNs = -1 },
 			"meta.knobs.timeoutNs: negative time -1"},
-		{"unknown mode", greenDoc, func(d *Document) { d.Meta.Mode = "fuzz" },
+		{"unknown mode", GreenDoc, func(d *Document) { d.Meta.Mode = "fuzz" },
 			`meta.mode: "fuzz" is neither "bench" nor "test"`},
-		{"interval upside down", greenDoc, func(d *Document) {
+		{"interval upside down", GreenDoc, func(d *Document) {
 			iv := d.Rows[2].Summary.Interval
 			iv.LowNs, iv.HighNs = iv.HighNs, iv.LowNs
 		}, "rows[2].summary.interval: lowNs 0.3128 is above highNs 0.3122"},
-		{"min above max", greenDoc, func(d *Document) { d.Rows[0].Summary.MinNs = 1e9 },
+		{"min above max", GreenDoc, func(d *Document) { d.Rows[0].Summary.MinNs = 1e9 },
 			"rows[0].summary: minNs 1e+09 is above maxNs 1262"},
-		{"confidence above 1", greenDoc, func(d *Document) { d.Rows[0].Summary.Interval.Confidence = 93.75 },
+		{"confidence above 1", GreenDoc, func(d *Document) { d.Rows[0].Summary.Interval.Confidence = 93.75 },
 			"rows[0].summary.interval.confidence: 93.75 is outside [0, 1]"},
-		{"duplicate identity", greenDoc, func(d *Document) { d.Rows[3].Package, d.Rows[3].Name = d.Rows[1].Package, d.Rows[1].Name },
+		{"duplicate identity", GreenDoc, func(d *Document) { d.Rows[3].Package, d.Rows[3].Name = d.Rows[1].Package, d.Rows[1].Name },
 			"rows[3]: identity github.com/acme/shop/codec BenchmarkDecode (benchmark) repeats rows[1]"},
-		{"duplicate process index", greenDoc, func(d *Document) { d.Rows[2].Processes[2].Index = 0 },
+		{"duplicate process index", GreenDoc, func(d *Document) { d.Rows[2].Processes[2].Index = 0 },
 			"rows[2].processes[2].index: process index 0 repeats processes[0]"},
-		{"duplicate column", countedDoc, func(d *Document) { d.Columns = append(d.Columns, d.Columns[0]) },
+		{"duplicate column", CountedDoc, func(d *Document) { d.Columns = append(d.Columns, d.Columns[0]) },
 			"repeats columns[0]"},
-		{"summary samples", greenDoc, func(d *Document) { d.Rows[0].Summary.Samples = 8 },
+		{"summary samples", GreenDoc, func(d *Document) { d.Rows[0].Summary.Samples = 8 },
 			"rows[0].summary.samples: records 8, but those processes have 9 samples"},
-		{"summary processes", greenDoc, func(d *Document) { d.Rows[0].Processes[1].NsPerOp = nil },
+		{"summary processes", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].NsPerOp = nil },
 			"rows[0].summary.processes: records 3, but the row has 2 processes with ns/op"},
-		{"short samples", greenDoc, func(d *Document) { d.Rows[0].Processes[1].Samples[1].Short = true },
+		{"short samples", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].Samples[1].Short = true },
 			"rows[0].summary.shortSamples: records 0, but those processes have 1 short samples"},
-		{"a sample dropped", greenDoc, func(d *Document) {
+		{"a sample dropped", GreenDoc, func(d *Document) {
 			p := &d.Rows[1].Processes[0]
 			p.Samples = p.Samples[:2]
 		}, "rows[1].processes[0].nsPerOp.n: records 3, but the process has 2 samples"},
-		{"negative window", func() Document { return summarized(windowDoc()) }, func(d *Document) { d.Windows[1].WallNs = -7 },
+		{"negative window", func() Document { return Summarized(WindowDoc()) }, func(d *Document) { d.Windows[1].WallNs = -7 },
 			"windows[1].wallNs: negative time -7"},
-		{"window summary count", func() Document { return summarized(windowDoc()) }, func(d *Document) { d.WindowSummaries[0].Processes++ },
+		{"window summary count", func() Document { return Summarized(WindowDoc()) }, func(d *Document) { d.WindowSummaries[0].Processes++ },
 			"windowSummaries[0].processes: records 3, but the document has 2 measured windows of it"},
 		{"embedded comparison", func() Document {
-			d := greenDoc()
-			d.Comparisons = []Comparison{comparisonFixture()}
+			d := GreenDoc()
+			d.Comparisons = []Comparison{ComparisonFixture()}
 			return d
-		}, func(d *Document) { d.Comparisons[0].Rows[1].Low = fptr(1.01) },
+		}, func(d *Document) { d.Comparisons[0].Rows[1].Low = Fptr(1.01) },
 			"comparisons[0].rows[1]: low 1.01 is above high 1.006"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,11 +154,11 @@ func TestReadComparisonRefusesValues(t *testing.T) {
 		edit func(*Comparison)
 		want string
 	}{
-		{"interval upside down", func(c *Comparison) { c.Rows[0].Low, c.Rows[0].High = fptr(1.4), fptr(1.2) },
+		{"interval upside down", func(c *Comparison) { c.Rows[0].Low, c.Rows[0].High = Fptr(1.4), Fptr(1.2) },
 			"rows[0]: low 1.4 is above high 1.2"},
-		{"negative time ratio", func(c *Comparison) { c.Rows[1].Ratio = fptr(-1) }, "rows[1].ratio: negative value -1"},
-		{"negative center", func(c *Comparison) { c.Rows[3].Old.Center = fptr(-10) }, "rows[3].old.center: negative value -10"},
-		{"p above 1", func(c *Comparison) { c.Rows[0].P = fptr(2) }, "rows[0].p: 2 is outside [0, 1]"},
+		{"negative time ratio", func(c *Comparison) { c.Rows[1].Ratio = Fptr(-1) }, "rows[1].ratio: negative value -1"},
+		{"negative center", func(c *Comparison) { c.Rows[3].Old.Center = Fptr(-10) }, "rows[3].old.center: negative value -10"},
+		{"p above 1", func(c *Comparison) { c.Rows[0].P = Fptr(2) }, "rows[0].p: 2 is outside [0, 1]"},
 		{"duplicate row", func(c *Comparison) { c.Rows[1].Name = "BenchmarkSlower" },
 			"rows[1]: identity example.com/p BenchmarkSlower sec/op repeats rows[0]"},
 		{"duplicate outlier", func(c *Comparison) { c.Rows[0].New.Outliers = []int{3, 3} },
@@ -170,7 +170,7 @@ func TestReadComparisonRefusesValues(t *testing.T) {
 		{"negative resamples", func(c *Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := comparisonFixture()
+			c := ComparisonFixture()
 			tc.edit(&c)
 			var buf bytes.Buffer
 			require.NoError(t, WriteComparisonJSON(&buf, c))
