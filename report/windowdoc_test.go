@@ -86,3 +86,27 @@ func TestWindowsJSON(t *testing.T) {
 		assert.Zero(t, buf.Len(), "no partial document")
 	})
 }
+
+func TestWindowsJSONGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  Document
+	}{
+		{"windows", Summarized(WindowDoc())},
+		{"windows-only", Summarized(WindowsOnlyDoc())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var first, second bytes.Buffer
+			require.NoError(t, WriteJSON(&first, tt.doc))
+			require.NoError(t, WriteJSON(&second, tt.doc))
+			assert.Equal(t, first.String(), second.String(), "output is deterministic")
+			golden(t, tt.name+".json", first.Bytes())
+
+			var back Document
+			require.NoError(t, json.Unmarshal(first.Bytes(), &back))
+			assert.Equal(t, normalize(tt.doc).Windows, back.Windows, "every per-process window round-trips, nil durations staying nil")
+			assert.Equal(t, tt.doc.WindowSummaries, back.WindowSummaries, "every summary round-trips")
+		})
+	}
+}
