@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -311,4 +312,11 @@ func TestWindowsBenchfmt(t *testing.T) {
 		assert.Equal(t, without.String(), with.String())
 		assert.Equal(t, wantResults(doc), readBenchfmt(t, with.Bytes()))
 	})
+}
+
+// The table refuses a non-finite window total as the JSON writer does.
+func TestWindowsTableRefusesNonFinite(t *testing.T) {
+	doc := Summarized(WindowDoc())
+	doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
+	assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), ErrNonFinite)
 }
