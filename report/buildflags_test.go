@@ -1,17 +1,19 @@
-package report
+package report_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/benchsup/benchsup/report"
 )
 
 // Builds with other flags (-race, -gcflags=-N) are other code: their
 // numbers do not compare without --allow-mismatch.
 func TestFingerprintBuildFlags(t *testing.T) {
-	plain := Meta{OS: "linux"}.Fingerprint()
-	race := Meta{OS: "linux", BuildFlags: []string{"-race", "-tags=x"}}.Fingerprint()
+	plain := report.Meta{OS: "linux"}.Fingerprint()
+	race := report.Meta{OS: "linux", BuildFlags: []string{"-race", "-tags=x"}}.Fingerprint()
 	assert.Equal(t, "-race -tags=x", race.BuildFlags)
 	assert.Empty(t, plain.Diff(plain))
-	assert.Equal(t, []FieldDiff{{Field: "buildFlags", Old: "", New: "-race -tags=x"}}, plain.Diff(race))
+	assert.Equal(t, []report.FieldDiff{{Field: "buildFlags", Old: "", New: "-race -tags=x"}}, plain.Diff(race))
 }

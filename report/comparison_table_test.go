@@ -10,5 +10,5 @@ func TestWriteComparisonTable(t *testing.T) {
 	if err := WriteComparisonTable(&buf, ComparisonFixture()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "comparison.golden", buf.Bytes())
+	Golden(t, "comparison.golden", buf.Bytes())
 }

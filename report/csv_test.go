@@ -184,7 +184,7 @@ func TestWriteCSVWide(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
@@ -303,7 +303,7 @@ func TestWriteCSVSamples(t *testing.T) {
 			}
 			assert.Len(t, rows, i, "rows = kept and retaken samples + sample-less processes")
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
@@ -356,7 +356,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}

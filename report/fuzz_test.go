@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/benchsup/benchsup/report"
 )
 
 // documentSeeds are the golden run documents (each with its checksum),
@@ -25,7 +27,7 @@ func documentSeeds(f *testing.F) [][]byte {
 	seeds = append(seeds,
 		tests[:len(tests)/2],
 		bytes.Replace(tests, []byte(`"elapsedNs": 0`), []byte(`"elapsedNs": -1`), 1),
-		append(bytes.Clone(tests[:len(tests)-checksumTailLen]), "\n}\n"...),
+		append(bytes.Clone(tests[:len(tests)-report.ChecksumTailLen]), "\n}\n"...),
 		[]byte(`{"schema": 1, "meta": {"mode": "bench"}, "rows": [{"package": "p", "name": "B", "kind": "benchmark", "processes": [{"index": 0}, {"index": 0}]}]}`),
 	)
 	return seeds
@@ -41,24 +43,24 @@ func FuzzReadDocument(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, "document", ErrNotDocument, ReadDocument, WriteJSON)
+		roundTrip(t, data, "document", report.ErrNotDocument, report.ReadDocument, report.WriteJSON)
 	})
 }
 
 // FuzzReadComparison is FuzzReadDocument for comparison documents.
 func FuzzReadComparison(f *testing.F) {
 	var buf bytes.Buffer
-	if err := WriteComparisonJSON(&buf, ComparisonFixture()); err != nil {
+	if err := report.WriteComparisonJSON(&buf, report.ComparisonFixture()); err != nil {
 		f.Fatal(err)
 	}
 	good := buf.Bytes()
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add(append(bytes.Clone(good[:len(good)-checksumTailLen]), "\n}\n"...))
+	f.Add(append(bytes.Clone(good[:len(good)-report.ChecksumTailLen]), "\n}\n"...))
 	f.Add(bytes.Replace(good, []byte(`"low": 1.27`), []byte(`"low": 1.5`), 1))
 	f.Add([]byte(`{"schema": 1, "old": {"label": "a"}, "new": {"label": "b"}, "rows": [{"package": "p", "name": "B", "metric": "sec/op", "low": 2, "high": 1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, "comparison", ErrNotComparison, ReadComparison, WriteComparisonJSON)
+		roundTrip(t, data, "comparison", report.ErrNotComparison, report.ReadComparison, report.WriteComparisonJSON)
 	})
 }
 
@@ -67,11 +69,11 @@ func FuzzReadComparison(f *testing.F) {
 // it reads writes back, reads again with its checksum verified, and writes
 // back to the same bytes. what names the kind of document in failures.
 func roundTrip[T any](t *testing.T, data []byte, what string, notKind error,
-	read func(io.Reader) (*T, Integrity, error), write func(io.Writer, T) error) {
+	read func(io.Reader) (*T, report.Integrity, error), write func(io.Writer, T) error) {
 	t.Helper()
 	v, _, err := read(bytes.NewReader(data))
 	if err != nil {
-		if !errors.Is(err, notKind) && !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrInvalidValue) {
+		if !errors.Is(err, notKind) && !errors.Is(err, report.ErrChecksum) && !errors.Is(err, report.ErrInvalidValue) {
 			t.Fatalf("an error of no documented kind: %v", err)
 		}
 		return

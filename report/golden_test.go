@@ -14,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // golden compares got with testdata/name, or rewrites the file under
 // -update.
-func golden(t *testing.T, name string, got []byte) {
+func Golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {

@@ -162,7 +162,7 @@ func TestWriteHTMLSkeleton(t *testing.T) {
 	for _, tt := range htmlCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, tt.r)
-			golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
+			Golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
 			assert.Equal(t, page, renderHTML(t, tt.r), "the same input gives the same bytes")
 		})
 	}
@@ -342,7 +342,7 @@ func TestWriteHTMLDemo(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(d.WindowSummaries), strings.Count(page, `<g class="window" `))
-	golden(t, "html/demo.skeleton", []byte(skeleton(page)))
+	Golden(t, "html/demo.skeleton", []byte(skeleton(page)))
 }
 
 // TestWriteHTMLForestMarkers checks that each verdict is drawn with its own
@@ -500,7 +500,7 @@ func TestWriteTableHygiene(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, *hygieneDoc(), TableOptions{}))
 	out := buf.String()
-	golden(t, "hygiene.table", buf.Bytes())
+	Golden(t, "hygiene.table", buf.Bytes())
 	lines := strings.Split(out, "\n")
 	require.Greater(t, len(lines), 7)
 	assert.True(t, strings.HasPrefix(lines[1], "containment: "))

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -10,29 +10,30 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/report"
 )
 
 func TestWriteJSONGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  Document
+		doc  report.Document
 	}{
-		{"green", GreenDoc()},
-		{"errors", ErrorDoc()},
-		{"tests", TestsDoc()},
-		{"counted", CountedDoc()},
+		{"green", report.GreenDoc()},
+		{"errors", report.ErrorDoc()},
+		{"tests", report.TestsDoc()},
+		{"counted", report.CountedDoc()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var first, second bytes.Buffer
-			require.NoError(t, WriteJSON(&first, tt.doc))
-			require.NoError(t, WriteJSON(&second, tt.doc))
+			require.NoError(t, report.WriteJSON(&first, tt.doc))
+			require.NoError(t, report.WriteJSON(&second, tt.doc))
 			assert.Equal(t, first.String(), second.String(), "output is deterministic")
-			golden(t, tt.name+".json", first.Bytes())
+			report.Golden(t, tt.name+".json", first.Bytes())
 
-			var back Document
+			var back report.Document
 			require.NoError(t, json.Unmarshal(first.Bytes(), &back), "output is valid JSON of the Document shape")
-			assert.Equal(t, SchemaVersion, back.Schema)
+			assert.Equal(t, report.SchemaVersion, back.Schema)
 			assert.Len(t, back.Rows, len(tt.doc.Rows), "no row is dropped")
 		})
 	}
@@ -40,7 +41,7 @@ func TestWriteJSONGolden(t *testing.T) {
 
 func TestWriteJSONNull(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, GreenDoc()))
+	require.NoError(t, report.WriteJSON(&buf, report.GreenDoc()))
 	var doc struct {
 		Rows []map[string]any `json:"rows"`
 	}
@@ -54,7 +55,7 @@ func TestWriteJSONNull(t *testing.T) {
 	assert.Equal(t, 128.0, metrics["rows/op"])
 
 	buf.Reset()
-	require.NoError(t, WriteJSON(&buf, ErrorDoc()))
+	require.NoError(t, report.WriteJSON(&buf, report.ErrorDoc()))
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 	build := doc.Rows[4]
 	assert.Nil(t, build["summary"], "a row that measured nothing has a null summary")
@@ -66,16 +67,16 @@ func TestWriteJSONNull(t *testing.T) {
 
 func TestWriteJSONEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, Document{}))
+	require.NoError(t, report.WriteJSON(&buf, report.Document{}))
 	assert.Contains(t, buf.String(), `"rows": []`)
 	assert.Contains(t, buf.String(), `"builds": []`)
 	assert.Contains(t, buf.String(), `"schema": 1`)
 }
 
 func TestWriteJSONDoesNotModifyInput(t *testing.T) {
-	doc := ErrorDoc()
+	doc := report.ErrorDoc()
 	doc.Rows[0].Summary.Metrics = nil
-	require.NoError(t, WriteJSON(&bytes.Buffer{}, doc))
+	require.NoError(t, report.WriteJSON(&bytes.Buffer{}, doc))
 	assert.Nil(t, doc.Rows[0].Summary.Metrics)
 	assert.Nil(t, doc.Rows[4].Processes)
 }
@@ -83,25 +84,25 @@ func TestWriteJSONDoesNotModifyInput(t *testing.T) {
 func TestWriteJSONRefusesNonFinite(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(*Document)
+		edit func(*report.Document)
 		path string
 	}{
-		{"summary field", func(d *Document) { d.Rows[0].Summary.MaxNs = math.Inf(1) }, "rows[0].summary.maxNs is +Inf"},
-		{"interval", func(d *Document) { d.Rows[1].Summary.Interval.HighNs = math.NaN() }, "rows[1].summary.interval.highNs is NaN"},
-		{"metric", func(d *Document) { d.Rows[2].Summary.Metrics["B/op"] = new(math.NaN()) }, `rows[2].summary.metrics["B/op"] is NaN`},
-		{"process stats", func(d *Document) { d.Rows[0].Processes[2].NsPerOp = &stats.Stats{N: 1, MAD: math.Inf(-1)} },
+		{"summary field", func(d *report.Document) { d.Rows[0].Summary.MaxNs = math.Inf(1) }, "rows[0].summary.maxNs is +Inf"},
+		{"interval", func(d *report.Document) { d.Rows[1].Summary.Interval.HighNs = math.NaN() }, "rows[1].summary.interval.highNs is NaN"},
+		{"metric", func(d *report.Document) { d.Rows[2].Summary.Metrics["B/op"] = new(math.NaN()) }, `rows[2].summary.metrics["B/op"] is NaN`},
+		{"process stats", func(d *report.Document) { d.Rows[0].Processes[2].NsPerOp = &stats.Stats{N: 1, MAD: math.Inf(-1)} },
 			"rows[0].processes[2].nsPerOp.mad is -Inf"},
-		{"sample extra", func(d *Document) {
+		{"sample extra", func(d *report.Document) {
 			d.Rows[0].Processes[1].Samples[2].Extra = map[string]float64{"MB/s": math.NaN()}
 		}, `rows[0].processes[1].samples[2].extra["MB/s"] is NaN`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := GreenDoc()
+			doc := report.GreenDoc()
 			tt.edit(&doc)
 			var buf bytes.Buffer
-			err := WriteJSON(&buf, doc)
-			assert.ErrorIs(t, err, ErrNonFinite)
+			err := report.WriteJSON(&buf, doc)
+			assert.ErrorIs(t, err, report.ErrNonFinite)
 			assert.ErrorContains(t, err, tt.path)
 			assert.Zero(t, buf.Len(), "no partial document")
 		})
@@ -109,34 +110,8 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 }
 
 func TestWriteJSONSchema(t *testing.T) {
-	doc := GreenDoc()
-	doc.Schema = SchemaVersion + 1
-	assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, doc), "schema")
-	assert.ErrorIs(t, WriteJSON(FailWriter{}, GreenDoc()), ErrWrite)
-}
-
-// normalize is the whole document as WriteJSON streams it, normalized
-// part by part: encoded whole, it is the oracle of the streamed bytes.
-func normalize(doc Document) Document {
-	if doc.Schema == 0 {
-		doc.Schema = SchemaVersion
-	}
-	doc.Meta = normalizeMeta(doc.Meta)
-	doc.Columns = orEmpty(doc.Columns)
-	rows := make([]Row, len(doc.Rows))
-	for i, r := range doc.Rows {
-		rows[i] = normalizeRow(r, doc.Columns)
-	}
-	doc.Rows = rows
-	if len(doc.Windows) > 0 {
-		windows := make([]Window, len(doc.Windows))
-		for i, w := range doc.Windows {
-			w.Totals = orEmptyMap(w.Totals)
-			windows[i] = w
-		}
-		doc.Windows = windows
-	} else {
-		doc.Windows = nil
-	}
-	return doc
+	doc := report.GreenDoc()
+	doc.Schema = report.SchemaVersion + 1
+	assert.ErrorContains(t, report.WriteJSON(&bytes.Buffer{}, doc), "schema")
+	assert.ErrorIs(t, report.WriteJSON(report.FailWriter{}, report.GreenDoc()), report.ErrWrite)
 }

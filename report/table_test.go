@@ -30,7 +30,7 @@ func TestWriteTableGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTable(&buf, tt.doc, tt.opt))
-			golden(t, tt.name+".table", buf.Bytes())
+			Golden(t, tt.name+".table", buf.Bytes())
 			assert.NotContains(t, buf.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
 	}

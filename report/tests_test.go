@@ -19,7 +19,7 @@ func TestWriteTestsGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTests(&buf, TestsDoc(), verbose))
-			golden(t, name+".txt", buf.Bytes())
+			Golden(t, name+".txt", buf.Bytes())
 
 			out := buf.String()
 			assert.True(t, strings.HasSuffix(out,

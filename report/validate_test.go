@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -11,16 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/report"
 )
 
 // fixtureDocs are the documents of the golden tests, each consistent with
 // itself as a run writes it.
-func fixtureDocs() map[string]Document {
-	withComparison := GreenDoc()
-	withComparison.Comparisons = []Comparison{ComparisonFixture()}
-	return map[string]Document{
-		"green": GreenDoc(), "errors": ErrorDoc(), "tests": TestsDoc(), "counted": CountedDoc(),
-		"windows": Summarized(WindowDoc()), "windows-only": Summarized(WindowsOnlyDoc()),
+func fixtureDocs() map[string]report.Document {
+	withComparison := report.GreenDoc()
+	withComparison.Comparisons = []report.Comparison{report.ComparisonFixture()}
+	return map[string]report.Document{
+		"green": report.GreenDoc(), "errors": report.ErrorDoc(), "tests": report.TestsDoc(), "counted": report.CountedDoc(),
+		"windows": report.Summarized(report.WindowDoc()), "windows-only": report.Summarized(report.WindowsOnlyDoc()),
 		"with comparison": withComparison,
 	}
 }
@@ -29,8 +30,8 @@ func TestValidFixturesRead(t *testing.T) {
 	for name, doc := range fixtureDocs() {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, WriteJSON(&buf, doc))
-			_, integrity, err := ReadDocument(&buf)
+			require.NoError(t, report.WriteJSON(&buf, doc))
+			_, integrity, err := report.ReadDocument(&buf)
 			require.NoError(t, err)
 			assert.NotEmpty(t, integrity.Checksum)
 		})
@@ -40,7 +41,7 @@ func TestValidFixturesRead(t *testing.T) {
 		f, err := os.Open(filepath.Join("testdata", "html", "demo-run.json"))
 		require.NoError(t, err)
 		defer f.Close()
-		doc, integrity, err := ReadDocument(f)
+		doc, integrity, err := report.ReadDocument(f)
 		require.NoError(t, err)
 		assert.NotEmpty(t, doc.Rows)
 		assert.Empty(t, integrity.Checksum)
@@ -52,13 +53,13 @@ func TestValidFixturesRead(t *testing.T) {
 // calibration and in each process, survives writing and reading, under
 // the checksum.
 func TestAfterSiblingsRoundTrip(t *testing.T) {
-	doc := GreenDoc()
-	doc.Rows[0].Calibration = &Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []stats.Sample{}}
+	doc := report.GreenDoc()
+	doc.Rows[0].Calibration = &report.Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []stats.Sample{}}
 	doc.Rows[0].Processes[1].AfterSiblings = 2
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, doc))
+	require.NoError(t, report.WriteJSON(&buf, doc))
 	assert.Contains(t, buf.String(), `"afterSiblings": 2`)
-	back, integrity, err := ReadDocument(&buf)
+	back, integrity, err := report.ReadDocument(&buf)
 	require.NoError(t, err)
 	assert.NotEmpty(t, integrity.Checksum)
 	assert.Equal(t, int64(2), back.Rows[0].Calibration.AfterSiblings)
@@ -69,79 +70,79 @@ func TestAfterSiblingsRoundTrip(t *testing.T) {
 func TestReadRefusesValues(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		doc  func() Document
-		edit func(*Document)
+		doc  func() report.Document
+		edit func(*report.Document)
 		want string
 	}{
-		{"negative sample time", GreenDoc, func(d *Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
+		{"negative sample time", report.GreenDoc, func(d *report.Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
 			"rows[3].processes[1].samples[0].ns: negative time -12"},
-		{"negative iterations", GreenDoc, func(d *Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },
+		{"negative iterations", report.GreenDoc, func(d *report.Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },
 			"rows[0].processes[0].samples[2].n: negative count -1"},
-		{"negative median", GreenDoc, func(d *Document) { d.Rows[1].Summary.MedianNs = -0.5 },
+		{"negative median", report.GreenDoc, func(d *report.Document) { d.Rows[1].Summary.MedianNs = -0.5 },
 			"rows[1].summary.medianNs: negative time -0.5"},
-		{"negative process stats", GreenDoc, func(d *Document) { d.Rows[1].Processes[2].NsPerOp.MAD = -3 },
+		{"negative process stats", report.GreenDoc, func(d *report.Document) { d.Rows[1].Processes[2].NsPerOp.MAD = -3 },
 			"rows[1].processes[2].nsPerOp.mad: negative time -3"},
-		{"negative wall", GreenDoc, func(d *Document) { d.Rows[0].Processes[2].WallNs = -1 },
+		{"negative wall", report.GreenDoc, func(d *report.Document) { d.Rows[0].Processes[2].WallNs = -1 },
 			"rows[0].processes[2].wallNs: negative time -1"},
-		{"negative elapsed test", TestsDoc, func(d *Document) { d.Rows[1].ElapsedNs = Ns(-5) },
+		{"negative elapsed test", report.TestsDoc, func(d *report.Document) { d.Rows[1].ElapsedNs = report.Ns(-5) },
 			"rows[1].elapsedNs: negative time -5"},
-		{"negative peak memory", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].PeakMemoryBytes = Ns(-4096) },
+		{"negative peak memory", report.GreenDoc, func(d *report.Document) { d.Rows[0].Processes[1].PeakMemoryBytes = report.Ns(-4096) },
 			"rows[0].processes[1].peakMemoryBytes: negative size -4096"},
-		{"negative package peak memory", TestsDoc, func(d *Document) { d.Rows[1].PeakMemoryBytes = Ns(-1) },
+		{"negative package peak memory", report.TestsDoc, func(d *report.Document) { d.Rows[1].PeakMemoryBytes = report.Ns(-1) },
 			"rows[1].peakMemoryBytes: negative size -1"},
-		{"negative siblings run before", GreenDoc, func(d *Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
+		{"negative siblings run before", report.GreenDoc, func(d *report.Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
 			"rows[1].processes[0].afterSiblings: negative count -2"},
-		{"negative siblings run before calibration", GreenDoc, func(d *Document) {
-			d.Rows[0].Calibration = &Calibration{N: 10, TargetNs: 1e6, AfterSiblings: -1}
+		{"negative siblings run before calibration", report.GreenDoc, func(d *report.Document) {
+			d.Rows[0].Calibration = &report.Calibration{N: 10, TargetNs: 1e6, AfterSiblings: -1}
 		}, "rows[0].calibration.afterSiblings: negative count -1"},
-		{"negative knob", GreenDoc, func(d *Document) { d.Meta.Knobs.TimeoutNs = -1 },
+		{"negative knob", report.GreenDoc, func(d *report.Document) { d.Meta.Knobs.TimeoutNs = -1 },
 			"meta.knobs.timeoutNs: negative time -1"},
-		{"unknown mode", GreenDoc, func(d *Document) { d.Meta.Mode = "fuzz" },
+		{"unknown mode", report.GreenDoc, func(d *report.Document) { d.Meta.Mode = "fuzz" },
 			`meta.mode: "fuzz" is neither "bench" nor "test"`},
-		{"interval upside down", GreenDoc, func(d *Document) {
+		{"interval upside down", report.GreenDoc, func(d *report.Document) {
 			iv := d.Rows[2].Summary.Interval
 			iv.LowNs, iv.HighNs = iv.HighNs, iv.LowNs
 		}, "rows[2].summary.interval: lowNs 0.3128 is above highNs 0.3122"},
-		{"min above max", GreenDoc, func(d *Document) { d.Rows[0].Summary.MinNs = 1e9 },
+		{"min above max", report.GreenDoc, func(d *report.Document) { d.Rows[0].Summary.MinNs = 1e9 },
 			"rows[0].summary: minNs 1e+09 is above maxNs 1262"},
-		{"confidence above 1", GreenDoc, func(d *Document) { d.Rows[0].Summary.Interval.Confidence = 93.75 },
+		{"confidence above 1", report.GreenDoc, func(d *report.Document) { d.Rows[0].Summary.Interval.Confidence = 93.75 },
 			"rows[0].summary.interval.confidence: 93.75 is outside [0, 1]"},
-		{"duplicate identity", GreenDoc, func(d *Document) { d.Rows[3].Package, d.Rows[3].Name = d.Rows[1].Package, d.Rows[1].Name },
+		{"duplicate identity", report.GreenDoc, func(d *report.Document) { d.Rows[3].Package, d.Rows[3].Name = d.Rows[1].Package, d.Rows[1].Name },
 			"rows[3]: identity github.com/acme/shop/codec BenchmarkDecode (benchmark) repeats rows[1]"},
-		{"duplicate process index", GreenDoc, func(d *Document) { d.Rows[2].Processes[2].Index = 0 },
+		{"duplicate process index", report.GreenDoc, func(d *report.Document) { d.Rows[2].Processes[2].Index = 0 },
 			"rows[2].processes[2].index: process index 0 repeats processes[0]"},
-		{"duplicate column", CountedDoc, func(d *Document) { d.Columns = append(d.Columns, d.Columns[0]) },
+		{"duplicate column", report.CountedDoc, func(d *report.Document) { d.Columns = append(d.Columns, d.Columns[0]) },
 			"repeats columns[0]"},
-		{"summary samples", GreenDoc, func(d *Document) { d.Rows[0].Summary.Samples = 8 },
+		{"summary samples", report.GreenDoc, func(d *report.Document) { d.Rows[0].Summary.Samples = 8 },
 			"rows[0].summary.samples: records 8, but those processes have 9 samples"},
-		{"summary processes", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].NsPerOp = nil },
+		{"summary processes", report.GreenDoc, func(d *report.Document) { d.Rows[0].Processes[1].NsPerOp = nil },
 			"rows[0].summary.processes: records 3, but the row has 2 processes with ns/op"},
-		{"short samples", GreenDoc, func(d *Document) { d.Rows[0].Processes[1].Samples[1].Short = true },
+		{"short samples", report.GreenDoc, func(d *report.Document) { d.Rows[0].Processes[1].Samples[1].Short = true },
 			"rows[0].summary.shortSamples: records 0, but those processes have 1 short samples"},
-		{"a sample dropped", GreenDoc, func(d *Document) {
+		{"a sample dropped", report.GreenDoc, func(d *report.Document) {
 			p := &d.Rows[1].Processes[0]
 			p.Samples = p.Samples[:2]
 		}, "rows[1].processes[0].nsPerOp.n: records 3, but the process has 2 samples"},
-		{"negative window", func() Document { return Summarized(WindowDoc()) }, func(d *Document) { d.Windows[1].WallNs = -7 },
+		{"negative window", func() report.Document { return report.Summarized(report.WindowDoc()) }, func(d *report.Document) { d.Windows[1].WallNs = -7 },
 			"windows[1].wallNs: negative time -7"},
-		{"window summary count", func() Document { return Summarized(WindowDoc()) }, func(d *Document) { d.WindowSummaries[0].Processes++ },
+		{"window summary count", func() report.Document { return report.Summarized(report.WindowDoc()) }, func(d *report.Document) { d.WindowSummaries[0].Processes++ },
 			"windowSummaries[0].processes: records 3, but the document has 2 measured windows of it"},
-		{"embedded comparison", func() Document {
-			d := GreenDoc()
-			d.Comparisons = []Comparison{ComparisonFixture()}
+		{"embedded comparison", func() report.Document {
+			d := report.GreenDoc()
+			d.Comparisons = []report.Comparison{report.ComparisonFixture()}
 			return d
-		}, func(d *Document) { d.Comparisons[0].Rows[1].Low = Fptr(1.01) },
+		}, func(d *report.Document) { d.Comparisons[0].Rows[1].Low = report.Fptr(1.01) },
 			"comparisons[0].rows[1]: low 1.01 is above high 1.006"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.doc()
 			tc.edit(&doc)
 			var buf bytes.Buffer
-			require.NoError(t, WriteJSON(&buf, doc), "the writer checks finiteness only")
-			_, _, err := ReadDocument(&buf)
-			var ve *ValueError
+			require.NoError(t, report.WriteJSON(&buf, doc), "the writer checks finiteness only")
+			_, _, err := report.ReadDocument(&buf)
+			var ve *report.ValueError
 			require.True(t, errors.As(err, &ve), "err = %v, want a *ValueError", err)
-			assert.ErrorIs(t, err, ErrInvalidValue)
+			assert.ErrorIs(t, err, report.ErrInvalidValue)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
@@ -151,31 +152,31 @@ func TestReadRefusesValues(t *testing.T) {
 func TestReadComparisonRefusesValues(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*Comparison)
+		edit func(*report.Comparison)
 		want string
 	}{
-		{"interval upside down", func(c *Comparison) { c.Rows[0].Low, c.Rows[0].High = Fptr(1.4), Fptr(1.2) },
+		{"interval upside down", func(c *report.Comparison) { c.Rows[0].Low, c.Rows[0].High = report.Fptr(1.4), report.Fptr(1.2) },
 			"rows[0]: low 1.4 is above high 1.2"},
-		{"negative time ratio", func(c *Comparison) { c.Rows[1].Ratio = Fptr(-1) }, "rows[1].ratio: negative value -1"},
-		{"negative center", func(c *Comparison) { c.Rows[3].Old.Center = Fptr(-10) }, "rows[3].old.center: negative value -10"},
-		{"p above 1", func(c *Comparison) { c.Rows[0].P = Fptr(2) }, "rows[0].p: 2 is outside [0, 1]"},
-		{"duplicate row", func(c *Comparison) { c.Rows[1].Name = "BenchmarkSlower" },
+		{"negative time ratio", func(c *report.Comparison) { c.Rows[1].Ratio = report.Fptr(-1) }, "rows[1].ratio: negative value -1"},
+		{"negative center", func(c *report.Comparison) { c.Rows[3].Old.Center = report.Fptr(-10) }, "rows[3].old.center: negative value -10"},
+		{"p above 1", func(c *report.Comparison) { c.Rows[0].P = report.Fptr(2) }, "rows[0].p: 2 is outside [0, 1]"},
+		{"duplicate row", func(c *report.Comparison) { c.Rows[1].Name = "BenchmarkSlower" },
 			"rows[1]: identity example.com/p BenchmarkSlower sec/op repeats rows[0]"},
-		{"duplicate outlier", func(c *Comparison) { c.Rows[0].New.Outliers = []int{3, 3} },
+		{"duplicate outlier", func(c *report.Comparison) { c.Rows[0].New.Outliers = []int{3, 3} },
 			"rows[0].new.outliers[1]: process index 3 repeats outliers[0]"},
-		{"too many outliers", func(c *Comparison) { c.Rows[0].New.Outliers = []int{0, 1, 2, 3, 4, 5} },
+		{"too many outliers", func(c *report.Comparison) { c.Rows[0].New.Outliers = []int{0, 1, 2, 3, 4, 5} },
 			"rows[0].new.outliers: 6 outliers among 5 processes"},
-		{"geomean over more identities than rows", func(c *Comparison) { c.Geomeans[0].Identities = 9 },
+		{"geomean over more identities than rows", func(c *report.Comparison) { c.Geomeans[0].Identities = 9 },
 			"geomeans[0].identities: 9, but the comparison has 4 rows of sec/op"},
-		{"negative resamples", func(c *Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
+		{"negative resamples", func(c *report.Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ComparisonFixture()
+			c := report.ComparisonFixture()
 			tc.edit(&c)
 			var buf bytes.Buffer
-			require.NoError(t, WriteComparisonJSON(&buf, c))
-			_, _, err := ReadComparison(&buf)
-			var ve *ValueError
+			require.NoError(t, report.WriteComparisonJSON(&buf, c))
+			_, _, err := report.ReadComparison(&buf)
+			var ve *report.ValueError
 			require.True(t, errors.As(err, &ve), "err = %v, want a *ValueError", err)
 			assert.Contains(t, err.Error(), tc.want)
 		})

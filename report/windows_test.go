@@ -22,7 +22,7 @@ func TestWindowsGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var table bytes.Buffer
 			require.NoError(t, WriteTable(&table, tt.doc, TableOptions{}))
-			golden(t, tt.name+".table", table.Bytes())
+			Golden(t, tt.name+".table", table.Bytes())
 			assert.NotContains(t, table.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
 	}
