@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // CSVOptions selects the CSV form of a run document.
@@ -89,7 +90,7 @@ var (
 //
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
-func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
+func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
 	var records [][]string
 	if opt.Samples {
 		records = csvSampleRecords(doc)
@@ -107,11 +108,11 @@ func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
 // confidence, p, method, verdict, order_effect and note. The geomeans, the
 // fingerprints and the knobs are not in the CSV: they are in the JSON
 // comparison document.
-func WriteComparisonCSV(w io.Writer, c Comparison) error {
+func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
 	records := [][]string{csvComparisonColumns}
 	for _, r := range c.Rows {
 		rec := []string{r.Package, r.Name, r.Metric}
-		for _, v := range []*ComparedValue{r.Old, r.New} {
+		for _, v := range []*rundoc.ComparedValue{r.Old, r.New} {
 			if v == nil {
 				rec = append(rec, "", "", "", "", "", "")
 				continue
@@ -130,7 +131,7 @@ func WriteComparisonCSV(w io.Writer, c Comparison) error {
 	return csvWriteRecords(w, records)
 }
 
-func csvWideRecords(doc Document) [][]string {
+func csvWideRecords(doc rundoc.Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		if r.Summary == nil {
@@ -208,7 +209,7 @@ func csvWideRecords(doc Document) [][]string {
 	return records
 }
 
-func csvSampleRecords(doc Document) [][]string {
+func csvSampleRecords(doc rundoc.Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {

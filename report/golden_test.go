@@ -12,7 +12,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// golden compares got with testdata/name, or rewrites the file under
+// Golden compares got with testdata/name, or rewrites the file under
 // -update.
 func Golden(t *testing.T, name string, got []byte) {
 	t.Helper()

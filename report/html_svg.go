@@ -17,6 +17,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // esc escapes text for an element's content or a quoted attribute.
@@ -215,13 +217,13 @@ func (b *svgBuilder) cross(x, y, r float64, class string) {
 // diamond for undecided, a cross for no ratio.
 func verdictShape(v string) string {
 	switch v {
-	case VerdictFaster, VerdictDecreased:
+	case rundoc.VerdictFaster, rundoc.VerdictDecreased:
 		return "down"
-	case VerdictSlower, VerdictIncreased:
+	case rundoc.VerdictSlower, rundoc.VerdictIncreased:
 		return "up"
-	case VerdictEquivalent, VerdictSame, VerdictWithinNoise:
+	case rundoc.VerdictEquivalent, rundoc.VerdictSame, rundoc.VerdictWithinNoise:
 		return "circle"
-	case VerdictInconclusive:
+	case rundoc.VerdictInconclusive:
 		return "diamond"
 	}
 	return "cross"
@@ -233,9 +235,9 @@ func verdictShape(v string) string {
 // good and bad.
 func verdictClass(v string) string {
 	switch v {
-	case VerdictIncreased:
+	case rundoc.VerdictIncreased:
 		return "inc"
-	case VerdictDecreased:
+	case rundoc.VerdictDecreased:
 		return "dec"
 	}
 	switch verdictShape(v) {

@@ -1,10 +1,14 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/benchsup/benchsup/rundoc"
+)
 
 // interferenceCell is what the n column adds for a row the watch had to
 // repair or that kept disturbed samples: " (2 retaken)", " (1 disturbed)".
-func interferenceCell(r *RowInterference) string {
+func interferenceCell(r *rundoc.RowInterference) string {
 	if r == nil {
 		return ""
 	}

@@ -8,19 +8,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // TestTableShowsInterference: a row the watch repaired says so in its n
 // cell and in the notes block; a row it watched quietly shows nothing; the
 // JSON keeps every count.
 func TestTableShowsInterference(t *testing.T) {
-	doc := GreenDoc()
-	doc.Meta.Interference = &InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: InterferenceScope}
+	doc := rundoctest.GreenDoc()
+	doc.Meta.Interference = &rundoc.InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: rundoc.InterferenceScope}
 	for i := range doc.Rows {
-		doc.Rows[i].Interference = &RowInterference{Samples: 9, MaxForeign: F64(0.02)}
+		doc.Rows[i].Interference = &rundoc.RowInterference{Samples: 9, MaxForeign: rundoctest.F64(0.02)}
 	}
 	repaired := &doc.Rows[1]
-	repaired.Interference = &RowInterference{Samples: 11, Disturbed: 3, Retakes: 2, BudgetExhausted: 1, MaxForeign: F64(0.47)}
+	repaired.Interference = &rundoc.RowInterference{Samples: 11, Disturbed: 3, Retakes: 2, BudgetExhausted: 1, MaxForeign: rundoctest.F64(0.47)}
 	repaired.Notes = append(repaired.Notes, repaired.Interference.Note())
 
 	var buf bytes.Buffer
@@ -40,7 +43,7 @@ func TestTableShowsInterference(t *testing.T) {
 
 	js, err := json.Marshal(doc)
 	require.NoError(t, err)
-	var back Document
+	var back rundoc.Document
 	require.NoError(t, json.Unmarshal(js, &back))
 	assert.Equal(t, doc.Rows[1].Interference, back.Rows[1].Interference)
 	assert.Equal(t, doc.Meta.Interference, back.Meta.Interference)

@@ -3,12 +3,14 @@ package report
 import (
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // limitsText is the table's and the HTML summary's line for the limits:
 // "memory 64 MiB (cgroup v1, swap off), pids 64 (cgroup v1) per child";
 // empty when the run set none.
-func limitsText(l *Limits) string {
+func limitsText(l *rundoc.Limits) string {
 	if l == nil || (l.MemoryBytes <= 0 && l.Pids <= 0) {
 		return ""
 	}

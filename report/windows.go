@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // windowsTitle heads the table of workload windows.
@@ -23,7 +25,7 @@ const ioStallHeader = "io-stall (system)"
 
 // displayWindowName is a window's name in a table, prefixed with its
 // package as displayName prefixes a row's.
-func displayWindowName(w Window, prefixes map[string]string) string {
+func displayWindowName(w rundoc.Window, prefixes map[string]string) string {
 	name := oneLine(w.LocalName())
 	if p, ok := prefixes[w.Package]; ok {
 		return p + "." + name
@@ -34,10 +36,10 @@ func displayWindowName(w Window, prefixes map[string]string) string {
 // tablePackages returns the rows of a table plus one package-only row per
 // window, for packagePrefixes: benchmarks and windows of one run are named
 // against the same set of packages.
-func tablePackages(rows []Row, windows []Window) []Row {
+func tablePackages(rows []rundoc.Row, windows []rundoc.Window) []rundoc.Row {
 	out := slices.Clone(rows)
 	for _, w := range windows {
-		out = append(out, Row{Package: w.Package})
+		out = append(out, rundoc.Row{Package: w.Package})
 	}
 	return out
 }
@@ -45,7 +47,7 @@ func tablePackages(rows []Row, windows []Window) []Row {
 // regimeCell renders a window's page-cache regime: the requested regime,
 // followed by →effective when verification found another state
 // (cold→partial); an em dash when no prep preceded the window.
-func regimeCell(r *WindowRegime) string {
+func regimeCell(r *rundoc.WindowRegime) string {
 	if r == nil {
 		return dash
 	}
@@ -64,7 +66,7 @@ func regimeCell(r *WindowRegime) string {
 
 // regimeDiffers reports whether a regime's verified state is not the
 // requested one.
-func regimeDiffers(r *WindowRegime) bool {
+func regimeDiffers(r *rundoc.WindowRegime) bool {
 	return r != nil && r.Effective != "" && r.Effective != r.Requested
 }
 
@@ -81,32 +83,32 @@ func durationCell(ns *int64) string {
 // stamp as regimeCell does, several each with the number of processes
 // that had it (cold×2, cold→partial×1); an em dash when no prep preceded
 // the window.
-func regimesCell(rs []WindowRegimeCount) string {
+func regimesCell(rs []rundoc.WindowRegimeCount) string {
 	switch len(rs) {
 	case 0:
 		return dash
 	case 1:
-		return regimeCell(&WindowRegime{Requested: rs[0].Requested, Effective: rs[0].Effective})
+		return regimeCell(&rundoc.WindowRegime{Requested: rs[0].Requested, Effective: rs[0].Effective})
 	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = regimeCell(&WindowRegime{Requested: r.Requested, Effective: r.Effective}) + "×" + strconv.Itoa(len(r.Processes))
+		parts[i] = regimeCell(&rundoc.WindowRegime{Requested: r.Requested, Effective: r.Effective}) + "×" + strconv.Itoa(len(r.Processes))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // displaySummaryName is a summary's name in a table, with its package
 // prefix.
-func displaySummaryName(s WindowSummary, prefixes map[string]string) string {
-	return displayWindowName(Window{Package: s.Package, Workload: s.Workload, Name: s.Name}, prefixes)
+func displaySummaryName(s rundoc.WindowSummary, prefixes map[string]string) string {
+	return displayWindowName(rundoc.Window{Package: s.Package, Workload: s.Workload, Name: s.Name}, prefixes)
 }
 
 // summaryMeasured reports whether a summary has numbers to show.
-func summaryMeasured(s WindowSummary) bool { return s.WallNs != nil }
+func summaryMeasured(s rundoc.WindowSummary) bool { return s.WallNs != nil }
 
 // statCell renders a summarized duration's median; an em dash when it is
 // not available.
-func statCell(st *WindowStat) string {
+func statCell(st *rundoc.WindowStat) string {
 	if st == nil {
 		return dash
 	}
@@ -122,7 +124,7 @@ type windowLayout struct {
 	notes        bool // some window has a note, an error or a skip
 }
 
-func layoutWindows(sums []WindowSummary) windowLayout {
+func layoutWindows(sums []rundoc.WindowSummary) windowLayout {
 	var l windowLayout
 	for _, s := range sums {
 		if s.Processes > 1 {
@@ -162,7 +164,7 @@ func layoutWindows(sums []WindowSummary) windowLayout {
 // a | separator; other threads (only when some window disclosed them);
 // io-stall (system); regime (only when some window was prepared) and notes
 // (only when some window has one).
-func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptions) (*grid, int) {
+func windowGrid(sums []rundoc.WindowSummary, prefixes map[string]string, opt TableOptions) (*grid, int) {
 	l := layoutWindows(sums)
 	g := &grid{cols: []column{{"window", alignLeft}, {"n", alignRight}}}
 	if l.scope {
@@ -248,7 +250,7 @@ func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptio
 // its Note. A measured window with an unavailable value and no Note says
 // that no reason was recorded, so that an em dash never stands without
 // one; otherThreads is whether the table shows that column.
-func windowNote(s WindowSummary, otherThreads bool) string {
+func windowNote(s rundoc.WindowSummary, otherThreads bool) string {
 	switch {
 	case s.Error != nil:
 		if *s.Error != "" {
@@ -271,14 +273,14 @@ func windowNote(s WindowSummary, otherThreads bool) string {
 
 // unavailableWindowValues names the cells of a measured summary that are
 // em dashes.
-func unavailableWindowValues(s WindowSummary, otherThreads bool) []string {
+func unavailableWindowValues(s rundoc.WindowSummary, otherThreads bool) []string {
 	if !summaryMeasured(s) {
 		return nil
 	}
 	var missing []string
 	for _, v := range []struct {
 		name string
-		v    *WindowStat
+		v    *rundoc.WindowStat
 	}{
 		{"user", s.OnCPUUserNs}, {"kernel", s.OnCPUKernelNs}, {"runqueue", s.OffCPURunqueueNs},
 		{"disk", s.OffCPUDiskNs}, {"other", s.OffCPUOtherNs},
@@ -308,7 +310,7 @@ const summaryText = "each value is the median over the processes that measured t
 // note, error or skip reason its cell had to cut, and, per process, the
 // residency of every regime that carries a note or was not the one
 // requested (from the per-process windows).
-func windowNotes(doc Document, prefixes map[string]string, opt TableOptions) []string {
+func windowNotes(doc rundoc.Document, prefixes map[string]string, opt TableOptions) []string {
 	sums := doc.WindowSummaries
 	l := layoutWindows(sums)
 	noteWidth := opt.noteWidth()
@@ -372,13 +374,13 @@ func residentBytes(n int64) string {
 // scopeText explains what a decomposition scope covers.
 func scopeText(scope string) string {
 	switch scope {
-	case ScopeThread:
+	case rundoc.ScopeThread:
 		return "thread (the window's own OS thread: wall = user + kernel + runqueue + disk + other in each process)"
-	case ScopeProcess:
+	case rundoc.ScopeProcess:
 		return "process (user and kernel are the whole process's CPU, every thread's)"
-	case ScopeWallOnly:
+	case rundoc.ScopeWallOnly:
 		return "wall-only (no CPU or off-CPU reading on this platform)"
-	case ScopeMixed:
+	case rundoc.ScopeMixed:
 		return "mixed (the processes' scopes differ: no component is summarized)"
 	default:
 		return orDash(oneLine(scope))
@@ -405,7 +407,7 @@ func indentedNote(name, text string) []string {
 const noSummaries = "(no cross-process summary in this document: its %d per-process windows are in the JSON document)"
 
 // writeWindows writes the windows table and its notes block.
-func writeWindows(w *bufio.Writer, doc Document, prefixes map[string]string, opt TableOptions, p painter) {
+func writeWindows(w *bufio.Writer, doc rundoc.Document, prefixes map[string]string, opt TableOptions, p painter) {
 	w.WriteString(windowsTitle + "\n")
 	sums := doc.WindowSummaries
 	if len(sums) == 0 {

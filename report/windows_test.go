@@ -8,15 +8,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestWindowsGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  Document
+		doc  rundoc.Document
 	}{
-		{"windows", Summarized(WindowDoc())},
-		{"windows-only", Summarized(WindowsOnlyDoc())},
+		{"windows", rundoctest.Summarized(rundoctest.WindowDoc())},
+		{"windows-only", rundoctest.Summarized(rundoctest.WindowsOnlyDoc())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,7 +33,7 @@ func TestWindowsGolden(t *testing.T) {
 
 // windowLines returns the windows table's header and rows from the table
 // WriteTable writes for doc.
-func windowLines(t *testing.T, doc Document) (header string, rows []string) {
+func windowLines(t *testing.T, doc rundoc.Document) (header string, rows []string) {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
@@ -57,7 +60,7 @@ func fieldsOf(line string) []string {
 }
 
 func TestWindowsTable(t *testing.T) {
-	doc := Summarized(WindowDoc())
+	doc := rundoctest.Summarized(rundoctest.WindowDoc())
 	header, rows := windowLines(t, doc)
 	require.Len(t, rows, len(doc.WindowSummaries), "one line per window summarized across processes, none dropped")
 	assert.Less(t, len(rows), len(doc.Windows), "not one line per process")
@@ -157,8 +160,8 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("order: benchmark table, windows, then error blocks", func(t *testing.T) {
-		doc := Summarized(WindowDoc())
-		doc.Rows = append(doc.Rows, ErrorDoc().Rows[1])
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
+		doc.Rows = append(doc.Rows, rundoctest.ErrorDoc().Rows[1])
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		out := buf.String()
@@ -167,8 +170,8 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("color", func(t *testing.T) {
-		doc := Summarized(WindowDoc())
-		doc.WindowSummaries[2].Skipped, doc.WindowSummaries[2].Error = nil, Str("exit: status 2")
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
+		doc.WindowSummaries[2].Skipped, doc.WindowSummaries[2].Error = nil, rundoctest.Str("exit: status 2")
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{Color: true}))
 		assert.Contains(t, buf.String(), "\x1b[1mwindow ")
@@ -185,7 +188,7 @@ func TestWindowsTable(t *testing.T) {
 
 func TestWindowsOnly(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, Summarized(WindowsOnlyDoc()), TableOptions{}))
+	require.NoError(t, WriteTable(&buf, rundoctest.Summarized(rundoctest.WindowsOnlyDoc()), TableOptions{}))
 	out := buf.String()
 	assert.NotContains(t, out, "no benchmark results")
 	assert.NotContains(t, out, "benchmark ", "no empty benchmark table")
@@ -195,15 +198,15 @@ func TestWindowsOnly(t *testing.T) {
 
 func TestWindowsWithoutSummaries(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, WindowDoc(), TableOptions{}))
+	require.NoError(t, WriteTable(&buf, rundoctest.WindowDoc(), TableOptions{}))
 	assert.Contains(t, buf.String(), "\nwindows\n(no cross-process summary in this document: its 7 per-process windows are in the JSON document)\n")
 }
 
 func TestWindowsOptionalColumns(t *testing.T) {
-	plain := WindowSummary{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Processes: 1, Reps: 1, Scope: ScopeThread,
-		WallNs: One(1000), OnCPUUserNs: One(500), OnCPUKernelNs: One(100), OffCPURunqueueNs: One(100), OffCPUDiskNs: One(100),
-		OffCPUOtherNs: One(200), IOStallNs: One(7)}
-	headers := func(ss ...WindowSummary) []string {
+	plain := rundoc.WindowSummary{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Processes: 1, Reps: 1, Scope: rundoc.ScopeThread,
+		WallNs: rundoctest.One(1000), OnCPUUserNs: rundoctest.One(500), OnCPUKernelNs: rundoctest.One(100), OffCPURunqueueNs: rundoctest.One(100), OffCPUDiskNs: rundoctest.One(100),
+		OffCPUOtherNs: rundoctest.One(200), IOStallNs: rundoctest.One(7)}
+	headers := func(ss ...rundoc.WindowSummary) []string {
 		g, _ := windowGrid(ss, nil, TableOptions{})
 		var h []string
 		for _, c := range g.cols {
@@ -217,33 +220,33 @@ func TestWindowsOptionalColumns(t *testing.T) {
 	})
 	t.Run("spread only when some window ran in several processes", func(t *testing.T) {
 		several := plain
-		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, Stat(1000, 50, 900, 1200)
+		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, rundoctest.Stat(1000, 50, 900, 1200)
 		h := headers(plain, several)
 		assert.Equal(t, "range", h[4])
-		g, _ := windowGrid([]WindowSummary{plain, several}, nil, TableOptions{})
+		g, _ := windowGrid([]rundoc.WindowSummary{plain, several}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][4], "one process: no spread")
 		assert.Equal(t, "−10% +20%", g.cells[1][4], "the shortest and longest wall against the median")
-		assert.Equal(t, summaryText, windowNotes(Document{WindowSummaries: []WindowSummary{plain, several}}, nil, TableOptions{})[1])
-		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{}) {
+		assert.Equal(t, summaryText, windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, several}}, nil, TableOptions{})[1])
+		for _, l := range windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain}}, nil, TableOptions{}) {
 			assert.NotEqual(t, summaryText, l, "no medians to explain with one process each")
 		}
 	})
 	t.Run("mixed scopes", func(t *testing.T) {
 		proc := plain
-		proc.Scope = ScopeProcess
+		proc.Scope = rundoc.ScopeProcess
 		assert.Equal(t, "scope", headers(plain, proc)[2])
-		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain, proc}}, nil, TableOptions{}) {
+		for _, l := range windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, proc}}, nil, TableOptions{}) {
 			assert.NotContains(t, l, "scope:", "no common scope line when scopes differ")
 		}
-		assert.Equal(t, "scope: "+scopeText(ScopeThread), windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{})[0])
-		assert.Contains(t, scopeText(ScopeMixed), "no component is summarized")
+		assert.Equal(t, "scope: "+scopeText(rundoc.ScopeThread), windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain}}, nil, TableOptions{})[0])
+		assert.Contains(t, scopeText(rundoc.ScopeMixed), "no component is summarized")
 	})
 	t.Run("other threads", func(t *testing.T) {
 		threads := plain
-		threads.OtherThreadsCPUNs = One(42)
+		threads.OtherThreadsCPUNs = rundoctest.One(42)
 		h := headers(plain, threads)
 		assert.Equal(t, "other threads", h[10])
-		g, notes := windowGrid([]WindowSummary{plain, threads}, nil, TableOptions{})
+		g, notes := windowGrid([]rundoc.WindowSummary{plain, threads}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][10])
 		assert.Equal(t, "42.00ns", g.cells[1][10])
 		assert.Equal(t, "unavailable: other threads (no reason recorded)", g.cells[0][notes])
@@ -260,30 +263,30 @@ func TestWindowName(t *testing.T) {
 		{"BenchmarkIngest", "", "BenchmarkIngest"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, Window{Workload: tt.workload, Name: tt.name}.LocalName())
-		assert.Equal(t, tt.want, WindowSummary{Workload: tt.workload, Name: tt.name}.LocalName())
+		assert.Equal(t, tt.want, rundoc.Window{Workload: tt.workload, Name: tt.name}.LocalName())
+		assert.Equal(t, tt.want, rundoc.WindowSummary{Workload: tt.workload, Name: tt.name}.LocalName())
 	}
-	w := Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
-	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []Window{w}))),
+	w := rundoc.Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
+	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []rundoc.Window{w}))),
 		"a single-package run needs no prefix")
 	assert.Equal(t, "ingest.BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(
-		[]Row{{Package: "a/codec"}}, []Window{w}))), "windows and rows share one set of packages")
+		[]rundoc.Row{{Package: "a/codec"}}, []rundoc.Window{w}))), "windows and rows share one set of packages")
 }
 
 func TestRegimeCell(t *testing.T) {
 	tests := []struct {
 		name   string
-		regime *WindowRegime
+		regime *rundoc.WindowRegime
 		want   string
 	}{
 		{"no prep", nil, dash},
-		{"met", &WindowRegime{Requested: "cold", Effective: "cold"}, "cold"},
-		{"warm", &WindowRegime{Requested: "warm", Effective: "warm"}, "warm"},
-		{"steady", &WindowRegime{Requested: "steady", Effective: "steady"}, "steady"},
-		{"partial", &WindowRegime{Requested: "cold", Effective: "partial"}, "cold→partial"},
-		{"not evictable", &WindowRegime{Requested: "cold", Effective: "not-evictable"}, "cold→not-evictable"},
-		{"unverified", &WindowRegime{Requested: "warm", Effective: "unverified"}, "warm→unverified"},
-		{"no effective", &WindowRegime{Requested: "cold"}, "cold"},
+		{"met", &rundoc.WindowRegime{Requested: "cold", Effective: "cold"}, "cold"},
+		{"warm", &rundoc.WindowRegime{Requested: "warm", Effective: "warm"}, "warm"},
+		{"steady", &rundoc.WindowRegime{Requested: "steady", Effective: "steady"}, "steady"},
+		{"partial", &rundoc.WindowRegime{Requested: "cold", Effective: "partial"}, "cold→partial"},
+		{"not evictable", &rundoc.WindowRegime{Requested: "cold", Effective: "not-evictable"}, "cold→not-evictable"},
+		{"unverified", &rundoc.WindowRegime{Requested: "warm", Effective: "unverified"}, "warm→unverified"},
+		{"no effective", &rundoc.WindowRegime{Requested: "cold"}, "cold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,20 +294,20 @@ func TestRegimeCell(t *testing.T) {
 		})
 	}
 	assert.Equal(t, dash, regimesCell(nil))
-	assert.Equal(t, "cold→not-evictable", regimesCell([]WindowRegimeCount{{Requested: "cold", Effective: "not-evictable", Processes: []int{0, 1}}}))
-	assert.Equal(t, "cold×2, cold→partial×1", regimesCell([]WindowRegimeCount{
+	assert.Equal(t, "cold→not-evictable", regimesCell([]rundoc.WindowRegimeCount{{Requested: "cold", Effective: "not-evictable", Processes: []int{0, 1}}}))
+	assert.Equal(t, "cold×2, cold→partial×1", regimesCell([]rundoc.WindowRegimeCount{
 		{Requested: "cold", Effective: "cold", Processes: []int{0, 2}}, {Requested: "cold", Effective: "partial", Processes: []int{1}}}))
 }
 
 func TestWindowsBenchfmt(t *testing.T) {
 	t.Run("windows only: an empty, valid stream", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteBenchfmt(&buf, Summarized(WindowsOnlyDoc())))
+		require.NoError(t, WriteBenchfmt(&buf, rundoctest.Summarized(rundoctest.WindowsOnlyDoc())))
 		assert.Empty(t, readBenchfmt(t, buf.Bytes()))
 		assert.Zero(t, buf.Len())
 	})
 	t.Run("windows are not results", func(t *testing.T) {
-		doc := Summarized(WindowDoc())
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
 		var with, without bytes.Buffer
 		require.NoError(t, WriteBenchfmt(&with, doc))
 		doc.Windows, doc.WindowSummaries = nil, nil
@@ -316,7 +319,7 @@ func TestWindowsBenchfmt(t *testing.T) {
 
 // The table refuses a non-finite window total as the JSON writer does.
 func TestWindowsTableRefusesNonFinite(t *testing.T) {
-	doc := Summarized(WindowDoc())
+	doc := rundoctest.Summarized(rundoctest.WindowDoc())
 	doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
-	assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), ErrNonFinite)
+	assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), rundoc.ErrNonFinite)
 }

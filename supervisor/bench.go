@@ -18,7 +18,7 @@ import (
 
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -35,9 +35,9 @@ type benchIdentity struct {
 	name     string
 	fullName string // the whole name when name is its protocol.ShortName
 	workload bool   // measure.Workload: windows, not samples
-	windows  []report.Window
-	row      *report.Row // set by discovery when the function failed there
-	procs    []report.ProcessResult
+	windows  []rundoc.Window
+	row      *rundoc.Row // set by discovery when the function failed there
+	procs    []rundoc.ProcessResult
 	stopped  bool   // skipped or failed: no further repetitions
 	notRun   string // why a repetition was not started
 
@@ -72,7 +72,7 @@ type benchIdentity struct {
 
 // benchmarks discovers every package's leaves (see discoverAll; no
 // measurement runs yet), then measures them serially.
-func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]report.Row, []report.Window) {
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]rundoc.Row, []rundoc.Window) {
 	var ids []*benchIdentity
 	for _, f := range s.discoverAll(ctx, plans, true) {
 		ids = append(ids, f...)
@@ -91,8 +91,8 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*r
 		all = append(all, unpaired...)
 	}
 	s.measure(ctx, ids)
-	rows := make([]report.Row, 0, len(all))
-	var windows []report.Window
+	rows := make([]rundoc.Row, 0, len(all))
+	var windows []rundoc.Window
 	for _, id := range all {
 		rows = append(rows, id.result())
 	}
@@ -122,7 +122,7 @@ func (s *supervisor) discoverAll(ctx context.Context, plans []*pkgPlan, calibrat
 			go func() {
 				defer wg.Done()
 				found[i] = s.discover(ctx, p, b, calibrate)
-				ev := report.Event{Kind: report.EventDiscovery, Package: p.pkg.ImportPath, Build: b.variant, Identities: []string{}}
+				ev := rundoc.Event{Kind: rundoc.EventDiscovery, Package: p.pkg.ImportPath, Build: b.variant, Identities: []string{}}
 				for _, id := range found[i] {
 					if id.name != "" { // "": the package's discovery failed; its result says why
 						ev.Identities = append(ev.Identities, cmp.Or(id.fullName, id.name))
@@ -255,7 +255,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip}}
 		s.slots() <- struct{}{}
-		who := report.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
+		who := rundoc.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
 		s.processStart(who, req)
 		out := s.run(ctx, s.childConfig(p, b), req, func(m protocol.Message) {
 			switch m := m.(type) {
@@ -411,14 +411,14 @@ func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	}
 	switch {
 	case l.Problem != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassFailure),
-			Error: ptr(firstLine(l.Problem)), Processes: []report.ProcessResult{}}
+		id.row = &rundoc.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassFailure),
+			Error: ptr(firstLine(l.Problem)), Processes: []rundoc.ProcessResult{}}
 		if strings.Contains(strings.TrimSpace(l.Problem), "\n") {
 			id.row.Output = l.Problem // the rest of what it said
 		}
 	case l.Skipped != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSkipped),
-			Skipped: ptr(l.Skipped), Processes: []report.ProcessResult{}}
+		id.row = &rundoc.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSkipped),
+			Skipped: ptr(l.Skipped), Processes: []rundoc.ProcessResult{}}
 	}
 	return id
 }
@@ -485,7 +485,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 // runJob runs one process of id and records it; true when it failed.
 func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) bool {
 	var result *protocol.Result
-	var windows []report.Window
+	var windows []rundoc.Window
 	mode := protocol.ModeBenchmark
 	if id.workload {
 		mode = protocol.ModeWorkload
@@ -515,7 +515,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		// (docs/design.md#leaves-that-need-their-siblings).
 		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, topLevel(cmp.Or(id.fullName, id.name)))
 	}
-	who := report.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
+	who := rundoc.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)
 	out := s.run(ctx, s.childConfig(id.plan, id.build), req, func(m protocol.Message) {
 		switch m := m.(type) {
@@ -532,7 +532,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	s.processEnd(who, req, out)
 	id.windows = append(id.windows, windows...)
 	id.leftBehind(out)
-	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
+	proc := rundoc.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
 	proc.PeakMemoryBytes, _ = peakMemory(out)
 	if notes := resourceNotes(out); len(notes) > 0 {
 		if id.limitedCount == 0 {
@@ -671,31 +671,31 @@ func samples(in []protocol.Sample) []stats.Sample {
 
 // result assembles the identity's row: the first failure decides the
 // outcome, and whatever processes produced samples are summarized.
-func (id *benchIdentity) result() report.Row {
-	var row report.Row
+func (id *benchIdentity) result() rundoc.Row {
+	var row rundoc.Row
 	switch {
 	case id.row != nil:
 		row = *id.row
 	case len(id.procs) > 0 && id.procs[0].Outcome == outcomeOf(sandbox.ClassSkipped):
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
 			Outcome: outcomeOf(sandbox.ClassSkipped), Skipped: id.procs[0].Error}
 	case len(id.procs) == 0:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
-			Outcome: report.OutcomeNotRun, Error: ptr(id.notRun)}
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
+			Outcome: rundoc.OutcomeNotRun, Error: ptr(id.notRun)}
 	default:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
 	}
 	row.Build = id.variant
 	row.Processes = id.procs
 	if row.Processes == nil {
-		row.Processes = []report.ProcessResult{}
+		row.Processes = []rundoc.ProcessResult{}
 	}
 	if len(id.calibration) > 0 {
-		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
+		row.Calibration = &rundoc.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
 			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), AfterSiblings: id.calibratedAfter, Runs: id.calibration}
 	}
 	row.Summary = summarize(id.procs)
-	row.Interference = report.SumInterference(id.procs)
+	row.Interference = rundoc.SumInterference(id.procs)
 	if id.fullName != "" {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
@@ -730,7 +730,7 @@ func (id *benchIdentity) result() report.Row {
 				row.Summary.Metrics = map[string]*float64{}
 			}
 			row.Summary.Metrics[unit] = nil // an em dash in its column, with the reason
-			row.Absences = append(row.Absences, report.MetricAbsence{Metric: unit, Reason: id.unmeasured[unit]})
+			row.Absences = append(row.Absences, rundoc.MetricAbsence{Metric: unit, Reason: id.unmeasured[unit]})
 		}
 	}
 	if row.Summary != nil && len(id.metrics) > 0 {
@@ -750,14 +750,14 @@ func (id *benchIdentity) skipProbe() bool {
 // kind is the row kind of the identity.
 func (id *benchIdentity) kind() string {
 	if id.workload {
-		return report.KindWorkload
+		return rundoc.KindWorkload
 	}
 	return "benchmark"
 }
 
 // window converts one measured window for the document.
-func window(pkg, workload string, process int, m protocol.Window) report.Window {
-	w := report.Window{Package: pkg, Workload: workload, Name: m.Name, Process: process, Reps: m.Reps,
+func window(pkg, workload string, process int, m protocol.Window) rundoc.Window {
+	w := rundoc.Window{Package: pkg, Workload: workload, Name: m.Name, Process: process, Reps: m.Reps,
 		WallNs: m.WallNs, Scope: m.Scope, OnCPUUserNs: m.OnCPUUserNs, OnCPUKernelNs: m.OnCPUKernelNs,
 		OffCPURunqueueNs: m.OffCPURunqueueNs, OffCPUDiskNs: m.OffCPUDiskNs, OffCPUOtherNs: m.OffCPUOtherNs,
 		OtherThreadsCPUNs: m.OtherThreadsCPUNs, Totals: map[string]float64{}, Note: m.Note}
@@ -765,18 +765,18 @@ func window(pkg, workload string, process int, m protocol.Window) report.Window 
 		w.Totals[t.Name] = t.Value
 	}
 	if p := m.PSI; p != nil {
-		w.PSI = &report.WindowPSI{Scope: "system", IOSomeNs: p.IOSomeNs, IOFullNs: p.IOFullNs,
+		w.PSI = &rundoc.WindowPSI{Scope: "system", IOSomeNs: p.IOSomeNs, IOFullNs: p.IOFullNs,
 			MemSomeNs: p.MemSomeNs, MemFullNs: p.MemFullNs, CPUSomeNs: p.CPUSomeNs}
 	}
 	if r := m.Regime; r != nil {
-		w.Regime = &report.WindowRegime{Requested: r.Requested, Effective: r.Effective,
+		w.Regime = &rundoc.WindowRegime{Requested: r.Requested, Effective: r.Effective,
 			ResidentBefore: r.ResidentBefore, ResidentAfter: r.ResidentAfter, TotalBytes: r.TotalBytes, Note: r.Note}
 	}
 	return w
 }
 
 // counted records a process's counting-pass cells and absences.
-func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result) {
+func (id *benchIdentity) counted(proc *rundoc.ProcessResult, r *protocol.Result) {
 	if r.CountIterations > 0 {
 		id.countIters, id.countMethod = r.CountIterations, r.CountMethod
 	}
@@ -813,7 +813,7 @@ func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result)
 
 // summarizeCounted sets the row's counted medians over the processes that
 // produced samples; a metric some of them lack is nil, with the reason.
-func (id *benchIdentity) summarizeCounted(row *report.Row) {
+func (id *benchIdentity) summarizeCounted(row *rundoc.Row) {
 	sum := row.Summary
 	sum.Counted = map[string]*float64{}
 	for _, m := range id.metrics {
@@ -839,7 +839,7 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 			if why == "" {
 				why = "not counted in every process"
 			}
-			row.Absences = append(row.Absences, report.MetricAbsence{Metric: m, Reason: why})
+			row.Absences = append(row.Absences, rundoc.MetricAbsence{Metric: m, Reason: why})
 			continue
 		}
 		sum.Counted[m] = ptr(v)
@@ -864,7 +864,7 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 const intervalConfidence = 0.95
 
 // summarize combines the processes that produced samples; nil when none did.
-func summarize(procs []report.ProcessResult) *report.Summary {
+func summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 	var good []stats.Process
 	var per []stats.Stats
 	for _, p := range procs {
@@ -877,7 +877,7 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 	if !ok {
 		return nil
 	}
-	sum := &report.Summary{
+	sum := &rundoc.Summary{
 		Processes:  across.Processes,
 		Iterations: good[0].Samples[0].Iterations,
 		MedianNs:   across.Median,
@@ -894,7 +894,7 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
 	}
 	if iv, ok := stats.MedianInterval(medians, intervalConfidence); ok {
-		sum.Interval = &report.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
+		sum.Interval = &rundoc.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
 	if within {
 		sum.WithinMADNs = ptr(across.Within)
@@ -941,13 +941,13 @@ func summarize(procs []report.ProcessResult) *report.Summary {
 // errorRow describes an identity (or a package, when name is "") whose
 // child ended badly. A child that timed out and printed its goroutine
 // stacks when asked says where in pkg it was.
-func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
+func errorRow(pkg, name, kind string, out sandbox.Outcome) rundoc.Row {
 	msg := describe(out)
 	if where := hungAt(out.Stacks.Head, pkg); where != "" {
 		msg += "; " + where
 	}
-	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
-		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}, Notes: resourceNotes(out)}
+	return rundoc.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
+		Error: ptr(msg), Output: output(out), Processes: []rundoc.ProcessResult{}, Notes: resourceNotes(out)}
 }
 
 // hungAt says where a timed-out child was, from the head of the goroutine

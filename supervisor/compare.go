@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // DefaultThreshold is the practical threshold of a comparison when
@@ -51,7 +51,7 @@ var ErrFingerprintMismatch = errors.New("the runs' fingerprints differ")
 
 // MismatchError says two runs are not comparable and which fields differ.
 type MismatchError struct {
-	Diffs []report.FieldDiff
+	Diffs []rundoc.FieldDiff
 }
 
 func (e *MismatchError) Error() string {
@@ -68,9 +68,9 @@ func (e *MismatchError) Unwrap() error { return ErrFingerprintMismatch }
 // one side only are listed with their side, failures with their outcome;
 // nothing is dropped. Runs whose fingerprints differ are refused with a
 // *MismatchError unless cfg.AllowMismatch.
-func Compare(old, new *report.Document, cfg CompareConfig) (*report.Comparison, error) {
-	for _, d := range []*report.Document{old, new} {
-		if d.Meta.Mode != report.ModeBench {
+func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, error) {
+	for _, d := range []*rundoc.Document{old, new} {
+		if d.Meta.Mode != rundoc.ModeBench {
 			return nil, fmt.Errorf("a %q run has no benchmarks to compare", d.Meta.Mode)
 		}
 	}
@@ -78,8 +78,8 @@ func Compare(old, new *report.Document, cfg CompareConfig) (*report.Comparison, 
 	if err != nil {
 		return nil, err
 	}
-	c.Old = report.ComparedRun{Label: cfg.OldLabel, Date: old.Meta.Date, Fingerprint: old.Meta.Fingerprint()}
-	c.New = report.ComparedRun{Label: cfg.NewLabel, Date: new.Meta.Date, Fingerprint: new.Meta.Fingerprint()}
+	c.Old = rundoc.ComparedRun{Label: cfg.OldLabel, Date: old.Meta.Date, Fingerprint: old.Meta.Fingerprint()}
+	c.New = rundoc.ComparedRun{Label: cfg.NewLabel, Date: new.Meta.Date, Fingerprint: new.Meta.Fingerprint()}
 	c.Mismatches = c.Old.Fingerprint.Diff(c.New.Fingerprint)
 	if len(c.Mismatches) > 0 && !cfg.AllowMismatch {
 		return nil, &MismatchError{c.Mismatches}
@@ -94,8 +94,8 @@ func Compare(old, new *report.Document, cfg CompareConfig) (*report.Comparison, 
 }
 
 // workingTree returns the rows of the working tree's build.
-func workingTree(rows []report.Row) []report.Row {
-	var out []report.Row
+func workingTree(rows []rundoc.Row) []rundoc.Row {
+	var out []rundoc.Row
 	for _, r := range rows {
 		if r.Build == "" {
 			out = append(out, r)
@@ -132,14 +132,14 @@ func (cfg CompareConfig) Validate() error {
 	return nil
 }
 
-func newComparison(cfg CompareConfig) (*report.Comparison, error) {
+func newComparison(cfg CompareConfig) (*rundoc.Comparison, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	d := cfg.withDefaults()
-	return &report.Comparison{
-		Schema: report.ComparisonSchemaVersion,
-		Knobs: report.CompareKnobs{Threshold: d.Threshold, Confidence: d.Bootstrap.Confidence,
+	return &rundoc.Comparison{
+		Schema: rundoc.ComparisonSchemaVersion,
+		Knobs: rundoc.CompareKnobs{Threshold: d.Threshold, Confidence: d.Bootstrap.Confidence,
 			Resamples: d.Bootstrap.Resamples, Seed: d.Bootstrap.Seed},
 	}, nil
 }
@@ -155,20 +155,20 @@ type pairing func(k int) (oldFirst bool)
 
 type identityKey struct{ pkg, name string }
 
-func keyOf(r report.Row) identityKey { return identityKey{r.Package, r.Name} }
+func keyOf(r rundoc.Row) identityKey { return identityKey{r.Package, r.Name} }
 
 // rows compares old and new identity by identity: New's order, then the
 // identities only Old has. Test rows are not compared; a package row (a
 // build failure) is listed as its side's failure.
-func (c comparer) rows(old, new []report.Row, paired pairing) []report.ComparisonRow {
-	oldBy := map[identityKey]report.Row{}
+func (c comparer) rows(old, new []rundoc.Row, paired pairing) []rundoc.ComparisonRow {
+	oldBy := map[identityKey]rundoc.Row{}
 	for _, r := range old {
 		if comparable(r) {
 			oldBy[keyOf(r)] = r
 		}
 	}
 	seen := map[identityKey]bool{}
-	var out []report.ComparisonRow
+	var out []rundoc.ComparisonRow
 	for _, n := range new {
 		if !comparable(n) || seen[keyOf(n)] {
 			continue
@@ -190,16 +190,16 @@ func (c comparer) rows(old, new []report.Row, paired pairing) []report.Compariso
 	return out
 }
 
-func comparable(r report.Row) bool {
-	return r.Kind == report.KindBenchmark || r.Kind == report.KindWorkload || (r.Kind == report.KindPackage && r.IsError())
+func comparable(r rundoc.Row) bool {
+	return r.Kind == rundoc.KindBenchmark || r.Kind == rundoc.KindWorkload || (r.Kind == rundoc.KindPackage && r.IsError())
 }
 
 // oneSide is the row of an identity only one run has.
-func oneSide(r report.Row, isOld bool) report.ComparisonRow {
-	row := report.ComparisonRow{Package: r.Package, Name: r.Name, Metric: report.MetricTime, Verdict: report.VerdictOnlyNew}
+func oneSide(r rundoc.Row, isOld bool) rundoc.ComparisonRow {
+	row := rundoc.ComparisonRow{Package: r.Package, Name: r.Name, Metric: rundoc.MetricTime, Verdict: rundoc.VerdictOnlyNew}
 	v := sideValue(r, timeValues(r), DefaultThreshold)
 	if isOld {
-		row.Old, row.Verdict = v, report.VerdictOnlyOld
+		row.Old, row.Verdict = v, rundoc.VerdictOnlyOld
 	} else {
 		row.New = v
 	}
@@ -209,7 +209,7 @@ func oneSide(r report.Row, isOld bool) report.ComparisonRow {
 	return row
 }
 
-func errorText(r report.Row) string {
+func errorText(r rundoc.Row) string {
 	if r.Error != nil {
 		return *r.Error
 	}
@@ -219,14 +219,14 @@ func errorText(r report.Row) string {
 // perProcess is one metric's values, per process (by process index).
 type perProcess map[int][]float64
 
-func timeValues(r report.Row) perProcess {
+func timeValues(r rundoc.Row) perProcess {
 	return values(r, func(s stats.Sample) (float64, bool) { return s.NsPerOp() })
 }
 
-func values(r report.Row, f func(stats.Sample) (float64, bool)) perProcess {
+func values(r rundoc.Row, f func(stats.Sample) (float64, bool)) perProcess {
 	out := perProcess{}
 	for _, p := range r.Processes {
-		if p.Outcome != report.OutcomeOK {
+		if p.Outcome != rundoc.OutcomeOK {
 			continue
 		}
 		for _, s := range p.Samples {
@@ -258,8 +258,8 @@ func (pp perProcess) lists() [][]float64 {
 
 // sideValue summarizes one side: its center, processes and outliers, or
 // its failure.
-func sideValue(r report.Row, pp perProcess, floor float64) *report.ComparedValue {
-	v := &report.ComparedValue{Outcome: r.Outcome, Processes: len(pp)}
+func sideValue(r rundoc.Row, pp perProcess, floor float64) *rundoc.ComparedValue {
+	v := &rundoc.ComparedValue{Outcome: r.Outcome, Processes: len(pp)}
 	if r.IsError() {
 		v.Error = ptr(errorText(r))
 	}
@@ -285,22 +285,22 @@ func medianOf(xs []float64) float64 {
 
 // identity compares one identity present on both sides: time, then B/op
 // and allocs/op, then b.ReportMetric units, then counted metrics.
-func (c comparer) identity(o, n report.Row, paired pairing) []report.ComparisonRow {
-	base := report.ComparisonRow{Package: n.Package, Name: n.Name}
-	if o.Kind == report.KindWorkload || n.Kind == report.KindWorkload {
+func (c comparer) identity(o, n rundoc.Row, paired pairing) []rundoc.ComparisonRow {
+	base := rundoc.ComparisonRow{Package: n.Package, Name: n.Name}
+	if o.Kind == rundoc.KindWorkload || n.Kind == rundoc.KindWorkload {
 		row := base
-		row.Metric, row.Verdict = report.MetricTime, report.VerdictUnavailable
+		row.Metric, row.Verdict = rundoc.MetricTime, rundoc.VerdictUnavailable
 		row.Note = "workload windows are not compared: each process measures one run, not samples of a loop"
-		return []report.ComparisonRow{row}
+		return []rundoc.ComparisonRow{row}
 	}
-	var out []report.ComparisonRow
-	out = append(out, c.metric(base, report.MetricTime, o, n, timeValues(o), timeValues(n), paired))
+	var out []rundoc.ComparisonRow
+	out = append(out, c.metric(base, rundoc.MetricTime, o, n, timeValues(o), timeValues(n), paired))
 	for _, m := range []struct {
 		name string
 		f    func(stats.Sample) (float64, bool)
 	}{
-		{report.MetricBytes, stats.Sample.BytesPerOp},
-		{report.MetricAllocs, stats.Sample.AllocsPerOp},
+		{rundoc.MetricBytes, stats.Sample.BytesPerOp},
+		{rundoc.MetricAllocs, stats.Sample.AllocsPerOp},
 	} {
 		ov, nv := values(o, m.f), values(n, m.f)
 		if len(ov) > 0 || len(nv) > 0 {
@@ -316,7 +316,7 @@ func (c comparer) identity(o, n report.Row, paired pairing) []report.ComparisonR
 }
 
 // extraUnits are the b.ReportMetric units either side has, sorted.
-func extraUnits(rows ...report.Row) []string {
+func extraUnits(rows ...rundoc.Row) []string {
 	var units []string
 	for _, r := range rows {
 		for _, p := range r.Processes {
@@ -332,30 +332,30 @@ func extraUnits(rows ...report.Row) []string {
 }
 
 // metric compares one sampled metric.
-func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Row, ov, nv perProcess, paired pairing) report.ComparisonRow {
+func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Row, ov, nv perProcess, paired pairing) rundoc.ComparisonRow {
 	row.Metric = metric
 	row.Old, row.New = sideValue(o, ov, c.cfg.Threshold), sideValue(n, nv, c.cfg.Threshold)
 	switch {
 	case len(ov) == 0 || len(nv) == 0:
-		row.Verdict = report.VerdictUnavailable
+		row.Verdict = rundoc.VerdictUnavailable
 		if o.IsError() || n.IsError() {
-			row.Verdict = report.VerdictFailed
+			row.Verdict = rundoc.VerdictFailed
 			row.Note = failureNote(o, n)
 		} else {
 			row.Note = "no process measured it on the " + map[bool]string{true: "old", false: "new"}[len(ov) == 0] + " side"
 		}
 		return row
-	case metric != report.MetricTime && constant(ov) && constant(nv):
+	case metric != rundoc.MetricTime && constant(ov) && constant(nv):
 		// Exact values no process varied: no interval is needed.
 		a, b := *row.Old.Center, *row.New.Center
 		row.Method = "exact"
 		switch {
 		case a == b:
-			row.Verdict = report.VerdictSame
+			row.Verdict = rundoc.VerdictSame
 		case b > a:
-			row.Verdict = report.VerdictIncreased
+			row.Verdict = rundoc.VerdictIncreased
 		default:
-			row.Verdict = report.VerdictDecreased
+			row.Verdict = rundoc.VerdictDecreased
 		}
 		switch {
 		case a > 0:
@@ -364,11 +364,11 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 			row.Note = fmt.Sprintf("%s from 0 to %g: no ratio", metric, b)
 		}
 		return row
-	case (metric == report.MetricBytes || metric == report.MetricAllocs) && math.Abs(*row.New.Center-*row.Old.Center) < 0.5:
+	case (metric == rundoc.MetricBytes || metric == rundoc.MetricAllocs) && math.Abs(*row.New.Center-*row.Old.Center) < 0.5:
 		// go test prints these as whole numbers per iteration; a change
 		// of the median under one unit is below that resolution (a rare
 		// allocation of a background goroutine, spread over N).
-		row.Verdict, row.Method = report.VerdictSame, "resolution"
+		row.Verdict, row.Method = rundoc.VerdictSame, "resolution"
 		if a := *row.Old.Center; a > 0 {
 			row.Ratio = ptr(*row.New.Center / a)
 		}
@@ -387,7 +387,7 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 			}
 		}
 		r, err = stats.ComparePairs(ol, nl, b)
-		if err == nil && metric == report.MetricTime {
+		if err == nil && metric == rundoc.MetricTime {
 			om, nm := make([]float64, len(ol)), make([]float64, len(nl))
 			for i := range ol {
 				om[i], nm[i] = medianOf(ol[i]), medianOf(nl[i])
@@ -400,7 +400,7 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 		r, err = stats.CompareProcesses(ov.lists(), nv.lists(), b)
 	}
 	if err != nil {
-		row.Verdict = report.VerdictUnavailable
+		row.Verdict = rundoc.VerdictUnavailable
 		row.Note = compareErrorNote(err)
 		if a := *row.Old.Center; a > 0 {
 			row.Ratio = ptr(*row.New.Center / a)
@@ -410,12 +410,12 @@ func (c comparer) metric(row report.ComparisonRow, metric string, o, n report.Ro
 	row.Ratio, row.Low, row.High = ptr(r.Ratio), ptr(r.Low), ptr(r.High)
 	row.Confidence, row.P, row.Method = ptr(r.Confidence), ptr(r.P), r.Method
 	row.Verdict = r.Verdict(c.cfg.Threshold)
-	if metric != report.MetricTime {
+	if metric != rundoc.MetricTime {
 		switch row.Verdict {
-		case report.VerdictSlower:
-			row.Verdict = report.VerdictIncreased
-		case report.VerdictFaster:
-			row.Verdict = report.VerdictDecreased
+		case rundoc.VerdictSlower:
+			row.Verdict = rundoc.VerdictIncreased
+		case rundoc.VerdictFaster:
+			row.Verdict = rundoc.VerdictDecreased
 		}
 	}
 	if notes := outlierNote(row.Old, row.New); notes != "" {
@@ -434,7 +434,7 @@ func compareErrorNote(err error) string {
 	return err.Error()
 }
 
-func failureNote(o, n report.Row) string {
+func failureNote(o, n rundoc.Row) string {
 	var parts []string
 	if o.IsError() {
 		parts = append(parts, "old failed: "+errorText(o))
@@ -445,11 +445,11 @@ func failureNote(o, n report.Row) string {
 	return strings.Join(parts, "; ")
 }
 
-func outlierNote(o, n *report.ComparedValue) string {
+func outlierNote(o, n *rundoc.ComparedValue) string {
 	var parts []string
 	for _, s := range []struct {
 		side string
-		v    *report.ComparedValue
+		v    *rundoc.ComparedValue
 	}{{"old", o}, {"new", n}} {
 		if k := len(s.v.Outliers); k > 0 {
 			parts = append(parts, fmt.Sprintf("%d outlier process(es) in %s (kept)", k, s.side))
@@ -475,7 +475,7 @@ func constant(pp perProcess) bool {
 
 // counted compares the catalog metrics both rows counted: a difference is
 // called only beyond the sum of the two values' uncertainties.
-func counted(base report.ComparisonRow, o, n report.Row) []report.ComparisonRow {
+func counted(base rundoc.ComparisonRow, o, n rundoc.Row) []rundoc.ComparisonRow {
 	if o.Summary == nil || n.Summary == nil {
 		return nil
 	}
@@ -486,7 +486,7 @@ func counted(base report.ComparisonRow, o, n report.Row) []report.ComparisonRow 
 		}
 	}
 	slices.Sort(names)
-	var out []report.ComparisonRow
+	var out []rundoc.ComparisonRow
 	for _, name := range names {
 		row := base
 		row.Metric = name
@@ -495,25 +495,25 @@ func counted(base report.ComparisonRow, o, n report.Row) []report.ComparisonRow 
 			continue // neither run has it: each run's absences say why
 		}
 		if ov == nil || nv == nil {
-			row.Verdict = report.VerdictUnavailable
+			row.Verdict = rundoc.VerdictUnavailable
 			row.Note = "not counted on the " + map[bool]string{true: "old", false: "new"}[ov == nil] + " side (its row's absences say why)"
 			out = append(out, row)
 			continue
 		}
 		uo, un := o.Summary.Uncertainty[name], n.Summary.Uncertainty[name]
-		row.Old = &report.ComparedValue{Center: ptr(*ov), Processes: o.Summary.Processes, Uncertainty: ptr(uo), Outcome: o.Outcome}
-		row.New = &report.ComparedValue{Center: ptr(*nv), Processes: n.Summary.Processes, Uncertainty: ptr(un), Outcome: n.Outcome}
+		row.Old = &rundoc.ComparedValue{Center: ptr(*ov), Processes: o.Summary.Processes, Uncertainty: ptr(uo), Outcome: o.Outcome}
+		row.New = &rundoc.ComparedValue{Center: ptr(*nv), Processes: n.Summary.Processes, Uncertainty: ptr(un), Outcome: n.Outcome}
 		row.Method = "uncertainty"
 		if *ov > 0 {
 			row.Ratio = ptr(*nv / *ov)
 		}
 		switch d := *nv - *ov; {
 		case math.Abs(d) <= uo+un:
-			row.Verdict = report.VerdictWithinNoise
+			row.Verdict = rundoc.VerdictWithinNoise
 		case d > 0:
-			row.Verdict = report.VerdictIncreased
+			row.Verdict = rundoc.VerdictIncreased
 		default:
-			row.Verdict = report.VerdictDecreased
+			row.Verdict = rundoc.VerdictDecreased
 		}
 		out = append(out, row)
 	}
@@ -522,7 +522,7 @@ func counted(base report.ComparisonRow, o, n report.Row) []report.ComparisonRow 
 
 // Geomeans is the geometric mean of each metric's ratios over the rows
 // that have one, in the order the metrics first appear.
-func Geomeans(rows []report.ComparisonRow) []report.Geomean {
+func Geomeans(rows []rundoc.ComparisonRow) []rundoc.Geomean {
 	var order []string
 	sum := map[string]float64{}
 	count := map[string]int{}
@@ -536,9 +536,9 @@ func Geomeans(rows []report.ComparisonRow) []report.Geomean {
 		sum[r.Metric] += math.Log(*r.Ratio)
 		count[r.Metric]++
 	}
-	out := make([]report.Geomean, 0, len(order))
+	out := make([]rundoc.Geomean, 0, len(order))
 	for _, m := range order {
-		out = append(out, report.Geomean{Metric: m, Ratio: math.Exp(sum[m] / float64(count[m])), Identities: count[m]})
+		out = append(out, rundoc.Geomean{Metric: m, Ratio: math.Exp(sum[m] / float64(count[m])), Identities: count[m]})
 	}
 	return out
 }

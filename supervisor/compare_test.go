@@ -5,29 +5,29 @@ import (
 	"testing"
 
 	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // benchRow is a benchmark row whose processes each took one sample per
 // value of nsPerOp, with bytes B/op.
-func benchRow(name string, bytes uint64, nsPerOp ...float64) report.Row {
-	row := report.Row{Package: "example.com/p", Name: name, Kind: report.KindBenchmark, Outcome: report.OutcomeOK}
+func benchRow(name string, bytes uint64, nsPerOp ...float64) rundoc.Row {
+	row := rundoc.Row{Package: "example.com/p", Name: name, Kind: rundoc.KindBenchmark, Outcome: rundoc.OutcomeOK}
 	for i, ns := range nsPerOp {
 		b := bytes * 1000
 		allocs := uint64(3000)
-		row.Processes = append(row.Processes, report.ProcessResult{Index: i, Outcome: report.OutcomeOK,
+		row.Processes = append(row.Processes, rundoc.ProcessResult{Index: i, Outcome: rundoc.OutcomeOK,
 			Samples: []stats.Sample{{Iterations: 1000, ElapsedNs: int64(ns * 1000), AllocBytes: &b, Allocs: &allocs}}})
 	}
 	return row
 }
 
-func benchDoc(rows ...report.Row) *report.Document {
-	return &report.Document{Schema: report.SchemaVersion, Meta: report.Meta{Mode: report.ModeBench, OS: "linux", Arch: "amd64",
-		CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Knobs: report.Knobs{SampleTimeNs: 2e8, SampleCount: 1}}, Rows: rows}
+func benchDoc(rows ...rundoc.Row) *rundoc.Document {
+	return &rundoc.Document{Schema: rundoc.SchemaVersion, Meta: rundoc.Meta{Mode: rundoc.ModeBench, OS: "linux", Arch: "amd64",
+		CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Knobs: rundoc.Knobs{SampleTimeNs: 2e8, SampleCount: 1}}, Rows: rows}
 }
 
 func TestCompare(t *testing.T) {
-	failed := report.Row{Package: "example.com/p", Name: "BenchmarkCrash", Kind: report.KindBenchmark,
+	failed := rundoc.Row{Package: "example.com/p", Name: "BenchmarkCrash", Kind: rundoc.KindBenchmark,
 		Outcome: "signal", Error: ptr("killed by SIGSEGV")}
 	old := benchDoc(
 		benchRow("BenchmarkSlower", 64, 100, 101, 99, 100.5, 99.5),
@@ -56,15 +56,15 @@ func TestCompare(t *testing.T) {
 		verdicts[[2]string{r.Name, r.Metric}] = r.Verdict
 	}
 	for _, tc := range []struct{ name, metric, want string }{
-		{"BenchmarkSlower", report.MetricTime, report.VerdictSlower},
-		{"BenchmarkSlower", report.MetricBytes, report.VerdictSame},
-		{"BenchmarkSame", report.MetricTime, report.VerdictEquivalent},
-		{"BenchmarkMoreBytes", report.MetricTime, report.VerdictEquivalent},
-		{"BenchmarkMoreBytes", report.MetricBytes, report.VerdictIncreased},
-		{"BenchmarkMoreBytes", report.MetricAllocs, report.VerdictSame},
-		{"BenchmarkCrash", report.MetricTime, report.VerdictFailed},
-		{"BenchmarkGone", report.MetricTime, report.VerdictOnlyOld},
-		{"BenchmarkAdded", report.MetricTime, report.VerdictOnlyNew},
+		{"BenchmarkSlower", rundoc.MetricTime, rundoc.VerdictSlower},
+		{"BenchmarkSlower", rundoc.MetricBytes, rundoc.VerdictSame},
+		{"BenchmarkSame", rundoc.MetricTime, rundoc.VerdictEquivalent},
+		{"BenchmarkMoreBytes", rundoc.MetricTime, rundoc.VerdictEquivalent},
+		{"BenchmarkMoreBytes", rundoc.MetricBytes, rundoc.VerdictIncreased},
+		{"BenchmarkMoreBytes", rundoc.MetricAllocs, rundoc.VerdictSame},
+		{"BenchmarkCrash", rundoc.MetricTime, rundoc.VerdictFailed},
+		{"BenchmarkGone", rundoc.MetricTime, rundoc.VerdictOnlyOld},
+		{"BenchmarkAdded", rundoc.MetricTime, rundoc.VerdictOnlyNew},
 	} {
 		if got := verdicts[[2]string{tc.name, tc.metric}]; got != tc.want {
 			t.Errorf("%s %s: verdict %q, want %q", tc.name, tc.metric, got, tc.want)
@@ -73,7 +73,7 @@ func TestCompare(t *testing.T) {
 	// Identities keep New's order, then Old's leftovers; nothing dropped.
 	var names []string
 	for _, r := range c.Rows {
-		if r.Metric == report.MetricTime {
+		if r.Metric == rundoc.MetricTime {
 			names = append(names, r.Name)
 		}
 	}
@@ -87,11 +87,11 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	for _, r := range c.Rows {
-		if r.Verdict == report.VerdictFailed && (r.New == nil || r.New.Error == nil || r.New.Center != nil) {
+		if r.Verdict == rundoc.VerdictFailed && (r.New == nil || r.New.Error == nil || r.New.Center != nil) {
 			t.Errorf("%s: a failed side must carry its error and no value: %+v", r.Name, r.New)
 		}
 	}
-	if len(c.Geomeans) == 0 || c.Geomeans[0].Metric != report.MetricTime || c.Geomeans[0].Identities != 3 {
+	if len(c.Geomeans) == 0 || c.Geomeans[0].Metric != rundoc.MetricTime || c.Geomeans[0].Identities != 3 {
 		t.Errorf("geomeans %+v: want sec/op over the 3 identities measured on both sides first", c.Geomeans)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -263,10 +263,10 @@ type Config struct {
 	// planned.
 	Progress func(identity string, k, n int)
 	// Events, when set, receives the run's events as they happen
-	// (report.Event: builds, discoveries, every child's start and end,
+	// (rundoc.Event: builds, discoveries, every child's start and end,
 	// each row once final); it may be called from several goroutines at
 	// once and should not block. Nil: none.
-	Events func(report.Event)
+	Events func(rundoc.Event)
 
 	// Host hygiene (docs/design.md#host-hygiene).
 

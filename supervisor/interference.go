@@ -7,7 +7,7 @@ import (
 
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // InterferenceConfig is the watch for foreign load between samples
@@ -90,12 +90,12 @@ func (c InterferenceConfig) request(cpus []int) *protocol.Interference {
 
 // Policy is what Meta.Interference records of c for a benchmark run; nil
 // when the watch is off.
-func (c InterferenceConfig) Policy() *report.InterferencePolicy {
+func (c InterferenceConfig) Policy() *rundoc.InterferencePolicy {
 	if c.Off {
 		return nil
 	}
 	c = c.WithDefaults()
-	p := &report.InterferencePolicy{Response: c.Response, MaxForeign: c.MaxForeign, MaxRetakes: c.MaxRetakes, Scope: report.InterferenceScope}
+	p := &rundoc.InterferencePolicy{Response: c.Response, MaxForeign: c.MaxForeign, MaxRetakes: c.MaxRetakes, Scope: rundoc.InterferenceScope}
 	if c.Response == protocol.ResponsePause {
 		p.SettleNs, p.PauseMaxNs = int64(c.Settle), int64(c.PauseMax)
 	}
@@ -120,12 +120,12 @@ func watched(dst []stats.Sample, src []protocol.Sample) {
 
 // processInterference is what the watch saw and did in one process's
 // result, and its retaken samples; nil when no watch ran.
-func processInterference(res *protocol.Result) (*report.ProcessInterference, []stats.Sample) {
+func processInterference(res *protocol.Result) (*rundoc.ProcessInterference, []stats.Sample) {
 	if res.Interference == nil {
 		return nil, nil
 	}
 	o := res.Interference
-	in := &report.ProcessInterference{Retakes: len(res.Retaken), Pauses: o.Pauses, PausedNs: o.PausedNs,
+	in := &rundoc.ProcessInterference{Retakes: len(res.Retaken), Pauses: o.Pauses, PausedNs: o.PausedNs,
 		BudgetExhausted: o.BudgetExhausted, Problem: o.Problem}
 	for _, set := range [][]protocol.Sample{res.Samples, res.Retaken} {
 		for _, s := range set {

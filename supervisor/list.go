@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // ListEntry is one identity `benchsup list` prints.
@@ -32,7 +32,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 	}
 	var out []ListEntry
 	for _, r := range rows {
-		if r.Outcome == report.OutcomeSkipped {
+		if r.Outcome == rundoc.OutcomeSkipped {
 			continue // a package with nothing to list
 		}
 		out = append(out, ListEntry{Package: r.Package, Kind: r.Kind, Error: deref(r.Error)})

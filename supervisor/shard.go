@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // Shard selects one part of a run's benchmark functions (--shard=K/N), so
@@ -120,10 +120,10 @@ func (s Shard) Balance(durations map[string]int64) Shard {
 // Durations returns the time each benchmark function of doc took: the
 // wall time of all its processes, sub-benchmarks included, by BenchKey
 // (the working tree's rows only). It is what Balance takes.
-func Durations(doc *report.Document) map[string]int64 {
+func Durations(doc *rundoc.Document) map[string]int64 {
 	d := map[string]int64{}
 	for _, r := range doc.Rows {
-		if r.Kind == report.KindPackage || r.Build != "" || r.Name == "" {
+		if r.Kind == rundoc.KindPackage || r.Build != "" || r.Name == "" {
 			continue
 		}
 		k := BenchKey(r.Package, topLevel(r.Name))

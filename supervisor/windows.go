@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // finishWindows completes the document's workload windows: it marks the
 // windows of processes that failed or skipped after measuring them,
 // summarizes every window across its processes (Document.WindowSummaries)
 // and records the window metrics the run read.
-func (s *supervisor) finishWindows(doc *report.Document, rows []report.Row) {
+func (s *supervisor) finishWindows(doc *rundoc.Document, rows []rundoc.Row) {
 	if len(doc.Windows) == 0 {
 		return
 	}
@@ -32,14 +32,14 @@ func (s *supervisor) finishWindows(doc *report.Document, rows []report.Row) {
 // processes measured and others did not is summarized over those that did
 // and says which did not; one no process measured carries the first
 // reason instead of numbers.
-func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Window, []report.WindowSummary) {
+func summarizeWindows(windows []rundoc.Window, rows []rundoc.Row) ([]rundoc.Window, []rundoc.WindowSummary) {
 	type procKey struct {
 		pkg, workload string
 		index         int
 	}
-	procs := map[procKey]report.ProcessResult{}
+	procs := map[procKey]rundoc.ProcessResult{}
 	for _, r := range rows {
-		if r.Kind != report.KindWorkload {
+		if r.Kind != rundoc.KindWorkload {
 			continue
 		}
 		for _, p := range r.Processes {
@@ -58,8 +58,8 @@ func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Wind
 			reason = *p.Error
 		}
 		switch p.Outcome {
-		case report.OutcomeOK:
-		case report.OutcomeSkipped:
+		case rundoc.OutcomeOK:
+		case rundoc.OutcomeSkipped:
 			w.Skipped = ptr(reason)
 		default:
 			w.Error = ptr(strings.TrimSuffix(string(p.Outcome)+": "+reason, ": "))
@@ -68,7 +68,7 @@ func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Wind
 
 	type key struct{ pkg, workload, name string }
 	var order []key
-	groups := map[key][]report.Window{}
+	groups := map[key][]rundoc.Window{}
 	for _, w := range out {
 		k := key{w.Package, w.Workload, w.Name}
 		if _, ok := groups[k]; !ok {
@@ -76,7 +76,7 @@ func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Wind
 		}
 		groups[k] = append(groups[k], w)
 	}
-	sums := make([]report.WindowSummary, 0, len(order))
+	sums := make([]rundoc.WindowSummary, 0, len(order))
 	for _, k := range order {
 		sums = append(sums, summarizeWindow(groups[k]))
 	}
@@ -85,10 +85,10 @@ func summarizeWindows(windows []report.Window, rows []report.Row) ([]report.Wind
 
 // summarizeWindow summarizes the windows of one window name, one per
 // process.
-func summarizeWindow(ws []report.Window) report.WindowSummary {
-	s := report.WindowSummary{Package: ws[0].Package, Workload: ws[0].Workload, Name: ws[0].Name, Reps: ws[0].Reps,
+func summarizeWindow(ws []rundoc.Window) rundoc.WindowSummary {
+	s := rundoc.WindowSummary{Package: ws[0].Package, Workload: ws[0].Workload, Name: ws[0].Name, Reps: ws[0].Reps,
 		Totals: map[string]*float64{}}
-	var measured, unmeasured []report.Window
+	var measured, unmeasured []rundoc.Window
 	for _, w := range ws {
 		if w.Error != nil || w.Skipped != nil {
 			unmeasured = append(unmeasured, w)
@@ -108,13 +108,13 @@ func summarizeWindow(ws []report.Window) report.WindowSummary {
 	s.Scope = measured[0].Scope
 	for _, w := range measured {
 		if w.Scope != s.Scope {
-			s.Scope = report.ScopeMixed
+			s.Scope = rundoc.ScopeMixed
 		}
 	}
 	vals := make([]stats.WindowValues, len(measured))
 	for i, w := range measured {
 		v := stats.WindowValues{Wall: w.WallNs, OtherThreads: w.OtherThreadsCPUNs, Totals: w.Totals}
-		if s.Scope != report.ScopeMixed {
+		if s.Scope != rundoc.ScopeMixed {
 			// Components of different scopes are different quantities.
 			v.User, v.Kernel, v.Runqueue, v.Disk, v.Other = w.OnCPUUserNs, w.OnCPUKernelNs, w.OffCPURunqueueNs, w.OffCPUDiskNs, w.OffCPUOtherNs
 		}
@@ -143,11 +143,11 @@ func summarizeWindow(ws []report.Window) report.WindowSummary {
 
 // windowStat converts a quantity's statistics across processes; the spread
 // is reported from two processes up.
-func windowStat(st *stats.Stats) *report.WindowStat {
+func windowStat(st *stats.Stats) *rundoc.WindowStat {
 	if st == nil {
 		return nil
 	}
-	out := &report.WindowStat{Median: st.Median, Min: st.Min, Max: st.Max}
+	out := &rundoc.WindowStat{Median: st.Median, Min: st.Min, Max: st.Max}
 	if st.N >= 2 {
 		out.Spread = ptr(st.MAD)
 	}
@@ -156,17 +156,17 @@ func windowStat(st *stats.Stats) *report.WindowStat {
 
 // regimeCounts lists the distinct page-cache stamps of the windows, in
 // order of first appearance, with the processes that had each.
-func regimeCounts(ws []report.Window) []report.WindowRegimeCount {
-	var out []report.WindowRegimeCount
+func regimeCounts(ws []rundoc.Window) []rundoc.WindowRegimeCount {
+	var out []rundoc.WindowRegimeCount
 	for _, w := range ws {
 		if w.Regime == nil {
 			continue
 		}
-		i := slices.IndexFunc(out, func(c report.WindowRegimeCount) bool {
+		i := slices.IndexFunc(out, func(c rundoc.WindowRegimeCount) bool {
 			return c.Requested == w.Regime.Requested && c.Effective == w.Regime.Effective
 		})
 		if i < 0 {
-			out = append(out, report.WindowRegimeCount{Requested: w.Regime.Requested, Effective: w.Regime.Effective})
+			out = append(out, rundoc.WindowRegimeCount{Requested: w.Regime.Requested, Effective: w.Regime.Effective})
 			i = len(out) - 1
 		}
 		out[i].Processes = append(out[i].Processes, w.Process)
@@ -180,7 +180,7 @@ func regimeCounts(ws []report.Window) []report.WindowRegimeCount {
 // said once, in order; any other is prefixed with its process. When some
 // processes measured the window, each process that did not is named with
 // its error or skip reason.
-func combineNotes(measured, unmeasured []report.Window) string {
+func combineNotes(measured, unmeasured []rundoc.Window) string {
 	split := func(note string) []string {
 		if note == "" {
 			return nil

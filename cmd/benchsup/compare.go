@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/supervisor"
 )
 
@@ -89,7 +90,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			}
 			switch format {
 			case "json":
-				err = report.WriteComparisonJSON(stdout, *cmp)
+				err = rundoc.WriteComparisonJSON(stdout, *cmp)
 			case "csv":
 				err = report.WriteComparisonCSV(stdout, *cmp)
 			default:
@@ -99,10 +100,10 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
 			}
-			if err := jsonOut.commit(func(w io.Writer) error { return report.WriteComparisonJSON(w, *cmp) }); err != nil {
+			if err := jsonOut.commit(func(w io.Writer) error { return rundoc.WriteComparisonJSON(w, *cmp) }); err != nil {
 				errs = append(errs, err)
 			}
-			page := report.HTMLReport{Run: new, Old: old, Comparisons: []report.Comparison{*cmp}}
+			page := report.HTMLReport{Run: new, Old: old, Comparisons: []rundoc.Comparison{*cmp}}
 			if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, page) }); err != nil {
 				errs = append(errs, err)
 			}
@@ -164,18 +165,18 @@ func parseFailOn(s string) (string, error) {
 
 // readRun reads a run document from a file, saying on stderr when it was
 // read without an integrity check.
-func readRun(path string, stderr io.Writer) (*report.Document, error) {
-	return readFile(path, stderr, report.ReadDocument)
+func readRun(path string, stderr io.Writer) (*rundoc.Document, error) {
+	return readFile(path, stderr, rundoc.ReadDocument)
 }
 
 // readComparison reads a comparison document from a file, as readRun.
-func readComparison(path string, stderr io.Writer) (*report.Comparison, error) {
-	return readFile(path, stderr, report.ReadComparison)
+func readComparison(path string, stderr io.Writer) (*rundoc.Comparison, error) {
+	return readFile(path, stderr, rundoc.ReadComparison)
 }
 
 // readFile reads a document from the file at path with read, naming the
 // file in an error and in the note of a document without a checksum.
-func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, report.Integrity, error)) (*T, error) {
+func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, rundoc.Integrity, error)) (*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -193,7 +194,7 @@ func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, re
 
 // gateAll applies --fail-on to every comparison: a crash or a missing
 // identity anywhere outranks a regression.
-func gateAll(cs []report.Comparison, failOn string, stderr io.Writer) error {
+func gateAll(cs []rundoc.Comparison, failOn string, stderr io.Writer) error {
 	var worst error
 	for _, c := range cs {
 		switch err := gate(c, failOn, stderr); {
@@ -208,22 +209,22 @@ func gateAll(cs []report.Comparison, failOn string, stderr io.Writer) error {
 
 // gate applies --fail-on to a comparison: nil when it passes or no gate was
 // asked for. Only time rows are gated; the other metrics inform.
-func gate(c report.Comparison, failOn string, stderr io.Writer) error {
+func gate(c rundoc.Comparison, failOn string, stderr io.Writer) error {
 	if failOn == "" {
 		return nil
 	}
 	var slower, undecided, incomplete []string
 	for _, r := range c.Rows {
-		if r.Metric != report.MetricTime {
+		if r.Metric != rundoc.MetricTime {
 			continue
 		}
 		id := r.Package + " " + r.Name
 		switch r.Verdict {
-		case report.VerdictSlower:
+		case rundoc.VerdictSlower:
 			slower = append(slower, id)
-		case report.VerdictInconclusive, report.VerdictUnavailable:
+		case rundoc.VerdictInconclusive, rundoc.VerdictUnavailable:
 			undecided = append(undecided, id)
-		case report.VerdictFailed, report.VerdictOnlyOld:
+		case rundoc.VerdictFailed, rundoc.VerdictOnlyOld:
 			incomplete = append(incomplete, id)
 		}
 	}

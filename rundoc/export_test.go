@@ -1,4 +1,4 @@
-package report
+package rundoc
 
 // Internals the external tests of the document need.
 
@@ -11,7 +11,7 @@ const (
 // ReadDocumentLimited is ReadDocument with its size limit given.
 var ReadDocumentLimited = readDocument
 
-// normalize is the whole document as WriteJSON streams it, normalized
+// Normalize is the whole document as WriteJSON streams it, normalized
 // part by part: encoded whole, it is the oracle of the streamed bytes.
 func Normalize(doc Document) Document {
 	if doc.Schema == 0 {

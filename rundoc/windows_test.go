@@ -1,4 +1,4 @@
-package report_test
+package rundoc_test
 
 import (
 	"bytes"
@@ -9,27 +9,28 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestWindowsJSON(t *testing.T) {
 	t.Run("windowless documents keep their bytes", func(t *testing.T) {
-		for _, doc := range []report.Document{report.GreenDoc(), report.ErrorDoc(), report.CountedDoc(), {}} {
+		for _, doc := range []rundoc.Document{rundoctest.GreenDoc(), rundoctest.ErrorDoc(), rundoctest.CountedDoc(), {}} {
 			var nilWindows, emptyWindows bytes.Buffer
-			require.NoError(t, report.WriteJSON(&nilWindows, doc))
-			doc.Windows, doc.WindowSummaries = []report.Window{}, []report.WindowSummary{}
-			require.NoError(t, report.WriteJSON(&emptyWindows, doc))
+			require.NoError(t, rundoc.WriteJSON(&nilWindows, doc))
+			doc.Windows, doc.WindowSummaries = []rundoc.Window{}, []rundoc.WindowSummary{}
+			require.NoError(t, rundoc.WriteJSON(&emptyWindows, doc))
 			assert.Equal(t, nilWindows.String(), emptyWindows.String())
 			assert.NotContains(t, nilWindows.String(), `"windows`)
 			assert.NotContains(t, nilWindows.String(), `"windowMetrics"`)
 		}
 	})
 	t.Run("nulls and objects", func(t *testing.T) {
-		doc := report.Summarized(report.WindowDoc())
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
 		doc.Windows[6].Totals = nil
 		doc.WindowSummaries[4].Totals = nil
 		var buf bytes.Buffer
-		require.NoError(t, report.WriteJSON(&buf, doc))
+		require.NoError(t, rundoc.WriteJSON(&buf, doc))
 		var got struct {
 			Windows   []map[string]any `json:"windows"`
 			Summaries []map[string]any `json:"windowSummaries"`
@@ -63,26 +64,26 @@ func TestWindowsJSON(t *testing.T) {
 		assert.Equal(t, map[string]any{}, got.Summaries[4]["totals"], "summary totals are always an object")
 	})
 	t.Run("HTML characters stay as they are", func(t *testing.T) {
-		doc := report.Summarized(report.WindowDoc())
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
 		doc.WindowSummaries[0].Note = "a <b> & c"
 		var buf bytes.Buffer
-		require.NoError(t, report.WriteJSON(&buf, doc))
+		require.NoError(t, rundoc.WriteJSON(&buf, doc))
 		assert.Contains(t, buf.String(), `"note": "a <b> & c"`)
 	})
 	t.Run("non-finite numbers are refused", func(t *testing.T) {
-		doc := report.Summarized(report.WindowDoc())
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
 		doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
 		var buf bytes.Buffer
-		err := report.WriteJSON(&buf, doc)
-		assert.ErrorIs(t, err, report.ErrNonFinite)
+		err := rundoc.WriteJSON(&buf, doc)
+		assert.ErrorIs(t, err, rundoc.ErrNonFinite)
 		assert.ErrorContains(t, err, `windows[2].totals["tier0.syscr"] is NaN`)
 		assert.Zero(t, buf.Len(), "no partial document")
 
-		doc = report.Summarized(report.WindowDoc())
-		doc.WindowSummaries[0].Totals["tier0.syscr"] = report.F64(math.Inf(1))
+		doc = rundoctest.Summarized(rundoctest.WindowDoc())
+		doc.WindowSummaries[0].Totals["tier0.syscr"] = rundoctest.F64(math.Inf(1))
 		buf.Reset()
-		err = report.WriteJSON(&buf, doc)
-		assert.ErrorIs(t, err, report.ErrNonFinite)
+		err = rundoc.WriteJSON(&buf, doc)
+		assert.ErrorIs(t, err, rundoc.ErrNonFinite)
 		assert.ErrorContains(t, err, `BenchmarkIngest totals["tier0.syscr"] is +Inf`)
 		assert.Zero(t, buf.Len(), "no partial document")
 	})
@@ -91,22 +92,22 @@ func TestWindowsJSON(t *testing.T) {
 func TestWindowsJSONGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  report.Document
+		doc  rundoc.Document
 	}{
-		{"windows", report.Summarized(report.WindowDoc())},
-		{"windows-only", report.Summarized(report.WindowsOnlyDoc())},
+		{"windows", rundoctest.Summarized(rundoctest.WindowDoc())},
+		{"windows-only", rundoctest.Summarized(rundoctest.WindowsOnlyDoc())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var first, second bytes.Buffer
-			require.NoError(t, report.WriteJSON(&first, tt.doc))
-			require.NoError(t, report.WriteJSON(&second, tt.doc))
+			require.NoError(t, rundoc.WriteJSON(&first, tt.doc))
+			require.NoError(t, rundoc.WriteJSON(&second, tt.doc))
 			assert.Equal(t, first.String(), second.String(), "output is deterministic")
-			report.Golden(t, tt.name+".json", first.Bytes())
+			rundoc.Golden(t, tt.name+".json", first.Bytes())
 
-			var back report.Document
+			var back rundoc.Document
 			require.NoError(t, json.Unmarshal(first.Bytes(), &back))
-			assert.Equal(t, report.Normalize(tt.doc).Windows, back.Windows, "every per-process window round-trips, nil durations staying nil")
+			assert.Equal(t, rundoc.Normalize(tt.doc).Windows, back.Windows, "every per-process window round-trips, nil durations staying nil")
 			assert.Equal(t, tt.doc.WindowSummaries, back.WindowSummaries, "every summary round-trips")
 		})
 	}

@@ -1,4 +1,4 @@
-package report
+package rundoc
 
 import (
 	"fmt"
@@ -165,4 +165,11 @@ func MaxForeignText(f float64) string { return fmt.Sprintf("max %.0f%% foreign C
 // in 2 processes".
 func (r *RowInterference) BudgetText() string {
 	return fmt.Sprintf("budget exhausted in %d %s", r.BudgetExhausted, plural(r.BudgetExhausted, "process", "processes"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,15 +1,21 @@
-package report
+// Package rundoctest holds the run documents the tests of rundoc and
+// report share: small, hand-built documents (GreenDoc, ErrorDoc,
+// CountedDoc, WindowDoc, ...) whose summaries are computed the way the
+// supervisor is specified to, so that every renderer's golden file and the
+// JSON writer's describe the same runs. Tests only.
+package rundoctest
 
 import (
 	"errors"
 	"slices"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func U64(v uint64) *uint64 { return &v }
 
-// samples builds samples of n iterations each, one per ns/op value, with
+// SamplesOf builds samples of n iterations each, one per ns/op value, with
 // the given allocation totals per iteration (nil: not measured) and extra
 // units.
 func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []stats.Sample {
@@ -27,13 +33,13 @@ func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float6
 	return out
 }
 
-// benchRow builds an "ok" benchmark row whose Summary is computed from its
+// BenchRow builds an "ok" benchmark row whose Summary is computed from its
 // processes' samples the way the supervisor is specified to compute it, so
 // fixtures are consistent with themselves.
-func BenchRow(pkg, name string, procs ...[]stats.Sample) Row {
-	r := Row{Package: pkg, Name: name, Kind: KindBenchmark, Outcome: OutcomeOK}
+func BenchRow(pkg, name string, procs ...[]stats.Sample) rundoc.Row {
+	r := rundoc.Row{Package: pkg, Name: name, Kind: rundoc.KindBenchmark, Outcome: rundoc.OutcomeOK}
 	for i, ss := range procs {
-		p := ProcessResult{Index: i, PID: 4100 + i, Outcome: OutcomeOK, Samples: ss}
+		p := rundoc.ProcessResult{Index: i, PID: 4100 + i, Outcome: rundoc.OutcomeOK, Samples: ss}
 		if st, ok := (stats.Process{Index: i, Samples: ss}).NsPerOp(); ok {
 			p.NsPerOp = &st
 		}
@@ -43,11 +49,11 @@ func BenchRow(pkg, name string, procs ...[]stats.Sample) Row {
 	return r
 }
 
-// summarize computes a Summary from the processes that have samples.
-func Summarize(procs []ProcessResult) *Summary {
+// Summarize computes a Summary from the processes that have samples.
+func Summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 	var per []stats.Stats
 	var mps []stats.Process
-	s := &Summary{Metrics: map[string]*float64{}}
+	s := &rundoc.Summary{Metrics: map[string]*float64{}}
 	for _, p := range procs {
 		if p.NsPerOp == nil {
 			continue
@@ -75,7 +81,7 @@ func Summarize(procs []ProcessResult) *Summary {
 		}
 	}
 	if iv, ok := stats.MedianInterval(medians, 0.95); ok {
-		s.Interval = &Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
+		s.Interval = &rundoc.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
 	metric := func(unit string, f func(stats.Process) (stats.Stats, bool)) {
 		var ms []stats.Stats
@@ -114,8 +120,8 @@ func Summarize(procs []ProcessResult) *Summary {
 	return s
 }
 
-func MetaOf(mode string, repetitions int) Meta {
-	return Meta{
+func MetaOf(mode string, repetitions int) rundoc.Meta {
+	return rundoc.Meta{
 		Date:            "2026-03-01T12:00:00Z",
 		Hostname:        "bench-host",
 		OS:              "linux",
@@ -126,7 +132,7 @@ func MetaOf(mode string, repetitions int) Meta {
 		Module:          "github.com/acme/shop",
 		BenchsupVersion: "v0.1.0",
 		Mode:            mode,
-		Knobs: Knobs{
+		Knobs: rundoc.Knobs{
 			Bench:            ".",
 			SampleTimeNs:     10_000_000,
 			SampleCount:      3,
@@ -135,25 +141,25 @@ func MetaOf(mode string, repetitions int) Meta {
 			StartupTimeoutNs: 10_000_000_000,
 			Order:            "interleaved",
 		},
-		Environment: Environment{Policy: "strict", NamesHash: "9f2c41d0"},
+		Environment: rundoc.Environment{Policy: "strict", NamesHash: "9f2c41d0"},
 		Containment: "cgroup",
-		Provenance: Provenance{Injection: "overlay", Workers: []string{"github.com/acme/shop/zz_benchsup_0123456789ab/worker"}, Toolchain: "go1.26.8",
-			Builds: []BuildCompare{{Package: "github.com/acme/shop/codec", Plain: SameFacts, Measured: SameFacts, Same: true}}},
+		Provenance: rundoc.Provenance{Injection: "overlay", Workers: []string{"github.com/acme/shop/zz_benchsup_0123456789ab/worker"}, Toolchain: "go1.26.8",
+			Builds: []rundoc.BuildCompare{{Package: "github.com/acme/shop/codec", Plain: SameFacts, Measured: SameFacts, Same: true}}},
 	}
 }
 
-var SameFacts = BuildFacts{GoLine: "1.20", BuildList: "sha256:5d41402abc4b2a76b9719d911017c592", Modules: 4, Toolchain: "go1.26.8"}
+var SameFacts = rundoc.BuildFacts{GoLine: "1.20", BuildList: "sha256:5d41402abc4b2a76b9719d911017c592", Modules: 4, Toolchain: "go1.26.8"}
 
-// greenDoc is an all-green run: two packages, three processes per
+// GreenDoc is an all-green run: two packages, three processes per
 // benchmark, every metric kind, and one metric some process lacks.
-func GreenDoc() Document {
-	m := MetaOf(ModeBench, 3)
+func GreenDoc() rundoc.Document {
+	m := MetaOf(rundoc.ModeBench, 3)
 	raised := SameFacts
 	raised.GoLine = "1.21"
-	m.Provenance.Builds = append(m.Provenance.Builds, BuildCompare{Package: "github.com/acme/shop/store", Plain: SameFacts, Measured: raised,
+	m.Provenance.Builds = append(m.Provenance.Builds, rundoc.BuildCompare{Package: "github.com/acme/shop/store", Plain: SameFacts, Measured: raised,
 		Note: "go line 1.20 => 1.21"})
 	mbs := func(v float64) map[string]float64 { return map[string]float64{"MB/s": v} }
-	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Rows: []rundoc.Row{
 		BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
 			SamplesOf(1000, U64(1024), U64(2), mbs(830.5), 1234, 1240, 1229),
 			SamplesOf(1000, U64(1024), U64(2), mbs(815.25), 1250, 1262, 1255),
@@ -177,11 +183,11 @@ func GreenDoc() Document {
 
 func Str(s string) *string { return &s }
 
-// errorDoc is a run with every kind of non-green row: a skip, a timeout in
-// one of two processes, a benchmark failure, and a package that did not
+// ErrorDoc is a run with every kind of non-green row: a skip, a timeout in
+// One of two processes, a benchmark failure, and a package that did not
 // build; a green row sits between them to show error rows sorting last.
-func ErrorDoc() Document {
-	m := MetaOf(ModeBench, 2)
+func ErrorDoc() rundoc.Document {
+	m := MetaOf(rundoc.ModeBench, 2)
 	m.Containment = "process-group"
 	m.ContainmentNote = "cgroup2 not writable: /sys/fs/cgroup is read-only"
 	encode := BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
@@ -195,59 +201,59 @@ func ErrorDoc() Document {
 	stream.Outcome = "execution-timeout"
 	stream.Error = Str("benchmark exceeded its 10m0s deadline; sent SIGTERM, then SIGKILL to the process group after 5s")
 	stream.Output = "goroutine 7 [running]:\ngithub.com/acme/shop/codec.(*Stream).Next(...)\n\t/src/codec/stream.go:88 +0x1d\n[benchsup: 12288 earlier bytes omitted]\n"
-	stream.Processes = append(stream.Processes, ProcessResult{
+	stream.Processes = append(stream.Processes, rundoc.ProcessResult{
 		Index: 1, PID: 4201, Outcome: "execution-timeout",
 		Error: Str("no result within 10m0s"),
 	})
 
-	fail := Row{
-		Package: "github.com/acme/shop/codec", Name: "BenchmarkLegacy", Kind: KindBenchmark,
+	fail := rundoc.Row{
+		Package: "github.com/acme/shop/codec", Name: "BenchmarkLegacy", Kind: rundoc.KindBenchmark,
 		Outcome: "benchmark-failure",
 		Error:   Str("legacy_test.go:31: fixture missing: testdata/legacy.bin"),
 		Output:  "--- FAIL: BenchmarkLegacy\n    legacy_test.go:31: fixture missing: testdata/legacy.bin\n",
-		Processes: []ProcessResult{
+		Processes: []rundoc.ProcessResult{
 			{Index: 0, PID: 4300, Outcome: "benchmark-failure", Error: Str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
 			{Index: 1, PID: 4301, Outcome: "benchmark-failure", Error: Str("legacy_test.go:31: fixture missing: testdata/legacy.bin")},
 		},
 	}
-	skip := Row{
-		Package: "github.com/acme/shop/codec", Name: "BenchmarkGPU", Kind: KindBenchmark,
-		Outcome: OutcomeSkipped, Skipped: Str("no CUDA device"),
-		Processes: []ProcessResult{{Index: 0, PID: 4400, Outcome: OutcomeSkipped}},
+	skip := rundoc.Row{
+		Package: "github.com/acme/shop/codec", Name: "BenchmarkGPU", Kind: rundoc.KindBenchmark,
+		Outcome: rundoc.OutcomeSkipped, Skipped: Str("no CUDA device"),
+		Processes: []rundoc.ProcessResult{{Index: 0, PID: 4400, Outcome: rundoc.OutcomeSkipped}},
 	}
-	build := Row{
-		Package: "github.com/acme/shop/broken", Kind: KindPackage, Outcome: OutcomeBuildFailure,
+	build := rundoc.Row{
+		Package: "github.com/acme/shop/broken", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeBuildFailure,
 		Error:  Str("broken/broken.go:12:2: undefined: frobnicate"),
 		Output: "# github.com/acme/shop/broken\nbroken/broken.go:12:2: undefined: frobnicate\nbroken/broken.go:19:9: too many errors\n",
 	}
-	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{stream, fail, encode, skip, build}}
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Rows: []rundoc.Row{stream, fail, encode, skip, build}}
 }
 
 func Ns(v int64) *int64 { return &v }
 
-// testDoc is a test-mode run: passes, a skip, a plain failure, a crash, a
+// TestsDoc is a test-mode run: passes, a skip, a plain failure, a crash, a
 // passing package and a package that did not build.
-func TestsDoc() Document {
-	m := MetaOf(ModeTest, 1)
+func TestsDoc() rundoc.Document {
+	m := MetaOf(rundoc.ModeTest, 1)
 	m.Knobs.Bench, m.Knobs.Run = "", "."
 	m.GOMAXPROCS = 2
 	const codec, store, broken = "github.com/acme/shop/codec", "github.com/acme/shop/store", "github.com/acme/shop/broken"
-	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{
-		{Package: codec, Name: "TestRoundTrip", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(120_000_000)},
-		{Package: codec, Name: "TestRoundTrip/empty", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(0)},
-		{Package: codec, Name: "TestGPU", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: Str("no CUDA device"), ElapsedNs: Ns(0)},
-		{Package: codec, Name: "TestLegacy", Kind: KindTest, Outcome: OutcomeTestFail, ElapsedNs: Ns(30_000_000),
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Rows: []rundoc.Row{
+		{Package: codec, Name: "TestRoundTrip", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(120_000_000)},
+		{Package: codec, Name: "TestRoundTrip/empty", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(0)},
+		{Package: codec, Name: "TestGPU", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeSkipped, Skipped: Str("no CUDA device"), ElapsedNs: Ns(0)},
+		{Package: codec, Name: "TestLegacy", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, ElapsedNs: Ns(30_000_000),
 			Error:  Str("legacy_test.go:40: got 3 frames, want 4"),
 			Output: "legacy_test.go:40: got 3 frames, want 4\n"},
-		{Package: codec, Name: "TestHuge", Kind: KindTest, Outcome: "signal",
+		{Package: codec, Name: "TestHuge", Kind: rundoc.KindTest, Outcome: "signal",
 			Error:  Str("killed by SIGSEGV"),
 			Output: "unexpected fault address 0x0\nfatal error: fault\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1f2c]\n"},
 		// The supervisor marks a package whose tests failed "fail".
-		{Package: codec, Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: Ns(1_532_000_000)},
-		{Package: store, Name: "TestPut", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(10_000_000)},
-		{Package: store, Name: "TestGet", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: Ns(4_000_000)},
-		{Package: store, Kind: KindPackage, Outcome: OutcomeOK, ElapsedNs: Ns(210_000_000)},
-		{Package: broken, Kind: KindPackage, Outcome: OutcomeBuildFailure,
+		{Package: codec, Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: Ns(1_532_000_000)},
+		{Package: store, Name: "TestPut", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(10_000_000)},
+		{Package: store, Name: "TestGet", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(4_000_000)},
+		{Package: store, Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(210_000_000)},
+		{Package: broken, Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeBuildFailure,
 			Error:  Str("broken/broken.go:12:2: undefined: frobnicate"),
 			Output: "broken/broken.go:12:2: undefined: frobnicate\n"},
 	}}
@@ -255,27 +261,27 @@ func TestsDoc() Document {
 
 func I64(v int64) *int64 { return &v }
 
-// countedColumns is a selection of catalog metrics over three sources, two
+// CountedColumns is a selection of catalog metrics over three sources, two
 // of them diagnostic.
-func CountedColumns() []Column {
-	return []Column{
-		{Name: "instructions", Header: "instr", Unit: "/op", Format: FormatCount, Class: ClassQuantitative, Source: "perf-hw"},
-		{Name: "ipc", Header: "ipc", Unit: "", Format: FormatRatio, Class: ClassQuantitative, Source: "perf-hw"},
-		{Name: "task-clock", Header: "task-clock", Unit: "/op", Format: FormatDuration, Class: ClassQuantitative, Source: "perf-sw"},
-		{Name: "minflt", Header: "minflt", Unit: "/op", Format: FormatCount, Class: ClassQuantitative, Source: "tier0"},
-		{Name: "rchar", Header: "rchar", Unit: "/op", Format: FormatBytes, Class: ClassQuantitative, Source: "tier0"},
-		{Name: "context-switches", Header: "ctx-sw", Unit: "/op", Format: FormatCount, Class: ClassDiagnostic, Source: "perf-sw"},
-		{Name: "maxrss", Header: "maxrss", Unit: "", Format: FormatBytes, Class: ClassDiagnostic, Source: "tier0"},
+func CountedColumns() []rundoc.Column {
+	return []rundoc.Column{
+		{Name: "instructions", Header: "instr", Unit: "/op", Format: rundoc.FormatCount, Class: rundoc.ClassQuantitative, Source: "perf-hw"},
+		{Name: "ipc", Header: "ipc", Unit: "", Format: rundoc.FormatRatio, Class: rundoc.ClassQuantitative, Source: "perf-hw"},
+		{Name: "task-clock", Header: "task-clock", Unit: "/op", Format: rundoc.FormatDuration, Class: rundoc.ClassQuantitative, Source: "perf-sw"},
+		{Name: "minflt", Header: "minflt", Unit: "/op", Format: rundoc.FormatCount, Class: rundoc.ClassQuantitative, Source: "tier0"},
+		{Name: "rchar", Header: "rchar", Unit: "/op", Format: rundoc.FormatBytes, Class: rundoc.ClassQuantitative, Source: "tier0"},
+		{Name: "context-switches", Header: "ctx-sw", Unit: "/op", Format: rundoc.FormatCount, Class: rundoc.ClassDiagnostic, Source: "perf-sw"},
+		{Name: "maxrss", Header: "maxrss", Unit: "", Format: rundoc.FormatBytes, Class: rundoc.ClassDiagnostic, Source: "tier0"},
 	}
 }
 
-// withCounted attaches counting-pass values to an ok row: one map per
+// WithCounted attaches counting-pass values to an ok row: one map per
 // process (a missing key is a metric that process has no value for), the
 // names each process estimated, and the row's absences. The summary holds
 // the median over processes of each metric every process has, as the
 // supervisor is specified to compute it, nil otherwise; a median over an
 // estimate is an estimate.
-func WithCounted(r Row, cols []Column, perProcess []map[string]float64, estimated [][]string, absences ...MetricAbsence) Row {
+func WithCounted(r rundoc.Row, cols []rundoc.Column, perProcess []map[string]float64, estimated [][]string, absences ...rundoc.MetricAbsence) rundoc.Row {
 	r.CountIterations = I64(1000)
 	r.CountMethod = "difference of runs at 1000 and 2000 iterations"
 	r.Absences = absences
@@ -314,27 +320,27 @@ func WithCounted(r Row, cols []Column, perProcess []map[string]float64, estimate
 	return r
 }
 
-// countedDoc is a run with a counting pass: perf-hw is unavailable (no
+// CountedDoc is a run with a counting pass: perf-hw is unavailable (no
 // PMU), perf-sw counts user mode only (a degraded state), one value is an
 // estimate, one row lost two metrics to a group that never ran, and two
 // columns are diagnostic.
-func CountedDoc() Document {
-	m := MetaOf(ModeBench, 2)
-	m.Sources = []SourceReport{
+func CountedDoc() rundoc.Document {
+	m := MetaOf(rundoc.ModeBench, 2)
+	m.Sources = []rundoc.SourceReport{
 		{Source: "perf-hw", Available: false,
 			Status: "unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu",
-			Absences: []SourceAbsence{{Capability: "counting", Metrics: []string{"instructions", "ipc"},
+			Absences: []rundoc.SourceAbsence{{Capability: "counting", Metrics: []string{"instructions", "ipc"},
 				Reason: "no hardware PMU: /sys/bus/event_source/devices has no cpu"}}},
 		{Source: "perf-sw", Available: true,
 			Status:   "user-mode counting only (kernel excluded: perf_event_paranoid=2)",
-			Absences: []SourceAbsence{{Capability: "kernel-counting", Reason: "perf_event_paranoid=2 excludes the kernel"}},
+			Absences: []rundoc.SourceAbsence{{Capability: "kernel-counting", Reason: "perf_event_paranoid=2 excludes the kernel"}},
 			Degraded: []string{"user-mode counting only (kernel excluded: perf_event_paranoid=2)"}},
 		{Source: "tier0", Available: true},
 	}
 	cols := CountedColumns()
 	const codec = "github.com/acme/shop/codec"
-	noPMU := func() []MetricAbsence {
-		return []MetricAbsence{
+	noPMU := func() []rundoc.MetricAbsence {
+		return []rundoc.MetricAbsence{
 			{Metric: "instructions", Reason: "perf-hw unavailable: no hardware PMU"},
 			{Metric: "ipc", Reason: "perf-hw unavailable: no hardware PMU"},
 		}
@@ -360,12 +366,12 @@ func CountedDoc() Document {
 			{"minflt": 3, "rchar": 4608, "context-switches": 2, "maxrss": 13_000_000},
 			{"minflt": 3, "rchar": 4608, "maxrss": 13_100_000},
 		}, nil, append(noPMU(),
-			MetricAbsence{Metric: "task-clock", Reason: "not counted: the counter group never got the PMU (time_running was 0)"},
-			MetricAbsence{Metric: "context-switches", Reason: "not counted in process 1: the counter group never got the PMU (time_running was 0)"})...)
-	return Document{Schema: SchemaVersion, Meta: m, Columns: cols, Rows: []Row{encode, decode, scan}}
+			rundoc.MetricAbsence{Metric: "task-clock", Reason: "not counted: the counter group never got the PMU (time_running was 0)"},
+			rundoc.MetricAbsence{Metric: "context-switches", Reason: "not counted in process 1: the counter group never got the PMU (time_running was 0)"})...)
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Columns: cols, Rows: []rundoc.Row{encode, decode, scan}}
 }
 
-// windowDoc is a run of one benchmark and three workloads in another
+// WindowDoc is a run of one benchmark and three workloads in another
 // package: BenchmarkIngest ran in two processes, each with a whole-body
 // window and a named one; the second process's named window ended in a
 // panic. Between them they hold a window with every component, one whose
@@ -373,76 +379,76 @@ func CountedDoc() Document {
 // verified partial, PSI readings (one a measured zero), other threads' CPU,
 // an error window that keeps its regime stamp, a skipped workload, and an
 // unnumbered window (#2) with unavailable values and no note.
-func WindowDoc() Document {
-	m := MetaOf(ModeBench, 2)
+func WindowDoc() rundoc.Document {
+	m := MetaOf(rundoc.ModeBench, 2)
 	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
 	encode := BenchRow("github.com/acme/shop/codec", "BenchmarkEncode/size=1K",
 		SamplesOf(1000, U64(1024), U64(2), nil, 1234, 1240, 1229),
 		SamplesOf(1000, U64(1024), U64(2), nil, 1250, 1262, 1255))
-	return Document{Schema: SchemaVersion, Meta: m, Rows: []Row{encode}, Windows: []Window{
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Rows: []rundoc.Row{encode}, Windows: []rundoc.Window{
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 0, Reps: 1,
-			WallNs: 152_345_678, Scope: ScopeThread,
+			WallNs: 152_345_678, Scope: rundoc.ScopeThread,
 			OnCPUUserNs: I64(98_765_432), OnCPUKernelNs: I64(12_345_678), OffCPURunqueueNs: I64(1_234_567),
 			OffCPUDiskNs: I64(20_000_000), OffCPUOtherNs: I64(20_000_001), OtherThreadsCPUNs: I64(2_345_678),
 			Totals: map[string]float64{"tier0.read-bytes": 16_777_216, "tier0.syscr": 4098, "perf-sw.task-clock": 111_111_110},
-			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 3_456_789, IOFullNs: 1_234_000, CPUSomeNs: 812_000},
-			Regime: &WindowRegime{Requested: "cold", Effective: "cold",
+			PSI:    &rundoc.WindowPSI{Scope: "system", IOSomeNs: 3_456_789, IOFullNs: 1_234_000, CPUSomeNs: 812_000},
+			Regime: &rundoc.WindowRegime{Requested: "cold", Effective: "cold",
 				ResidentBefore: 16_777_216, ResidentAfter: 0, TotalBytes: 16_777_216},
 		},
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 0, Reps: 3,
-			WallNs: 45_678_901, Scope: ScopeThread,
+			WallNs: 45_678_901, Scope: rundoc.ScopeThread,
 			OnCPUUserNs: I64(40_123_456), OnCPUKernelNs: I64(2_345_678), OffCPUOtherNs: I64(3_209_767),
 			OtherThreadsCPUNs: I64(0),
 			Totals:            map[string]float64{"tier0.syscr": 12},
-			PSI:               &WindowPSI{Scope: "system"},
+			PSI:               &rundoc.WindowPSI{Scope: "system"},
 			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " +
 				"disk: not attributed (no per-cgroup io.pressure)",
 		},
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Process: 1, Reps: 1,
-			WallNs: 160_012_345, Scope: ScopeThread,
+			WallNs: 160_012_345, Scope: rundoc.ScopeThread,
 			OnCPUUserNs: I64(97_000_000), OnCPUKernelNs: I64(13_000_000), OffCPURunqueueNs: I64(2_000_000),
 			OffCPUOtherNs: I64(48_012_345), OtherThreadsCPUNs: I64(1_500_000),
 			Totals: map[string]float64{"tier0.read-bytes": 16_355_328, "tier0.syscr": 4098},
-			PSI:    &WindowPSI{Scope: "system", IOSomeNs: 9_876_543, IOFullNs: 4_500_000, MemSomeNs: 125_000, CPUSomeNs: 2_000_000},
-			Regime: &WindowRegime{Requested: "cold", Effective: "partial",
+			PSI:    &rundoc.WindowPSI{Scope: "system", IOSomeNs: 9_876_543, IOFullNs: 4_500_000, MemSomeNs: 125_000, CPUSomeNs: 2_000_000},
+			Regime: &rundoc.WindowRegime{Requested: "cold", Effective: "partial",
 				ResidentBefore: 16_777_216, ResidentAfter: 421_888, TotalBytes: 16_777_216,
 				Note: "pages mapped by another process stay resident"},
 			Note: "disk: not attributed (no per-cgroup io.pressure)",
 		},
 		{
 			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Process: 1, Reps: 3,
-			Scope:  ScopeThread,
-			Regime: &WindowRegime{Requested: "warm", Effective: "warm", ResidentBefore: 0, ResidentAfter: 16_777_216, TotalBytes: 16_777_216},
+			Scope:  rundoc.ScopeThread,
+			Regime: &rundoc.WindowRegime{Requested: "warm", Effective: "warm", ResidentBefore: 0, ResidentAfter: 16_777_216, TotalBytes: 16_777_216},
 			Error: Str("benchmark-failure: panic: runtime error: index out of range [3] with length 3\n" +
 				"goroutine 9 [running]:\ngithub.com/acme/shop/ingest.parse(...)\n\t/src/ingest/parse.go:41 +0x1d"),
 		},
 		{
 			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Process: 0, Reps: 1,
-			Scope: ScopeThread, Skipped: Str("no replay corpus in testdata/replay"),
+			Scope: rundoc.ScopeThread, Skipped: Str("no replay corpus in testdata/replay"),
 		},
 		{
 			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Process: 0, Reps: 1,
-			WallNs: 1_234_567_890, Scope: ScopeThread,
+			WallNs: 1_234_567_890, Scope: rundoc.ScopeThread,
 			OnCPUUserNs: I64(1_100_000_000), OnCPUKernelNs: I64(100_000_000), OffCPURunqueueNs: I64(4_567_890),
 			OffCPUOtherNs: I64(30_000_000), OtherThreadsCPUNs: I64(250_000_000),
-			PSI:  &WindowPSI{Scope: "system", IOSomeNs: 512},
+			PSI:  &rundoc.WindowPSI{Scope: "system", IOSomeNs: 512},
 			Note: "disk: not attributed (no per-cgroup io.pressure)",
 		},
 		{
 			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Process: 0, Reps: 1,
-			WallNs: 999, Scope: ScopeThread,
+			WallNs: 999, Scope: rundoc.ScopeThread,
 			OnCPUUserNs: I64(600), OnCPUKernelNs: I64(0), OffCPURunqueueNs: I64(0), OffCPUOtherNs: I64(399),
 			OtherThreadsCPUNs: I64(0),
 		},
 	}}
 }
 
-// windowsOnlyDoc is windowDoc without its benchmark: a run of workloads
+// WindowsOnlyDoc is WindowDoc without its benchmark: a run of workloads
 // only.
-func WindowsOnlyDoc() Document {
+func WindowsOnlyDoc() rundoc.Document {
 	doc := WindowDoc()
 	doc.Rows = nil
 	return doc
@@ -456,30 +462,30 @@ func (FailWriter) Write([]byte) (int, error) { return 0, ErrWrite }
 
 func F64(v float64) *float64 { return &v }
 
-// stat is a WindowStat; spread < 0 means none (one process).
-func Stat(median, spread, lo, hi float64) *WindowStat {
-	s := &WindowStat{Median: median, Min: lo, Max: hi}
+// Stat is a WindowStat; spread < 0 means none (one process).
+func Stat(median, spread, lo, hi float64) *rundoc.WindowStat {
+	s := &rundoc.WindowStat{Median: median, Min: lo, Max: hi}
 	if spread >= 0 {
 		s.Spread = F64(spread)
 	}
 	return s
 }
 
-// one is the WindowStat of a quantity a single process measured.
-func One(v float64) *WindowStat { return Stat(v, -1, v, v) }
+// One is the WindowStat of a quantity a single process measured.
+func One(v float64) *rundoc.WindowStat { return Stat(v, -1, v, v) }
 
-// windowSummaries are windowDoc's windows summarized across processes, as
+// WindowSummaryList are WindowDoc's windows summarized across processes, as
 // the supervisor summarizes them (supervisor/windows_test.go pins that
 // arithmetic): BenchmarkIngest over two processes, one of which could not
 // attribute disk wait and verified its cold prep only partially;
 // BenchmarkIngest/parse measured by process 0 only, process 1 having
 // panicked; BenchmarkReplay skipped; and BenchmarkCompact's two windows.
-func WindowSummaryList() []WindowSummary {
+func WindowSummaryList() []rundoc.WindowSummary {
 	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
 	const disk = "disk: not attributed (no per-cgroup io.pressure)"
-	return []WindowSummary{
+	return []rundoc.WindowSummary{
 		{
-			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Processes: 2, Reps: 1, Scope: ScopeThread,
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Processes: 2, Reps: 1, Scope: rundoc.ScopeThread,
 			WallNs:            Stat(156_179_011.5, 3_833_333.5, 152_345_678, 160_012_345),
 			OnCPUUserNs:       Stat(97_882_716, 882_716, 97_000_000, 98_765_432),
 			OnCPUKernelNs:     Stat(12_672_839, 327_161, 12_345_678, 13_000_000),
@@ -488,76 +494,76 @@ func WindowSummaryList() []WindowSummary {
 			OtherThreadsCPUNs: Stat(1_922_839, 422_839, 1_500_000, 2_345_678),
 			IOStallNs:         Stat(6_666_666, 3_209_877, 3_456_789, 9_876_543),
 			Totals:            map[string]*float64{"tier0.read-bytes": F64(16_566_272), "tier0.syscr": F64(4098), "perf-sw.task-clock": nil},
-			Regimes: []WindowRegimeCount{
+			Regimes: []rundoc.WindowRegimeCount{
 				{Requested: "cold", Effective: "cold", Processes: []int{0}},
 				{Requested: "cold", Effective: "partial", Processes: []int{1}},
 			},
 			Note: "proc 1: " + disk,
 		},
 		{
-			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Processes: 1, Unmeasured: 1, Reps: 3, Scope: ScopeThread,
+			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Processes: 1, Unmeasured: 1, Reps: 3, Scope: rundoc.ScopeThread,
 			WallNs: One(45_678_901), OnCPUUserNs: One(40_123_456), OnCPUKernelNs: One(2_345_678), OffCPUOtherNs: One(3_209_767),
 			OtherThreadsCPUNs: One(0), IOStallNs: One(0),
 			Totals:  map[string]*float64{"tier0.syscr": F64(12)},
-			Regimes: []WindowRegimeCount{{Requested: "warm", Effective: "warm", Processes: []int{1}}},
+			Regimes: []rundoc.WindowRegimeCount{{Requested: "warm", Effective: "warm", Processes: []int{1}}},
 			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " + disk +
 				"; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)",
 		},
 		{
-			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Unmeasured: 1, Reps: 1, Scope: ScopeThread,
+			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Unmeasured: 1, Reps: 1, Scope: rundoc.ScopeThread,
 			Totals: map[string]*float64{}, Skipped: Str("no replay corpus in testdata/replay"),
 		},
 		{
-			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Processes: 1, Reps: 1, Scope: ScopeThread,
+			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Processes: 1, Reps: 1, Scope: rundoc.ScopeThread,
 			WallNs: One(1_234_567_890), OnCPUUserNs: One(1_100_000_000), OnCPUKernelNs: One(100_000_000),
 			OffCPURunqueueNs: One(4_567_890), OffCPUOtherNs: One(30_000_000), OtherThreadsCPUNs: One(250_000_000), IOStallNs: One(512),
 			Totals: map[string]*float64{}, Note: disk,
 		},
 		{
-			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Processes: 1, Reps: 1, Scope: ScopeThread,
+			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Processes: 1, Reps: 1, Scope: rundoc.ScopeThread,
 			WallNs: One(999), OnCPUUserNs: One(600), OnCPUKernelNs: One(0), OffCPURunqueueNs: One(0), OffCPUOtherNs: One(399),
 			OtherThreadsCPUNs: One(0), Totals: map[string]*float64{},
 		},
 	}
 }
 
-// summarized returns doc with its windows summarized.
-func Summarized(doc Document) Document {
+// Summarized returns doc with its windows summarized.
+func Summarized(doc rundoc.Document) rundoc.Document {
 	doc.WindowSummaries = WindowSummaryList()
 	return doc
 }
 
 func Fptr(v float64) *float64 { return &v }
 
-func ComparisonFixture() Comparison {
-	fp := Fingerprint{OS: "linux", Arch: "amd64", CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Placement: "none"}
-	return Comparison{
-		Schema: ComparisonSchemaVersion,
-		Old:    ComparedRun{Label: "old.json", Date: "2026-12-01T09:00:00Z", Fingerprint: fp},
-		New:    ComparedRun{Label: "new.json", Date: "2026-12-01T10:00:00Z", Fingerprint: fp},
-		Knobs:  CompareKnobs{Threshold: 0.02, Confidence: 0.95, Resamples: 10000, Seed: 1},
-		Rows: []ComparisonRow{
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricTime,
-				Old: &ComparedValue{Center: Fptr(1234.5), Processes: 5}, New: &ComparedValue{Center: Fptr(1604.9), Processes: 5, Outliers: []int{3}},
+func ComparisonFixture() rundoc.Comparison {
+	fp := rundoc.Fingerprint{OS: "linux", Arch: "amd64", CPU: "cpu", GOMAXPROCS: 2, GoVersion: "go1.26", Placement: "none"}
+	return rundoc.Comparison{
+		Schema: rundoc.ComparisonSchemaVersion,
+		Old:    rundoc.ComparedRun{Label: "old.json", Date: "2026-12-01T09:00:00Z", Fingerprint: fp},
+		New:    rundoc.ComparedRun{Label: "new.json", Date: "2026-12-01T10:00:00Z", Fingerprint: fp},
+		Knobs:  rundoc.CompareKnobs{Threshold: 0.02, Confidence: 0.95, Resamples: 10000, Seed: 1},
+		Rows: []rundoc.ComparisonRow{
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: rundoc.MetricTime,
+				Old: &rundoc.ComparedValue{Center: Fptr(1234.5), Processes: 5}, New: &rundoc.ComparedValue{Center: Fptr(1604.9), Processes: 5, Outliers: []int{3}},
 				Ratio: Fptr(1.3), Low: Fptr(1.27), High: Fptr(1.33), Confidence: Fptr(0.95), P: Fptr(0.0001),
-				Method: "hierarchical-bootstrap", Verdict: VerdictSlower, Note: "1 outlier process(es) in new (kept)"},
-			{Package: "example.com/p", Name: "BenchmarkSame", Metric: MetricTime,
-				Old: &ComparedValue{Center: Fptr(100), Processes: 5}, New: &ComparedValue{Center: Fptr(100.1), Processes: 5},
+				Method: "hierarchical-bootstrap", Verdict: rundoc.VerdictSlower, Note: "1 outlier process(es) in new (kept)"},
+			{Package: "example.com/p", Name: "BenchmarkSame", Metric: rundoc.MetricTime,
+				Old: &rundoc.ComparedValue{Center: Fptr(100), Processes: 5}, New: &rundoc.ComparedValue{Center: Fptr(100.1), Processes: 5},
 				Ratio: Fptr(1.001), Low: Fptr(0.995), High: Fptr(1.006), Confidence: Fptr(0.95), P: Fptr(0.62),
-				Method: "hierarchical-bootstrap", Verdict: VerdictEquivalent},
-			{Package: "example.com/p", Name: "BenchmarkCrash", Metric: MetricTime,
-				Old: &ComparedValue{Center: Fptr(10), Processes: 5}, New: &ComparedValue{Outcome: "signal", Error: Fptr2("killed by SIGSEGV")},
-				Verdict: VerdictFailed, Note: "new failed: killed by SIGSEGV"},
-			{Package: "example.com/q", Name: "BenchmarkGone", Metric: MetricTime,
-				Old: &ComparedValue{Center: Fptr(10), Processes: 5}, Verdict: VerdictOnlyOld},
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricBytes,
-				Old: &ComparedValue{Center: Fptr(64), Processes: 5}, New: &ComparedValue{Center: Fptr(128), Processes: 5},
-				Ratio: Fptr(2), Method: "exact", Verdict: VerdictIncreased},
-			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: MetricAllocs,
-				Old: &ComparedValue{Center: Fptr(1), Processes: 5}, New: &ComparedValue{Center: Fptr(1), Processes: 5},
-				Ratio: Fptr(1), Method: "exact", Verdict: VerdictSame},
+				Method: "hierarchical-bootstrap", Verdict: rundoc.VerdictEquivalent},
+			{Package: "example.com/p", Name: "BenchmarkCrash", Metric: rundoc.MetricTime,
+				Old: &rundoc.ComparedValue{Center: Fptr(10), Processes: 5}, New: &rundoc.ComparedValue{Outcome: "signal", Error: Fptr2("killed by SIGSEGV")},
+				Verdict: rundoc.VerdictFailed, Note: "new failed: killed by SIGSEGV"},
+			{Package: "example.com/q", Name: "BenchmarkGone", Metric: rundoc.MetricTime,
+				Old: &rundoc.ComparedValue{Center: Fptr(10), Processes: 5}, Verdict: rundoc.VerdictOnlyOld},
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: rundoc.MetricBytes,
+				Old: &rundoc.ComparedValue{Center: Fptr(64), Processes: 5}, New: &rundoc.ComparedValue{Center: Fptr(128), Processes: 5},
+				Ratio: Fptr(2), Method: "exact", Verdict: rundoc.VerdictIncreased},
+			{Package: "example.com/p", Name: "BenchmarkSlower", Metric: rundoc.MetricAllocs,
+				Old: &rundoc.ComparedValue{Center: Fptr(1), Processes: 5}, New: &rundoc.ComparedValue{Center: Fptr(1), Processes: 5},
+				Ratio: Fptr(1), Method: "exact", Verdict: rundoc.VerdictSame},
 		},
-		Geomeans: []Geomean{{Metric: MetricTime, Ratio: 1.14, Identities: 2}},
+		Geomeans: []rundoc.Geomean{{Metric: rundoc.MetricTime, Ratio: 1.14, Identities: 2}},
 	}
 }
 

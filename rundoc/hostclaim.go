@@ -1,4 +1,4 @@
-package report
+package rundoc
 
 // Quiescence is what the preflight saw before measuring (--quiescence):
 // the limits it held the host's CPU busy time to, how long it waited,

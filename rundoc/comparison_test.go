@@ -1,4 +1,4 @@
-package report_test
+package rundoc_test
 
 import (
 	"bytes"
@@ -7,19 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestComparisonJSONRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	c := report.ComparisonFixture()
-	if err := report.WriteComparisonJSON(&buf, c); err != nil {
+	c := rundoctest.ComparisonFixture()
+	if err := rundoc.WriteComparisonJSON(&buf, c); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"mismatches": []`) {
 		t.Errorf("empty mismatches must encode as [], got:\n%s", buf.String())
 	}
-	back, integrity, err := report.ReadComparison(&buf)
+	back, integrity, err := rundoc.ReadComparison(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +28,9 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 		t.Errorf("a written comparison reads with integrity %+v, note %q; want a verified checksum", integrity, integrity.Note())
 	}
 	// Encoding normalizes nil lists to empty ones.
-	c.Mismatches = []report.FieldDiff{}
+	c.Mismatches = []rundoc.FieldDiff{}
 	for i := range c.Rows {
-		for _, v := range []*report.ComparedValue{c.Rows[i].Old, c.Rows[i].New} {
+		for _, v := range []*rundoc.ComparedValue{c.Rows[i].Old, c.Rows[i].New} {
 			if v != nil && v.Outliers == nil {
 				v.Outliers = []int{}
 			}
@@ -48,8 +49,8 @@ func TestReadComparisonRefuses(t *testing.T) {
 		{"trailing data", `{"schema": 1, "old": {"label": "a"}} {}`, "data after the document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := report.ReadComparison(strings.NewReader(tc.in))
-			if !errors.Is(err, report.ErrNotComparison) || !strings.Contains(err.Error(), tc.err) {
+			_, _, err := rundoc.ReadComparison(strings.NewReader(tc.in))
+			if !errors.Is(err, rundoc.ErrNotComparison) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("err = %v, want ErrNotComparison mentioning %q", err, tc.err)
 			}
 		})
@@ -65,14 +66,14 @@ func TestReadDocument(t *testing.T) {
 		{"a comparison", `{"schema": 1, "old": {"label": "a.json"}, "new": {"label": "b.json"}, "rows": []}`, "a comparison document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := report.ReadDocument(strings.NewReader(tc.in))
-			if !errors.Is(err, report.ErrNotDocument) || !strings.Contains(err.Error(), tc.err) {
+			_, _, err := rundoc.ReadDocument(strings.NewReader(tc.in))
+			if !errors.Is(err, rundoc.ErrNotDocument) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("err = %v, want ErrNotDocument mentioning %q", err, tc.err)
 			}
 		})
 	}
-	doc, integrity, err := report.ReadDocument(strings.NewReader(`{"schema": 1, "meta": {"mode": "bench"}}`))
-	if err != nil || doc.Meta.Mode != report.ModeBench {
+	doc, integrity, err := rundoc.ReadDocument(strings.NewReader(`{"schema": 1, "meta": {"mode": "bench"}}`))
+	if err != nil || doc.Meta.Mode != rundoc.ModeBench {
 		t.Errorf("ReadDocument of a minimal document = %+v, %v", doc, err)
 	}
 	if integrity.Checksum != "" || !strings.Contains(integrity.Note(), "no checksum") {

@@ -1,4 +1,4 @@
-package report_test
+package rundoc_test
 
 import (
 	"bytes"
@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // documentSeeds are the golden run documents (each with its checksum),
@@ -16,7 +17,7 @@ import (
 // short, edited, its checksum taken away.
 func documentSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
-	for _, name := range []string{"green.json", "errors.json", "tests.json", "counted.json", "windows.json", "windows-only.json", "html/demo-run.json"} {
+	for _, name := range []string{"green.json", "errors.json", "tests.json", "counted.json", "windows.json", "windows-only.json", "demo-run.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -27,7 +28,7 @@ func documentSeeds(f *testing.F) [][]byte {
 	seeds = append(seeds,
 		tests[:len(tests)/2],
 		bytes.Replace(tests, []byte(`"elapsedNs": 0`), []byte(`"elapsedNs": -1`), 1),
-		append(bytes.Clone(tests[:len(tests)-report.ChecksumTailLen]), "\n}\n"...),
+		append(bytes.Clone(tests[:len(tests)-rundoc.ChecksumTailLen]), "\n}\n"...),
 		[]byte(`{"schema": 1, "meta": {"mode": "bench"}, "rows": [{"package": "p", "name": "B", "kind": "benchmark", "processes": [{"index": 0}, {"index": 0}]}]}`),
 	)
 	return seeds
@@ -43,37 +44,37 @@ func FuzzReadDocument(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, "document", report.ErrNotDocument, report.ReadDocument, report.WriteJSON)
+		roundTrip(t, data, "document", rundoc.ErrNotDocument, rundoc.ReadDocument, rundoc.WriteJSON)
 	})
 }
 
 // FuzzReadComparison is FuzzReadDocument for comparison documents.
 func FuzzReadComparison(f *testing.F) {
 	var buf bytes.Buffer
-	if err := report.WriteComparisonJSON(&buf, report.ComparisonFixture()); err != nil {
+	if err := rundoc.WriteComparisonJSON(&buf, rundoctest.ComparisonFixture()); err != nil {
 		f.Fatal(err)
 	}
 	good := buf.Bytes()
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add(append(bytes.Clone(good[:len(good)-report.ChecksumTailLen]), "\n}\n"...))
+	f.Add(append(bytes.Clone(good[:len(good)-rundoc.ChecksumTailLen]), "\n}\n"...))
 	f.Add(bytes.Replace(good, []byte(`"low": 1.27`), []byte(`"low": 1.5`), 1))
 	f.Add([]byte(`{"schema": 1, "old": {"label": "a"}, "new": {"label": "b"}, "rows": [{"package": "p", "name": "B", "metric": "sec/op", "low": 2, "high": 1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, "comparison", report.ErrNotComparison, report.ReadComparison, report.WriteComparisonJSON)
+		roundTrip(t, data, "comparison", rundoc.ErrNotComparison, rundoc.ReadComparison, rundoc.WriteComparisonJSON)
 	})
 }
 
 // roundTrip is the body of both fuzz targets: data is read or refused with
-// one of the reader's errors (notKind, ErrChecksum, ErrInvalidValue); what
+// One of the reader's errors (notKind, ErrChecksum, ErrInvalidValue); what
 // it reads writes back, reads again with its checksum verified, and writes
 // back to the same bytes. what names the kind of document in failures.
 func roundTrip[T any](t *testing.T, data []byte, what string, notKind error,
-	read func(io.Reader) (*T, report.Integrity, error), write func(io.Writer, T) error) {
+	read func(io.Reader) (*T, rundoc.Integrity, error), write func(io.Writer, T) error) {
 	t.Helper()
 	v, _, err := read(bytes.NewReader(data))
 	if err != nil {
-		if !errors.Is(err, notKind) && !errors.Is(err, report.ErrChecksum) && !errors.Is(err, report.ErrInvalidValue) {
+		if !errors.Is(err, notKind) && !errors.Is(err, rundoc.ErrChecksum) && !errors.Is(err, rundoc.ErrInvalidValue) {
 			t.Fatalf("an error of no documented kind: %v", err)
 		}
 		return

@@ -1,4 +1,4 @@
-package report
+package rundoc
 
 // Limits is what bounded every child's resources (docs/design.md#containment)
 // and where its peak memory was read.

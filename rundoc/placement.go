@@ -1,4 +1,4 @@
-package report
+package rundoc
 
 // Placement is where the children ran (--cpus): the CPUs every child was
 // pinned to, and what that pinning implies.
