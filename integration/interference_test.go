@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -104,7 +103,7 @@ func checkRowInterference(t *testing.T, r rundoc.Row) {
 			t.Errorf("%s process %d: %d samples kept, want the 5 requested", r.Name, p.Index, len(p.Samples))
 		}
 		marked := 0
-		for _, set := range [][]stats.Sample{p.Samples, p.Retaken} {
+		for _, set := range [][]rundoc.Sample{p.Samples, p.Retaken} {
 			for _, s := range set {
 				if s.Disturbed {
 					marked++

@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -214,7 +213,7 @@ func countedValues(cols []rundoc.Column, p rundoc.ProcessResult) ([]benchfmt.Val
 var builtinUnits = []string{"ns/op", "MB/s", "B/op", "allocs/op"}
 
 // sampleValues sets res's iteration count and values from one sample.
-func sampleValues(res *benchfmt.Result, s stats.Sample) error {
+func sampleValues(res *benchfmt.Result, s rundoc.Sample) error {
 	ns, ok := s.NsPerOp()
 	if !ok {
 		return fmt.Errorf("iteration count %d yields no ns/op", s.Iterations)

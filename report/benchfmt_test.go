@@ -13,7 +13,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -142,7 +141,7 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 
 func TestWriteBenchfmtUnrounded(t *testing.T) {
 	doc := rundoc.Document{Meta: rundoctest.MetaOf(rundoc.ModeBench, 1), Rows: []rundoc.Row{
-		rundoctest.BenchRow("p", "BenchmarkThird", []stats.Sample{{Iterations: 3, ElapsedNs: 1000}}),
+		rundoctest.BenchRow("p", "BenchmarkThird", []rundoc.Sample{{Iterations: 3, ElapsedNs: 1000}}),
 	}}
 	doc.Meta.GOMAXPROCS = 1
 	var buf bytes.Buffer
@@ -154,9 +153,9 @@ func TestWriteBenchfmtUnrounded(t *testing.T) {
 }
 
 func TestWriteBenchfmtReportedUnitsReplaceComputed(t *testing.T) {
-	s := stats.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: rundoctest.U64(80),
+	s := rundoc.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: rundoctest.U64(80),
 		Extra: map[string]float64{"ns/op": 42, "MB/s": 7.5, "zz/op": 1}}
-	doc := rundoc.Document{Meta: rundoctest.MetaOf(rundoc.ModeBench, 1), Rows: []rundoc.Row{rundoctest.BenchRow("p", "BenchmarkX", []stats.Sample{s})}}
+	doc := rundoc.Document{Meta: rundoctest.MetaOf(rundoc.ModeBench, 1), Rows: []rundoc.Row{rundoctest.BenchRow("p", "BenchmarkX", []rundoc.Sample{s})}}
 	var buf bytes.Buffer
 	require.NoError(t, WriteBenchfmt(&buf, doc))
 	assert.Contains(t, buf.String(), "BenchmarkX-2 10 42 ns/op 7.5 MB/s 8 B/op 1 zz/op\n",

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -238,7 +237,7 @@ func csvSampleRecords(doc rundoc.Document) [][]string {
 			}
 			watched := p.Interference != nil
 			for _, set := range []struct {
-				samples []stats.Sample
+				samples []rundoc.Sample
 				retaken bool
 			}{{p.Samples, false}, {p.Retaken, true}} {
 				for i, s := range set.samples {
@@ -265,7 +264,7 @@ func csvSampleRecords(doc rundoc.Document) [][]string {
 }
 
 // csvSampleFields are the fixed sample columns from sample to short.
-func csvSampleFields(i int, s stats.Sample) []string {
+func csvSampleFields(i int, s rundoc.Sample) []string {
 	perOp := ""
 	if v, ok := s.NsPerOp(); ok {
 		perOp = csvFloat(v)

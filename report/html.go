@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -711,7 +710,7 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 
 // foreignText is a sample's foreign share for its tooltip, "" when the
 // watch did not tell.
-func foreignText(s stats.Sample) string {
+func foreignText(s rundoc.Sample) string {
 	if s.Foreign == nil {
 		return ""
 	}

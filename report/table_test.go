@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -126,8 +127,9 @@ func TestTableColumns(t *testing.T) {
 				p := &doc.Rows[i].Processes[j]
 				if len(p.Samples) > 0 {
 					p.Samples = p.Samples[:1]
-					st, _ := (stats.Process{Samples: p.Samples}).NsPerOp()
-					p.NsPerOp = &st
+					st, _ := (stats.Process{Samples: statsconv.Samples(p.Samples)}).NsPerOp()
+					ds := statsconv.DocStats(st)
+					p.NsPerOp = &ds
 				}
 			}
 			doc.Rows[i].Summary = rundoctest.Summarize(doc.Rows[i].Processes)
@@ -275,7 +277,7 @@ func TestFixtureSummary(t *testing.T) {
 	r := rundoctest.GreenDoc().Rows[0]
 	var per []stats.Stats
 	for _, p := range r.Processes {
-		per = append(per, *p.NsPerOp)
+		per = append(per, statsconv.Stats(*p.NsPerOp))
 	}
 	a, ok := stats.Combine(per)
 	require.True(t, ok)

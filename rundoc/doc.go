@@ -13,7 +13,7 @@
 //
 // What it deliberately does not do: measure, compute statistics, or render
 // (package report renders a Document; the statistics that fill it are
-// computed where it is built). It imports nothing of benchsup's but
-// internal/stats, so a tool can read and write documents without the
-// supervisor.
+// computed where it is built). It imports nothing of benchsup's, and its
+// exported fields use only its own types, so a tool can read and write
+// documents without the supervisor.
 package rundoc

@@ -1,7 +1,5 @@
 package rundoc
 
-import "github.com/benchsup/benchsup/internal/stats"
-
 // SchemaVersion is the version of the JSON document; it changes whenever a
 // field is removed, renamed or retyped.
 const SchemaVersion = 1
@@ -546,8 +544,8 @@ type Calibration struct {
 	ProbeSkipped bool  `json:"probeSkipped,omitempty"`
 	// AfterSiblings is how many leaves ran before this one in each
 	// calibration run, as in ProcessResult; absent when it ran alone.
-	AfterSiblings int64          `json:"afterSiblings,omitempty"`
-	Runs          []stats.Sample `json:"runs"`
+	AfterSiblings int64    `json:"afterSiblings,omitempty"`
+	Runs          []Sample `json:"runs"`
 }
 
 // ProcessResult is one fresh process of a benchmark identity.
@@ -563,8 +561,8 @@ type ProcessResult struct {
 	StartupNs *int64 `json:"startupNs"`
 	WallNs    int64  `json:"wallNs"`
 	// NsPerOp is nil when the process produced no samples.
-	NsPerOp *stats.Stats   `json:"nsPerOp"`
-	Samples []stats.Sample `json:"samples"` // raw totals
+	NsPerOp *Stats   `json:"nsPerOp"`
+	Samples []Sample `json:"samples"` // raw totals
 	// Counted holds this process's counting-pass values by metric, and
 	// Estimated the ones that were scaled.
 	Counted   map[string]float64 `json:"counted,omitempty"`
@@ -581,7 +579,7 @@ type ProcessResult struct {
 	Interference *ProcessInterference `json:"interference,omitempty"`
 	// Retaken are the samples the watch discarded and took again, with
 	// their observations: kept here, out of every statistic.
-	Retaken []stats.Sample `json:"retaken,omitempty"`
+	Retaken []Sample `json:"retaken,omitempty"`
 	// PeakMemoryBytes is the most memory the process and everything it
 	// forked had charged at once, page cache included, as its cgroup
 	// measured it (memory.peak, memory.max_usage_in_bytes); absent when

@@ -9,7 +9,7 @@ import (
 // The interference watch (docs/design.md#interference) looks for foreign
 // load between benchmark samples, never inside them: host busy time minus
 // the child's own CPU time over each sample's window. It never adjusts a
-// statistic: a disturbed sample is kept and marked (stats.Sample.Disturbed),
+// statistic: a disturbed sample is kept and marked (Sample.Disturbed),
 // or discarded and taken again (ProcessResult.Retaken, out of every
 // statistic), and every retake and pause is counted here.
 

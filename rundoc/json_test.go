@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -91,7 +90,7 @@ func TestWriteJSONRefusesNonFinite(t *testing.T) {
 		{"summary field", func(d *rundoc.Document) { d.Rows[0].Summary.MaxNs = math.Inf(1) }, "rows[0].summary.maxNs is +Inf"},
 		{"interval", func(d *rundoc.Document) { d.Rows[1].Summary.Interval.HighNs = math.NaN() }, "rows[1].summary.interval.highNs is NaN"},
 		{"metric", func(d *rundoc.Document) { d.Rows[2].Summary.Metrics["B/op"] = new(math.NaN()) }, `rows[2].summary.metrics["B/op"] is NaN`},
-		{"process stats", func(d *rundoc.Document) { d.Rows[0].Processes[2].NsPerOp = &stats.Stats{N: 1, MAD: math.Inf(-1)} },
+		{"process stats", func(d *rundoc.Document) { d.Rows[0].Processes[2].NsPerOp = &rundoc.Stats{N: 1, MAD: math.Inf(-1)} },
 			"rows[0].processes[2].nsPerOp.mad is -Inf"},
 		{"sample extra", func(d *rundoc.Document) {
 			d.Rows[0].Processes[1].Samples[2].Extra = map[string]float64{"MB/s": math.NaN()}

@@ -3,8 +3,6 @@ package rundoc
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/benchsup/benchsup/internal/stats"
 )
 
 // ValueError is a value of a read document outside its domain: a negative
@@ -337,7 +335,7 @@ func (v *validator) process(path string, p ProcessResult) {
 	}
 }
 
-func (v *validator) stats(path string, s stats.Stats) {
+func (v *validator) stats(path string, s Stats) {
 	v.count(path+".n", int64(s.N))
 	v.time(path+".median", s.Median)
 	v.time(path+".mad", s.MAD)
@@ -346,7 +344,7 @@ func (v *validator) stats(path string, s stats.Stats) {
 	v.ordered(path, "min", "max", s.Min, s.Max)
 }
 
-func (v *validator) samples(path string, ss []stats.Sample) {
+func (v *validator) samples(path string, ss []Sample) {
 	for k, s := range ss {
 		sp := idx(path, k)
 		v.count(sp+".n", s.Iterations)

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -55,7 +54,7 @@ func TestValidFixturesRead(t *testing.T) {
 // the checksum.
 func TestAfterSiblingsRoundTrip(t *testing.T) {
 	doc := rundoctest.GreenDoc()
-	doc.Rows[0].Calibration = &rundoc.Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []stats.Sample{}}
+	doc.Rows[0].Calibration = &rundoc.Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []rundoc.Sample{}}
 	doc.Rows[0].Processes[1].AfterSiblings = 2
 	var buf bytes.Buffer
 	require.NoError(t, rundoc.WriteJSON(&buf, doc))

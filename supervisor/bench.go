@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -43,7 +44,7 @@ type benchIdentity struct {
 
 	// n is the calibrated N every process measures; calibration its runs.
 	n           int64
-	calibration []stats.Sample
+	calibration []rundoc.Sample
 	sampleTime  time.Duration // the target N was calibrated for
 	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
 	setupNs     int64         // what one call spent outside its timer (top-level leaves)
@@ -570,8 +571,9 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		}
 		addThroughput(proc.Samples, result.BytesPerOp)
 		addThroughput(proc.Retaken, result.BytesPerOp) // shown as the kept ones are, in no statistic
-		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
-			proc.NsPerOp = &st
+		if st, ok := (stats.Process{Samples: statsconv.Samples(proc.Samples)}).NsPerOp(); ok {
+			ds := statsconv.DocStats(st)
+			proc.NsPerOp = &ds
 		}
 		id.counted(&proc, result)
 	}
@@ -624,7 +626,7 @@ func seed(pkg, name string, rep int) uint64 {
 }
 
 // markShort flags the samples shorter than half the sample target.
-func markShort(samples []stats.Sample, target time.Duration) {
+func markShort(samples []rundoc.Sample, target time.Duration) {
 	for i := range samples {
 		samples[i].Short = time.Duration(samples[i].ElapsedNs) < target/2
 	}
@@ -634,7 +636,7 @@ func markShort(samples []stats.Sample, target time.Duration) {
 // as testing computes it (bytes per iteration times N over the elapsed
 // time, in 10^6 bytes per second) but unrounded; samples rebuilt from the
 // printed line keep the MB/s testing printed.
-func addThroughput(samples []stats.Sample, bytesPerOp int64) {
+func addThroughput(samples []rundoc.Sample, bytesPerOp int64) {
 	if bytesPerOp <= 0 {
 		return
 	}
@@ -650,13 +652,13 @@ func addThroughput(samples []stats.Sample, bytesPerOp int64) {
 	}
 }
 
-func samples(in []protocol.Sample) []stats.Sample {
+func samples(in []protocol.Sample) []rundoc.Sample {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]stats.Sample, len(in))
+	out := make([]rundoc.Sample, len(in))
 	for i, s := range in {
-		out[i] = stats.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
+		out[i] = rundoc.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
 		if len(s.Extra) > 0 {
 			out[i].Extra = make(map[string]float64, len(s.Extra))
 			for _, e := range s.Extra {
@@ -869,8 +871,8 @@ func summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 	var per []stats.Stats
 	for _, p := range procs {
 		if p.NsPerOp != nil {
-			good = append(good, stats.Process{Index: p.Index, Samples: p.Samples})
-			per = append(per, *p.NsPerOp)
+			good = append(good, stats.Process{Index: p.Index, Samples: statsconv.Samples(p.Samples)})
+			per = append(per, statsconv.Stats(*p.NsPerOp))
 		}
 	}
 	across, ok := stats.Combine(per)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -220,10 +221,10 @@ func errorText(r rundoc.Row) string {
 type perProcess map[int][]float64
 
 func timeValues(r rundoc.Row) perProcess {
-	return values(r, func(s stats.Sample) (float64, bool) { return s.NsPerOp() })
+	return values(r, func(s rundoc.Sample) (float64, bool) { return s.NsPerOp() })
 }
 
-func values(r rundoc.Row, f func(stats.Sample) (float64, bool)) perProcess {
+func values(r rundoc.Row, f func(rundoc.Sample) (float64, bool)) perProcess {
 	out := perProcess{}
 	for _, p := range r.Processes {
 		if p.Outcome != rundoc.OutcomeOK {
@@ -297,10 +298,10 @@ func (c comparer) identity(o, n rundoc.Row, paired pairing) []rundoc.ComparisonR
 	out = append(out, c.metric(base, rundoc.MetricTime, o, n, timeValues(o), timeValues(n), paired))
 	for _, m := range []struct {
 		name string
-		f    func(stats.Sample) (float64, bool)
+		f    func(rundoc.Sample) (float64, bool)
 	}{
-		{rundoc.MetricBytes, stats.Sample.BytesPerOp},
-		{rundoc.MetricAllocs, stats.Sample.AllocsPerOp},
+		{rundoc.MetricBytes, rundoc.Sample.BytesPerOp},
+		{rundoc.MetricAllocs, rundoc.Sample.AllocsPerOp},
 	} {
 		ov, nv := values(o, m.f), values(n, m.f)
 		if len(ov) > 0 || len(nv) > 0 {
@@ -308,7 +309,7 @@ func (c comparer) identity(o, n rundoc.Row, paired pairing) []rundoc.ComparisonR
 		}
 	}
 	for _, unit := range extraUnits(o, n) {
-		f := func(s stats.Sample) (float64, bool) { v, ok := s.Extra[unit]; return v, ok }
+		f := func(s rundoc.Sample) (float64, bool) { v, ok := s.Extra[unit]; return v, ok }
 		out = append(out, c.metric(base, unit, o, n, values(o, f), values(n, f), paired))
 	}
 	out = append(out, counted(base, o, n)...)
@@ -320,7 +321,7 @@ func extraUnits(rows ...rundoc.Row) []string {
 	var units []string
 	for _, r := range rows {
 		for _, p := range r.Processes {
-			for _, u := range (stats.Process{Samples: p.Samples}).ExtraUnits() {
+			for _, u := range (stats.Process{Samples: statsconv.Samples(p.Samples)}).ExtraUnits() {
 				if !slices.Contains(units, u) {
 					units = append(units, u)
 				}

@@ -16,7 +16,7 @@ func benchRow(name string, bytes uint64, nsPerOp ...float64) rundoc.Row {
 		b := bytes * 1000
 		allocs := uint64(3000)
 		row.Processes = append(row.Processes, rundoc.ProcessResult{Index: i, Outcome: rundoc.OutcomeOK,
-			Samples: []stats.Sample{{Iterations: 1000, ElapsedNs: int64(ns * 1000), AllocBytes: &b, Allocs: &allocs}}})
+			Samples: []rundoc.Sample{{Iterations: 1000, ElapsedNs: int64(ns * 1000), AllocBytes: &b, Allocs: &allocs}}})
 	}
 	return row
 }

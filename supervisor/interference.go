@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 )
@@ -105,7 +104,7 @@ func (c InterferenceConfig) Policy() *rundoc.InterferencePolicy {
 // watched copies the watch's reading of each protocol sample onto its
 // stats sample: the foreign share when the window could tell, and the
 // worker's decision.
-func watched(dst []stats.Sample, src []protocol.Sample) {
+func watched(dst []rundoc.Sample, src []protocol.Sample) {
 	for i := range dst {
 		w := src[i].Watch
 		if w == nil {
@@ -120,7 +119,7 @@ func watched(dst []stats.Sample, src []protocol.Sample) {
 
 // processInterference is what the watch saw and did in one process's
 // result, and its retaken samples; nil when no watch ran.
-func processInterference(res *protocol.Result) (*rundoc.ProcessInterference, []stats.Sample) {
+func processInterference(res *protocol.Result) (*rundoc.ProcessInterference, []rundoc.Sample) {
 	if res.Interference == nil {
 		return nil, nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
@@ -50,11 +51,12 @@ func u64(v uint64) *uint64 { return &v }
 func process(idx int, nsPerOp ...int64) rundoc.ProcessResult {
 	p := rundoc.ProcessResult{Index: idx, Outcome: "ok"}
 	for _, ns := range nsPerOp {
-		p.Samples = append(p.Samples, stats.Sample{Iterations: 10, ElapsedNs: ns * 10,
+		p.Samples = append(p.Samples, rundoc.Sample{Iterations: 10, ElapsedNs: ns * 10,
 			AllocBytes: u64(80), Allocs: u64(10), Extra: map[string]float64{"MB/s": float64(ns)}})
 	}
-	st, _ := stats.Process{Samples: p.Samples}.NsPerOp()
-	p.NsPerOp = &st
+	st, _ := stats.Process{Samples: statsconv.Samples(p.Samples)}.NsPerOp()
+	ds := statsconv.DocStats(st)
+	p.NsPerOp = &ds
 	return p
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -18,10 +19,10 @@ func U64(v uint64) *uint64 { return &v }
 // SamplesOf builds samples of n iterations each, one per ns/op value, with
 // the given allocation totals per iteration (nil: not measured) and extra
 // units.
-func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []stats.Sample {
-	var out []stats.Sample
+func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float64, nsPerOp ...float64) []rundoc.Sample {
+	var out []rundoc.Sample
 	for _, ns := range nsPerOp {
-		s := stats.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
+		s := rundoc.Sample{Iterations: n, ElapsedNs: int64(ns * float64(n)), Extra: extra}
 		if bytesPerOp != nil {
 			s.AllocBytes = U64(*bytesPerOp * uint64(n))
 		}
@@ -36,12 +37,13 @@ func SamplesOf(n int64, bytesPerOp, allocsPerOp *uint64, extra map[string]float6
 // BenchRow builds an "ok" benchmark row whose Summary is computed from its
 // processes' samples the way the supervisor is specified to compute it, so
 // fixtures are consistent with themselves.
-func BenchRow(pkg, name string, procs ...[]stats.Sample) rundoc.Row {
+func BenchRow(pkg, name string, procs ...[]rundoc.Sample) rundoc.Row {
 	r := rundoc.Row{Package: pkg, Name: name, Kind: rundoc.KindBenchmark, Outcome: rundoc.OutcomeOK}
 	for i, ss := range procs {
 		p := rundoc.ProcessResult{Index: i, PID: 4100 + i, Outcome: rundoc.OutcomeOK, Samples: ss}
-		if st, ok := (stats.Process{Index: i, Samples: ss}).NsPerOp(); ok {
-			p.NsPerOp = &st
+		if st, ok := (stats.Process{Index: i, Samples: statsconv.Samples(ss)}).NsPerOp(); ok {
+			ds := statsconv.DocStats(st)
+			p.NsPerOp = &ds
 		}
 		r.Processes = append(r.Processes, p)
 	}
@@ -62,8 +64,8 @@ func Summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 			s.Iterations = p.Samples[0].Iterations
 			s.MinNs, s.MaxNs = p.NsPerOp.Min, p.NsPerOp.Max
 		}
-		per = append(per, *p.NsPerOp)
-		mps = append(mps, stats.Process{Index: p.Index, Samples: p.Samples})
+		per = append(per, statsconv.Stats(*p.NsPerOp))
+		mps = append(mps, stats.Process{Index: p.Index, Samples: statsconv.Samples(p.Samples)})
 		s.Samples += len(p.Samples)
 		s.MinNs, s.MaxNs = min(s.MinNs, p.NsPerOp.Min), max(s.MaxNs, p.NsPerOp.Max)
 	}
