@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -85,16 +86,16 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 // so a sample of either covers the same work. An identity only a revision
 // has keeps its own calibration and runs unpaired.
 func (s *supervisor) discoverRevisions(ctx context.Context, ids []*benchIdentity, revs []*revision) (unpaired []*benchIdentity) {
-	byKey := map[identityKey]*benchIdentity{}
+	byKey := map[revKey]*benchIdentity{}
 	for _, id := range ids {
-		byKey[identityKey{id.plan.pkg.ImportPath, id.name}] = id
+		byKey[revKey{id.plan.pkg.ImportPath, id.name}] = id
 		id.partners = make([]*benchIdentity, len(revs))
 	}
 	for r, rev := range revs {
 		for _, found := range s.discoverAll(ctx, rev.plans, true) {
 			for _, v := range found {
 				v.variant = rev.label()
-				m := byKey[identityKey{v.plan.pkg.ImportPath, v.name}]
+				m := byKey[revKey{v.plan.pkg.ImportPath, v.name}]
 				if m == nil || m.partners[r] != nil {
 					unpaired = append(unpaired, v)
 					continue
@@ -146,7 +147,6 @@ func oldFirst(partners, r, rep int) bool {
 // compareRevisions compares each revision's rows with the working tree's,
 // pair by pair.
 func (s *supervisor) compareRevisions(rows []rundoc.Row, revs []*revision, fp rundoc.Fingerprint) []rundoc.Comparison {
-	cfg := s.cfg.Compare.withDefaults()
 	var out []rundoc.Comparison
 	var newRows []rundoc.Row
 	for _, r := range rows {
@@ -161,14 +161,14 @@ func (s *supervisor) compareRevisions(rows []rundoc.Row, revs []*revision, fp ru
 				oldRows = append(oldRows, r)
 			}
 		}
-		c, _ := newComparison(cfg) // validated with the run's Config
+		// validated with the run's Config
+		c, _ := analysis.ComparePaired(oldRows, newRows, s.cfg.Compare, func(k int) bool { return oldFirst(len(revs), i, k) })
 		c.Old = rundoc.ComparedRun{Label: rev.describe(), Fingerprint: fp}
 		c.New = rundoc.ComparedRun{Label: "working tree", Fingerprint: fp}
-		c.Knobs.Paired = true
-		cmp := comparer{cfg: cfg}
-		c.Rows = cmp.rows(oldRows, newRows, func(k int) bool { return oldFirst(len(revs), i, k) })
-		c.Geomeans = Geomeans(c.Rows)
 		out = append(out, *c)
 	}
 	return out
 }
+
+// revKey is a benchmark identity of one build: package and name.
+type revKey struct{ pkg, name string }

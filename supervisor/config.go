@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
@@ -85,6 +86,10 @@ func (c Config) Validate() error {
 	}
 	if len(c.Against) > 0 {
 		if err := c.Compare.Validate(); err != nil {
+			var ce *analysis.ConfigError
+			if errors.As(err, &ce) {
+				return &ConfigError{Field: ce.Field, Problem: ce.Problem}
+			}
 			return err
 		}
 	}
@@ -193,7 +198,7 @@ type Config struct {
 	// comparison per revision. Empty means none.
 	Against []string
 	// Compare configures the comparisons of Against (threshold, interval).
-	Compare CompareConfig
+	Compare analysis.CompareConfig
 	// SampleTime is the time one sample should take: N is calibrated
 	// once per benchmark, in discovery, for it, and every process
 	// measures that N. Samples shorter than half of it are flagged. Zero

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/internal/statsconv"
@@ -62,11 +63,11 @@ func process(idx int, nsPerOp ...int64) rundoc.ProcessResult {
 
 func TestSummarize(t *testing.T) {
 	t.Run("none", func(t *testing.T) {
-		assert.Nil(t, summarize(nil))
-		assert.Nil(t, summarize([]rundoc.ProcessResult{{Outcome: "exit"}}), "a failed process has no samples")
+		assert.Nil(t, analysis.Summarize(nil))
+		assert.Nil(t, analysis.Summarize([]rundoc.ProcessResult{{Outcome: "exit"}}), "a failed process has no samples")
 	})
 	t.Run("one process has no spread", func(t *testing.T) {
-		s := summarize([]rundoc.ProcessResult{process(0, 10, 20, 30)})
+		s := analysis.Summarize([]rundoc.ProcessResult{process(0, 10, 20, 30)})
 		require.NotNil(t, s)
 		assert.Equal(t, 1, s.Processes)
 		assert.Equal(t, 3, s.Samples)
@@ -82,7 +83,7 @@ func TestSummarize(t *testing.T) {
 		assert.Equal(t, 20.0, *s.Metrics["MB/s"])
 	})
 	t.Run("processes are units", func(t *testing.T) {
-		s := summarize([]rundoc.ProcessResult{process(0, 10, 11, 12), process(1, 30, 31, 32), process(2, 20, 21, 22), {Index: 3, Outcome: "exit"}})
+		s := analysis.Summarize([]rundoc.ProcessResult{process(0, 10, 11, 12), process(1, 30, 31, 32), process(2, 20, 21, 22), {Index: 3, Outcome: "exit"}})
 		require.NotNil(t, s)
 		assert.Equal(t, 3, s.Processes, "the failed process is not summarized")
 		assert.Equal(t, 21.0, s.MedianNs, "median of the per-process medians 11, 21, 31")
@@ -95,7 +96,7 @@ func TestSummarize(t *testing.T) {
 	t.Run("one sample per process: no within-process figure; short samples counted", func(t *testing.T) {
 		procs := []rundoc.ProcessResult{process(0, 100), process(1, 104), process(2, 99), process(3, 250), process(4, 101)}
 		procs[1].Samples[0].Short = true
-		s := summarize(procs)
+		s := analysis.Summarize(procs)
 		require.NotNil(t, s)
 		assert.Nil(t, s.WithinMADNs)
 		assert.Equal(t, 101.0, s.MedianNs)
@@ -105,7 +106,7 @@ func TestSummarize(t *testing.T) {
 	t.Run("a unit one process lacks is unavailable, not zero", func(t *testing.T) {
 		a, b := process(0, 10), process(1, 10)
 		b.Samples[0].Extra = nil
-		s := summarize([]rundoc.ProcessResult{a, b})
+		s := analysis.Summarize([]rundoc.ProcessResult{a, b})
 		require.Contains(t, s.Metrics, "MB/s")
 		assert.Nil(t, s.Metrics["MB/s"])
 	})

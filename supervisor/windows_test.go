@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -46,7 +47,7 @@ func TestSummarizeWindows(t *testing.T) {
 		{Package: "m/load", Name: "BenchmarkPlain", Kind: rundoc.KindBenchmark, Outcome: rundoc.OutcomeOK},
 	}
 	before := windows[5]
-	out, sums := summarizeWindows(windows, rows)
+	out, sums := analysis.SummarizeWindows(windows, rows)
 
 	require.Len(t, out, len(windows), "every per-process window is kept")
 	assert.Equal(t, before, windows[5], "the caller's windows are not modified")
@@ -96,7 +97,7 @@ func TestSummarizeWindowsEdges(t *testing.T) {
 	t.Run("one process: no spread", func(t *testing.T) {
 		w := coldWindow(0, 300, 40, 60, 10, 150, 40, 4096, "cold", "")
 		w.Totals["perf-sw.task-clock"] = 5
-		_, sums := summarizeWindows([]rundoc.Window{w}, nil)
+		_, sums := analysis.SummarizeWindows([]rundoc.Window{w}, nil)
 		require.Len(t, sums, 1)
 		assert.Equal(t, &rundoc.WindowStat{Median: 300, Min: 300, Max: 300}, sums[0].WallNs)
 		assert.Equal(t, f64(5), sums[0].Totals["perf-sw.task-clock"])
@@ -106,7 +107,7 @@ func TestSummarizeWindowsEdges(t *testing.T) {
 		a := coldWindow(0, 300, 40, 60, 10, 150, 40, 4096, "cold", "")
 		b := coldWindow(1, 300, 40, 60, 10, 150, 40, 4096, "cold", "")
 		a.Totals["perf-sw.task-clock"] = 5
-		_, sums := summarizeWindows([]rundoc.Window{a, b}, nil)
+		_, sums := analysis.SummarizeWindows([]rundoc.Window{a, b}, nil)
 		v, ok := sums[0].Totals["perf-sw.task-clock"]
 		assert.True(t, ok)
 		assert.Nil(t, v)
@@ -115,7 +116,7 @@ func TestSummarizeWindowsEdges(t *testing.T) {
 		a := coldWindow(0, 300, 40, 60, 10, 150, 40, 4096, "cold", "")
 		b := coldWindow(1, 310, 40, 60, 10, 150, 40, 4096, "cold", "")
 		b.Scope = rundoc.ScopeProcess
-		_, sums := summarizeWindows([]rundoc.Window{a, b}, nil)
+		_, sums := analysis.SummarizeWindows([]rundoc.Window{a, b}, nil)
 		assert.Equal(t, rundoc.ScopeMixed, sums[0].Scope)
 		assert.Equal(t, 305.0, sums[0].WallNs.Median)
 		assert.Nil(t, sums[0].OnCPUUserNs)
@@ -125,7 +126,7 @@ func TestSummarizeWindowsEdges(t *testing.T) {
 		w := coldWindow(0, 300, 40, 60, 10, 150, 40, 4096, "cold", "disk: x")
 		rows := []rundoc.Row{{Package: "m/load", Name: "BenchmarkLoad", Kind: rundoc.KindWorkload, Outcome: rundoc.OutcomeSkipped,
 			Processes: []rundoc.ProcessResult{{Index: 0, Outcome: rundoc.OutcomeSkipped, Error: ptr("no corpus")}}}}
-		out, sums := summarizeWindows([]rundoc.Window{w}, rows)
+		out, sums := analysis.SummarizeWindows([]rundoc.Window{w}, rows)
 		assert.Equal(t, ptr("no corpus"), out[0].Skipped)
 		require.Len(t, sums, 1)
 		s := sums[0]

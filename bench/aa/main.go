@@ -31,9 +31,9 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
-	"github.com/benchsup/benchsup/supervisor"
 )
 
 func main() {
@@ -76,7 +76,7 @@ func run(dir, work, bench string, runs, samples int) error {
 	bstatSignificant := 0
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
-			c, err := supervisor.Compare(docs[i], docs[j], supervisor.CompareConfig{Bootstrap: stats.Bootstrap{Seed: uint64(i*100 + j)}})
+			c, err := analysis.Compare(docs[i], docs[j], analysis.CompareConfig{Bootstrap: analysis.Bootstrap{Seed: uint64(i*100 + j)}})
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ func run(dir, work, bench string, runs, samples int) error {
 	}
 	fmt.Printf("A/A: %d runs of %s, %d sample(s) per process; %d comparisons of a benchmark between two runs\n", runs, dir, samples, t.total)
 	fmt.Printf("benchsup compare, 95%% interval excludes 1:        %s\n", t.pct(t.significant))
-	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*analysis.DefaultThreshold, t.pct(t.called))
 	fmt.Printf("benchsup compare verdicts: %v\n", t.verdicts)
 	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", t.pct(bstatSignificant))
 	printReach(t.reach)
@@ -223,7 +223,7 @@ func runAgainst(dir, work, bench string, runs int) error {
 	}
 	fmt.Printf("A/A --against=HEAD: %d runs of %s; %d paired comparisons of a benchmark\n", runs, dir, t.total)
 	fmt.Printf("interval excludes 1:                      %s\n", t.pct(t.significant))
-	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*analysis.DefaultThreshold, t.pct(t.called))
 	fmt.Printf("verdicts: %v\n", t.verdicts)
 	printReach(t.reach)
 	fmt.Printf("run documents: %s\n", work)

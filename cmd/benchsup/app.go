@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/rundoc"
@@ -415,7 +416,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		if baseline, err = readRun(path, stderr); err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
-		cfg.Shard = cfg.Shard.Balance(supervisor.Durations(baseline))
+		cfg.Shard = cfg.Shard.Balance(analysis.Durations(baseline))
 	}
 	events, err := openEvents(c.String("events"), eventsOut)
 	if err != nil {
@@ -440,7 +441,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if baseline != nil {
 		ccfg := cfg.Compare
 		ccfg.OldLabel, ccfg.NewLabel = "baseline "+c.String("baseline"), "this run"
-		cmp, err := supervisor.Compare(baseline, doc, ccfg)
+		cmp, err := analysis.Compare(baseline, doc, ccfg)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--baseline: %w", err))
 		} else {

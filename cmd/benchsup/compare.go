@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/rundoc"
-	"github.com/benchsup/benchsup/supervisor"
 )
 
 // exitIncomplete is the status of a gate that could not judge every
@@ -29,7 +29,7 @@ var (
 
 func compareFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "threshold", Value: percentString(supervisor.DefaultThreshold),
+		&cli.StringFlag{Name: "threshold", Value: percentString(analysis.DefaultThreshold),
 			Usage: "practical threshold, in percent: a change is called only when its whole interval lies beyond it"},
 		&cli.StringFlag{Name: "confidence", Value: percentString(stats.DefaultConfidence),
 			Usage: fmt.Sprintf("confidence of the intervals, in percent (%v to %v)", 100*stats.MinConfidence, 100*stats.MaxConfidence)},
@@ -84,7 +84,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			cfg.OldLabel, cfg.NewLabel = c.Args().Get(0), c.Args().Get(1)
-			cmp, err := supervisor.Compare(old, new, cfg)
+			cmp, err := analysis.Compare(old, new, cfg)
 			if err != nil {
 				return err
 			}
@@ -116,8 +116,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 }
 
 // compareConfig reads the statistics flags.
-func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
-	var cfg supervisor.CompareConfig
+func compareConfig(c *cli.Context) (analysis.CompareConfig, string, error) {
+	var cfg analysis.CompareConfig
 	t, err := parsePercent(c.String("threshold"))
 	if err != nil || t <= 0 {
 		return cfg, "", usagef("--threshold must be a positive percentage such as 2 or 2%%, got %q", c.String("threshold"))
@@ -127,10 +127,10 @@ func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
 		return cfg, "", usagef("--confidence must be a percentage such as 95 or 95%%, got %q", c.String("confidence"))
 	}
 	cfg.Threshold = t
-	cfg.Bootstrap = stats.Bootstrap{Confidence: conf, Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
+	cfg.Bootstrap = analysis.Bootstrap{Confidence: conf, Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
 	cfg.AllowMismatch = c.Bool("allow-mismatch")
 	if err := cfg.Validate(); err != nil {
-		var ce *supervisor.ConfigError
+		var ce *analysis.ConfigError
 		if errors.As(err, &ce) {
 			return cfg, "", usagef("--%s %s", strings.ToLower(ce.Field), ce.Problem)
 		}

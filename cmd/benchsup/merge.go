@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
-	"github.com/benchsup/benchsup/supervisor"
 )
 
 // mergeCommand joins the documents of a sharded run's parts.
@@ -49,7 +49,7 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 				return usagef("--fail-on gates a comparison: the parts have none (run them with --against or --baseline)")
 			}
 			for i := range merged.Comparisons {
-				merged.Comparisons[i].Geomeans = supervisor.Geomeans(merged.Comparisons[i].Rows)
+				merged.Comparisons[i].Geomeans = analysis.Geomeans(merged.Comparisons[i].Rows)
 			}
 			if err := out.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *merged) }); err != nil {
 				return err

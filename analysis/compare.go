@@ -1,4 +1,4 @@
-package supervisor
+package analysis
 
 import (
 	"errors"
@@ -38,13 +38,26 @@ type CompareConfig struct {
 	// DefaultThreshold. It must lie in (0, MaxThreshold].
 	Threshold float64
 	// Bootstrap sets the confidence, resamples and seed; zero fields mean
-	// stats' defaults.
-	Bootstrap stats.Bootstrap
+	// the defaults.
+	Bootstrap Bootstrap
 	// AllowMismatch compares runs whose fingerprints differ; the
 	// comparison records the differences.
 	AllowMismatch bool
 	// OldLabel and NewLabel name the sides in the output.
 	OldLabel, NewLabel string
+}
+
+// Bootstrap sets the resampling of a comparison's intervals.
+type Bootstrap struct {
+	// Confidence is the interval's nominal coverage; zero means 0.95. It
+	// must lie in [0.5, 0.999].
+	Confidence float64
+	// Resamples is the number of bootstrap resamples; zero means 10000.
+	// It must lie in [1000, 1000000].
+	Resamples int
+	// Seed makes the resampling deterministic: the same inputs and seed
+	// give the same interval, bit for bit.
+	Seed uint64
 }
 
 // ErrFingerprintMismatch is wrapped by a MismatchError.
@@ -90,6 +103,23 @@ func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, 
 	// A run with --against holds other builds' rows too; a document
 	// stands for its working tree.
 	c.Rows = cmp.rows(workingTree(old.Rows), workingTree(new.Rows), nil)
+	c.Geomeans = Geomeans(c.Rows)
+	return c, nil
+}
+
+// ComparePaired compares the rows of two builds measured in one run, whose
+// processes alternated: oldFirst(k) says whether process k of the old
+// build ran before process k of the new one. The caller labels the sides;
+// cfg's labels and AllowMismatch are not used (one run has one
+// fingerprint).
+func ComparePaired(old, new []rundoc.Row, cfg CompareConfig, oldFirst func(k int) bool) (*rundoc.Comparison, error) {
+	c, err := newComparison(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Knobs.Paired = true
+	cmp := comparer{cfg: cfg.withDefaults()}
+	c.Rows = cmp.rows(old, new, oldFirst)
 	c.Geomeans = Geomeans(c.Rows)
 	return c, nil
 }
@@ -375,7 +405,7 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 		}
 		return row
 	}
-	b := c.cfg.Bootstrap
+	b := stats.Bootstrap(c.cfg.Bootstrap)
 	b.Seed = rowSeed(b.Seed, row.Package, row.Name, metric)
 	var r stats.Ratio
 	var err error
@@ -551,3 +581,17 @@ func rowSeed(seed uint64, pkg, name, metric string) uint64 {
 	h.Write([]byte(pkg + "\x00" + name + "\x00" + metric))
 	return seed ^ h.Sum64()
 }
+
+// ErrInvalidConfig is wrapped by every *ConfigError.
+var ErrInvalidConfig = errors.New("invalid configuration")
+
+// ConfigError is a CompareConfig field with a value no comparison can use.
+type ConfigError struct {
+	Field   string // the CompareConfig field, e.g. "Threshold"
+	Problem string // what is wrong with its value
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }

@@ -1,10 +1,9 @@
-package supervisor
+package analysis
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -47,7 +46,7 @@ func TestCompare(t *testing.T) {
 	other := benchRow("BenchmarkSame", 64, 500, 500, 500, 500, 500)
 	other.Build = "HEAD~1"
 	old.Rows = append(old.Rows, other)
-	c, err := Compare(old, new, CompareConfig{Bootstrap: stats.Bootstrap{Seed: 1}})
+	c, err := Compare(old, new, CompareConfig{Bootstrap: Bootstrap{Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +125,8 @@ func TestCompareConfigValidate(t *testing.T) {
 		{"defaults", CompareConfig{}, ""},
 		{"negative threshold", CompareConfig{Threshold: -0.01}, "Threshold"},
 		{"threshold over 100%", CompareConfig{Threshold: 1.5}, "Threshold"},
-		{"confidence too low", CompareConfig{Bootstrap: stats.Bootstrap{Confidence: 0.3}}, "Confidence"},
-		{"too many resamples", CompareConfig{Bootstrap: stats.Bootstrap{Resamples: 1e7}}, "Resamples"},
+		{"confidence too low", CompareConfig{Bootstrap: Bootstrap{Confidence: 0.3}}, "Confidence"},
+		{"too many resamples", CompareConfig{Bootstrap: Bootstrap{Resamples: 1e7}}, "Resamples"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
