@@ -86,3 +86,14 @@ func Summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 	}
 	return sum
 }
+
+// NsPerOp is the statistics of a process's samples' ns/op, as
+// ProcessResult.NsPerOp holds them; false when there are no samples.
+func NsPerOp(samples []rundoc.Sample) (*rundoc.Stats, bool) {
+	st, ok := (stats.Process{Samples: statsconv.Samples(samples)}).NsPerOp()
+	if !ok {
+		return nil, false
+	}
+	ds := statsconv.DocStats(st)
+	return &ds, true
+}

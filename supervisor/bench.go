@@ -17,7 +17,6 @@ import (
 
 	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/internal/statsconv"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -571,9 +570,8 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		}
 		addThroughput(proc.Samples, result.BytesPerOp)
 		addThroughput(proc.Retaken, result.BytesPerOp) // shown as the kept ones are, in no statistic
-		if st, ok := (stats.Process{Samples: statsconv.Samples(proc.Samples)}).NsPerOp(); ok {
-			ds := statsconv.DocStats(st)
-			proc.NsPerOp = &ds
+		if st, ok := analysis.NsPerOp(proc.Samples); ok {
+			proc.NsPerOp = st
 		}
 		id.counted(&proc, result)
 	}
