@@ -440,7 +440,7 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 	}
 	row.Ratio, row.Low, row.High = ptr(r.Ratio), ptr(r.Low), ptr(r.High)
 	row.Confidence, row.P, row.Method = ptr(r.Confidence), ptr(r.P), r.Method
-	row.Verdict = r.Verdict(c.cfg.Threshold)
+	row.Verdict = rundoc.Verdict(r.Verdict(c.cfg.Threshold))
 	if metric != rundoc.MetricTime {
 		switch row.Verdict {
 		case rundoc.VerdictSlower:

@@ -50,11 +50,14 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdicts := map[[2]string]string{}
+	verdicts := map[[2]string]rundoc.Verdict{}
 	for _, r := range c.Rows {
 		verdicts[[2]string{r.Name, r.Metric}] = r.Verdict
 	}
-	for _, tc := range []struct{ name, metric, want string }{
+	for _, tc := range []struct {
+		name, metric string
+		want         rundoc.Verdict
+	}{
 		{"BenchmarkSlower", rundoc.MetricTime, rundoc.VerdictSlower},
 		{"BenchmarkSlower", rundoc.MetricBytes, rundoc.VerdictSame},
 		{"BenchmarkSame", rundoc.MetricTime, rundoc.VerdictEquivalent},

@@ -8,6 +8,7 @@
 //     compared identity by identity, by an independent hierarchical
 //     bootstrap or paired order statistics, with exact comparisons, outlier
 //     processes and a geomean per metric.
+//   - Gate: the regression gate (--fail-on) over a comparison's verdicts.
 //   - SummarizeWindows: workload windows summarized across processes.
 //   - Durations, BenchKey: what each benchmark function cost, for sharding.
 //

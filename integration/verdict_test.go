@@ -47,7 +47,7 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 				continue
 			}
 			found = true
-			if !re.MatchString(r.Verdict) {
+			if !re.MatchString(string(r.Verdict)) {
 				ts.Fatalf("%s %s against %s: verdict %s, want %s (ratio %v, interval %v..%v, note %q)",
 					args[1], metric, c.Old.Label, r.Verdict, args[2], num(r.Ratio), num(r.Low), num(r.High), r.Note)
 			}

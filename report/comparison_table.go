@@ -133,7 +133,7 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 			p = formatP(*r.P)
 		}
 		g.cells = append(g.cells, []string{"  " + truncate(name, maxCompareName),
-			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, r.Verdict})
+			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, string(r.Verdict)})
 	}
 	for _, gm := range c.Geomeans {
 		if gm.Metric == metric && gm.Identities > 1 {

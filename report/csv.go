@@ -124,7 +124,7 @@ func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
 				strings.Join(outliers, " "), string(v.Outcome), csvString(v.Error))
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
-			csvFloatPtr(r.P), r.Method, r.Verdict, csvFloatPtr(r.OrderEffect), r.Note)
+			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note)
 		records = append(records, rec)
 	}
 	return csvWriteRecords(w, records)
@@ -152,7 +152,7 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
-		rec := []string{r.Package, r.Name, r.Kind, r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
+		rec := []string{r.Package, r.Name, string(r.Kind), r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
 		s := r.Summary
 		if s == nil {
 			rec = append(rec, make([]string, 11)...)

@@ -337,7 +337,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 				got := rows[i]
 				assert.Equal(t, r.Name, got["name"])
 				assert.Equal(t, r.Metric, got["metric"])
-				assert.Equal(t, r.Verdict, got["verdict"])
+				assert.Equal(t, string(r.Verdict), got["verdict"])
 				assert.Equal(t, r.Note, got["note"])
 				assertFloat(t, r.Ratio, got["ratio"], "ratio")
 				assertFloat(t, r.Low, got["low"], "low")

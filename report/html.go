@@ -331,7 +331,7 @@ func sourceFacts(m rundoc.Meta) []htmlFact {
 func outcomeFacts(rows []rundoc.Row) []htmlFact {
 	counts := map[string]int{}
 	for _, r := range rows {
-		counts[r.Kind+" "+string(r.Outcome)]++
+		counts[string(r.Kind)+" "+string(r.Outcome)]++
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -758,7 +758,7 @@ func comparisonView(c rundoc.Comparison) htmlComparison {
 	}
 	for _, r := range c.Rows {
 		row := htmlCompareRow{Identity: r.Package + " " + r.Name, Metric: r.Metric,
-			Old: formatCenter(r.Metric, r.Old), New: formatCenter(r.Metric, r.New), Change: dash, Interval: dash, P: dash, Verdict: r.Verdict}
+			Old: formatCenter(r.Metric, r.Old), New: formatCenter(r.Metric, r.New), Change: dash, Interval: dash, P: dash, Verdict: string(r.Verdict)}
 		if r.Ratio != nil {
 			row.Change = formatChange(*r.Ratio)
 		}
@@ -853,23 +853,23 @@ func forestSVG(c rundoc.Comparison, m string) template.HTML {
 		if m != rundoc.MetricTime {
 			cls = "forest-row-metric"
 		}
-		b.f(`<g class="`, cls, `" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(r.Verdict), `">`)
+		b.f(`<g class="`, cls, `" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(string(r.Verdict)), `">`)
 		// The package is left out of the label for room; the hover title
 		// and the table below name it.
 		b.f(`<g><title>`, esc(r.Package+" "+r.Name), `</title>`)
 		b.text(forestName, mid+4, "end", "lane", cutRunes(r.Name, 44))
 		b.f(`</g>`)
-		text := r.Verdict
+		text := string(r.Verdict)
 		if r.Ratio != nil && isFinite(*r.Ratio) && *r.Ratio > 0 {
 			if r.Low != nil && r.High != nil && *r.Low > 0 && *r.High > 0 {
 				b.line(a.pos(*r.Low), mid, a.pos(*r.High), mid, "ci")
 				b.line(a.pos(*r.Low), mid-4, a.pos(*r.Low), mid+4, "ci")
 				b.line(a.pos(*r.High), mid-4, a.pos(*r.High), mid+4, "ci")
 			}
-			b.f(`<g><title>`, esc(r.Package+" "+r.Name+": "+ratioLabel(*r.Ratio)+" "+r.Verdict), `</title>`)
+			b.f(`<g><title>`, esc(r.Package+" "+r.Name+": "+ratioLabel(*r.Ratio)+" "+string(r.Verdict)), `</title>`)
 			b.marker(r.Verdict, a.pos(*r.Ratio), mid)
 			b.f(`</g>`)
-			text = formatChange(*r.Ratio) + " " + r.Verdict
+			text = formatChange(*r.Ratio) + " " + string(r.Verdict)
 		} else {
 			// No marker: the verdict in text, the note (which may be
 			// long) on hover and in the table's notes.
@@ -877,7 +877,7 @@ func forestSVG(c rundoc.Comparison, m string) template.HTML {
 				b.f(`<g><title>`, esc(r.Note), `</title>`)
 			}
 			b.cross(forestPlot0+8, mid, 4, "fail")
-			b.text(forestPlot0+18, mid+4, "start", "failtext", r.Verdict+": no ratio")
+			b.text(forestPlot0+18, mid+4, "start", "failtext", string(r.Verdict)+": no ratio")
 			if r.Note != "" {
 				b.f(`</g>`)
 			}

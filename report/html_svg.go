@@ -192,7 +192,7 @@ func ratioLabel(v float64) string {
 
 // marker draws a verdict's marker centred at (x, y): the shape and fill
 // carry the verdict, so it reads in grayscale too.
-func (b *svgBuilder) marker(verdict string, x, y float64) {
+func (b *svgBuilder) marker(verdict rundoc.Verdict, x, y float64) {
 	cls := `class="mk mk-` + verdictClass(verdict) + `"`
 	switch verdictShape(verdict) {
 	case "down":
@@ -215,7 +215,7 @@ func (b *svgBuilder) cross(x, y, r float64, class string) {
 // verdictShape is the marker shape of a verdict: down for better-or-less,
 // up for worse-or-more, a hollow circle for no difference, a hollow
 // diamond for undecided, a cross for no ratio.
-func verdictShape(v string) string {
+func verdictShape(v rundoc.Verdict) string {
 	switch v {
 	case rundoc.VerdictFaster, rundoc.VerdictDecreased:
 		return "down"
@@ -233,7 +233,7 @@ func verdictShape(v string) string {
 // and decreased are neutral: whether more is better depends on the metric
 // (more MB/s is, more B/op is not), so only faster and slower are colored
 // good and bad.
-func verdictClass(v string) string {
+func verdictClass(v rundoc.Verdict) string {
 	switch v {
 	case rundoc.VerdictIncreased:
 		return "inc"

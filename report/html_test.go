@@ -359,7 +359,7 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 	for _, m := range rowRe.FindAllStringSubmatch(page, -1) {
 		verdict, body := m[1], m[2]
 		seen[verdict] = true
-		switch verdict {
+		switch rundoc.Verdict(verdict) {
 		case rundoc.VerdictFaster:
 			assert.Contains(t, body, `class="mk mk-down"`)
 		case rundoc.VerdictSlower:
@@ -377,8 +377,8 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 			assert.Contains(t, body, verdict+": no ratio")
 		}
 	}
-	for _, v := range []string{rundoc.VerdictFaster, rundoc.VerdictSlower, rundoc.VerdictEquivalent, rundoc.VerdictInconclusive, rundoc.VerdictFailed, rundoc.VerdictOnlyOld, rundoc.VerdictIncreased} {
-		assert.True(t, seen[v], "a forest row with verdict %s", v)
+	for _, v := range []rundoc.Verdict{rundoc.VerdictFaster, rundoc.VerdictSlower, rundoc.VerdictEquivalent, rundoc.VerdictInconclusive, rundoc.VerdictFailed, rundoc.VerdictOnlyOld, rundoc.VerdictIncreased} {
+		assert.True(t, seen[string(v)], "a forest row with verdict %s", v)
 	}
 }
 

@@ -71,19 +71,35 @@ const (
 // the metric. Exact values (B/op and allocs/op that no process varied)
 // compare without an interval: same, increased or decreased.
 const (
-	VerdictFaster       = "faster"
-	VerdictSlower       = "slower"
-	VerdictIncreased    = "increased"
-	VerdictDecreased    = "decreased"
-	VerdictEquivalent   = "equivalent"
-	VerdictInconclusive = "inconclusive"
-	VerdictSame         = "same"
-	VerdictWithinNoise  = "within-noise" // counted metrics: the difference is inside their uncertainty
-	VerdictOnlyOld      = "only-old"     // the identity ran only in Old
-	VerdictOnlyNew      = "only-new"
-	VerdictFailed       = "failed"      // a side has no value because the identity failed there
-	VerdictUnavailable  = "unavailable" // cannot be compared; Note says why
+	VerdictFaster       Verdict = "faster"
+	VerdictSlower       Verdict = "slower"
+	VerdictIncreased    Verdict = "increased"
+	VerdictDecreased    Verdict = "decreased"
+	VerdictEquivalent   Verdict = "equivalent"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictSame         Verdict = "same"
+	VerdictWithinNoise  Verdict = "within-noise" // counted metrics: the difference is inside their uncertainty
+	VerdictOnlyOld      Verdict = "only-old"     // the identity ran only in Old
+	VerdictOnlyNew      Verdict = "only-new"
+	VerdictFailed       Verdict = "failed"      // a side has no value because the identity failed there
+	VerdictUnavailable  Verdict = "unavailable" // cannot be compared; Note says why
 )
+
+// Verdict is what a comparison row found; its JSON is the string.
+type Verdict string
+
+// Regressed reports whether the verdict is a regression the gate fails
+// on: slower beyond the threshold (a time row's verdict).
+func (v Verdict) Regressed() bool { return v == VerdictSlower }
+
+// Undecided reports whether the comparison could not tell: inconclusive,
+// or unavailable (no value to compare).
+func (v Verdict) Undecided() bool { return v == VerdictInconclusive || v == VerdictUnavailable }
+
+// Incomplete reports whether a side lacks the identity's value because it
+// failed there or ran only in the old run: what a gate treats as worse
+// than a regression.
+func (v Verdict) Incomplete() bool { return v == VerdictFailed || v == VerdictOnlyOld }
 
 // ComparisonRow is one metric of one identity on both sides.
 type ComparisonRow struct {
@@ -104,7 +120,7 @@ type ComparisonRow struct {
 	Confidence *float64 `json:"confidence"`
 	P          *float64 `json:"p"`
 	Method     string   `json:"method,omitempty"`
-	Verdict    string   `json:"verdict"`
+	Verdict    Verdict  `json:"verdict"`
 	// OrderEffect (paired runs, time rows) is the ratio measured when the
 	// old build ran first in its pair over that measured when the new one
 	// did (1: none); a diagnostic of drift within pairs, which balanced

@@ -406,11 +406,18 @@ const (
 
 // Row.Kind values.
 const (
-	KindBenchmark = "benchmark"
-	KindTest      = "test"
-	KindPackage   = "package"
-	KindWorkload  = "workload" // measured as windows (Document.Windows), not samples
+	KindBenchmark Kind = "benchmark"
+	KindTest      Kind = "test"
+	KindPackage   Kind = "package"
+	KindWorkload  Kind = "workload" // measured as windows (Document.Windows), not samples
 )
+
+// Kind is what a row stands for; its JSON is the string.
+type Kind string
+
+// Measured reports whether rows of the kind hold measurements (samples or
+// windows), as benchmarks and workloads do and tests and packages do not.
+func (k Kind) Measured() bool { return k == KindBenchmark || k == KindWorkload }
 
 // IsError reports whether the row records a failure (Outcome.IsError).
 func (r Row) IsError() bool { return r.Outcome.IsError() }
@@ -420,7 +427,7 @@ func (r Row) IsError() bool { return r.Outcome.IsError() }
 type Row struct {
 	Package string `json:"package"`
 	Name    string `json:"name"` // "" for a package-level row (build failure)
-	Kind    string `json:"kind"` // "benchmark", "test" or "package"
+	Kind    Kind   `json:"kind"` // "benchmark", "test", "package" or "workload"
 	// Build names the build a row measured when a run measures several
 	// (--against): the git revision as given; "" for the working tree.
 	Build   string  `json:"build,omitempty"`

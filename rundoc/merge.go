@@ -139,7 +139,11 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 			}
 		}
 	}
-	type identity struct{ pkg, name, kind, build string }
+	type identity struct {
+		pkg, name string
+		kind      Kind
+		build     string
+	}
 	owner := map[identity]int{}
 	builds := map[string]bool{}
 	workers := map[string]bool{}

@@ -125,7 +125,11 @@ func validateDocument(doc *Document) error {
 		}
 		names[c.Name] = i
 	}
-	type identity struct{ pkg, name, kind, build string }
+	type identity struct {
+		pkg, name string
+		kind      Kind
+		build     string
+	}
 	seen := map[identity]int{}
 	for i, r := range doc.Rows {
 		path := idx("rows", i)

@@ -748,7 +748,7 @@ func (id *benchIdentity) skipProbe() bool {
 }
 
 // kind is the row kind of the identity.
-func (id *benchIdentity) kind() string {
+func (id *benchIdentity) kind() rundoc.Kind {
 	if id.workload {
 		return rundoc.KindWorkload
 	}
@@ -862,7 +862,7 @@ func (id *benchIdentity) summarizeCounted(row *rundoc.Row) {
 // errorRow describes an identity (or a package, when name is "") whose
 // child ended badly. A child that timed out and printed its goroutine
 // stacks when asked says where in pkg it was.
-func errorRow(pkg, name, kind string, out sandbox.Outcome) rundoc.Row {
+func errorRow(pkg, name string, kind rundoc.Kind, out sandbox.Outcome) rundoc.Row {
 	msg := describe(out)
 	if where := hungAt(out.Stacks.Head, pkg); where != "" {
 		msg += "; " + where

@@ -11,7 +11,7 @@ import (
 // ListEntry is one identity `benchsup list` prints.
 type ListEntry struct {
 	Package string
-	Kind    string // "test", "benchmark", "workload" or "package"
+	Kind    rundoc.Kind // "test", "benchmark", "workload" or "package"
 	Name    string
 	Error   string // why the identity (or package) could not be listed
 }

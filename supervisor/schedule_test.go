@@ -223,7 +223,7 @@ func TestDiscoveryOfAPackageThatNeverStarts(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)}, nil)
 	require.Len(t, rows, 1)
-	assert.Equal(t, "package", rows[0].Kind)
+	assert.Equal(t, rundoc.KindPackage, rows[0].Kind)
 	assert.Equal(t, rundoc.Outcome("exit"), rows[0].Outcome)
 	assert.Contains(t, *rows[0].Error, "before any benchmark function started")
 	assert.Len(t, sc.requests, 1)

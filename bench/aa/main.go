@@ -160,7 +160,7 @@ func (t *tally) add(c *rundoc.Comparison) []rundoc.ComparisonRow {
 		if r.Verdict == rundoc.VerdictSlower || r.Verdict == rundoc.VerdictFaster {
 			t.called++
 		}
-		t.verdicts[r.Verdict]++
+		t.verdicts[string(r.Verdict)]++
 		t.reach[r.Name] = append(t.reach[r.Name], max(*r.High-1, 1-*r.Low))
 		rows = append(rows, r)
 	}

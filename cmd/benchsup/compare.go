@@ -156,11 +156,10 @@ func percentString(frac float64) string {
 
 // parseFailOn reads --fail-on: "" (no gate), slower or inconclusive.
 func parseFailOn(s string) (string, error) {
-	switch s {
-	case "", "slower", "inconclusive":
-		return s, nil
+	if _, err := analysis.ParseFailOn(s); err != nil {
+		return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
 	}
-	return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
+	return s, nil
 }
 
 // readRun reads a run document from a file, saying on stderr when it was
@@ -207,40 +206,16 @@ func gateAll(cs []rundoc.Comparison, failOn string, stderr io.Writer) error {
 	return worst
 }
 
-// gate applies --fail-on to a comparison: nil when it passes or no gate was
-// asked for. Only time rows are gated; the other metrics inform.
+// gate applies --fail-on to a comparison (analysis.Gate) and says on
+// stderr what failed it: nil when it passes or no gate was asked for.
 func gate(c rundoc.Comparison, failOn string, stderr io.Writer) error {
-	if failOn == "" {
+	r := analysis.Gate(c, analysis.FailOn(failOn))
+	if r.Status == analysis.GatePass {
 		return nil
 	}
-	var slower, undecided, incomplete []string
-	for _, r := range c.Rows {
-		if r.Metric != rundoc.MetricTime {
-			continue
-		}
-		id := r.Package + " " + r.Name
-		switch r.Verdict {
-		case rundoc.VerdictSlower:
-			slower = append(slower, id)
-		case rundoc.VerdictInconclusive, rundoc.VerdictUnavailable:
-			undecided = append(undecided, id)
-		case rundoc.VerdictFailed, rundoc.VerdictOnlyOld:
-			incomplete = append(incomplete, id)
-		}
-	}
-	say := func(what string, ids []string) {
-		fmt.Fprintf(stderr, "benchsup: gate: %d %s: %s\n", len(ids), what, strings.Join(ids, ", "))
-	}
-	switch {
-	case len(incomplete) > 0:
-		say("identities crashed or are missing on a side", incomplete)
+	fmt.Fprintf(stderr, "benchsup: gate: %d %s: %s\n", len(r.Identities), r.Reason, strings.Join(r.Identities, ", "))
+	if r.Status == analysis.GateIncomplete {
 		return errIncomplete
-	case len(slower) > 0:
-		say("slower beyond the threshold", slower)
-		return errRegression
-	case failOn == "inconclusive" && len(undecided) > 0:
-		say("undecided (fail-closed gate)", undecided)
-		return errRegression
 	}
-	return nil
+	return errRegression
 }

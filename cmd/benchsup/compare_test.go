@@ -13,7 +13,7 @@ import (
 )
 
 func TestGate(t *testing.T) {
-	row := func(name, metric, verdict string) rundoc.ComparisonRow {
+	row := func(name, metric string, verdict rundoc.Verdict) rundoc.ComparisonRow {
 		return rundoc.ComparisonRow{Package: "p", Name: name, Metric: metric, Verdict: verdict}
 	}
 	for _, tc := range []struct {
