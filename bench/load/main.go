@@ -47,7 +47,7 @@
 //   - wall time: start to exit.
 //
 // It then decodes the largest run's document and writes it again with
-// report.WriteJSON in its own process, counting the bytes that allocates and
+// rundoc.WriteJSON in its own process, counting the bytes that allocates and
 // the writes it makes: a single write of the whole document means the
 // encoding was held whole in memory before the first byte left.
 //
@@ -769,7 +769,7 @@ func growth(out io.Writer, sizes []*size, quantities map[string]func(measured) f
 	}
 }
 
-// writeCost is what report.WriteJSON costs on one document.
+// writeCost is what rundoc.WriteJSON costs on one document.
 type writeCost struct {
 	live      uint64 // heap the decoded document holds
 	allocated uint64 // bytes WriteJSON allocated
@@ -778,7 +778,7 @@ type writeCost struct {
 }
 
 // jsonCost decodes a run's document and writes it again with
-// report.WriteJSON to a writer that keeps nothing, counting what that
+// rundoc.WriteJSON to a writer that keeps nothing, counting what that
 // allocates (runtime.MemStats.TotalAlloc) and how it writes: one write of
 // the whole document means it was held whole in memory first.
 func jsonCost(data []byte) (writeCost, error) {
