@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // ClaimConfig sets a host claim.
@@ -167,13 +167,13 @@ func (e *ClaimTimeoutError) Unwrap() error { return ErrClaimTimeout }
 // HostClaim is a held claim. Release it when the run ends; if the process
 // dies first, the kernel releases the locks with it.
 type HostClaim struct {
-	report report.HostClaim
+	report rundoc.HostClaim
 	mu     sync.Mutex // Release may come from a signal handler's goroutine
 	files  []*os.File
 }
 
 // Report returns what the claim records, as the run's document holds it.
-func (c *HostClaim) Report() report.HostClaim { return c.report }
+func (c *HostClaim) Report() rundoc.HostClaim { return c.report }
 
 func (cfg ClaimConfig) withDefaults() ClaimConfig {
 	if cfg.Timeout == 0 {

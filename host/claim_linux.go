@@ -20,9 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
-
-	"github.com/benchsup/benchsup/report"
 )
 
 // systemClaimDir is shared by every user of the host on a usual Linux
@@ -141,7 +140,7 @@ func Claim(ctx context.Context, cfg ClaimConfig, waiting func(Holder)) (*HostCla
 		return nil, err
 	}
 	defer unix.Close(dirFD) // the lock files stay open on their own
-	c := &HostClaim{report: report.HostClaim{Dir: dir, CPUs: FormatCPUList(cpus), MachineWide: machineWide}}
+	c := &HostClaim{report: rundoc.HostClaim{Dir: dir, CPUs: FormatCPUList(cpus), MachineWide: machineWide}}
 	start := time.Now()
 	var last *Holder
 	for {

@@ -7,11 +7,11 @@
 //   - Quiescence preflight: WaitQuiet waits, idle, until host CPU busy time
 //     (sources.ReadHostCPU, from /proc/stat) stays under an average and a
 //     per-CPU limit for a stable interval, or fails with *NotQuietError
-//     rather than measuring under known load. Its report.Quiescence is
+//     rather than measuring under known load. Its rundoc.Quiescence is
 //     what the run's document records.
 //   - Host claim: Claim takes flock-based lock files, one per CPU, so that
 //     two benchsup runs on one host serialize, or proceed together on
-//     disjoint CPU sets; HostClaim.Report is the document's report.HostClaim.
+//     disjoint CPU sets; HostClaim.Report is the document's rundoc.HostClaim.
 //     The file format is below.
 //   - Shared paths: the claim directory is one every user can write, so
 //     it must be a real directory owned by root or this user, sticky if

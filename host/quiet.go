@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sources"
 )
 
@@ -190,15 +190,15 @@ func observation(d sources.HostCPU, interval, elapsed time.Duration) (Observatio
 // This is a CPU preflight, not proof of a quiet host: it does not see
 // storage or memory traffic, thermal or frequency state, or load that
 // starts after it returns.
-func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.HostCPU, error), waiting func(Observation)) (report.Quiescence, error) {
+func WaitQuiet(ctx context.Context, cfg QuiescenceConfig, read func() (sources.HostCPU, error), waiting func(Observation)) (rundoc.Quiescence, error) {
 	if err := cfg.Validate(); err != nil {
-		return report.Quiescence{}, err
+		return rundoc.Quiescence{}, err
 	}
 	cfg = cfg.WithDefaults()
 	if read == nil {
 		read = sources.ReadHostCPU
 	}
-	rep := report.Quiescence{
+	rep := rundoc.Quiescence{
 		MaxAverage: cfg.MaxAverage, MaxCore: cfg.MaxCore,
 		StableNs: int64(cfg.Stable), TimeoutNs: int64(cfg.Timeout),
 		CPUs: FormatCPUList(cfg.CPUs),

@@ -27,7 +27,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // The viewport every layout assertion and screenshot uses: a laptop screen.
@@ -435,9 +435,9 @@ func TestBrowserReport(t *testing.T) {
 	}
 	// What the documents say the pages must show.
 	var w want
-	newDoc := readJSON[report.Document](t, newJSON)
+	newDoc := readJSON[rundoc.Document](t, newJSON)
 	w.procs, w.order, w.failed = processCounts(newDoc)
-	w.oldProcs, _, _ = processCounts(readJSON[report.Document](t, oldJSON))
+	w.oldProcs, _, _ = processCounts(readJSON[rundoc.Document](t, oldJSON))
 	w.windows = len(newDoc.WindowSummaries)
 	if w.windows != 2 {
 		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
@@ -445,8 +445,8 @@ func TestBrowserReport(t *testing.T) {
 	if len(w.order) != 4 || w.failed != 1 || w.procs["example.com/browser BenchmarkCrashOnce"] < 2 {
 		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(w.order), w.failed, w.procs)
 	}
-	for _, r := range readJSON[report.Comparison](t, cmpJSON).Rows {
-		if r.Metric == report.MetricTime {
+	for _, r := range readJSON[rundoc.Comparison](t, cmpJSON).Rows {
+		if r.Metric == rundoc.MetricTime {
 			w.forest = append(w.forest, r.Package+" "+r.Name)
 		}
 	}
@@ -521,7 +521,7 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 					continue
 				}
 				runN++
-				if p.Outcome != string(report.OutcomeOK) {
+				if p.Outcome != string(rundoc.OutcomeOK) {
 					failed++
 				}
 			}
@@ -558,12 +558,12 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 	})
 
 	t.Run("forest rows", func(t *testing.T) {
-		if !slices.Contains(c.Forests, report.MetricTime) {
-			t.Errorf("no svg.forest[data-metric=%q] in a section.comparison (forests: %q)", report.MetricTime, c.Forests)
+		if !slices.Contains(c.Forests, rundoc.MetricTime) {
+			t.Errorf("no svg.forest[data-metric=%q] in a section.comparison (forests: %q)", rundoc.MetricTime, c.Forests)
 		}
 		got, want := slices.Sorted(slices.Values(c.ForestRows)), slices.Sorted(slices.Values(wantForest))
 		if !slices.Equal(got, want) {
-			t.Errorf("forest rows %q, want one per %s comparison row %q", got, report.MetricTime, want)
+			t.Errorf("forest rows %q, want one per %s comparison row %q", got, rundoc.MetricTime, want)
 		}
 		for i, v := range c.Verdicts {
 			if v == "" {
@@ -654,7 +654,7 @@ func sum(sections []section) int {
 // processCounts returns, per benchmark identity ("PKG NAME") of a document,
 // how many processes its rows hold (failed ones included), the identities
 // in order, and how many processes failed in all.
-func processCounts(doc report.Document) (map[string]int, []string, int) {
+func processCounts(doc rundoc.Document) (map[string]int, []string, int) {
 	procs := map[string]int{}
 	var order []string
 	failed := 0

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // A faultRun is what one run of benchsup under a host fault left.
@@ -29,7 +29,7 @@ type faultRun struct {
 	events         string // its --events stream
 	exit           int
 	stdout, stderr string
-	doc            *report.Document // the --json document; nil if none was written
+	doc            *rundoc.Document // the --json document; nil if none was written
 }
 
 // runUnderFault runs benchsup in dir, through wrap (a command that must
@@ -66,7 +66,7 @@ func runUnderFault(t *testing.T, dir string, wrap, env []string, during func(pid
 		t.Errorf("benchsup crashed:\n%s", r.stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
-		doc := readJSON[report.Document](t, out)
+		doc := readJSON[rundoc.Document](t, out)
 		r.doc = &doc
 	}
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
@@ -77,13 +77,13 @@ func runUnderFault(t *testing.T, dir string, wrap, env []string, during func(pid
 // that the table shows it too. With name "", it is the package's row that
 // says what went wrong, if one does (test mode adds a verdict row, "fail",
 // to a package's error row).
-func (r faultRun) row(t *testing.T, pkg, name string) report.Row {
+func (r faultRun) row(t *testing.T, pkg, name string) rundoc.Row {
 	t.Helper()
 	if r.doc == nil {
 		t.Fatalf("no JSON document written")
 	}
-	match := func(row report.Row) bool { return row.Package == pkg && row.Name == name }
-	i := slices.IndexFunc(r.doc.Rows, func(row report.Row) bool { return match(row) && row.Error != nil })
+	match := func(row rundoc.Row) bool { return row.Package == pkg && row.Name == name }
+	i := slices.IndexFunc(r.doc.Rows, func(row rundoc.Row) bool { return match(row) && row.Error != nil })
 	if i < 0 {
 		i = slices.IndexFunc(r.doc.Rows, match)
 	}
@@ -102,7 +102,7 @@ func (r faultRun) row(t *testing.T, pkg, name string) report.Row {
 
 // measured checks that a row ran to its end: ok, and for a benchmark, with
 // samples.
-func measured(t *testing.T, row report.Row) {
+func measured(t *testing.T, row rundoc.Row) {
 	t.Helper()
 	if row.Outcome != "ok" {
 		t.Errorf("%s %s: %s (%s), want ok", row.Package, row.Name, row.Outcome, deref(row.Error))
@@ -116,7 +116,7 @@ func measured(t *testing.T, row report.Row) {
 // faulted checks that a row failed with outcome class (or one of the
 // classes class lists, separated by |) and that what it says names the
 // fault.
-func faulted(t *testing.T, row report.Row, class report.Outcome, fault string) {
+func faulted(t *testing.T, row rundoc.Row, class rundoc.Outcome, fault string) {
 	t.Helper()
 	text := deref(row.Error) + "\n" + row.Output
 	if !slices.Contains(strings.Split(string(class), "|"), string(row.Outcome)) || !strings.Contains(text, fault) {
@@ -137,7 +137,7 @@ func leftBehind(r faultRun, dirs []string, keep ...string) []string {
 	if data, err := os.ReadFile(r.events); err == nil {
 		evs, _ := parseEvents(data)
 		for _, e := range evs {
-			if e.Kind == report.EventProcessEnd && e.PID > 0 {
+			if e.Kind == rundoc.EventProcessEnd && e.PID > 0 {
 				groups[strconv.Itoa(e.PID)] = true
 			}
 		}
@@ -261,7 +261,7 @@ func mountTmpfs(t *testing.T, size int, options string) (string, error) {
 // phase ("benchmark", "test") ended, and returns its event: a benchmark
 // with one repetition, or a package's tests, are then measured (rows are
 // written when the run ends, so their own events come too late).
-func waitForMeasured(t *testing.T, path, phase string) (report.Event, bool) {
+func waitForMeasured(t *testing.T, path, phase string) (rundoc.Event, bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -270,10 +270,10 @@ func waitForMeasured(t *testing.T, path, phase string) (report.Event, bool) {
 			evs, err := parseEvents(data[:i+1])
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
-				return report.Event{}, false
+				return rundoc.Event{}, false
 			}
 			for _, e := range evs {
-				if e.Kind == report.EventProcessEnd && e.Phase == phase {
+				if e.Kind == rundoc.EventProcessEnd && e.Phase == phase {
 					return e, true
 				}
 			}
@@ -281,7 +281,7 @@ func waitForMeasured(t *testing.T, path, phase string) (report.Event, bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Errorf("no %s child ended in %s after 2 minutes", phase, path)
-	return report.Event{}, false
+	return rundoc.Event{}, false
 }
 
 // steps are the benchmarks of testdata/faults/steps, measured in order.
@@ -295,7 +295,7 @@ var stepsArgs = []string{"--bench", "--repetitions=1", "--sample-time=10ms", "--
 // each later row either measured too (it ran before the fault bit) or
 // failed with an outcome naming fault, and at least one did; exit status
 // 1 (a row failed) with no stack trace.
-func checkSteps(t *testing.T, r faultRun, class report.Outcome, fault string) {
+func checkSteps(t *testing.T, r faultRun, class rundoc.Outcome, fault string) {
 	t.Helper()
 	measured(t, r.row(t, "example.com/steps", steps[0]))
 	failed := 0
@@ -322,7 +322,7 @@ func checkSteps(t *testing.T, r faultRun, class report.Outcome, fault string) {
 // checkPkgs checks the run of testdata/faults/pkgs: each of its ten
 // packages either ran its test or says, in a row of its own, that it
 // failed with outcome class naming fault. It returns how many failed.
-func checkPkgs(t *testing.T, r faultRun, class report.Outcome, fault string) int {
+func checkPkgs(t *testing.T, r faultRun, class rundoc.Outcome, fault string) int {
 	t.Helper()
 	failed := 0
 	for i := 1; i <= 10; i++ {
@@ -594,7 +594,7 @@ func depProxy(t *testing.T) string {
 // ended, lowers the cgroup's pids.max to the tasks benchsup and its reaper
 // have then: no new child and no new thread of theirs. It skips t where
 // no pids cgroup can be made. It returns the run and the event.
-func underPidsLimit(t *testing.T, mod, tmp, phase string, args ...string) (faultRun, report.Event) {
+func underPidsLimit(t *testing.T, mod, tmp, phase string, args ...string) (faultRun, rundoc.Event) {
 	t.Helper()
 	cg, err := pidsCgroup(t)
 	if err != nil {
@@ -603,7 +603,7 @@ func underPidsLimit(t *testing.T, mod, tmp, phase string, args ...string) (fault
 	// The shell enters the cgroup and execs benchsup: everything of the
 	// run is counted in it.
 	wrap := []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg}
-	var first report.Event
+	var first rundoc.Event
 	r := runUnderFault(t, mod, wrap, []string{"TMPDIR=" + tmp}, func(pid int, events string) {
 		var ok bool
 		if first, ok = waitForMeasured(t, events, phase); !ok {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // hostclaimRun is a short measuring run of the hostclaim fixture: its
@@ -39,7 +39,7 @@ func fixtureModule(t *testing.T, name string) string {
 }
 
 // readEvents reads an event stream file.
-func readEvents(t *testing.T, path string) []report.Event {
+func readEvents(t *testing.T, path string) []rundoc.Event {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -53,12 +53,12 @@ func readEvents(t *testing.T, path string) []report.Event {
 }
 
 // parseEvents decodes an --events stream, one event a line.
-func parseEvents(data []byte) ([]report.Event, error) {
-	var evs []report.Event
+func parseEvents(data []byte) ([]rundoc.Event, error) {
+	var evs []rundoc.Event
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var e report.Event
+		var e rundoc.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return evs, fmt.Errorf("line %d: %v in %q", len(evs)+1, err, sc.Text())
 		}
@@ -67,7 +67,7 @@ func parseEvents(data []byte) ([]report.Event, error) {
 	return evs, sc.Err()
 }
 
-func eventTime(t *testing.T, e report.Event) time.Time {
+func eventTime(t *testing.T, e rundoc.Event) time.Time {
 	t.Helper()
 	at, err := time.Parse(time.RFC3339Nano, e.Time)
 	if err != nil {
@@ -165,11 +165,11 @@ func TestHostClaimQuiescence(t *testing.T) {
 		var built time.Time
 		for _, e := range readEvents(t, events) {
 			switch e.Kind {
-			case report.EventProcessStart, report.EventResult:
+			case rundoc.EventProcessStart, rundoc.EventResult:
 				t.Errorf("a run that failed its preflight started or reported something: %+v", e)
-			case report.EventBuild:
+			case rundoc.EventBuild:
 				built = eventTime(t, e)
-			case report.EventDone:
+			case rundoc.EventDone:
 				if e.Error == nil || !strings.Contains(*e.Error, "host not quiet") {
 					t.Errorf("done event %+v: want the preflight's error", e)
 				}
@@ -195,7 +195,7 @@ func TestHostClaimQuiescence(t *testing.T) {
 			}
 			t.Fatalf("benchsup --quiescence on a quiet host: %v\n%s", err, out)
 		}
-		doc := readJSON[report.Document](t, jsonOut)
+		doc := readJSON[rundoc.Document](t, jsonOut)
 		q := doc.Meta.Quiescence
 		if q == nil || q.StableAverage == nil || q.StableBusiest == nil || q.MaxAverage != 0.20 || q.MaxCore != 0.50 || q.TimeoutNs != int64(10*time.Second) || q.WaitedNs < q.StableNs {
 			t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
@@ -253,22 +253,22 @@ func TestHostClaimSerializes(t *testing.T) {
 		for _, e := range readEvents(t, r.events) {
 			at := eventTime(t, e)
 			switch e.Kind {
-			case report.EventBuild:
+			case rundoc.EventBuild:
 				if spans[i].built.IsZero() {
 					spans[i].built = at
 				}
-			case report.EventProcessStart:
+			case rundoc.EventProcessStart:
 				if spans[i].first.IsZero() {
 					spans[i].first = at
 				}
-			case report.EventProcessEnd:
+			case rundoc.EventProcessEnd:
 				spans[i].last = at
 			}
 		}
 		if spans[i].first.IsZero() || spans[i].last.Before(spans[i].first) {
 			t.Fatalf("run %d measured nothing: %+v", i, spans[i])
 		}
-		doc := readJSON[report.Document](t, r.json)
+		doc := readJSON[rundoc.Document](t, r.json)
 		c := doc.Meta.Claim
 		if c == nil || c.Dir != claimDir || !c.MachineWide {
 			t.Fatalf("run %d: meta.claim = %+v, want a machine-wide claim in %s", i, c, claimDir)

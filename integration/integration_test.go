@@ -21,7 +21,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 var binDir, srcDir string
@@ -130,22 +130,22 @@ func runScripts(t *testing.T, dir string) {
 	})
 }
 
-func readDoc(ts *testscript.TestScript, path string) report.Document {
-	var doc report.Document
+func readDoc(ts *testscript.TestScript, path string) rundoc.Document {
+	var doc rundoc.Document
 	if err := json.Unmarshal([]byte(ts.ReadFile(path)), &doc); err != nil {
 		ts.Fatalf("%s: %v", path, err)
 	}
 	return doc
 }
 
-func findRow(ts *testscript.TestScript, doc report.Document, name string) report.Row {
+func findRow(ts *testscript.TestScript, doc rundoc.Document, name string) rundoc.Row {
 	for _, r := range doc.Rows {
 		if r.Name == name || (name == r.Package && r.Name == "") {
 			return r
 		}
 	}
 	ts.Fatalf("no row named %s", name)
-	return report.Row{}
+	return rundoc.Row{}
 }
 
 // cmdOutcome: outcome FILE NAME CLASS [SUBSTRING] checks a row's outcome
@@ -207,7 +207,7 @@ func cmdCounted(ts *testscript.TestScript, neg bool, args []string) {
 	if row.Summary == nil {
 		ts.Fatalf("%s: no summary", args[1])
 	}
-	columns := map[string]report.Column{}
+	columns := map[string]rundoc.Column{}
 	for _, c := range doc.Columns {
 		columns[c.Name] = c
 	}

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // interferenceRun measures the fixture's three leaves in 3 processes each,
@@ -47,7 +46,7 @@ func TestInterference(t *testing.T) {
 			}
 			disturbed, retakes, marked := 0, 0, false
 			for _, r := range doc.Rows {
-				if r.Kind != report.KindBenchmark || r.Outcome != report.OutcomeOK {
+				if r.Kind != rundoc.KindBenchmark || r.Outcome != rundoc.OutcomeOK {
 					t.Errorf("%s: %s, want a measured benchmark row", r.Name, r.Outcome)
 					continue
 				}
@@ -88,9 +87,9 @@ func TestInterference(t *testing.T) {
 // processes and samples: every retake is a listed, disturbed, retaken
 // sample outside every statistic, and every disturbed count is a marked
 // sample.
-func checkRowInterference(t *testing.T, r report.Row) {
+func checkRowInterference(t *testing.T, r rundoc.Row) {
 	t.Helper()
-	var sum report.RowInterference
+	var sum rundoc.RowInterference
 	for _, p := range r.Processes {
 		in := p.Interference
 		if in == nil {
@@ -104,7 +103,7 @@ func checkRowInterference(t *testing.T, r report.Row) {
 			t.Errorf("%s process %d: %d samples kept, want the 5 requested", r.Name, p.Index, len(p.Samples))
 		}
 		marked := 0
-		for _, set := range [][]stats.Sample{p.Samples, p.Retaken} {
+		for _, set := range [][]rundoc.Sample{p.Samples, p.Retaken} {
 			for _, s := range set {
 				if s.Disturbed {
 					marked++
@@ -136,7 +135,7 @@ func checkRowInterference(t *testing.T, r report.Row) {
 // runUnderLoad runs the fixture with args and, from the first benchmark
 // process's start, one busy loop per CPU for 2.5 s; it returns the
 // document and the table.
-func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
+func runUnderLoad(t *testing.T, args ...string) (rundoc.Document, string) {
 	t.Helper()
 	mod := fixtureModule(t, "interference")
 	events := filepath.Join(t.TempDir(), "events.ndjson")
@@ -169,7 +168,7 @@ func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
 		t.Fatalf("benchsup %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), stderr.String())
 	}
 	t.Logf("table:\n%s", stdout.String())
-	return readJSON[report.Document](t, jsonOut), stdout.String()
+	return readJSON[rundoc.Document](t, jsonOut), stdout.String()
 }
 
 // benchmarkStarted reports whether the event stream has a process-start
@@ -179,7 +178,7 @@ func runUnderLoad(t *testing.T, args ...string) (report.Document, string) {
 func benchmarkStarted(path string) bool {
 	data, _ := os.ReadFile(path)
 	evs, _ := parseEvents(data)
-	return slices.ContainsFunc(evs, func(e report.Event) bool {
-		return e.Kind == report.EventProcessStart && e.Phase == "benchmark"
+	return slices.ContainsFunc(evs, func(e rundoc.Event) bool {
+		return e.Kind == rundoc.EventProcessStart && e.Phase == "benchmark"
 	})
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // TestLayout: in a benchmark run, every function of the measured package
@@ -26,7 +26,7 @@ func TestLayout(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("benchsup: %v\n%s", err, out)
 	}
-	doc := readJSON[report.Document](t, jsonOut)
+	doc := readJSON[rundoc.Document](t, jsonOut)
 	builds := doc.Meta.Provenance.Builds
 	if len(builds) != 1 || builds[0].Binary == "" {
 		t.Fatalf("want one build with its binary kept, got %+v", builds)

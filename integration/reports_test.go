@@ -5,7 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // cmdEvents: events EVENTS.ndjson RUN.json checks an --events stream
@@ -23,14 +23,14 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
 	for i, ev := range evs {
-		if ev.Schema != report.EventSchemaVersion || ev.Seq != int64(i+1) || ev.Time == "" {
+		if ev.Schema != rundoc.EventSchemaVersion || ev.Seq != int64(i+1) || ev.Time == "" {
 			ts.Fatalf("line %d: schema %d, seq %d, time %q", i+1, ev.Schema, ev.Seq, ev.Time)
 		}
 	}
-	if len(evs) < 3 || evs[0].Kind != report.EventBuild {
+	if len(evs) < 3 || evs[0].Kind != rundoc.EventBuild {
 		ts.Fatalf("want a build first, then more: %d events", len(evs))
 	}
-	child := func(ev report.Event) string {
+	child := func(ev rundoc.Event) string {
 		p := -1
 		if ev.Process != nil {
 			p = *ev.Process
@@ -41,9 +41,9 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 	results := 0
 	for i, ev := range evs {
 		switch ev.Kind {
-		case report.EventProcessStart:
+		case rundoc.EventProcessStart:
 			open[child(ev)]++
-		case report.EventProcessEnd:
+		case rundoc.EventProcessEnd:
 			if open[child(ev)] == 0 {
 				ts.Fatalf("event %d: process-end of %s with no start", ev.Seq, child(ev))
 			}
@@ -51,9 +51,9 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 			if ev.Outcome == "" {
 				ts.Fatalf("event %d: process-end without an outcome", ev.Seq)
 			}
-		case report.EventResult:
+		case rundoc.EventResult:
 			results++
-		case report.EventDone:
+		case rundoc.EventDone:
 			if i != len(evs)-1 {
 				ts.Fatalf("done is event %d of %d", ev.Seq, len(evs))
 			}
@@ -67,7 +67,7 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s started and never ended", c)
 		}
 	}
-	if results != len(doc.Rows) || evs[len(evs)-1].Kind != report.EventDone {
+	if results != len(doc.Rows) || evs[len(evs)-1].Kind != rundoc.EventDone {
 		ts.Fatalf("%d results for %d rows; last event %s", results, len(doc.Rows), evs[len(evs)-1].Kind)
 	}
 }

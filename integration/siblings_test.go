@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // TestSiblings is issue 21's point 4 on a fixture shaped like roaring64's
@@ -33,8 +33,8 @@ func TestSiblings(t *testing.T) {
 	}
 	table := string(out)
 	t.Logf("table:\n%s", table)
-	doc := readJSON[report.Document](t, jsonOut)
-	rows := map[string]report.Row{}
+	doc := readJSON[rundoc.Document](t, jsonOut)
+	rows := map[string]rundoc.Row{}
 	for _, r := range doc.Rows {
 		rows[r.Name] = r
 	}
@@ -57,7 +57,7 @@ func TestSiblings(t *testing.T) {
 			t.Errorf("%s: no row", tt.name)
 			continue
 		}
-		if r.Outcome != report.OutcomeOK || r.Summary == nil {
+		if r.Outcome != rundoc.OutcomeOK || r.Summary == nil {
 			t.Errorf("%s: %s (%v), want measured", tt.name, r.Outcome, deref(r.Error))
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // cmdVerdict: verdict FILE NAME REGEXP [METRIC] checks that every
@@ -19,23 +19,23 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 3 || len(args) > 4 || neg {
 		ts.Fatalf("usage: verdict FILE NAME REGEXP [METRIC]")
 	}
-	metric := report.MetricTime
+	metric := rundoc.MetricTime
 	if len(args) == 4 {
 		metric = args[3]
 	}
 	re, err := regexp.Compile("^(" + args[2] + ")$")
 	ts.Check(err)
 	var probe struct {
-		Comparisons []report.Comparison  `json:"comparisons"`
-		Knobs       *report.CompareKnobs `json:"knobs"`
+		Comparisons []rundoc.Comparison  `json:"comparisons"`
+		Knobs       *rundoc.CompareKnobs `json:"knobs"`
 	}
 	data := []byte(ts.ReadFile(args[0]))
 	ts.Check(json.Unmarshal(data, &probe))
 	comparisons := probe.Comparisons
 	if probe.Knobs != nil {
-		var c report.Comparison
+		var c rundoc.Comparison
 		ts.Check(json.Unmarshal(data, &c))
-		comparisons = []report.Comparison{c}
+		comparisons = []rundoc.Comparison{c}
 	}
 	if len(comparisons) == 0 {
 		ts.Fatalf("%s holds no comparison", args[0])
@@ -47,7 +47,7 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 				continue
 			}
 			found = true
-			if !re.MatchString(r.Verdict) {
+			if !re.MatchString(string(r.Verdict)) {
 				ts.Fatalf("%s %s against %s: verdict %s, want %s (ratio %v, interval %v..%v, note %q)",
 					args[1], metric, c.Old.Label, r.Verdict, args[2], num(r.Ratio), num(r.Low), num(r.High), r.Note)
 			}

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // Configuration keys benchsup adds to the Go benchmark format. A reader
@@ -75,11 +75,11 @@ const (
 // a window is one run decomposed, not a stream of samples, and benchstat
 // has no model for it; a run of workloads only writes an empty, valid
 // stream.
-func WriteBenchfmt(w io.Writer, doc Document) error {
-	if doc.Meta.Mode != ModeBench {
-		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
+func WriteBenchfmt(w io.Writer, doc rundoc.Document) error {
+	if doc.Meta.Mode != rundoc.ModeBench {
+		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
 	}
-	if err := checkFinite(doc); err != nil {
+	if err := rundoc.CheckFinite(doc); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, kv := range [][2]string{{"goos", doc.Meta.OS}, {"goarch", doc.Meta.Arch}, {"cpu", doc.Meta.CPU}} {
@@ -96,7 +96,7 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 
 	var diagnostic []string
 	for _, c := range doc.Columns {
-		if c.Class != ClassQuantitative {
+		if c.Class != rundoc.ClassQuantitative {
 			diagnostic = append(diagnostic, c.Name)
 		}
 	}
@@ -104,7 +104,7 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 	bw := bufio.NewWriter(w)
 	out := benchfmt.NewWriter(bw)
 	for i, row := range doc.Rows {
-		if row.Kind != KindBenchmark || row.Outcome != OutcomeOK {
+		if row.Kind != rundoc.KindBenchmark || row.Outcome != rundoc.OutcomeOK {
 			continue
 		}
 		if row.Name == "" || strings.ContainsFunc(row.Name+row.Package, unicode.IsSpace) {
@@ -112,7 +112,7 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 		}
 		name := benchfmt.Name(strings.TrimPrefix(row.Name, "Benchmark") + suffix)
 		for _, p := range row.Processes {
-			if p.Outcome != OutcomeOK {
+			if p.Outcome != rundoc.OutcomeOK {
 				continue
 			}
 			counted, est, err := countedValues(doc.Columns, p)
@@ -156,7 +156,7 @@ func WriteBenchfmt(w io.Writer, doc Document) error {
 // The benchfmt.Writer prints only the keys that changed since the previous
 // result, so a run prints its host once and then one benchsup-process line
 // per process.
-func fileConfig(m Meta, pkg string, process int) []benchfmt.Config {
+func fileConfig(m rundoc.Meta, pkg string, process int) []benchfmt.Config {
 	var cfg []benchfmt.Config
 	cfg = appendConfig(cfg, "goos", m.OS)
 	cfg = appendConfig(cfg, "goarch", m.Arch)
@@ -181,7 +181,7 @@ func appendConfig(cfg []benchfmt.Config, key, value string) []benchfmt.Config {
 // of its result lines, in column order, and the names of those that are
 // estimates. A counted metric that is not among the columns has no known
 // unit, and is an error rather than a silently dropped value.
-func countedValues(cols []Column, p ProcessResult) ([]benchfmt.Value, []string, error) {
+func countedValues(cols []rundoc.Column, p rundoc.ProcessResult) ([]benchfmt.Value, []string, error) {
 	var vals []benchfmt.Value
 	var est []string
 	known := make(map[string]bool, len(cols))
@@ -213,7 +213,7 @@ func countedValues(cols []Column, p ProcessResult) ([]benchfmt.Value, []string, 
 var builtinUnits = []string{"ns/op", "MB/s", "B/op", "allocs/op"}
 
 // sampleValues sets res's iteration count and values from one sample.
-func sampleValues(res *benchfmt.Result, s stats.Sample) error {
+func sampleValues(res *benchfmt.Result, s rundoc.Sample) error {
 	ns, ok := s.NsPerOp()
 	if !ok {
 		return fmt.Errorf("iteration count %d yields no ns/op", s.Iterations)

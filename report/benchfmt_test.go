@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // readResult is one result as benchfmt.Reader returns it, with values keyed
@@ -54,14 +55,14 @@ func readBenchfmt(t *testing.T, data []byte) []readResult {
 
 // wantResults lists what WriteBenchfmt must write for doc: every sample of
 // every successful process of every ok benchmark row, in order.
-func wantResults(doc Document) []readResult {
+func wantResults(doc rundoc.Document) []readResult {
 	var want []readResult
 	for _, row := range doc.Rows {
-		if row.Kind != KindBenchmark || row.Outcome != OutcomeOK {
+		if row.Kind != rundoc.KindBenchmark || row.Outcome != rundoc.OutcomeOK {
 			continue
 		}
 		for _, p := range row.Processes {
-			if p.Outcome != OutcomeOK {
+			if p.Outcome != rundoc.OutcomeOK {
 				continue
 			}
 			for j, s := range p.Samples {
@@ -87,7 +88,7 @@ func wantResults(doc Document) []readResult {
 				}
 				var est, diag []string
 				for _, c := range doc.Columns {
-					if c.Class != ClassQuantitative {
+					if c.Class != rundoc.ClassQuantitative {
 						diag = append(diag, c.Name)
 					}
 					if v, ok := p.Counted[c.Name]; ok {
@@ -115,18 +116,18 @@ func wantResults(doc Document) []readResult {
 func TestWriteBenchfmtRoundTrip(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  Document
+		doc  rundoc.Document
 		n    int // results expected
 	}{
-		{"green", greenDoc(), 4 * 3 * 3},
-		{"errors", errorDoc(), 2 * 3}, // only BenchmarkEncode is ok
-		{"counted", countedDoc(), 3 * 2 * 3},
+		{"green", rundoctest.GreenDoc(), 4 * 3 * 3},
+		{"errors", rundoctest.ErrorDoc(), 2 * 3}, // only BenchmarkEncode is ok
+		{"counted", rundoctest.CountedDoc(), 3 * 2 * 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteBenchfmt(&buf, tt.doc))
-			golden(t, tt.name+".benchfmt", buf.Bytes())
+			Golden(t, tt.name+".benchfmt", buf.Bytes())
 
 			got := readBenchfmt(t, buf.Bytes())
 			assert.Len(t, got, tt.n)
@@ -139,8 +140,8 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 }
 
 func TestWriteBenchfmtUnrounded(t *testing.T) {
-	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{
-		benchRow("p", "BenchmarkThird", []stats.Sample{{Iterations: 3, ElapsedNs: 1000}}),
+	doc := rundoc.Document{Meta: rundoctest.MetaOf(rundoc.ModeBench, 1), Rows: []rundoc.Row{
+		rundoctest.BenchRow("p", "BenchmarkThird", []rundoc.Sample{{Iterations: 3, ElapsedNs: 1000}}),
 	}}
 	doc.Meta.GOMAXPROCS = 1
 	var buf bytes.Buffer
@@ -152,9 +153,9 @@ func TestWriteBenchfmtUnrounded(t *testing.T) {
 }
 
 func TestWriteBenchfmtReportedUnitsReplaceComputed(t *testing.T) {
-	s := stats.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: u64(80),
+	s := rundoc.Sample{Iterations: 10, ElapsedNs: 1000, AllocBytes: rundoctest.U64(80),
 		Extra: map[string]float64{"ns/op": 42, "MB/s": 7.5, "zz/op": 1}}
-	doc := Document{Meta: meta(ModeBench, 1), Rows: []Row{benchRow("p", "BenchmarkX", []stats.Sample{s})}}
+	doc := rundoc.Document{Meta: rundoctest.MetaOf(rundoc.ModeBench, 1), Rows: []rundoc.Row{rundoctest.BenchRow("p", "BenchmarkX", []rundoc.Sample{s})}}
 	var buf bytes.Buffer
 	require.NoError(t, WriteBenchfmt(&buf, doc))
 	assert.Contains(t, buf.String(), "BenchmarkX-2 10 42 ns/op 7.5 MB/s 8 B/op 1 zz/op\n",
@@ -164,23 +165,25 @@ func TestWriteBenchfmtReportedUnitsReplaceComputed(t *testing.T) {
 func TestWriteBenchfmtErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(*Document)
+		edit func(*rundoc.Document)
 		want string
 	}{
-		{"test mode", func(d *Document) { d.Meta.Mode = ModeTest }, `mode "test"`},
-		{"zero iterations", func(d *Document) { d.Rows[0].Processes[0].Samples[1].Iterations = 0 },
+		{"test mode", func(d *rundoc.Document) { d.Meta.Mode = rundoc.ModeTest }, `mode "test"`},
+		{"zero iterations", func(d *rundoc.Document) { d.Rows[0].Processes[0].Samples[1].Iterations = 0 },
 			"rows[0] (BenchmarkEncode/size=1K) process 0 sample 1: iteration count 0"},
-		{"name with a space", func(d *Document) { d.Rows[0].Name = "BenchmarkA B" }, "not a name"},
-		{"cpu spanning lines", func(d *Document) { d.Meta.CPU = "a\nb" }, "spans lines"},
-		{"infinite extra", func(d *Document) { d.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"MB/s": math.Inf(1)} },
+		{"name with a space", func(d *rundoc.Document) { d.Rows[0].Name = "BenchmarkA B" }, "not a name"},
+		{"cpu spanning lines", func(d *rundoc.Document) { d.Meta.CPU = "a\nb" }, "spans lines"},
+		{"infinite extra", func(d *rundoc.Document) {
+			d.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"MB/s": math.Inf(1)}
+		},
 			`rows[0].processes[0].samples[0].extra["MB/s"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := greenDoc()
+			doc := rundoctest.GreenDoc()
 			tt.edit(&doc)
 			assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), tt.want)
 		})
 	}
-	assert.ErrorIs(t, WriteBenchfmt(failWriter{}, greenDoc()), errWrite)
+	assert.ErrorIs(t, WriteBenchfmt(rundoctest.FailWriter{}, rundoctest.GreenDoc()), rundoctest.ErrWrite)
 }

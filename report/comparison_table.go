@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // maxCompareName caps the identity column of a comparison table, in runes;
@@ -22,7 +24,7 @@ const maxCompareName = 60
 // geomean line (a metric other than time that is the same for every
 // identity gets one line instead); then the fingerprint differences a comparison was allowed
 // to ignore, and the notes. An unavailable cell is an em dash.
-func WriteComparisonTable(w io.Writer, c Comparison) error {
+func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "old: %s\nnew: %s\n", sideLabel(c.Old), sideLabel(c.New))
 	k := c.Knobs
@@ -44,7 +46,7 @@ func WriteComparisonTable(w io.Writer, c Comparison) error {
 	}
 	var unchanged []string
 	for _, m := range metrics {
-		if m != MetricTime && allSame(c, m) {
+		if m != rundoc.MetricTime && allSame(c, m) {
 			unchanged = append(unchanged, m)
 			continue
 		}
@@ -76,16 +78,16 @@ func WriteComparisonTable(w io.Writer, c Comparison) error {
 
 // allSame reports whether every row of metric is VerdictSame: its section
 // would say nothing a line cannot.
-func allSame(c Comparison, metric string) bool {
+func allSame(c rundoc.Comparison, metric string) bool {
 	for _, r := range c.Rows {
-		if r.Metric == metric && r.Verdict != VerdictSame {
+		if r.Metric == metric && r.Verdict != rundoc.VerdictSame {
 			return false
 		}
 	}
 	return true
 }
 
-func sideLabel(s ComparedRun) string {
+func sideLabel(s rundoc.ComparedRun) string {
 	if s.Date == "" {
 		return s.Label
 	}
@@ -97,7 +99,7 @@ func trimPercent(p float64) string {
 }
 
 // writeMetricSection writes one metric's rows and its geomean.
-func writeMetricSection(bw *bufio.Writer, c Comparison, metric string) {
+func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 	g := grid{cols: []column{
 		{metric, alignLeft}, {"old", alignDecimal}, {"new", alignDecimal},
 		{"change", alignRight}, {"interval", alignLeft}, {"p", alignRight}, {"verdict", alignLeft},
@@ -131,7 +133,7 @@ func writeMetricSection(bw *bufio.Writer, c Comparison, metric string) {
 			p = formatP(*r.P)
 		}
 		g.cells = append(g.cells, []string{"  " + truncate(name, maxCompareName),
-			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, r.Verdict})
+			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, string(r.Verdict)})
 	}
 	for _, gm := range c.Geomeans {
 		if gm.Metric == metric && gm.Identities > 1 {
@@ -146,13 +148,13 @@ func writeMetricSection(bw *bufio.Writer, c Comparison, metric string) {
 }
 
 // formatCenter formats one side's value, with its outlier count.
-func formatCenter(metric string, v *ComparedValue) string {
+func formatCenter(metric string, v *rundoc.ComparedValue) string {
 	if v == nil || v.Center == nil {
 		return dash
 	}
 	var s string
 	switch metric {
-	case MetricTime:
+	case rundoc.MetricTime:
 		s = formatDuration(*v.Center)
 	default:
 		s = formatNumber(*v.Center)

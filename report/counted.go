@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // diagnosticsTitle heads the table of diagnostic-class columns, which are
@@ -18,9 +19,9 @@ const diagnosticsTitle = "diagnostics (not for comparison or gating)"
 // splitColumns separates the quantitative columns, which the main table
 // shows, from every other class, which only the diagnostics table shows: a
 // column whose class is not known to be quantitative is never a headline.
-func splitColumns(cols []Column) (quantitative, diagnostic []Column) {
+func splitColumns(cols []rundoc.Column) (quantitative, diagnostic []rundoc.Column) {
 	for _, c := range cols {
-		if c.Class == ClassQuantitative {
+		if c.Class == rundoc.ClassQuantitative {
 			quantitative = append(quantitative, c)
 		} else {
 			diagnostic = append(diagnostic, c)
@@ -31,7 +32,7 @@ func splitColumns(cols []Column) (quantitative, diagnostic []Column) {
 
 // columnHeader is a counted column's label: its header and unit (instr/op,
 // or ipc for a level).
-func columnHeader(c Column) string {
+func columnHeader(c rundoc.Column) string {
 	return oneLine(c.Header + c.Unit)
 }
 
@@ -40,12 +41,12 @@ func columnHeader(c Column) string {
 // when it is unavailable or below the noise (a per-iteration value its
 // uncertainty reaches: the notes say so, with the interval). A counted
 // value is never printed as a 0 it was not measured to be.
-func countedCell(s *Summary, c Column) string {
+func countedCell(s *rundoc.Summary, c rundoc.Column) string {
 	return countedCellIn(s, c, func(v float64) string { return formatCounted(v, c.Format) })
 }
 
 // countedCellIn is countedCell with the column's format (columnFormat).
-func countedCellIn(s *Summary, c Column, format func(float64) string) string {
+func countedCellIn(s *rundoc.Summary, c rundoc.Column, format func(float64) string) string {
 	v := s.Counted[c.Name]
 	if v == nil || belowNoise(s, c) {
 		return dash
@@ -59,7 +60,7 @@ func countedCellIn(s *Summary, c Column, format func(float64) string) string {
 
 // countedValue is the value of column c a table shows for r: nil for a
 // row without numbers, an absent value or one below the noise.
-func countedValue(r Row, c Column) *float64 {
+func countedValue(r rundoc.Row, c rundoc.Column) *float64 {
 	if !measured(r) || belowNoise(r.Summary, c) {
 		return nil
 	}
@@ -68,7 +69,7 @@ func countedValue(r Row, c Column) *float64 {
 
 // belowNoise reports whether a summary's per-iteration value of column c
 // is not distinguishable from zero by its uncertainty.
-func belowNoise(s *Summary, c Column) bool {
+func belowNoise(s *rundoc.Summary, c rundoc.Column) bool {
 	v := s.Counted[c.Name]
 	u, ok := s.Uncertainty[c.Name]
 	return v != nil && ok && c.Unit == "/op" && stats.BelowNoise(*v, u)
@@ -81,7 +82,7 @@ const uncertaintyShare = 0.1
 
 // uncertaintyNote is the note of one counted value whose uncertainty is
 // large (over uncertaintyShare of it) or reaches it; "" for the others.
-func uncertaintyNote(s *Summary, c Column) string {
+func uncertaintyNote(s *rundoc.Summary, c rundoc.Column) string {
 	v := s.Counted[c.Name]
 	u, ok := s.Uncertainty[c.Name]
 	if v == nil || !ok || u <= 0 {
@@ -101,8 +102,8 @@ func uncertaintyNote(s *Summary, c Column) string {
 // page-faults and tier0's minflt + majflt, when a row has both: it says
 // how they differ when they differ by more than their uncertainties, and
 // is "" otherwise.
-func sameEventNote(s *Summary, cols []Column) string {
-	col := map[string]Column{}
+func sameEventNote(s *rundoc.Summary, cols []rundoc.Column) string {
+	col := map[string]rundoc.Column{}
 	for _, c := range cols {
 		col[c.Name] = c
 	}
@@ -111,11 +112,11 @@ func sameEventNote(s *Summary, cols []Column) string {
 		return ""
 	}
 	sum, tol := *mf, s.Uncertainty["page-faults"]+s.Uncertainty["minflt"]
-	what := "minflt/op " + formatCounted(*mf, FormatCount)
+	what := "minflt/op " + formatCounted(*mf, rundoc.FormatCount)
 	if mj := s.Counted["majflt"]; mj != nil {
 		sum += *mj
 		tol += s.Uncertainty["majflt"]
-		what += " + majflt/op " + formatCounted(*mj, FormatCount)
+		what += " + majflt/op " + formatCounted(*mj, rundoc.FormatCount)
 	} else if _, selected := col["majflt"]; selected {
 		what += " (majflt not counted)"
 	} else {
@@ -124,7 +125,7 @@ func sameEventNote(s *Summary, cols []Column) string {
 	if math.Abs(*pf-sum) <= tol {
 		return ""
 	}
-	return "faults/op " + formatCounted(*pf, FormatCount) + " vs " + what +
+	return "faults/op " + formatCounted(*pf, rundoc.FormatCount) + " vs " + what +
 		": one kernel event counted by perf-sw and by getrusage over the same brackets; they differ by what only one counts:" +
 		" page-faults also counts faults that failed and faults of child processes the benchmark started," +
 		" minflt + majflt also count faults the kernel took on the process's behalf (get_user_pages)," +
@@ -134,7 +135,7 @@ func sameEventNote(s *Summary, cols []Column) string {
 // diagnosticGrid builds the diagnostics table: the benchmark name and the
 // diagnostic columns of every measured row, in table order. It returns nil
 // when there is no diagnostic column or no measured row.
-func diagnosticGrid(rows []Row, prefixes map[string]string, cols []Column) *grid {
+func diagnosticGrid(rows []rundoc.Row, prefixes map[string]string, cols []rundoc.Column) *grid {
 	if len(cols) == 0 {
 		return nil
 	}
@@ -178,10 +179,10 @@ type disclosure struct {
 // hiddenColumns returns the names of the columns of cols that no measured
 // row has a value for: a table gives them no column of em dashes, and its
 // header names them instead (discloseCounting).
-func hiddenColumns(rows []Row, cols []Column) []string {
+func hiddenColumns(rows []rundoc.Row, cols []rundoc.Column) []string {
 	var hidden []string
 	for _, c := range cols {
-		if !slices.ContainsFunc(rows, func(r Row) bool { return measured(r) && r.Summary.Counted[c.Name] != nil }) {
+		if !slices.ContainsFunc(rows, func(r rundoc.Row) bool { return measured(r) && r.Summary.Counted[c.Name] != nil }) {
 			hidden = append(hidden, c.Name)
 		}
 	}
@@ -189,8 +190,8 @@ func hiddenColumns(rows []Row, cols []Column) []string {
 }
 
 // withoutColumns returns cols less those named in names.
-func withoutColumns(cols []Column, names []string) []Column {
-	return slices.DeleteFunc(slices.Clone(cols), func(c Column) bool { return slices.Contains(names, c.Name) })
+func withoutColumns(cols []rundoc.Column, names []string) []rundoc.Column {
+	return slices.DeleteFunc(slices.Clone(cols), func(c rundoc.Column) bool { return slices.Contains(names, c.Name) })
 }
 
 // discloseCounting derives the header lines and notes of a table from the
@@ -208,7 +209,7 @@ func withoutColumns(cols []Column, names []string) []Column {
 // metric that has a column, where it explains an em dash. A source's
 // degraded state and the counted values' uncertainty qualify numbers that
 // are shown, so both forms give them.
-func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidden []string, verbose bool) disclosure {
+func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[string]string, hidden []string, verbose bool) disclosure {
 	var d disclosure
 	seen := map[string]bool{}
 	addHeader := func(l string) {
@@ -223,7 +224,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 	// default set less what this host cannot count still names them.
 	var uncolumned []string
 	isColumn := func(m string) bool {
-		return slices.ContainsFunc(doc.Columns, func(c Column) bool { return c.Name == m })
+		return slices.ContainsFunc(doc.Columns, func(c rundoc.Column) bool { return c.Name == m })
 	}
 	for _, s := range doc.Meta.Sources {
 		src := oneLine(s.Source)
@@ -280,7 +281,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 
 	// The counting pass of every measured row that ran one: once in the
 	// header when they all agree, else per row; only when verbose.
-	var passes []Row
+	var passes []rundoc.Row
 	for _, r := range rows {
 		if measured(r) && (r.CountIterations != nil || r.CountMethod != "") {
 			passes = append(passes, r)
@@ -337,7 +338,7 @@ func discloseCounting(doc Document, rows []Row, prefixes map[string]string, hidd
 		}
 		for _, c := range doc.Columns {
 			if r.Summary.Counted[c.Name] != nil || explained[c.Name] ||
-				slices.ContainsFunc(r.Absences, func(a MetricAbsence) bool { return a.Metric == c.Name }) {
+				slices.ContainsFunc(r.Absences, func(a rundoc.MetricAbsence) bool { return a.Metric == c.Name }) {
 				continue
 			}
 			why[c.Name] = cmp.Or(why[c.Name], "no reason recorded")
@@ -390,7 +391,7 @@ func gist(reason string) string {
 
 // countingText describes a row's counting pass: the iterations its values
 // are attributed to and how ("100000 iterations, difference of 2 runs").
-func countingText(r Row) string {
+func countingText(r rundoc.Row) string {
 	var parts []string
 	if r.CountIterations != nil {
 		unit := " iterations"
@@ -408,7 +409,7 @@ func countingText(r Row) string {
 // unavailableStatus is an unavailable source's state, "unavailable: why",
 // whether or not its Status already starts with "unavailable"; without a
 // status it is the first absence's reason.
-func unavailableStatus(s SourceReport) string {
+func unavailableStatus(s rundoc.SourceReport) string {
 	st := oneLine(s.Status)
 	if st == "unavailable" {
 		st = ""

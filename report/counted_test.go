@@ -10,10 +10,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // tableText renders doc's table as plain text.
-func tableText(t *testing.T, doc Document) string {
+func tableText(t *testing.T, doc rundoc.Document) string {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
@@ -21,7 +24,7 @@ func tableText(t *testing.T, doc Document) string {
 }
 
 // verboseText renders doc's table as plain text under -v.
-func verboseText(t *testing.T, doc Document) string {
+func verboseText(t *testing.T, doc rundoc.Document) string {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, doc, TableOptions{Verbose: true}))
@@ -64,7 +67,7 @@ func runeColumn(line, sub string, from int) int {
 }
 
 func TestTableCountedColumns(t *testing.T) {
-	doc := countedDoc()
+	doc := rundoctest.CountedDoc()
 	g, _ := gridOf(doc, doc.Rows, TableOptions{})
 	var headers []string
 	for _, c := range g.cols {
@@ -76,7 +79,7 @@ func TestTableCountedColumns(t *testing.T) {
 }
 
 func TestTableEstimateAlignment(t *testing.T) {
-	doc := countedDoc()
+	doc := rundoctest.CountedDoc()
 	// Two estimates in a count column, of different magnitudes.
 	doc.Rows[0].Summary.EstimatedMetrics = []string{"minflt"}
 	doc.Rows[1].Summary.EstimatedMetrics = []string{"task-clock", "minflt"}
@@ -114,7 +117,7 @@ func TestTableEstimateAlignment(t *testing.T) {
 }
 
 func TestTableCountedEmDash(t *testing.T) {
-	doc := countedDoc()
+	doc := rundoctest.CountedDoc()
 	lines := tableLines(t, tableText(t, doc), "benchmark")
 	scan := strings.Fields(lines[3])
 	require.Equal(t, "BenchmarkScan", scan[0])
@@ -129,14 +132,14 @@ func TestTableCountedEmDash(t *testing.T) {
 	}
 	// A missing key renders as nil does.
 	delete(doc.Rows[0].Summary.Counted, "minflt")
-	doc.Rows[0].Absences = append(doc.Rows[0].Absences, MetricAbsence{Metric: "minflt", Reason: "snapshot failed"})
+	doc.Rows[0].Absences = append(doc.Rows[0].Absences, rundoc.MetricAbsence{Metric: "minflt", Reason: "snapshot failed"})
 	enc := strings.Fields(tableLines(t, tableText(t, doc), "benchmark")[1])
 	assert.Equal(t, dash, enc[len(enc)-2])
 }
 
 func TestTableDiagnosticsBlock(t *testing.T) {
 	t.Run("present with diagnostic columns, apart from the table", func(t *testing.T) {
-		out := tableText(t, countedDoc())
+		out := tableText(t, rundoctest.CountedDoc())
 		block := tableLines(t, out, diagnosticsTitle)
 		require.Len(t, block, 5)
 		assert.Equal(t, []string{"benchmark", "ctx-sw/op", "maxrss"}, strings.Fields(block[1]))
@@ -147,21 +150,21 @@ func TestTableDiagnosticsBlock(t *testing.T) {
 		assert.Less(t, strings.Index(out, main[len(main)-1]), strings.Index(out, diagnosticsTitle), "the block follows the table")
 	})
 	t.Run("absent without diagnostic columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		quantitative, _ := splitColumns(doc.Columns)
 		doc.Columns = quantitative
 		assert.NotContains(t, tableText(t, doc), "diagnostics")
-		assert.NotContains(t, tableText(t, greenDoc()), "diagnostics")
+		assert.NotContains(t, tableText(t, rundoctest.GreenDoc()), "diagnostics")
 	})
 	t.Run("unknown class is never a headline", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Columns[3].Class = ""
 		out := tableText(t, doc)
 		assert.NotContains(t, tableLines(t, out, "benchmark ")[0], "minflt")
 		assert.Contains(t, tableLines(t, out, diagnosticsTitle)[1], "minflt/op")
 	})
 	t.Run("only diagnostic columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		_, diagnostic := splitColumns(doc.Columns)
 		doc.Columns = diagnostic
 		doc.Meta.Sources = nil
@@ -172,7 +175,7 @@ func TestTableDiagnosticsBlock(t *testing.T) {
 }
 
 func TestTableSourceHeaderLines(t *testing.T) {
-	headerOf := func(doc Document, verbose bool) []string {
+	headerOf := func(doc rundoc.Document, verbose bool) []string {
 		out := tableText(t, doc)
 		if verbose {
 			out = verboseText(t, doc)
@@ -186,23 +189,23 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		}
 		return lines
 	}
-	header := func(doc Document) []string { return headerOf(doc, true) }
+	header := func(doc rundoc.Document) []string { return headerOf(doc, true) }
 	t.Run("quiet: one short line names what has no column", func(t *testing.T) {
 		assert.Equal(t, []string{
 			"no column: instructions, ipc (perf-hw unavailable); -v says why",
 			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
-		}, headerOf(countedDoc(), false), "no counting line, the source's reason behind -v")
+		}, headerOf(rundoctest.CountedDoc(), false), "no counting line, the source's reason behind -v")
 	})
 	t.Run("quiet: the gist of a per-row reason when no source explains it", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Meta.Sources = doc.Meta.Sources[1:] // perf-hw's report gone: the rows' absences say why
 		for i := range doc.Rows {
-			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a MetricAbsence) bool {
+			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a rundoc.MetricAbsence) bool {
 				return a.Metric == "instructions" || a.Metric == "ipc"
 			})
 			doc.Rows[i].Absences = append(doc.Rows[i].Absences,
-				MetricAbsence{Metric: "instructions", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"},
-				MetricAbsence{Metric: "ipc", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"})
+				rundoc.MetricAbsence{Metric: "instructions", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"},
+				rundoc.MetricAbsence{Metric: "ipc", Reason: "not counted by default: 2 pairs of runs would take more than 25% of the 23.2ms this process timed"})
 		}
 		got := headerOf(doc, false)
 		require.NotEmpty(t, got)
@@ -211,13 +214,13 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.Contains(t, verboseText(t, doc), "instructions, ipc: not counted by default: 2 pairs of runs")
 	})
 	t.Run("quiet: a source's metrics that never were columns are named too", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		// The default set less what this host cannot count: perf-hw's
 		// report is there, its metrics are not columns.
 		doc.Columns = withoutColumns(doc.Columns, []string{"instructions", "ipc"})
 		doc.Meta.Sources[0].Absences[0].Metrics = []string{"instructions", "cycles", "ipc", "branches", "branch-misses"}
 		for i := range doc.Rows {
-			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a MetricAbsence) bool {
+			doc.Rows[i].Absences = slices.DeleteFunc(doc.Rows[i].Absences, func(a rundoc.MetricAbsence) bool {
 				return a.Metric == "instructions" || a.Metric == "ipc"
 			})
 		}
@@ -230,10 +233,10 @@ func TestTableSourceHeaderLines(t *testing.T) {
 			"perf-hw: unavailable: no hardware PMU: /sys/bus/event_source/devices has no cpu; not measured: instructions, ipc",
 			"perf-sw: user-mode counting only (kernel excluded: perf_event_paranoid=2)",
 			"counting: 1000 iterations, difference of runs at 1000 and 2000 iterations",
-		}, header(countedDoc()))
+		}, header(rundoctest.CountedDoc()))
 	})
 	t.Run("prefixed states are not prefixed twice, and print once", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Meta.Sources[1].Degraded = []string{"perf-sw: user-mode counting only", "group trimmed", "perf-sw: user-mode counting only"}
 		doc.Meta.Sources[0].Status = "no PMU"
 		got := header(doc)
@@ -241,26 +244,26 @@ func TestTableSourceHeaderLines(t *testing.T) {
 		assert.Equal(t, []string{"perf-sw: user-mode counting only", "perf-sw: group trimmed"}, got[1:3])
 	})
 	t.Run("unavailable source without absences names its columns", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Meta.Sources[0].Absences = nil
 		doc.Meta.Sources[0].Status = ""
 		assert.Equal(t, "perf-hw: unavailable; not measured: instructions, ipc", header(doc)[0])
 	})
 	t.Run("absent capability of an available source", func(t *testing.T) {
-		doc := countedDoc()
-		doc.Meta.Sources[2].Absences = []SourceAbsence{{Capability: "io-accounting", Metrics: []string{"rchar"},
+		doc := rundoctest.CountedDoc()
+		doc.Meta.Sources[2].Absences = []rundoc.SourceAbsence{{Capability: "io-accounting", Metrics: []string{"rchar"},
 			Reason: "/proc/self/io: permission denied"}}
 		assert.Contains(t, header(doc), "tier0: io-accounting unavailable: /proc/self/io: permission denied; not measured: rchar")
 	})
 	t.Run("no sources, no lines", func(t *testing.T) {
-		assert.Empty(t, header(greenDoc()), "only the build lines")
+		assert.Empty(t, header(rundoctest.GreenDoc()), "only the build lines")
 	})
 	t.Run("colored as warnings", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true}))
+		require.NoError(t, WriteTable(&buf, rundoctest.CountedDoc(), TableOptions{Color: true}))
 		assert.Contains(t, buf.String(), "\x1b[33mno column: instructions")
 		buf.Reset()
-		require.NoError(t, WriteTable(&buf, countedDoc(), TableOptions{Color: true, Verbose: true}))
+		require.NoError(t, WriteTable(&buf, rundoctest.CountedDoc(), TableOptions{Color: true, Verbose: true}))
 		assert.Contains(t, buf.String(), "\x1b[33mperf-hw: unavailable")
 	})
 }
@@ -272,22 +275,22 @@ func TestTableNotesBlock(t *testing.T) {
 		}
 		return tableLines(t, out, "notes")[1:]
 	}
-	notes := func(doc Document) []string { return notesIn(tableText(t, doc)) }
-	verboseNotes := func(doc Document) []string { return notesIn(verboseText(t, doc)) }
+	notes := func(doc rundoc.Document) []string { return notesIn(tableText(t, doc)) }
+	verboseNotes := func(doc rundoc.Document) []string { return notesIn(verboseText(t, doc)) }
 	t.Run("per-row absences not explained by a source", func(t *testing.T) {
 		assert.Equal(t, []string{
 			"  BenchmarkScan: task-clock: not counted: the counter group never got the PMU (time_running was 0)",
 			"  BenchmarkScan: context-switches: not counted in process 1: the counter group never got the PMU (time_running was 0)",
-		}, notes(countedDoc()), "instructions and ipc are explained by the perf-hw line")
+		}, notes(rundoctest.CountedDoc()), "instructions and ipc are explained by the perf-hw line")
 	})
 	t.Run("no notes when every dash is explained", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows = doc.Rows[:2]
 		assert.Nil(t, notes(doc))
-		assert.Nil(t, notes(greenDoc()))
+		assert.Nil(t, notes(rundoctest.GreenDoc()))
 	})
 	t.Run("a dash without any reason says so", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows[2].Absences = doc.Rows[2].Absences[:2]
 		assert.Equal(t, []string{
 			"  BenchmarkScan: task-clock: unavailable (no reason recorded)",
@@ -295,14 +298,14 @@ func TestTableNotesBlock(t *testing.T) {
 		}, notes(doc))
 	})
 	t.Run("absences of an unmeasured row are left to its notes cell", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows[2].Outcome = "exit"
-		doc.Rows[2].Error = str("exit status 2")
+		doc.Rows[2].Error = rundoctest.Str("exit status 2")
 		assert.Nil(t, notes(doc))
 	})
 	t.Run("counting passes that differ are noted per row", func(t *testing.T) {
-		doc := countedDoc()
-		doc.Rows[1].CountIterations = i64(20)
+		doc := rundoctest.CountedDoc()
+		doc.Rows[1].CountIterations = rundoctest.I64(20)
 		doc.Rows[1].CountMethod = "one run"
 		doc.Rows = doc.Rows[:2]
 		out := verboseText(t, doc)
@@ -314,7 +317,7 @@ func TestTableNotesBlock(t *testing.T) {
 		assert.Nil(t, notes(doc), "counting passes are described only under -v")
 	})
 	t.Run("rows without a pass do not break agreement", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows[2].CountIterations, doc.Rows[2].CountMethod = nil, ""
 		assert.Contains(t, verboseText(t, doc), "\ncounting: 1000 iterations, difference of runs")
 		assert.NotContains(t, tableText(t, doc), "counting:")
@@ -327,25 +330,25 @@ func TestFormatCounted(t *testing.T) {
 		format string
 		want   string
 	}{
-		{0, FormatCount, "0"},
-		{233, FormatCount, "233"},
-		{233.37, FormatCount, "233.4"},
-		{0.0025, FormatCount, "0.0025"},
-		{999.96, FormatCount, "1.000k"},
-		{3520, FormatCount, "3.520k"},
-		{12_345_678, FormatCount, "12.35M"},
-		{2.5e9, FormatCount, "2.500G"},
-		{-4200, FormatCount, "-4.200k"},
-		{2.4137, FormatRatio, "2.41"},
-		{0.875, FormatRatio, "0.875"},
-		{0, FormatBytes, "0B"},
-		{512, FormatBytes, "512B"},
-		{12.5, FormatBytes, "12.5B"},
-		{65536, FormatBytes, "64.00KiB"},
-		{1.5 * (1 << 20), FormatBytes, "1.500MiB"},
-		{3 << 30, FormatBytes, "3.000GiB"},
-		{1234, FormatDuration, "1.234µs"},
-		{1.5e6, FormatDuration, "1.500ms"},
+		{0, rundoc.FormatCount, "0"},
+		{233, rundoc.FormatCount, "233"},
+		{233.37, rundoc.FormatCount, "233.4"},
+		{0.0025, rundoc.FormatCount, "0.0025"},
+		{999.96, rundoc.FormatCount, "1.000k"},
+		{3520, rundoc.FormatCount, "3.520k"},
+		{12_345_678, rundoc.FormatCount, "12.35M"},
+		{2.5e9, rundoc.FormatCount, "2.500G"},
+		{-4200, rundoc.FormatCount, "-4.200k"},
+		{2.4137, rundoc.FormatRatio, "2.41"},
+		{0.875, rundoc.FormatRatio, "0.875"},
+		{0, rundoc.FormatBytes, "0B"},
+		{512, rundoc.FormatBytes, "512B"},
+		{12.5, rundoc.FormatBytes, "12.5B"},
+		{65536, rundoc.FormatBytes, "64.00KiB"},
+		{1.5 * (1 << 20), rundoc.FormatBytes, "1.500MiB"},
+		{3 << 30, rundoc.FormatBytes, "3.000GiB"},
+		{1234, rundoc.FormatDuration, "1.234µs"},
+		{1.5e6, rundoc.FormatDuration, "1.500ms"},
 		{42.5, "unknown", "42.5"},
 	}
 	for _, tt := range tests {
@@ -357,7 +360,7 @@ func TestFormatCounted(t *testing.T) {
 
 func TestWriteJSONCounted(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, countedDoc()))
+	require.NoError(t, rundoc.WriteJSON(&buf, rundoctest.CountedDoc()))
 	var doc struct {
 		Columns []map[string]any `json:"columns"`
 		Meta    struct {
@@ -383,10 +386,10 @@ func TestWriteJSONCounted(t *testing.T) {
 	assert.NotContains(t, doc.Rows[0]["summary"], "estimatedMetrics", "absent when every value is exact")
 
 	t.Run("a counted object has a key for every column", func(t *testing.T) {
-		in := countedDoc()
+		in := rundoctest.CountedDoc()
 		in.Rows[0].Summary.Counted = nil
 		buf.Reset()
-		require.NoError(t, WriteJSON(&buf, in))
+		require.NoError(t, rundoc.WriteJSON(&buf, in))
 		require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 		counted := doc.Rows[0]["summary"].(map[string]any)["counted"].(map[string]any)
 		assert.Len(t, counted, 7)
@@ -394,28 +397,28 @@ func TestWriteJSONCounted(t *testing.T) {
 	})
 	t.Run("empty collections are arrays and objects", func(t *testing.T) {
 		buf.Reset()
-		require.NoError(t, WriteJSON(&buf, Document{Meta: Meta{Sources: []SourceReport{{Source: "x"}}},
-			Rows: []Row{{Summary: &Summary{}}}}))
+		require.NoError(t, rundoc.WriteJSON(&buf, rundoc.Document{Meta: rundoc.Meta{Sources: []rundoc.SourceReport{{Source: "x"}}},
+			Rows: []rundoc.Row{{Summary: &rundoc.Summary{}}}}))
 		out := buf.String()
 		assert.Contains(t, out, `"columns": []`)
 		assert.Contains(t, out, `"degraded": []`)
 		assert.Contains(t, out, `"counted": {}`)
 	})
 	t.Run("non-finite counted values are refused", func(t *testing.T) {
-		in := countedDoc()
+		in := rundoctest.CountedDoc()
 		in.Rows[1].Summary.Counted["minflt"] = new(math.Inf(1))
-		err := WriteJSON(&bytes.Buffer{}, in)
-		assert.ErrorIs(t, err, ErrNonFinite)
+		err := rundoc.WriteJSON(&bytes.Buffer{}, in)
+		assert.ErrorIs(t, err, rundoc.ErrNonFinite)
 		assert.ErrorContains(t, err, `rows[1].summary.counted["minflt"] is +Inf`)
-		in = countedDoc()
+		in = rundoctest.CountedDoc()
 		in.Rows[0].Processes[1].Counted["rchar"] = math.NaN()
-		assert.ErrorContains(t, WriteJSON(&bytes.Buffer{}, in), `rows[0].processes[1].counted["rchar"] is NaN`)
+		assert.ErrorContains(t, rundoc.WriteJSON(&bytes.Buffer{}, in), `rows[0].processes[1].counted["rchar"] is NaN`)
 	})
 }
 
 func TestWriteBenchfmtCounted(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteBenchfmt(&buf, countedDoc()))
+	require.NoError(t, WriteBenchfmt(&buf, rundoctest.CountedDoc()))
 	got := readBenchfmt(t, buf.Bytes())
 	require.Len(t, got, 18)
 	enc, dec0, dec1, scan1 := got[0], got[6], got[9], got[15]
@@ -436,19 +439,19 @@ func TestWriteBenchfmtCounted(t *testing.T) {
 	assert.Equal(t, 3.0, scan1.values["minflt/op"])
 
 	t.Run("a counted metric without a column is an error", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows[0].Processes[0].Counted["cycles"] = 1
 		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `counted metric "cycles" is not among the document's columns`)
 	})
 	t.Run("a counted unit clashing with a reported unit is an error", func(t *testing.T) {
-		doc := countedDoc()
+		doc := rundoctest.CountedDoc()
 		doc.Rows[0].Processes[0].Samples[0].Extra = map[string]float64{"minflt/op": 7}
 		assert.ErrorContains(t, WriteBenchfmt(&bytes.Buffer{}, doc), `"minflt/op" is also a reported unit`)
 	})
 }
 
 // notesOf returns a table's notes block, without its indentation.
-func notesOf(t *testing.T, doc Document) []string {
+func notesOf(t *testing.T, doc rundoc.Document) []string {
 	t.Helper()
 	out := tableText(t, doc)
 	if !strings.Contains(out, "\nnotes\n") {
@@ -486,7 +489,7 @@ func TestTableCountedUncertainty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := countedDoc()
+			doc := rundoctest.CountedDoc()
 			base := notesOf(t, doc)
 			doc.Rows[tt.row].Summary.Uncertainty = tt.uncertainty
 			notes := notesOf(t, doc)
@@ -518,17 +521,17 @@ func TestTableCountedUncertainty(t *testing.T) {
 }
 
 func TestSameEventNote(t *testing.T) {
-	cols := []Column{
-		{Name: "page-faults", Header: "faults", Unit: "/op", Format: FormatCount},
-		{Name: "minflt", Header: "minflt", Unit: "/op", Format: FormatCount},
-		{Name: "majflt", Header: "majflt", Unit: "/op", Format: FormatCount},
+	cols := []rundoc.Column{
+		{Name: "page-faults", Header: "faults", Unit: "/op", Format: rundoc.FormatCount},
+		{Name: "minflt", Header: "minflt", Unit: "/op", Format: rundoc.FormatCount},
+		{Name: "majflt", Header: "majflt", Unit: "/op", Format: rundoc.FormatCount},
 	}
 	explain := ": one kernel event counted by perf-sw and by getrusage over the same brackets; they differ by what only one counts:"
 	tests := []struct {
 		name    string
 		counted map[string]float64
 		unc     map[string]float64
-		cols    []Column
+		cols    []rundoc.Column
 		want    string
 	}{
 		{name: "equal", counted: map[string]float64{"page-faults": 20.3, "minflt": 20.3, "majflt": 0}},
@@ -546,7 +549,7 @@ func TestSameEventNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Summary{Counted: map[string]*float64{}, Uncertainty: tt.unc}
+			s := &rundoc.Summary{Counted: map[string]*float64{}, Uncertainty: tt.unc}
 			for m, v := range tt.counted {
 				s.Counted[m] = new(v)
 			}
@@ -565,22 +568,22 @@ func TestSameEventNote(t *testing.T) {
 }
 
 func TestTableAbsencesOfOneReasonNotedOnce(t *testing.T) {
-	doc := countedDoc()
+	doc := rundoctest.CountedDoc()
 	why := "not counted by default: 3 pairs of runs at 2 and 4 iterations would add 27% to the 90 iterations this process timed (the cap is 25%); --perf-iters=2 counts it"
 	for _, m := range []string{"task-clock", "minflt", "rchar"} {
 		doc.Rows[1].Summary.Counted[m] = nil
-		doc.Rows[1].Absences = append(doc.Rows[1].Absences, MetricAbsence{Metric: m, Reason: why})
+		doc.Rows[1].Absences = append(doc.Rows[1].Absences, rundoc.MetricAbsence{Metric: m, Reason: why})
 	}
 	assert.Contains(t, notesOf(t, doc), "BenchmarkDecode: task-clock, minflt, rchar: "+why)
 }
 
 func TestWriteJSONCountedUncertainty(t *testing.T) {
-	doc := countedDoc()
+	doc := rundoctest.CountedDoc()
 	doc.Rows[1].Summary.Uncertainty = map[string]float64{"task-clock": 1234.5}
 	doc.Rows[1].Processes[0].Uncertainty = map[string]float64{"task-clock": 1000}
 	doc.Rows[1].Processes[0].CountedNotes = map[string]string{"task-clock": "the median empty bracket was subtracted"}
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, doc))
+	require.NoError(t, rundoc.WriteJSON(&buf, doc))
 	var got struct {
 		Rows []struct {
 			Summary struct {

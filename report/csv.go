@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // CSVOptions selects the CSV form of a run document.
@@ -89,7 +89,7 @@ var (
 //
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
-func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
+func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
 	var records [][]string
 	if opt.Samples {
 		records = csvSampleRecords(doc)
@@ -107,11 +107,11 @@ func WriteCSV(w io.Writer, doc Document, opt CSVOptions) error {
 // confidence, p, method, verdict, order_effect and note. The geomeans, the
 // fingerprints and the knobs are not in the CSV: they are in the JSON
 // comparison document.
-func WriteComparisonCSV(w io.Writer, c Comparison) error {
+func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
 	records := [][]string{csvComparisonColumns}
 	for _, r := range c.Rows {
 		rec := []string{r.Package, r.Name, r.Metric}
-		for _, v := range []*ComparedValue{r.Old, r.New} {
+		for _, v := range []*rundoc.ComparedValue{r.Old, r.New} {
 			if v == nil {
 				rec = append(rec, "", "", "", "", "", "")
 				continue
@@ -124,13 +124,13 @@ func WriteComparisonCSV(w io.Writer, c Comparison) error {
 				strings.Join(outliers, " "), string(v.Outcome), csvString(v.Error))
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
-			csvFloatPtr(r.P), r.Method, r.Verdict, csvFloatPtr(r.OrderEffect), r.Note)
+			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note)
 		records = append(records, rec)
 	}
 	return csvWriteRecords(w, records)
 }
 
-func csvWideRecords(doc Document) [][]string {
+func csvWideRecords(doc rundoc.Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		if r.Summary == nil {
@@ -152,7 +152,7 @@ func csvWideRecords(doc Document) [][]string {
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
-		rec := []string{r.Package, r.Name, r.Kind, r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
+		rec := []string{r.Package, r.Name, string(r.Kind), r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
 		s := r.Summary
 		if s == nil {
 			rec = append(rec, make([]string, 11)...)
@@ -208,7 +208,7 @@ func csvWideRecords(doc Document) [][]string {
 	return records
 }
 
-func csvSampleRecords(doc Document) [][]string {
+func csvSampleRecords(doc rundoc.Document) [][]string {
 	var units []string
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
@@ -237,7 +237,7 @@ func csvSampleRecords(doc Document) [][]string {
 			}
 			watched := p.Interference != nil
 			for _, set := range []struct {
-				samples []stats.Sample
+				samples []rundoc.Sample
 				retaken bool
 			}{{p.Samples, false}, {p.Retaken, true}} {
 				for i, s := range set.samples {
@@ -264,7 +264,7 @@ func csvSampleRecords(doc Document) [][]string {
 }
 
 // csvSampleFields are the fixed sample columns from sample to short.
-func csvSampleFields(i int, s stats.Sample) []string {
+func csvSampleFields(i int, s rundoc.Sample) []string {
 	perOp := ""
 	if v, ok := s.NsPerOp(); ok {
 		perOp = csvFloat(v)

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // The documented fixed columns, written out here so that a change to the
@@ -34,21 +37,21 @@ const trickyName = "BenchmarkParse/in=\"a,b\"\nline2"
 // trickyDoc has a name and an error that need quoting, floats with long
 // shortest forms, a process without samples and a sample without
 // allocation counts.
-func trickyDoc() Document {
-	r := benchRow("example.com/p", trickyName,
-		samples(3, nil, nil, map[string]float64{"x,y/op": 0.1 + 0.2}, 1.0/3, 2.0/3, 1e-300),
-		samples(7, u64(1), nil, nil, 123456789.125, 1, 2))
+func trickyDoc() rundoc.Document {
+	r := rundoctest.BenchRow("example.com/p", trickyName,
+		rundoctest.SamplesOf(3, nil, nil, map[string]float64{"x,y/op": 0.1 + 0.2}, 1.0/3, 2.0/3, 1e-300),
+		rundoctest.SamplesOf(7, rundoctest.U64(1), nil, nil, 123456789.125, 1, 2))
 	r.Outcome = "execution-timeout"
-	r.Error = str("said \"no\", then\nexited")
+	r.Error = rundoctest.Str("said \"no\", then\nexited")
 	r.Notes = []string{"a note, with a comma", "another"}
-	r.Processes = append(r.Processes, ProcessResult{Index: 2, PID: 9, Outcome: "execution-timeout", Error: str("hung, \"badly\"")})
-	return Document{Schema: SchemaVersion, Meta: meta(ModeBench, 3), Rows: []Row{r}}
+	r.Processes = append(r.Processes, rundoc.ProcessResult{Index: 2, PID: 9, Outcome: "execution-timeout", Error: rundoctest.Str("hung, \"badly\"")})
+	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: rundoctest.MetaOf(rundoc.ModeBench, 3), Rows: []rundoc.Row{r}}
 }
 
-// countedCSVDoc is countedDoc with the uncertainties the supervisor
+// countedCSVDoc is CountedDoc with the uncertainties the supervisor
 // reports for some counted values.
-func countedCSVDoc() Document {
-	doc := countedDoc()
+func countedCSVDoc() rundoc.Document {
+	doc := rundoctest.CountedDoc()
 	doc.Rows[1].Summary.Uncertainty = map[string]float64{"task-clock": 37000, "minflt": 4.5}
 	return doc
 }
@@ -91,13 +94,13 @@ func assertFloat(t *testing.T, want *float64, field, what string) {
 func TestWriteCSVWide(t *testing.T) {
 	tests := []struct {
 		name    string
-		doc     Document
+		doc     rundoc.Document
 		dynamic []string
 		golden  string
 	}{
-		{"green", greenDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/green-wide.golden"},
-		{"errors", errorDoc(), []string{"metric:B/op", "metric:allocs/op"}, ""},
-		{"tests", testDoc(), nil, ""},
+		{"green", rundoctest.GreenDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/green-wide.golden"},
+		{"errors", rundoctest.ErrorDoc(), []string{"metric:B/op", "metric:allocs/op"}, ""},
+		{"tests", rundoctest.TestsDoc(), nil, ""},
 		{"counted", countedCSVDoc(), []string{"metric:B/op", "metric:allocs/op",
 			"counted:instructions", "counted:instructions:uncertainty", "counted:instructions:estimated",
 			"counted:ipc", "counted:ipc:uncertainty", "counted:ipc:estimated",
@@ -108,7 +111,7 @@ func TestWriteCSVWide(t *testing.T) {
 			"counted:maxrss", "counted:maxrss:uncertainty", "counted:maxrss:estimated",
 		}, "csv/counted-wide.golden"},
 		{"tricky", trickyDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:x,y/op"}, ""},
-		{"empty", Document{Schema: SchemaVersion}, nil, ""},
+		{"empty", rundoc.Document{Schema: rundoc.SchemaVersion}, nil, ""},
 		{"hygiene", *hygieneDoc(), []string{"metric:B/op", "metric:allocs/op", "metric:MB/s", "metric:hit-ratio", "metric:rows/op"}, "csv/hygiene-wide.golden"},
 	}
 	for _, tt := range tests {
@@ -184,7 +187,7 @@ func TestWriteCSVWide(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
@@ -208,16 +211,16 @@ func TestWriteCSVWideShapes(t *testing.T) {
 	assert.Contains(t, scan["absences"], "instructions: perf-hw unavailable")
 
 	buf.Reset()
-	require.NoError(t, WriteCSV(&buf, greenDoc(), CSVOptions{}))
+	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
 	_, rows = readCSV(t, buf.Bytes())
 	var sawNilMetric bool
-	for i, r := range greenDoc().Rows {
+	for i, r := range rundoctest.GreenDoc().Rows {
 		if v, ok := r.Summary.Metrics["hit-ratio"]; ok && v == nil {
 			sawNilMetric = true
 			assert.Equal(t, "", rows[i]["metric:hit-ratio"], "a unit some process lacks is empty")
 		}
 	}
-	assert.True(t, sawNilMetric, "greenDoc has a metric some process lacks")
+	assert.True(t, sawNilMetric, "GreenDoc has a metric some process lacks")
 
 	buf.Reset()
 	require.NoError(t, WriteCSV(&buf, trickyDoc(), CSVOptions{}))
@@ -230,13 +233,13 @@ func TestWriteCSVWideShapes(t *testing.T) {
 func TestWriteCSVSamples(t *testing.T) {
 	tests := []struct {
 		name   string
-		doc    Document
+		doc    rundoc.Document
 		extra  []string
 		golden string
 	}{
-		{"green", greenDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, ""},
-		{"errors", errorDoc(), nil, "csv/errors-samples.golden"},
-		{"tests", testDoc(), nil, ""},
+		{"green", rundoctest.GreenDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, ""},
+		{"errors", rundoctest.ErrorDoc(), nil, "csv/errors-samples.golden"},
+		{"tests", rundoctest.TestsDoc(), nil, ""},
 		{"tricky", trickyDoc(), []string{"extra:x,y/op"}, ""},
 		{"hygiene", *hygieneDoc(), []string{"extra:MB/s", "extra:hit-ratio", "extra:rows/op"}, "csv/hygiene-samples.golden"},
 	}
@@ -303,25 +306,25 @@ func TestWriteCSVSamples(t *testing.T) {
 			}
 			assert.Len(t, rows, i, "rows = kept and retaken samples + sample-less processes")
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
 }
 
 func TestWriteComparisonCSV(t *testing.T) {
-	tricky := comparisonFixture()
+	tricky := rundoctest.ComparisonFixture()
 	tricky.Rows[0].Name = trickyName
 	tricky.Rows[0].Note = "kept, \"flagged\"\nsecond line"
-	tricky.Rows[0].Ratio = fptr(0.1 + 0.2)
+	tricky.Rows[0].Ratio = rundoctest.Fptr(0.1 + 0.2)
 	tests := []struct {
 		name   string
-		c      Comparison
+		c      rundoc.Comparison
 		golden string
 	}{
-		{"fixture", comparisonFixture(), "csv/comparison.golden"},
+		{"fixture", rundoctest.ComparisonFixture(), "csv/comparison.golden"},
 		{"tricky", tricky, ""},
-		{"empty", Comparison{Schema: ComparisonSchemaVersion}, ""},
+		{"empty", rundoc.Comparison{Schema: rundoc.ComparisonSchemaVersion}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +337,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 				got := rows[i]
 				assert.Equal(t, r.Name, got["name"])
 				assert.Equal(t, r.Metric, got["metric"])
-				assert.Equal(t, r.Verdict, got["verdict"])
+				assert.Equal(t, string(r.Verdict), got["verdict"])
 				assert.Equal(t, r.Note, got["note"])
 				assertFloat(t, r.Ratio, got["ratio"], "ratio")
 				assertFloat(t, r.Low, got["low"], "low")
@@ -342,7 +345,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 				assertFloat(t, r.OrderEffect, got["order_effect"], "order_effect")
 				for _, side := range []struct {
 					prefix string
-					v      *ComparedValue
+					v      *rundoc.ComparedValue
 				}{{"old_", r.Old}, {"new_", r.New}} {
 					if side.v == nil {
 						for _, c := range []string{"center", "uncertainty", "processes", "outliers", "outcome", "error"} {
@@ -356,14 +359,14 @@ func TestWriteComparisonCSV(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, buf.Bytes())
+				Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
 
 	// The fixture's failed and only-old rows, by hand.
 	var buf bytes.Buffer
-	require.NoError(t, WriteComparisonCSV(&buf, comparisonFixture()))
+	require.NoError(t, WriteComparisonCSV(&buf, rundoctest.ComparisonFixture()))
 	_, rows := readCSV(t, buf.Bytes())
 	crash, gone := rows[2], rows[3]
 	assert.Equal(t, "failed", crash["verdict"])

@@ -7,124 +7,9 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
-
-// EventSchemaVersion is the version of the event stream's objects; it
-// changes whenever a field is removed, renamed or retyped, or a kind
-// changes meaning.
-const EventSchemaVersion = 1
-
-// Event kinds, in the order a run emits them: builds, then discoveries,
-// then the processes (each start before its end) with results as rows
-// become final, then comparisons and done. A run that fails early stops
-// anywhere in that order; done comes last when the caller emits it.
-const (
-	// EventBuild: a test binary was compiled, or failed to. Package,
-	// Build, Outcome ("ok" or "build-failure") and, on failure, Error
-	// (the compiler's first line; the row's output holds the rest).
-	EventBuild = "build"
-	// EventDiscovery: what a package will run. Package, Build and
-	// Identities: in bench mode the benchmark leaves found (and
-	// calibrated) by discovery, in the order the schedule uses; in test
-	// mode the top-level tests and examples the -run pattern selects, as
-	// the source declares them (subtests are not known before they run).
-	// Identities is absent when none was found. In bench mode the
-	// discovery children (phase "discover") run before this event, which
-	// reports what they found; every other child of the package follows it.
-	EventDiscovery = "discovery"
-	// EventProcessStart: a child is about to be spawned. Package, Name
-	// (the benchmark leaf, or the benchmark function a discovery child
-	// lists; "" for a test-mode child, which runs the package's tests),
-	// Build, Process (the repetition index of a measuring child; absent
-	// otherwise) and Phase (what the child does: "discover", "benchmark",
-	// "workload" or "test"). PID is absent: the supervisor learns it when
-	// the child is reaped, and process-end carries it.
-	EventProcessStart = "process-start"
-	// EventProcessEnd: the child was reaped. The fields of its
-	// process-start, plus PID (absent when none was spawned), Outcome,
-	// Error (the one-line account of a failure), Skipped (a skip's
-	// reason) and WallNs (spawn to reaped; absent when none was spawned).
-	// In test mode one child runs many tests: a failing outcome here is
-	// the process's, and the rows say which test it is charged to.
-	EventProcessEnd = "process-end"
-	// EventResult: a row is final, exactly as the document will hold it.
-	// Package, Name, Build, Outcome and Row. Rows come as they become
-	// final: test rows when their package's children are done, benchmark
-	// rows when the schedule ends (repetitions interleave, so every
-	// identity's last process runs in the last round), package rows
-	// (skipped, not built) after the builds. Every row of the final
-	// document has exactly one result event.
-	EventResult = "result"
-	// EventComparison: one comparison of the run (--against, --baseline),
-	// in Comparison, emitted by the caller once it is made.
-	EventComparison = "comparison"
-	// EventDone: the run ended and its document is complete: Counts (rows
-	// by outcome; absent when there are none) and Failed (whether any row
-	// is an error, Document.Failed). Error says why the run ended early
-	// (interrupted), or why there is no document (the run could not
-	// happen; then Counts and Failed are absent). Emitted by the caller,
-	// last.
-	EventDone = "done"
-)
-
-// Event is one line of the event stream: newline-delimited JSON that an
-// editor or a CI annotation can follow while a long run goes on. Fields a
-// kind does not use are absent (see each kind's constant). The stream is a
-// live view only: the final document is the record, and nothing in it
-// depends on the stream.
-type Event struct {
-	Schema int    `json:"schema"` // EventSchemaVersion, set by the writer
-	Seq    int64  `json:"seq"`    // 1, 2, ... in write order, set by the writer
-	Time   string `json:"time"`   // RFC 3339 with milliseconds, UTC, set by the writer
-	Kind   string `json:"kind"`   // one of the Event* kinds
-
-	Package string `json:"package,omitempty"`
-	Name    string `json:"name,omitempty"`
-	// Build is the --against revision a build, child or row belongs to;
-	// "" (absent) for the working tree.
-	Build string `json:"build,omitempty"`
-	// Phase is what a child does: "discover", "benchmark", "workload" or
-	// "test" (protocol.Mode).
-	Phase   string  `json:"phase,omitempty"`
-	Process *int    `json:"process,omitempty"` // repetition index
-	PID     int     `json:"pid,omitempty"`
-	Outcome Outcome `json:"outcome,omitempty"`
-	Error   *string `json:"error,omitempty"`
-	Skipped *string `json:"skipped,omitempty"`
-	// WallNs is a child's spawn to reaped, the supervisor's monotonic
-	// clock; absent when none was spawned, never 0 for unmeasured.
-	WallNs *int64 `json:"wallNs,omitempty"`
-
-	Identities []string        `json:"identities,omitempty"`
-	Row        *Row            `json:"row,omitempty"`
-	Comparison *Comparison     `json:"comparison,omitempty"`
-	Counts     map[Outcome]int `json:"counts,omitempty"`
-	Failed     *bool           `json:"failed,omitempty"`
-}
-
-// ResultEvent is the result event of a final row.
-func ResultEvent(r Row) Event {
-	return Event{Kind: EventResult, Package: r.Package, Name: r.Name, Build: r.Build, Outcome: r.Outcome, Row: &r}
-}
-
-// ComparisonEvent is the comparison event of a comparison the run made.
-func ComparisonEvent(c Comparison) Event {
-	return Event{Kind: EventComparison, Comparison: &c}
-}
-
-// DoneEvent is the done event of a complete document: its rows counted by
-// outcome, and whether the run failed.
-func DoneEvent(d Document) Event {
-	var counts map[Outcome]int
-	for _, r := range d.Rows {
-		if counts == nil {
-			counts = map[Outcome]int{}
-		}
-		counts[r.Outcome]++
-	}
-	failed := d.Failed()
-	return Event{Kind: EventDone, Counts: counts, Failed: &failed}
-}
 
 // EventWriter writes events as newline-delimited JSON, one object per
 // line, each written with a single Write. It is safe for concurrent use:
@@ -153,20 +38,20 @@ const eventTime = "2006-01-02T15:04:05.000Z07:00"
 
 // Emit writes ev with Schema, Seq and Time set; a no-op after a write
 // error.
-func (e *EventWriter) Emit(ev Event) {
+func (e *EventWriter) Emit(ev rundoc.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.err != nil {
 		return
 	}
 	e.seq++
-	ev.Schema, ev.Seq, ev.Time = EventSchemaVersion, e.seq, e.now().UTC().Format(eventTime)
+	ev.Schema, ev.Seq, ev.Time = rundoc.EventSchemaVersion, e.seq, e.now().UTC().Format(eventTime)
 	line, err := marshalEvent(ev)
 	if err != nil {
 		// Not the writer's failure: the event itself. Keep the sequence
 		// dense, but say so on the line that takes the seq.
 		msg := "event not encodable: " + err.Error()
-		line, _ = marshalEvent(Event{Schema: ev.Schema, Seq: ev.Seq, Time: ev.Time, Kind: ev.Kind, Error: &msg})
+		line, _ = marshalEvent(rundoc.Event{Schema: ev.Schema, Seq: ev.Seq, Time: ev.Time, Kind: ev.Kind, Error: &msg})
 	}
 	if _, err := e.w.Write(line); err != nil {
 		e.err = fmt.Errorf("report: writing event %d: %w", ev.Seq, err)
@@ -182,7 +67,7 @@ func (e *EventWriter) Err() error {
 
 // marshalEvent encodes ev as one line. A Row or Comparison holding a
 // non-finite number is dropped and the reason put in Error.
-func marshalEvent(ev Event) ([]byte, error) {
+func marshalEvent(ev rundoc.Event) ([]byte, error) {
 	line, err := encodeLine(ev)
 	if err == nil || (ev.Row == nil && ev.Comparison == nil) {
 		return line, err
@@ -191,7 +76,7 @@ func marshalEvent(ev Event) ([]byte, error) {
 	if ev.Row == nil {
 		what = "comparison"
 	}
-	msg := fmt.Sprintf("%s left out of the event: %v (%v)", what, ErrNonFinite, err)
+	msg := fmt.Sprintf("%s left out of the event: %v (%v)", what, rundoc.ErrNonFinite, err)
 	if ev.Error != nil {
 		msg = *ev.Error + "; " + msg
 	}
@@ -199,7 +84,7 @@ func marshalEvent(ev Event) ([]byte, error) {
 	return encodeLine(ev)
 }
 
-func encodeLine(ev Event) ([]byte, error) {
+func encodeLine(ev rundoc.Event) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)               // errors and output hold <, > and &, as in WriteJSON

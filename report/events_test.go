@@ -13,19 +13,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // readEvents decodes an NDJSON stream strictly: every line one object of
 // exactly Event's fields.
-func readEvents(t *testing.T, stream []byte) []Event {
+func readEvents(t *testing.T, stream []byte) []rundoc.Event {
 	t.Helper()
-	var out []Event
+	var out []rundoc.Event
 	sc := bufio.NewScanner(bytes.NewReader(stream))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
-		var ev Event
+		var ev rundoc.Event
 		require.NoError(t, dec.Decode(&ev), "line %q", sc.Text())
 		assert.False(t, dec.More(), "one object per line: %q", sc.Text())
 		out = append(out, ev)
@@ -45,9 +48,9 @@ func TestEventWriterConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				row := benchRow("example.com/p", "BenchmarkX", samples(100, nil, nil, nil, 10, 11, 12))
-				row.Error = str("a < b && c > d") // not HTML-escaped
-				ev := ResultEvent(row)
+				row := rundoctest.BenchRow("example.com/p", "BenchmarkX", rundoctest.SamplesOf(100, nil, nil, nil, 10, 11, 12))
+				row.Error = rundoctest.Str("a < b && c > d") // not HTML-escaped
+				ev := rundoc.ResultEvent(row)
 				ev.Process = &i
 				ev.PID = g + 1
 				w.Emit(ev)
@@ -62,8 +65,8 @@ func TestEventWriterConcurrent(t *testing.T) {
 	perGoroutine := map[int]int{} // the last process index each goroutine wrote
 	for i, ev := range events {
 		assert.Equal(t, int64(i+1), ev.Seq, "seq is 1, 2, ... in line order")
-		assert.Equal(t, EventSchemaVersion, ev.Schema)
-		assert.Equal(t, EventResult, ev.Kind)
+		assert.Equal(t, rundoc.EventSchemaVersion, ev.Schema)
+		assert.Equal(t, rundoc.EventResult, ev.Kind)
 		_, err := time.Parse(time.RFC3339Nano, ev.Time)
 		assert.NoError(t, err)
 		assert.True(t, strings.HasSuffix(ev.Time, "Z"), "UTC: %s", ev.Time)
@@ -83,7 +86,7 @@ func TestEventWriterTime(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewEventWriter(&buf)
 	w.now = func() time.Time { return time.Date(2026, 12, 1, 23, 5, 6, 7_890_000, time.FixedZone("X", 3600)) }
-	w.Emit(Event{Kind: EventBuild, Package: "example.com/p", Outcome: OutcomeOK})
+	w.Emit(rundoc.Event{Kind: rundoc.EventBuild, Package: "example.com/p", Outcome: rundoc.OutcomeOK})
 	assert.Equal(t, `{"schema":1,"seq":1,"time":"2026-12-01T22:05:06.007Z","kind":"build","package":"example.com/p","outcome":"ok"}`+"\n",
 		buf.String(), "milliseconds, UTC, and every absent field left out")
 }
@@ -108,7 +111,7 @@ func TestEventWriterError(t *testing.T) {
 	f := &failingWriter{failAt: 3}
 	w := NewEventWriter(f)
 	for range 10 {
-		w.Emit(Event{Kind: EventProcessStart, Package: "example.com/p"})
+		w.Emit(rundoc.Event{Kind: rundoc.EventProcessStart, Package: "example.com/p"})
 	}
 	err := w.Err()
 	require.ErrorIs(t, err, errDiskFull, "the first error is kept, wrapped")
@@ -118,26 +121,26 @@ func TestEventWriterError(t *testing.T) {
 }
 
 func TestEventWriterNonFinite(t *testing.T) {
-	row := benchRow("example.com/p", "BenchmarkNaN", samples(100, nil, nil, nil, 10, 11))
-	row.Summary.Metrics = map[string]*float64{"x/op": fptr(math.NaN())}
-	cmp := Comparison{Rows: []ComparisonRow{{Name: "BenchmarkInf"}}}
+	row := rundoctest.BenchRow("example.com/p", "BenchmarkNaN", rundoctest.SamplesOf(100, nil, nil, nil, 10, 11))
+	row.Summary.Metrics = map[string]*float64{"x/op": rundoctest.Fptr(math.NaN())}
+	cmp := rundoc.Comparison{Rows: []rundoc.ComparisonRow{{Name: "BenchmarkInf"}}}
 	cmpRow := &cmp.Rows[0]
-	cmpRow.Ratio = fptr(math.Inf(1))
+	cmpRow.Ratio = rundoctest.Fptr(math.Inf(1))
 	tests := []struct {
 		name string
-		ev   Event
+		ev   rundoc.Event
 		want string // in Error
 	}{
-		{"row", ResultEvent(row), "row left out of the event: non-finite number"},
-		{"row with an error", func() Event { ev := ResultEvent(row); ev.Error = str("earlier"); return ev }(), "earlier; row left out"},
-		{"comparison", ComparisonEvent(cmp), "comparison left out of the event: non-finite number"},
+		{"row", rundoc.ResultEvent(row), "row left out of the event: non-finite number"},
+		{"row with an error", func() rundoc.Event { ev := rundoc.ResultEvent(row); ev.Error = rundoctest.Str("earlier"); return ev }(), "earlier; row left out"},
+		{"comparison", rundoc.ComparisonEvent(cmp), "comparison left out of the event: non-finite number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			w := NewEventWriter(&buf)
 			w.Emit(tt.ev)
-			w.Emit(Event{Kind: EventDone})
+			w.Emit(rundoc.Event{Kind: rundoc.EventDone})
 			require.NoError(t, w.Err())
 			events := readEvents(t, buf.Bytes())
 			require.Len(t, events, 2, "the event is written anyway, and the stream goes on")
@@ -155,17 +158,17 @@ func TestEventWriterNonFinite(t *testing.T) {
 func TestDoneEvent(t *testing.T) {
 	tests := []struct {
 		name       string
-		doc        Document
+		doc        rundoc.Document
 		wantFailed bool
 	}{
-		{"green", greenDoc(), false},
-		{"errors", errorDoc(), true},
-		{"empty", Document{}, false},
+		{"green", rundoctest.GreenDoc(), false},
+		{"errors", rundoctest.ErrorDoc(), true},
+		{"empty", rundoc.Document{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev := DoneEvent(tt.doc)
-			assert.Equal(t, EventDone, ev.Kind)
+			ev := rundoc.DoneEvent(tt.doc)
+			assert.Equal(t, rundoc.EventDone, ev.Kind)
 			require.NotNil(t, ev.Failed, "failed is always present on done")
 			assert.Equal(t, tt.wantFailed, *ev.Failed)
 			total := 0

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // dash is what every renderer prints for a value that is not available
@@ -89,13 +91,13 @@ var byteUnits = []struct {
 // unknown format prints as a plain number.
 func formatCounted(v float64, format string) string {
 	switch format {
-	case FormatCount:
+	case rundoc.FormatCount:
 		return formatCount(v)
-	case FormatRatio:
+	case rundoc.FormatRatio:
 		return formatRatio(v)
-	case FormatBytes:
+	case rundoc.FormatBytes:
 		return formatBytes(v)
-	case FormatDuration:
+	case rundoc.FormatDuration:
 		return formatDuration(v)
 	default:
 		return formatNumber(v)
@@ -278,9 +280,9 @@ func columnFormat(format string, vals []float64) func(float64) string {
 		name  string
 	}
 	switch format {
-	case FormatDuration:
+	case rundoc.FormatDuration:
 		units = durationUnits
-	case FormatBytes:
+	case rundoc.FormatBytes:
 		units = append(units, byteUnits...)
 		units = append(units, struct {
 			scale float64

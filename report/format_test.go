@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestFormatDuration(t *testing.T) {
@@ -134,7 +136,7 @@ func TestShortenName(t *testing.T) {
 }
 
 // TestColumnFormat: every value of a duration or byte column is written in
-// one unit, its median value's (or a smaller one where the smallest value
+// One unit, its median value's (or a smaller one where the smallest value
 // would start 0.00), with four significant digits or its whole integer
 // part; other formats are written as formatCounted writes them.
 func TestColumnFormat(t *testing.T) {
@@ -144,14 +146,14 @@ func TestColumnFormat(t *testing.T) {
 		vals   []float64
 		want   []string
 	}{
-		{"µs next to ms", FormatDuration, []float64{12_560, 847_200, 28_600_000}, []string{"12.56µs", "847.2µs", "28600µs"}},
-		{"median ms", FormatDuration, []float64{1_500_000, 2_000_000, 900_000}, []string{"1.500ms", "2.000ms", "0.9000ms"}},
-		{"a far smaller value steps down", FormatDuration, []float64{0.3127, 1236, 98_900, 1_520_000}, []string{"0.3127ns", "1236ns", "98900ns", "1520000ns"}},
-		{"zero in the column's unit", FormatDuration, []float64{0, 2000, 3000}, []string{"0µs", "2.000µs", "3.000µs"}},
-		{"bytes", FormatBytes, []float64{512, 4608, 65536}, []string{"0.5000KiB", "4.500KiB", "64.00KiB"}},
-		{"small bytes", FormatBytes, []float64{12, 512, 700}, []string{"12.00B", "512.0B", "700.0B"}},
-		{"counts keep their own form", FormatCount, []float64{3, 1234}, []string{"3", "1.234k"}},
-		{"no values", FormatDuration, nil, nil},
+		{"µs next to ms", rundoc.FormatDuration, []float64{12_560, 847_200, 28_600_000}, []string{"12.56µs", "847.2µs", "28600µs"}},
+		{"median ms", rundoc.FormatDuration, []float64{1_500_000, 2_000_000, 900_000}, []string{"1.500ms", "2.000ms", "0.9000ms"}},
+		{"a far smaller value steps down", rundoc.FormatDuration, []float64{0.3127, 1236, 98_900, 1_520_000}, []string{"0.3127ns", "1236ns", "98900ns", "1520000ns"}},
+		{"zero in the column's unit", rundoc.FormatDuration, []float64{0, 2000, 3000}, []string{"0µs", "2.000µs", "3.000µs"}},
+		{"bytes", rundoc.FormatBytes, []float64{512, 4608, 65536}, []string{"0.5000KiB", "4.500KiB", "64.00KiB"}},
+		{"small bytes", rundoc.FormatBytes, []float64{12, 512, 700}, []string{"12.00B", "512.0B", "700.0B"}},
+		{"counts keep their own form", rundoc.FormatCount, []float64{3, 1234}, []string{"3", "1.234k"}},
+		{"no values", rundoc.FormatDuration, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +166,6 @@ func TestColumnFormat(t *testing.T) {
 		})
 	}
 	t.Run("no values: the format's own adaptive form", func(t *testing.T) {
-		assert.Equal(t, "1.500ms", columnFormat(FormatDuration, nil)(1_500_000))
+		assert.Equal(t, "1.500ms", columnFormat(rundoc.FormatDuration, nil)(1_500_000))
 	})
 }

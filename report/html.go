@@ -10,18 +10,18 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // HTMLReport is what one HTML page shows.
 type HTMLReport struct {
-	Run *Document // required: the run (the NEW side of a comparison)
+	Run *rundoc.Document // required: the run (the NEW side of a comparison)
 	// Old is the OLD run of a `benchsup compare`: its processes are drawn
 	// next to Run's in each identity's strip plot; nil for none.
-	Old *Document
+	Old *rundoc.Document
 	// Comparisons are shown as forest plots, followed by Run.Comparisons
 	// (one equal to an entry here is shown once).
-	Comparisons []Comparison
+	Comparisons []rundoc.Comparison
 	Title       string // "" for one made from Run.Meta
 }
 
@@ -128,7 +128,7 @@ type htmlWindowRow struct {
 func buildPage(r HTMLReport) htmlPage {
 	doc := r.Run
 	m := doc.Meta
-	p := htmlPage{Title: r.Title, TestMode: m.Mode == ModeTest}
+	p := htmlPage{Title: r.Title, TestMode: m.Mode == rundoc.ModeTest}
 	if p.Title == "" {
 		p.Title = "benchsup " + orDash(m.Mode) + " run: " + orDash(m.Module)
 		if m.Date != "" {
@@ -146,21 +146,21 @@ func buildPage(r HTMLReport) htmlPage {
 	}
 	if p.TestMode {
 		for _, row := range doc.Rows {
-			if row.IsError() || row.Outcome == OutcomeSkipped {
+			if row.IsError() || row.Outcome == rundoc.OutcomeSkipped {
 				p.Tests = append(p.Tests, rowFailure(row))
 			}
 		}
 	} else {
 		p.Benchmarks = benchSections(doc, r.Old)
 		for _, row := range doc.Rows {
-			if row.Kind != KindBenchmark && row.IsError() {
+			if row.Kind != rundoc.KindBenchmark && row.IsError() {
 				p.Failures = append(p.Failures, rowFailure(row))
 			}
 		}
 	}
 	comps := slices.Clone(r.Comparisons)
 	for _, c := range doc.Comparisons {
-		if !slices.ContainsFunc(comps, func(d Comparison) bool { return reflect.DeepEqual(c, d) }) {
+		if !slices.ContainsFunc(comps, func(d rundoc.Comparison) bool { return reflect.DeepEqual(c, d) }) {
 			comps = append(comps, c)
 		}
 	}
@@ -173,7 +173,7 @@ func buildPage(r HTMLReport) htmlPage {
 	return p
 }
 
-func rowIdentity(r Row) string {
+func rowIdentity(r rundoc.Row) string {
 	s := r.Package
 	if r.Name != "" {
 		s += " " + r.Name
@@ -184,7 +184,7 @@ func rowIdentity(r Row) string {
 	return s
 }
 
-func rowFailure(r Row) htmlFailure {
+func rowFailure(r rundoc.Row) htmlFailure {
 	f := htmlFailure{Name: rowIdentity(r), Outcome: string(r.Outcome), Output: r.Output, Elapsed: dash}
 	if r.ElapsedNs != nil {
 		f.Elapsed = formatDuration(float64(*r.ElapsedNs))
@@ -198,7 +198,7 @@ func rowFailure(r Row) htmlFailure {
 	return f
 }
 
-func metaFacts(m Meta) []htmlFact {
+func metaFacts(m rundoc.Meta) []htmlFact {
 	fp := m.Fingerprint()
 	k := m.Knobs
 	facts := []htmlFact{
@@ -215,7 +215,7 @@ func metaFacts(m Meta) []htmlFact {
 		{"placement", fp.Placement},
 		{"containment", orDash(m.Containment) + noteSuffix(m.ContainmentNote)},
 	}
-	if l := m.Limits.headerText(); l != "" {
+	if l := limitsText(m.Limits); l != "" {
 		facts = append(facts, htmlFact{"limits", l})
 	}
 	// The host hygiene lines of the table header, one fact each; the
@@ -243,7 +243,7 @@ func metaFacts(m Meta) []htmlFact {
 		facts = append(facts, htmlFact{name, value})
 	}
 	facts = append(facts, htmlFact{"build flags", orDash(fp.BuildFlags)})
-	if m.Mode == ModeTest {
+	if m.Mode == rundoc.ModeTest {
 		facts = append(facts, htmlFact{"run", orDash(k.Run)})
 	} else {
 		// A fixed N (-benchtime=Nx) is what a sample is; the sample time
@@ -299,7 +299,7 @@ func noteSuffix(s string) string {
 	return " (" + s + ")"
 }
 
-func sourceFacts(m Meta) []htmlFact {
+func sourceFacts(m rundoc.Meta) []htmlFact {
 	var out []htmlFact
 	for _, s := range m.Sources {
 		v := "available"
@@ -328,10 +328,10 @@ func sourceFacts(m Meta) []htmlFact {
 	return out
 }
 
-func outcomeFacts(rows []Row) []htmlFact {
+func outcomeFacts(rows []rundoc.Row) []htmlFact {
 	counts := map[string]int{}
 	for _, r := range rows {
-		counts[r.Kind+" "+string(r.Outcome)]++
+		counts[string(r.Kind)+" "+string(r.Outcome)]++
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -348,30 +348,30 @@ func outcomeFacts(rows []Row) []htmlFact {
 // sideRow is one row drawn in an identity's plot, with the side it
 // stands for.
 type sideRow struct {
-	Row  Row
+	Row  rundoc.Row
 	Side string // "new", "old" or the --against revision
 }
 
 // benchSections groups the benchmark rows by identity, in order of first
 // appearance: the run's rows of every build, after the old run's.
-func benchSections(doc *Document, old *Document) []htmlBench {
+func benchSections(doc *rundoc.Document, old *rundoc.Document) []htmlBench {
 	type ident struct{ pkg, name string }
 	var order []ident
 	groups := map[ident][]sideRow{}
-	add := func(r Row, side string) {
+	add := func(r rundoc.Row, side string) {
 		id := ident{r.Package, r.Name}
 		if _, ok := groups[id]; !ok {
 			order = append(order, id)
 		}
 		groups[id] = append(groups[id], sideRow{r, side})
 	}
-	var oldRows []Row
+	var oldRows []rundoc.Row
 	if old != nil {
 		oldRows = old.Rows
 	}
 	// Identities in the run's order, then those only the old run has.
 	for _, r := range doc.Rows {
-		if r.Kind == KindBenchmark {
+		if r.Kind == rundoc.KindBenchmark {
 			id := ident{r.Package, r.Name}
 			if _, ok := groups[id]; !ok {
 				order = append(order, id)
@@ -380,12 +380,12 @@ func benchSections(doc *Document, old *Document) []htmlBench {
 		}
 	}
 	for _, r := range oldRows {
-		if r.Kind == KindBenchmark {
+		if r.Kind == rundoc.KindBenchmark {
 			add(r, "old")
 		}
 	}
 	for _, r := range doc.Rows {
-		if r.Kind == KindBenchmark {
+		if r.Kind == rundoc.KindBenchmark {
 			side := "new"
 			if r.Build != "" {
 				side = r.Build
@@ -436,7 +436,7 @@ func metricsTable(rows []htmlBenchRow) ([]string, [][]string) {
 	return sides, out
 }
 
-func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
+func benchRowView(cols []rundoc.Column, sr sideRow) htmlBenchRow {
 	r := sr.Row
 	v := htmlBenchRow{Side: sr.Side, Notes: r.Notes}
 	if note := r.Interference.Note(); note != "" {
@@ -486,7 +486,7 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 				val += " (" + reasonFor(r, c.Name, belowNoise(s, c)) + ")"
 			}
 			name := columnHeader(c)
-			if c.Class == ClassDiagnostic {
+			if c.Class == rundoc.ClassDiagnostic {
 				name += " (diagnostic)"
 			}
 			v.Metrics = append(v.Metrics, htmlFact{name, val})
@@ -500,7 +500,7 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 	for _, a := range r.Absences {
 		v.Absences = append(v.Absences, a.Metric+": "+a.Reason)
 	}
-	if r.IsError() || r.Outcome == OutcomeSkipped {
+	if r.IsError() || r.Outcome == rundoc.OutcomeSkipped {
 		v.Failures = append(v.Failures, rowFailure(r))
 	}
 	for _, p := range r.Processes {
@@ -514,7 +514,7 @@ func benchRowView(cols []Column, sr sideRow) htmlBenchRow {
 // watchText is what the interference watch saw over a row, for the
 // metrics table: counts always (a watch ran), the largest foreign share
 // only when some sample's window was long enough to tell.
-func watchText(in *RowInterference) string {
+func watchText(in *rundoc.RowInterference) string {
 	if in.Problem != "" && in.Samples == 0 {
 		return dash + " (not watched: " + in.Problem + ")"
 	}
@@ -524,7 +524,7 @@ func watchText(in *RowInterference) string {
 		s += " (" + formatDuration(float64(in.PausedNs)) + ")"
 	}
 	if in.MaxForeign != nil {
-		s += "; " + maxForeignText(*in.MaxForeign)
+		s += "; " + rundoc.MaxForeignText(*in.MaxForeign)
 	} else {
 		s += "; foreign CPU " + dash + " (no sample window long enough to tell)"
 	}
@@ -532,7 +532,7 @@ func watchText(in *RowInterference) string {
 		s += "; " + strconv.Itoa(in.TooShort) + " too short to judge"
 	}
 	if in.BudgetExhausted > 0 {
-		s += "; " + in.budgetText()
+		s += "; " + in.BudgetText()
 	}
 	return s
 }
@@ -545,7 +545,7 @@ func shortSuffix(n int) string {
 }
 
 // reasonFor is why a counted cell is a dash.
-func reasonFor(r Row, metric string, noise bool) string {
+func reasonFor(r rundoc.Row, metric string, noise bool) string {
 	if noise {
 		return "below its uncertainty"
 	}
@@ -689,7 +689,7 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 				what := string(p.Outcome)
 				if p.Error != nil {
 					what += ": " + firstLine(*p.Error)
-				} else if p.Outcome == OutcomeOK {
+				} else if p.Outcome == rundoc.OutcomeOK {
 					what = "no samples"
 				}
 				if p.Outcome.IsError() {
@@ -710,7 +710,7 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 
 // foreignText is a sample's foreign share for its tooltip, "" when the
 // watch did not tell.
-func foreignText(s stats.Sample) string {
+func foreignText(s rundoc.Sample) string {
 	if s.Foreign == nil {
 		return ""
 	}
@@ -732,7 +732,7 @@ const (
 	rowHeight   = 22.0
 )
 
-func comparisonView(c Comparison) htmlComparison {
+func comparisonView(c rundoc.Comparison) htmlComparison {
 	v := htmlComparison{Old: sideLabel(c.Old), New: sideLabel(c.New)}
 	k := c.Knobs
 	design := "independent processes, hierarchical bootstrap"
@@ -752,13 +752,13 @@ func comparisonView(c Comparison) htmlComparison {
 		metrics = appendNew(metrics, r.Metric)
 	}
 	for _, m := range metrics {
-		if m == MetricTime || hasInterval(c, m) {
+		if m == rundoc.MetricTime || hasInterval(c, m) {
 			v.Forests = append(v.Forests, htmlForest{Metric: m, SVG: forestSVG(c, m)})
 		}
 	}
 	for _, r := range c.Rows {
 		row := htmlCompareRow{Identity: r.Package + " " + r.Name, Metric: r.Metric,
-			Old: formatCenter(r.Metric, r.Old), New: formatCenter(r.Metric, r.New), Change: dash, Interval: dash, P: dash, Verdict: r.Verdict}
+			Old: formatCenter(r.Metric, r.Old), New: formatCenter(r.Metric, r.New), Change: dash, Interval: dash, P: dash, Verdict: string(r.Verdict)}
 		if r.Ratio != nil {
 			row.Change = formatChange(*r.Ratio)
 		}
@@ -781,7 +781,7 @@ func comparisonView(c Comparison) htmlComparison {
 
 // hasInterval reports whether some row of metric m has a ratio interval:
 // a forest of exact comparisons only would show no uncertainty.
-func hasInterval(c Comparison, m string) bool {
+func hasInterval(c rundoc.Comparison, m string) bool {
 	for _, r := range c.Rows {
 		if r.Metric == m && r.Ratio != nil && r.Low != nil && r.High != nil {
 			return true
@@ -794,14 +794,14 @@ func hasInterval(c Comparison, m string) bool {
 // (rows without one last, in their order): the ratio as a verdict marker
 // with its interval, on a log axis, over the threshold band and a line at
 // 1.
-func forestSVG(c Comparison, m string) template.HTML {
-	var rows []ComparisonRow
+func forestSVG(c rundoc.Comparison, m string) template.HTML {
+	var rows []rundoc.ComparisonRow
 	for _, r := range c.Rows {
 		if r.Metric == m {
 			rows = append(rows, r)
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b ComparisonRow) int {
+	slices.SortStableFunc(rows, func(a, b rundoc.ComparisonRow) int {
 		switch {
 		case a.Ratio == nil && b.Ratio == nil:
 			return 0
@@ -850,26 +850,26 @@ func forestSVG(c Comparison, m string) template.HTML {
 		// Only time rows are g.forest-row: the hook counts one per sec/op
 		// comparison row, whatever other forests the page draws.
 		cls := "forest-row"
-		if m != MetricTime {
+		if m != rundoc.MetricTime {
 			cls = "forest-row-metric"
 		}
-		b.f(`<g class="`, cls, `" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(r.Verdict), `">`)
+		b.f(`<g class="`, cls, `" data-identity="`, esc(r.Package+" "+r.Name), `" data-verdict="`, esc(string(r.Verdict)), `">`)
 		// The package is left out of the label for room; the hover title
 		// and the table below name it.
 		b.f(`<g><title>`, esc(r.Package+" "+r.Name), `</title>`)
 		b.text(forestName, mid+4, "end", "lane", cutRunes(r.Name, 44))
 		b.f(`</g>`)
-		text := r.Verdict
+		text := string(r.Verdict)
 		if r.Ratio != nil && isFinite(*r.Ratio) && *r.Ratio > 0 {
 			if r.Low != nil && r.High != nil && *r.Low > 0 && *r.High > 0 {
 				b.line(a.pos(*r.Low), mid, a.pos(*r.High), mid, "ci")
 				b.line(a.pos(*r.Low), mid-4, a.pos(*r.Low), mid+4, "ci")
 				b.line(a.pos(*r.High), mid-4, a.pos(*r.High), mid+4, "ci")
 			}
-			b.f(`<g><title>`, esc(r.Package+" "+r.Name+": "+ratioLabel(*r.Ratio)+" "+r.Verdict), `</title>`)
+			b.f(`<g><title>`, esc(r.Package+" "+r.Name+": "+ratioLabel(*r.Ratio)+" "+string(r.Verdict)), `</title>`)
 			b.marker(r.Verdict, a.pos(*r.Ratio), mid)
 			b.f(`</g>`)
-			text = formatChange(*r.Ratio) + " " + r.Verdict
+			text = formatChange(*r.Ratio) + " " + string(r.Verdict)
 		} else {
 			// No marker: the verdict in text, the note (which may be
 			// long) on hover and in the table's notes.
@@ -877,7 +877,7 @@ func forestSVG(c Comparison, m string) template.HTML {
 				b.f(`<g><title>`, esc(r.Note), `</title>`)
 			}
 			b.cross(forestPlot0+8, mid, 4, "fail")
-			b.text(forestPlot0+18, mid+4, "start", "failtext", r.Verdict+": no ratio")
+			b.text(forestPlot0+18, mid+4, "start", "failtext", string(r.Verdict)+": no ratio")
 			if r.Note != "" {
 				b.f(`</g>`)
 			}
@@ -902,19 +902,19 @@ const (
 // windowSegments are the drawn components of a window, in order.
 var windowSegments = []struct {
 	class, name string
-	get         func(WindowSummary) *WindowStat
+	get         func(rundoc.WindowSummary) *rundoc.WindowStat
 }{
-	{"seg-user", "on-CPU user", func(s WindowSummary) *WindowStat { return s.OnCPUUserNs }},
-	{"seg-kernel", "on-CPU kernel", func(s WindowSummary) *WindowStat { return s.OnCPUKernelNs }},
-	{"seg-runqueue", "run queue", func(s WindowSummary) *WindowStat { return s.OffCPURunqueueNs }},
-	{"seg-disk", "disk wait", func(s WindowSummary) *WindowStat { return s.OffCPUDiskNs }},
-	{"seg-other", "other off-CPU", func(s WindowSummary) *WindowStat { return s.OffCPUOtherNs }},
+	{"seg-user", "on-CPU user", func(s rundoc.WindowSummary) *rundoc.WindowStat { return s.OnCPUUserNs }},
+	{"seg-kernel", "on-CPU kernel", func(s rundoc.WindowSummary) *rundoc.WindowStat { return s.OnCPUKernelNs }},
+	{"seg-runqueue", "run queue", func(s rundoc.WindowSummary) *rundoc.WindowStat { return s.OffCPURunqueueNs }},
+	{"seg-disk", "disk wait", func(s rundoc.WindowSummary) *rundoc.WindowStat { return s.OffCPUDiskNs }},
+	{"seg-other", "other off-CPU", func(s rundoc.WindowSummary) *rundoc.WindowStat { return s.OffCPUOtherNs }},
 }
 
 // windowsView draws one bar per window, each scaled to its own median wall
 // (windows differ by orders of magnitude, so one shared axis would hide
 // the short ones), and tabulates every value.
-func windowsView(sums []WindowSummary) *htmlWindows {
+func windowsView(sums []rundoc.WindowSummary) *htmlWindows {
 	v := &htmlWindows{}
 	height := 8 + float64(len(sums))*winRow + 8
 	var b svgBuilder
@@ -922,7 +922,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 		`" role="img" aria-label="where each window's wall-clock time went">`)
 	y := 8.0
 	for _, s := range sums {
-		name := summaryName(s)
+		name := s.LocalName()
 		mid := y + winRow/2
 		b.f(`<g class="window" data-window="`, esc(s.Package+" "+s.Workload+" "+s.Name), `" data-scope="`, esc(s.Scope), `">`)
 		b.label(winName, mid+4, "end", "lane", name, 40)
@@ -935,7 +935,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 				why = "skipped: " + firstLine(*s.Skipped)
 			}
 			b.label(winBar0, mid+4, "start", "failtext", why, 90)
-		case s.Scope == ScopeMixed || s.Scope == ScopeWallOnly:
+		case s.Scope == rundoc.ScopeMixed || s.Scope == rundoc.ScopeWallOnly:
 			b.rect(winBar0, mid-7, winBar1-winBar0, 14, "seg-wall", "wall "+formatDuration(s.WallNs.Median)+": "+scopeText(s.Scope))
 			b.text(winBar1+8, mid+4, "start", "", "wall "+formatDuration(s.WallNs.Median)+spreadText(s.WallNs)+" · "+s.Scope+": wall only")
 		default:
@@ -969,7 +969,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 	b.f(`</svg>`)
 	v.SVG = template.HTML(b.String())
 	for _, s := range sums {
-		row := htmlWindowRow{Name: s.Package + " " + summaryName(s),
+		row := htmlWindowRow{Name: s.Package + " " + s.LocalName(),
 			Processes: strconv.Itoa(s.Processes) + unmeasuredSuffix(s.Unmeasured),
 			Scope:     orDash(s.Scope), Wall: statCell(s.WallNs), Spread: dash,
 			User: statCell(s.OnCPUUserNs), Kernel: statCell(s.OnCPUKernelNs), Runqueue: statCell(s.OffCPURunqueueNs),
@@ -992,7 +992,7 @@ func windowsView(sums []WindowSummary) *htmlWindows {
 	return v
 }
 
-func unavailableComponent(s WindowSummary) bool {
+func unavailableComponent(s rundoc.WindowSummary) bool {
 	for _, seg := range windowSegments {
 		if seg.get(s) == nil {
 			return true
@@ -1001,7 +1001,7 @@ func unavailableComponent(s WindowSummary) bool {
 	return false
 }
 
-func spreadText(st *WindowStat) string {
+func spreadText(st *rundoc.WindowStat) string {
 	if st == nil || st.Spread == nil {
 		return ""
 	}
@@ -1017,7 +1017,7 @@ func unmeasuredSuffix(n int) string {
 
 // regimesText lists the page-cache regimes: requested → achieved, with the
 // processes of each.
-func regimesText(rs []WindowRegimeCount) string {
+func regimesText(rs []rundoc.WindowRegimeCount) string {
 	var parts []string
 	for _, r := range rs {
 		s := r.Requested

@@ -17,6 +17,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // esc escapes text for an element's content or a quoted attribute.
@@ -190,7 +192,7 @@ func ratioLabel(v float64) string {
 
 // marker draws a verdict's marker centred at (x, y): the shape and fill
 // carry the verdict, so it reads in grayscale too.
-func (b *svgBuilder) marker(verdict string, x, y float64) {
+func (b *svgBuilder) marker(verdict rundoc.Verdict, x, y float64) {
 	cls := `class="mk mk-` + verdictClass(verdict) + `"`
 	switch verdictShape(verdict) {
 	case "down":
@@ -213,15 +215,15 @@ func (b *svgBuilder) cross(x, y, r float64, class string) {
 // verdictShape is the marker shape of a verdict: down for better-or-less,
 // up for worse-or-more, a hollow circle for no difference, a hollow
 // diamond for undecided, a cross for no ratio.
-func verdictShape(v string) string {
+func verdictShape(v rundoc.Verdict) string {
 	switch v {
-	case VerdictFaster, VerdictDecreased:
+	case rundoc.VerdictFaster, rundoc.VerdictDecreased:
 		return "down"
-	case VerdictSlower, VerdictIncreased:
+	case rundoc.VerdictSlower, rundoc.VerdictIncreased:
 		return "up"
-	case VerdictEquivalent, VerdictSame, VerdictWithinNoise:
+	case rundoc.VerdictEquivalent, rundoc.VerdictSame, rundoc.VerdictWithinNoise:
 		return "circle"
-	case VerdictInconclusive:
+	case rundoc.VerdictInconclusive:
 		return "diamond"
 	}
 	return "cross"
@@ -231,11 +233,11 @@ func verdictShape(v string) string {
 // and decreased are neutral: whether more is better depends on the metric
 // (more MB/s is, more B/op is not), so only faster and slower are colored
 // good and bad.
-func verdictClass(v string) string {
+func verdictClass(v rundoc.Verdict) string {
 	switch v {
-	case VerdictIncreased:
+	case rundoc.VerdictIncreased:
 		return "inc"
-	case VerdictDecreased:
+	case rundoc.VerdictDecreased:
 		return "dec"
 	}
 	switch verdictShape(v) {

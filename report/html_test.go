@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // renderHTML renders r and fails the test on an error.
@@ -70,70 +74,70 @@ func skeleton(page string) string {
 
 // htmlComparisonFixture is comparisonFixture with an inconclusive and a
 // faster row, so that every marker shape is drawn.
-func htmlComparisonFixture() Comparison {
-	c := comparisonFixture()
+func htmlComparisonFixture() rundoc.Comparison {
+	c := rundoctest.ComparisonFixture()
 	c.Rows = append(c.Rows,
-		ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: MetricTime,
-			Old: &ComparedValue{Center: fptr(200), Processes: 5}, New: &ComparedValue{Center: fptr(150), Processes: 5},
-			Ratio: fptr(0.75), Low: fptr(0.7), High: fptr(0.8), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictFaster},
-		ComparisonRow{Package: "example.com/p", Name: "BenchmarkUnsure", Metric: MetricTime,
-			Old: &ComparedValue{Center: fptr(200), Processes: 5}, New: &ComparedValue{Center: fptr(204), Processes: 5},
-			Ratio: fptr(1.02), Low: fptr(0.97), High: fptr(1.08), Confidence: fptr(0.95), P: fptr(0.3), Verdict: VerdictInconclusive},
-		ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "MB/s",
-			Old: &ComparedValue{Center: fptr(100), Processes: 5}, New: &ComparedValue{Center: fptr(133), Processes: 5},
-			Ratio: fptr(1.33), Low: fptr(1.25), High: fptr(1.4), Confidence: fptr(0.95), P: fptr(0.001), Verdict: VerdictIncreased})
-	c.Mismatches = []FieldDiff{{Field: "cpu", Old: "cpu", New: "other cpu"}}
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: rundoc.MetricTime,
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(200), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(150), Processes: 5},
+			Ratio: rundoctest.Fptr(0.75), Low: rundoctest.Fptr(0.7), High: rundoctest.Fptr(0.8), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.001), Verdict: rundoc.VerdictFaster},
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkUnsure", Metric: rundoc.MetricTime,
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(200), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(204), Processes: 5},
+			Ratio: rundoctest.Fptr(1.02), Low: rundoctest.Fptr(0.97), High: rundoctest.Fptr(1.08), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.3), Verdict: rundoc.VerdictInconclusive},
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "MB/s",
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(100), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(133), Processes: 5},
+			Ratio: rundoctest.Fptr(1.33), Low: rundoctest.Fptr(1.25), High: rundoctest.Fptr(1.4), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.001), Verdict: rundoc.VerdictIncreased})
+	c.Mismatches = []rundoc.FieldDiff{{Field: "cpu", Old: "cpu", New: "other cpu"}}
 	return c
 }
 
-// olderGreen is greenDoc measured a little slower: the OLD run of a
+// olderGreen is GreenDoc measured a little slower: the OLD run of a
 // compare.
-func olderGreen() *Document {
-	d := greenDoc()
-	d.Rows[0] = benchRow(d.Rows[0].Package, d.Rows[0].Name,
-		samples(1000, u64(1024), u64(2), nil, 1300, 1310, 1290),
-		samples(1000, u64(1024), u64(2), nil, 1320, 1330, 1315))
+func olderGreen() *rundoc.Document {
+	d := rundoctest.GreenDoc()
+	d.Rows[0] = rundoctest.BenchRow(d.Rows[0].Package, d.Rows[0].Name,
+		rundoctest.SamplesOf(1000, rundoctest.U64(1024), rundoctest.U64(2), nil, 1300, 1310, 1290),
+		rundoctest.SamplesOf(1000, rundoctest.U64(1024), rundoctest.U64(2), nil, 1320, 1330, 1315))
 	return &d
 }
 
 // againstDoc is a run with --against: each identity measured by the
 // working tree and revision v1.0.
-func againstDoc() *Document {
-	d := greenDoc()
-	var rows []Row
+func againstDoc() *rundoc.Document {
+	d := rundoctest.GreenDoc()
+	var rows []rundoc.Row
 	for _, r := range d.Rows {
 		old := r
 		old.Build = "v1.0"
 		rows = append(rows, old, r)
 	}
 	d.Rows = rows
-	d.Comparisons = []Comparison{comparisonFixture()}
+	d.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
 	return &d
 }
 
 // hostileDoc has a name that is markup, a failed process among good
 // ones, a short sample and a failure output holding markup.
-func hostileDoc() *Document {
-	d := errorDoc()
-	r := benchRow("example.com/x", "BenchmarkX/<script>alert(1)</script>",
-		samples(100, nil, nil, nil, 1000, 1010),
-		samples(100, nil, nil, nil, 1020, 1030))
+func hostileDoc() *rundoc.Document {
+	d := rundoctest.ErrorDoc()
+	r := rundoctest.BenchRow("example.com/x", "BenchmarkX/<script>alert(1)</script>",
+		rundoctest.SamplesOf(100, nil, nil, nil, 1000, 1010),
+		rundoctest.SamplesOf(100, nil, nil, nil, 1020, 1030))
 	r.Processes[1].Samples[0].Short = true
 	r.Summary.ShortSamples = 1
-	r.Processes = append(r.Processes, ProcessResult{Index: 2, Outcome: "signal", Error: str("killed by SIGSEGV <b>")})
-	r.Outcome, r.Error, r.Output = "signal", str("killed by SIGSEGV <b>"), "</pre><script>x()</script>"
+	r.Processes = append(r.Processes, rundoc.ProcessResult{Index: 2, Outcome: "signal", Error: rundoctest.Str("killed by SIGSEGV <b>")})
+	r.Outcome, r.Error, r.Output = "signal", rundoctest.Str("killed by SIGSEGV <b>"), "</pre><script>x()</script>"
 	r.Notes = []string{"a process it started still held stdout <i>"}
 	d.Rows = append(d.Rows, r)
 	return &d
 }
 
-func windowsHTMLDoc() *Document {
-	d := windowDoc()
-	d.WindowSummaries = windowSummaries()
+func windowsHTMLDoc() *rundoc.Document {
+	d := rundoctest.WindowDoc()
+	d.WindowSummaries = rundoctest.WindowSummaryList()
 	// One mixed-scope window: only its wall is drawn.
-	d.WindowSummaries = append(d.WindowSummaries, WindowSummary{Package: "github.com/acme/shop/ingest", Workload: "BenchmarkMixed",
-		Name: "BenchmarkMixed", Processes: 2, Reps: 1, Scope: ScopeMixed,
-		WallNs: &WindowStat{Median: 1000, Min: 900, Max: 1100}, Note: "proc 1: scope process"})
+	d.WindowSummaries = append(d.WindowSummaries, rundoc.WindowSummary{Package: "github.com/acme/shop/ingest", Workload: "BenchmarkMixed",
+		Name: "BenchmarkMixed", Processes: 2, Reps: 1, Scope: rundoc.ScopeMixed,
+		WallNs: &rundoc.WindowStat{Median: 1000, Min: 900, Max: 1100}, Note: "proc 1: scope process"})
 	return &d
 }
 
@@ -141,7 +145,7 @@ func htmlCases() []struct {
 	name string
 	r    HTMLReport
 } {
-	green, errs, counted, tests := greenDoc(), errorDoc(), countedDoc(), testDoc()
+	green, errs, counted, tests := rundoctest.GreenDoc(), rundoctest.ErrorDoc(), rundoctest.CountedDoc(), rundoctest.TestsDoc()
 	return []struct {
 		name string
 		r    HTMLReport
@@ -151,8 +155,8 @@ func htmlCases() []struct {
 		{"counted", HTMLReport{Run: &counted}},
 		{"tests", HTMLReport{Run: &tests}},
 		{"windows", HTMLReport{Run: windowsHTMLDoc()}},
-		{"compare", HTMLReport{Run: &green, Old: olderGreen(), Comparisons: []Comparison{htmlComparisonFixture()}}},
-		{"against", HTMLReport{Run: againstDoc(), Comparisons: []Comparison{comparisonFixture()}, Title: "against v1.0"}},
+		{"compare", HTMLReport{Run: &green, Old: olderGreen(), Comparisons: []rundoc.Comparison{htmlComparisonFixture()}}},
+		{"against", HTMLReport{Run: againstDoc(), Comparisons: []rundoc.Comparison{rundoctest.ComparisonFixture()}, Title: "against v1.0"}},
 		{"hostile", HTMLReport{Run: hostileDoc()}},
 		{"hygiene", HTMLReport{Run: hygieneDoc()}},
 	}
@@ -162,7 +166,7 @@ func TestWriteHTMLSkeleton(t *testing.T) {
 	for _, tt := range htmlCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, tt.r)
-			golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
+			Golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
 			assert.Equal(t, page, renderHTML(t, tt.r), "the same input gives the same bytes")
 		})
 	}
@@ -188,7 +192,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 // TestWriteHTMLHooks checks the hooks the browser test relies on against
 // the documents: one strip plot per identity with one process group per
 // process of every row drawn, one forest row per time comparison row and
-// one window group per summary.
+// One window group per summary.
 func TestWriteHTMLHooks(t *testing.T) {
 	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" data-identity="([^"]*)">(.*?)</section>`)
 	for _, tt := range htmlCases() {
@@ -196,12 +200,12 @@ func TestWriteHTMLHooks(t *testing.T) {
 			page := renderHTML(t, tt.r)
 			want := map[string]int{}
 			var order []string
-			count := func(d *Document) {
+			count := func(d *rundoc.Document) {
 				if d == nil {
 					return
 				}
 				for _, r := range d.Rows {
-					if r.Kind == KindBenchmark && d.Meta.Mode != ModeTest {
+					if r.Kind == rundoc.KindBenchmark && d.Meta.Mode != rundoc.ModeTest {
 						id := esc(r.Package + " " + r.Name)
 						if _, ok := want[id]; !ok {
 							order = append(order, id)
@@ -221,7 +225,7 @@ func TestWriteHTMLHooks(t *testing.T) {
 				assert.Equal(t, want[id], strings.Count(body, `<g class="process" `), "%s: one group per process", id)
 			}
 
-			comps := append([]Comparison(nil), tt.r.Comparisons...)
+			comps := append([]rundoc.Comparison(nil), tt.r.Comparisons...)
 			for _, c := range tt.r.Run.Comparisons {
 				dup := false
 				for _, d := range comps {
@@ -235,7 +239,7 @@ func TestWriteHTMLHooks(t *testing.T) {
 			timeRows := 0
 			for _, c := range comps {
 				for _, r := range c.Rows {
-					if r.Metric == MetricTime {
+					if r.Metric == rundoc.MetricTime {
 						timeRows++
 					}
 				}
@@ -286,7 +290,7 @@ func TestWriteHTMLUnavailableNotZero(t *testing.T) {
 			drawn := strings.Contains(body, `class="`+seg.class+`"`)
 			st := seg.get(s)
 			switch {
-			case s.WallNs == nil || s.Scope == ScopeMixed || s.Scope == ScopeWallOnly:
+			case s.WallNs == nil || s.Scope == rundoc.ScopeMixed || s.Scope == rundoc.ScopeWallOnly:
 				assert.False(t, drawn, "%s: %s drawn for a window without components", id, seg.class)
 			case st == nil:
 				assert.False(t, drawn, "%s: unavailable %s drawn", id, seg.class)
@@ -294,7 +298,7 @@ func TestWriteHTMLUnavailableNotZero(t *testing.T) {
 				assert.True(t, drawn, "%s: %s missing", id, seg.class)
 			}
 		}
-		if s.Scope == ScopeMixed {
+		if s.Scope == rundoc.ScopeMixed {
 			assert.Contains(t, body, `seg-wall`, "a mixed window draws its wall")
 		}
 	}
@@ -331,50 +335,50 @@ func TestWriteHTMLAxis(t *testing.T) {
 // TestWriteHTMLDemo renders a real run document of the demo, trimmed to
 // two identities and kept in testdata, and checks its hooks.
 func TestWriteHTMLDemo(t *testing.T) {
-	b, err := os.ReadFile("testdata/html/demo-run.json")
+	b, err := os.ReadFile(filepath.Join("..", "rundoc", "testdata", "demo-run.json")) // the model's sample run
 	require.NoError(t, err)
-	var d Document
+	var d rundoc.Document
 	require.NoError(t, json.Unmarshal(b, &d))
 	page := renderHTML(t, HTMLReport{Run: &d})
 	for _, r := range d.Rows {
-		if r.Kind == KindBenchmark {
+		if r.Kind == rundoc.KindBenchmark {
 			assert.Contains(t, page, `<section class="benchmark" data-identity="`+esc(r.Package+" "+r.Name)+`">`)
 		}
 	}
 	assert.Equal(t, len(d.WindowSummaries), strings.Count(page, `<g class="window" `))
-	golden(t, "html/demo.skeleton", []byte(skeleton(page)))
+	Golden(t, "html/demo.skeleton", []byte(skeleton(page)))
 }
 
 // TestWriteHTMLForestMarkers checks that each verdict is drawn with its own
 // shape, and that a row without a ratio has no marker on the axis.
 func TestWriteHTMLForestMarkers(t *testing.T) {
-	green := greenDoc()
-	page := renderHTML(t, HTMLReport{Run: &green, Comparisons: []Comparison{htmlComparisonFixture()}})
+	green := rundoctest.GreenDoc()
+	page := renderHTML(t, HTMLReport{Run: &green, Comparisons: []rundoc.Comparison{htmlComparisonFixture()}})
 	rowRe := regexp.MustCompile(`(?s)<g class="forest-row(?:-metric)?" data-identity="[^"]*" data-verdict="([^"]*)">(.*?)<text[^>]*class="verdict`)
 	seen := map[string]bool{}
 	for _, m := range rowRe.FindAllStringSubmatch(page, -1) {
 		verdict, body := m[1], m[2]
 		seen[verdict] = true
-		switch verdict {
-		case VerdictFaster:
+		switch rundoc.Verdict(verdict) {
+		case rundoc.VerdictFaster:
 			assert.Contains(t, body, `class="mk mk-down"`)
-		case VerdictSlower:
+		case rundoc.VerdictSlower:
 			assert.Contains(t, body, `class="mk mk-up"`)
-		case VerdictDecreased:
+		case rundoc.VerdictDecreased:
 			assert.Contains(t, body, `class="mk mk-dec"`)
-		case VerdictIncreased:
+		case rundoc.VerdictIncreased:
 			assert.Contains(t, body, `class="mk mk-inc"`)
-		case VerdictEquivalent, VerdictSame, VerdictWithinNoise:
+		case rundoc.VerdictEquivalent, rundoc.VerdictSame, rundoc.VerdictWithinNoise:
 			assert.Contains(t, body, `<circle class="mk mk-same"`)
-		case VerdictInconclusive:
+		case rundoc.VerdictInconclusive:
 			assert.Contains(t, body, `class="mk mk-unsure"`)
 		default:
 			assert.NotContains(t, body, `class="mk `, "%s: no marker on the axis", verdict)
 			assert.Contains(t, body, verdict+": no ratio")
 		}
 	}
-	for _, v := range []string{VerdictFaster, VerdictSlower, VerdictEquivalent, VerdictInconclusive, VerdictFailed, VerdictOnlyOld, VerdictIncreased} {
-		assert.True(t, seen[v], "a forest row with verdict %s", v)
+	for _, v := range []rundoc.Verdict{rundoc.VerdictFaster, rundoc.VerdictSlower, rundoc.VerdictEquivalent, rundoc.VerdictInconclusive, rundoc.VerdictFailed, rundoc.VerdictOnlyOld, rundoc.VerdictIncreased} {
+		assert.True(t, seen[string(v)], "a forest row with verdict %s", v)
 	}
 }
 
@@ -390,8 +394,8 @@ func TestWriteHTMLStripAxis(t *testing.T) {
 		{"wide", []float64{100, 900, 5000}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := greenDoc()
-			d.Rows = []Row{benchRow("example.com/p", "BenchmarkX", samples(10, nil, nil, nil, tt.ns...), samples(10, nil, nil, nil, tt.ns...))}
+			d := rundoctest.GreenDoc()
+			d.Rows = []rundoc.Row{rundoctest.BenchRow("example.com/p", "BenchmarkX", rundoctest.SamplesOf(10, nil, nil, nil, tt.ns...), rundoctest.SamplesOf(10, nil, nil, nil, tt.ns...))}
 			page := renderHTML(t, HTMLReport{Run: &d})
 			assert.Equal(t, tt.log, strings.Contains(page, "ns/op (log axis"), "log axis")
 			assert.Equal(t, !tt.log, strings.Contains(page, "ns/op (linear axis)"), "linear axis")
@@ -399,35 +403,35 @@ func TestWriteHTMLStripAxis(t *testing.T) {
 	}
 }
 
-// hygieneDoc is greenDoc run with every host hygiene measure of #15: a
+// hygieneDoc is GreenDoc run with every host hygiene measure of #15: a
 // placement with unreserved SMT siblings, one shard of four, a passed
 // quiescence preflight, a claim that waited, and the interference watch
 // in retake mode. Its first benchmark had to repair itself (two samples
 // retaken in process 0, one disturbed sample kept in process 1: the
 // budget ran out there); its second was watched and saw nothing; the
 // others were not watched.
-func hygieneDoc() *Document {
-	d := greenDoc()
-	d.Meta.Placement = &Placement{CPUs: "0-1", UnreservedSiblings: "8-9", Note: "children's GOMAXPROCS follows the affinity: 2"}
-	d.Meta.Shard = &ShardInfo{Index: 2, Count: 4, Method: "hash", Functions: 3}
-	d.Meta.Quiescence = &Quiescence{MaxAverage: 0.2, MaxCore: 0.5, StableNs: 1e9, TimeoutNs: 60e9, WaitedNs: 1_234_000_000, Polls: 12,
-		StableAverage: f64(0.04), StableBusiest: f64(0.11), StableBusiestCPU: new(1)}
-	d.Meta.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-1", WaitedNs: 3_400_000_000,
+func hygieneDoc() *rundoc.Document {
+	d := rundoctest.GreenDoc()
+	d.Meta.Placement = &rundoc.Placement{CPUs: "0-1", UnreservedSiblings: "8-9", Note: "children's GOMAXPROCS follows the affinity: 2"}
+	d.Meta.Shard = &rundoc.ShardInfo{Index: 2, Count: 4, Method: "hash", Functions: 3}
+	d.Meta.Quiescence = &rundoc.Quiescence{MaxAverage: 0.2, MaxCore: 0.5, StableNs: 1e9, TimeoutNs: 60e9, WaitedNs: 1_234_000_000, Polls: 12,
+		StableAverage: rundoctest.F64(0.04), StableBusiest: rundoctest.F64(0.11), StableBusiestCPU: new(1)}
+	d.Meta.Claim = &rundoc.HostClaim{Dir: "/run/benchsup", CPUs: "0-1", WaitedNs: 3_400_000_000,
 		WaitedFor: []string{"cpu1 is held by pid 123 on build7 since 2026-03-01T11:59:00Z (benchsup run ./...)"}}
-	d.Meta.Interference = &InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: InterferenceScope}
+	d.Meta.Interference = &rundoc.InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: rundoc.InterferenceScope}
 
-	watch := func(r *Row, foreign ...[]float64) {
+	watch := func(r *rundoc.Row, foreign ...[]float64) {
 		for i := range r.Processes {
 			p := &r.Processes[i]
-			p.Interference = &ProcessInterference{Samples: len(p.Samples)}
+			p.Interference = &rundoc.ProcessInterference{Samples: len(p.Samples)}
 			for j := range p.Samples {
-				p.Samples[j].Foreign = f64(foreign[i][j])
+				p.Samples[j].Foreign = rundoctest.F64(foreign[i][j])
 				if foreign[i][j] > 0.1 {
 					p.Samples[j].Disturbed = true
 					p.Interference.Disturbed++
 				}
 				if m := p.Interference.MaxForeign; m == nil || foreign[i][j] > *m {
-					p.Interference.MaxForeign = f64(foreign[i][j])
+					p.Interference.MaxForeign = rundoctest.F64(foreign[i][j])
 				}
 			}
 		}
@@ -435,39 +439,39 @@ func hygieneDoc() *Document {
 	enc := &d.Rows[0]
 	watch(enc, []float64{0.01, 0.02, 0.01}, []float64{0.03, 0.02, 0.35}, []float64{0.01, 0.01, 0.02})
 	enc.Processes[1].Interference.BudgetExhausted = true
-	retaken := samples(1000, u64(1024), u64(2), nil, 1890, 2410)
-	retaken[0].Foreign, retaken[0].Disturbed = f64(0.42), true
-	retaken[1].Foreign, retaken[1].Disturbed = f64(0.6), true
+	retaken := rundoctest.SamplesOf(1000, rundoctest.U64(1024), rundoctest.U64(2), nil, 1890, 2410)
+	retaken[0].Foreign, retaken[0].Disturbed = rundoctest.F64(0.42), true
+	retaken[1].Foreign, retaken[1].Disturbed = rundoctest.F64(0.6), true
 	p0 := &enc.Processes[0]
 	p0.Retaken = retaken
 	p0.Interference.Samples += 2
 	p0.Interference.Disturbed += 2
 	p0.Interference.Retakes = 2
-	p0.Interference.MaxForeign = f64(0.6)
-	enc.Interference = SumInterference(enc.Processes)
+	p0.Interference.MaxForeign = rundoctest.F64(0.6)
+	enc.Interference = rundoc.SumInterference(enc.Processes)
 	enc.Notes = append(enc.Notes, enc.Interference.Note())
 
 	dec := &d.Rows[1]
 	watch(dec, []float64{0.01, 0.02, 0.03}, []float64{0.02, 0.01, 0.02}, []float64{0.01, 0.04, 0.02})
-	dec.Interference = SumInterference(dec.Processes)
+	dec.Interference = rundoc.SumInterference(dec.Processes)
 	return &d
 }
 
 // TestHygieneLines pins each header line of the host hygiene fields, one
 // line each, and that a document without them has none.
 func TestHygieneLines(t *testing.T) {
-	merged := greenDoc().Meta
-	merged.Shard = &ShardInfo{Count: 4, Method: "balanced", Merged: []MergedPart{
+	merged := rundoctest.GreenDoc().Meta
+	merged.Shard = &rundoc.ShardInfo{Count: 4, Method: "balanced", Merged: []rundoc.MergedPart{
 		{Index: 1, Hostname: "a"}, {Index: 2, Hostname: "b"}, {Index: 3, Hostname: "a"}, {Index: 4, Hostname: "b"}}}
-	merged.Claim = &HostClaim{Dir: "/run/benchsup", CPUs: "0-7", MachineWide: true}
-	merged.Quiescence = &Quiescence{MaxAverage: 0.125, MaxCore: 0.5, StableNs: 2e9, CPUs: "2-3", WaitedNs: 2e9, Note: "SMT siblings unknown"}
-	merged.Interference = &InterferencePolicy{Response: "pause", MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 5e8, PauseMaxNs: 3e10}
+	merged.Claim = &rundoc.HostClaim{Dir: "/run/benchsup", CPUs: "0-7", MachineWide: true}
+	merged.Quiescence = &rundoc.Quiescence{MaxAverage: 0.125, MaxCore: 0.5, StableNs: 2e9, CPUs: "2-3", WaitedNs: 2e9, Note: "SMT siblings unknown"}
+	merged.Interference = &rundoc.InterferencePolicy{Response: "pause", MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 5e8, PauseMaxNs: 3e10}
 	tests := []struct {
 		name string
-		meta Meta
+		meta rundoc.Meta
 		want []string
 	}{
-		{"none", greenDoc().Meta, nil},
+		{"none", rundoctest.GreenDoc().Meta, nil},
 		{"all", hygieneDoc().Meta, []string{
 			"placement: cpus 0-1 (children's GOMAXPROCS follows the affinity: 2); SMT siblings 8-9 not reserved",
 			"shard: 2/4 by hash, 3 functions",
@@ -500,7 +504,7 @@ func TestWriteTableHygiene(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, *hygieneDoc(), TableOptions{}))
 	out := buf.String()
-	golden(t, "hygiene.table", buf.Bytes())
+	Golden(t, "hygiene.table", buf.Bytes())
 	lines := strings.Split(out, "\n")
 	require.Greater(t, len(lines), 7)
 	assert.True(t, strings.HasPrefix(lines[1], "containment: "))
@@ -567,21 +571,21 @@ func TestWriteHTMLHygiene(t *testing.T) {
 func TestHTMLRepairCallout(t *testing.T) {
 	tests := []struct {
 		name       string
-		in         *RowInterference
+		in         *rundoc.RowInterference
 		repair     string // prefix of the callout; "" for none
 		watchParts []string
 	}{
 		{"unwatched", nil, "", nil},
-		{"quiet", &RowInterference{Samples: 9, MaxForeign: f64(0.02)}, "", []string{"9 samples watched, 0 disturbed", "max 2% foreign CPU"}},
-		{"too short to tell", &RowInterference{Samples: 9, TooShort: 9}, "", []string{"foreign CPU — (no sample window long enough to tell)", "9 too short to judge"}},
-		{"retaken", &RowInterference{Samples: 11, Disturbed: 2, Retakes: 2, MaxForeign: f64(0.5)}, "had to repair itself: 2 of 11 samples disturbed", []string{"2 retaken"}},
-		{"paused", &RowInterference{Samples: 9, Disturbed: 1, Pauses: 1, PausedNs: 2e9, MaxForeign: f64(0.3)}, "had to repair itself: ", []string{"1 pause (2.000s)"}},
-		{"observed", &RowInterference{Samples: 9, Disturbed: 3, MaxForeign: f64(0.3)}, "disturbed by foreign load: 3 of 9 samples disturbed", []string{"3 disturbed, 0 retaken"}},
-		{"not watched", &RowInterference{Problem: "no /proc/stat"}, "interference watch: not watched: no /proc/stat", []string{"— (not watched: no /proc/stat)"}},
+		{"quiet", &rundoc.RowInterference{Samples: 9, MaxForeign: rundoctest.F64(0.02)}, "", []string{"9 samples watched, 0 disturbed", "max 2% foreign CPU"}},
+		{"too short to tell", &rundoc.RowInterference{Samples: 9, TooShort: 9}, "", []string{"foreign CPU — (no sample window long enough to tell)", "9 too short to judge"}},
+		{"retaken", &rundoc.RowInterference{Samples: 11, Disturbed: 2, Retakes: 2, MaxForeign: rundoctest.F64(0.5)}, "had to repair itself: 2 of 11 samples disturbed", []string{"2 retaken"}},
+		{"paused", &rundoc.RowInterference{Samples: 9, Disturbed: 1, Pauses: 1, PausedNs: 2e9, MaxForeign: rundoctest.F64(0.3)}, "had to repair itself: ", []string{"1 pause (2.000s)"}},
+		{"observed", &rundoc.RowInterference{Samples: 9, Disturbed: 3, MaxForeign: rundoctest.F64(0.3)}, "disturbed by foreign load: 3 of 9 samples disturbed", []string{"3 disturbed, 0 retaken"}},
+		{"not watched", &rundoc.RowInterference{Problem: "no /proc/stat"}, "interference watch: not watched: no /proc/stat", []string{"— (not watched: no /proc/stat)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := greenDoc().Rows[0]
+			r := rundoctest.GreenDoc().Rows[0]
 			r.Interference = tt.in
 			if n := tt.in.Note(); n != "" {
 				r.Notes = append(r.Notes, n)
@@ -607,7 +611,7 @@ func TestHTMLRepairCallout(t *testing.T) {
 			}
 		})
 	}
-	page := renderHTML(t, HTMLReport{Run: new(greenDoc())})
+	page := renderHTML(t, HTMLReport{Run: new(rundoctest.GreenDoc())})
 	for _, name := range []string{"shard", "quiescence", "claim", "interference"} {
 		assert.NotContains(t, page, "<td>"+name+"</td>", "a run without %s has no such fact", name)
 	}
@@ -616,7 +620,7 @@ func TestHTMLRepairCallout(t *testing.T) {
 // TestWriteHTMLLegendSides: the legend names the other build's samples
 // only where a plot draws another build.
 func TestWriteHTMLLegendSides(t *testing.T) {
-	green := greenDoc()
+	green := rundoctest.GreenDoc()
 	render := func(r HTMLReport) string {
 		var b strings.Builder
 		require.NoError(t, WriteHTML(&b, r))
@@ -630,9 +634,9 @@ func TestWriteHTMLLegendSides(t *testing.T) {
 // own status does not repeat it.
 func TestSourceFactsSayAReasonOnce(t *testing.T) {
 	why := "perf_event_open(PERF_TYPE_HARDWARE, instructions) failed with ENOENT: no PMU provides this event"
-	m := Meta{Sources: []SourceReport{
-		{Source: "perf-hw", Status: "unavailable: " + why, Absences: []SourceAbsence{{Capability: "counting", Metrics: []string{"instructions"}, Reason: why}}},
-		{Source: "perf-sw", Available: true, Absences: []SourceAbsence{{Capability: "syscalls", Metrics: []string{"syscr"}, Reason: "no tracefs"}}},
+	m := rundoc.Meta{Sources: []rundoc.SourceReport{
+		{Source: "perf-hw", Status: "unavailable: " + why, Absences: []rundoc.SourceAbsence{{Capability: "counting", Metrics: []string{"instructions"}, Reason: why}}},
+		{Source: "perf-sw", Available: true, Absences: []rundoc.SourceAbsence{{Capability: "syscalls", Metrics: []string{"syscr"}, Reason: "no tracefs"}}},
 	}}
 	got := sourceFacts(m)
 	require.Len(t, got, 2)
@@ -644,7 +648,7 @@ func TestSourceFactsSayAReasonOnce(t *testing.T) {
 // TestWriteHTMLFixedIterations: with -benchtime=Nx a sample is N
 // iterations, and the summary says so rather than the unused sample time.
 func TestWriteHTMLFixedIterations(t *testing.T) {
-	doc := greenDoc()
+	doc := rundoctest.GreenDoc()
 	doc.Meta.Knobs.Iterations = 2000
 	var b strings.Builder
 	require.NoError(t, WriteHTML(&b, HTMLReport{Run: &doc}))

@@ -8,61 +8,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
-
-func TestRowInterferenceNote(t *testing.T) {
-	tests := []struct {
-		name string
-		r    *RowInterference
-		want string
-	}{
-		{"no watch", nil, ""},
-		{"nothing happened", &RowInterference{Samples: 15, MaxForeign: f64(0.03)}, ""},
-		{"observed", &RowInterference{Samples: 15, Disturbed: 3, MaxForeign: f64(0.42)},
-			"interference: 3 of 15 samples disturbed (max 42% foreign CPU), 3 disturbed samples kept"},
-		{"retaken and paused", &RowInterference{Samples: 17, Disturbed: 3, Retakes: 2, Pauses: 1, PausedNs: 1.2e9, BudgetExhausted: 1, MaxForeign: f64(0.42)},
-			"interference: 3 of 17 samples disturbed (max 42% foreign CPU), 2 retaken, 1 pause of 1.2s, 1 disturbed sample kept; budget exhausted in 1 process"},
-		{"every disturbed retaken", &RowInterference{Samples: 7, Disturbed: 2, Retakes: 2, MaxForeign: f64(0.5)},
-			"interference: 2 of 7 samples disturbed (max 50% foreign CPU), 2 retaken"},
-		{"pause that found no quiet", &RowInterference{Samples: 5, Disturbed: 1, Pauses: 1, PausedNs: 30e9, BudgetExhausted: 1, MaxForeign: f64(0.9)},
-			"interference: 1 of 5 samples disturbed (max 90% foreign CPU), 1 pause of 30s, 1 disturbed sample kept; budget exhausted in 1 process"},
-		{"pauses", &RowInterference{Samples: 8, Disturbed: 2, Retakes: 2, Pauses: 2, PausedNs: 4.06e9, MaxForeign: f64(0.3)},
-			"interference: 2 of 8 samples disturbed (max 30% foreign CPU), 2 retaken, 2 pauses, 4.1s in all"},
-		{"unreadable host", &RowInterference{Problem: "host CPU time: open /proc/stat: no such file"},
-			"interference: not watched: host CPU time: open /proc/stat: no such file"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.r.Note())
-			assert.Equal(t, tt.want != "", tt.r.Repaired())
-		})
-	}
-}
-
-func TestSumInterference(t *testing.T) {
-	assert.Nil(t, SumInterference([]ProcessResult{{}, {}}), "no process watched: no row sum")
-	got := SumInterference([]ProcessResult{
-		{Interference: &ProcessInterference{Samples: 6, Disturbed: 1, Retakes: 1, MaxForeign: f64(0.3)}},
-		{}, // a process that failed before its result: not watched
-		{Interference: &ProcessInterference{Samples: 5, Disturbed: 2, Pauses: 2, PausedNs: 5e8, BudgetExhausted: true, TooShort: 1, MaxForeign: f64(0.6)}},
-		{Interference: &ProcessInterference{Samples: 5, Problem: "p"}},
-	})
-	require.NotNil(t, got)
-	assert.Equal(t, RowInterference{Samples: 16, Disturbed: 3, Retakes: 1, Pauses: 2, PausedNs: 5e8, BudgetExhausted: 1, TooShort: 1,
-		MaxForeign: f64(0.6), Problem: "p"}, *got)
-}
 
 // TestTableShowsInterference: a row the watch repaired says so in its n
 // cell and in the notes block; a row it watched quietly shows nothing; the
 // JSON keeps every count.
 func TestTableShowsInterference(t *testing.T) {
-	doc := greenDoc()
-	doc.Meta.Interference = &InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: InterferenceScope}
+	doc := rundoctest.GreenDoc()
+	doc.Meta.Interference = &rundoc.InterferencePolicy{Response: "retake", MaxForeign: 0.1, MaxRetakes: 25, Scope: rundoc.InterferenceScope}
 	for i := range doc.Rows {
-		doc.Rows[i].Interference = &RowInterference{Samples: 9, MaxForeign: f64(0.02)}
+		doc.Rows[i].Interference = &rundoc.RowInterference{Samples: 9, MaxForeign: rundoctest.F64(0.02)}
 	}
 	repaired := &doc.Rows[1]
-	repaired.Interference = &RowInterference{Samples: 11, Disturbed: 3, Retakes: 2, BudgetExhausted: 1, MaxForeign: f64(0.47)}
+	repaired.Interference = &rundoc.RowInterference{Samples: 11, Disturbed: 3, Retakes: 2, BudgetExhausted: 1, MaxForeign: rundoctest.F64(0.47)}
 	repaired.Notes = append(repaired.Notes, repaired.Interference.Note())
 
 	var buf bytes.Buffer
@@ -82,7 +43,7 @@ func TestTableShowsInterference(t *testing.T) {
 
 	js, err := json.Marshal(doc)
 	require.NoError(t, err)
-	var back Document
+	var back rundoc.Document
 	require.NoError(t, json.Unmarshal(js, &back))
 	assert.Equal(t, doc.Rows[1].Interference, back.Rows[1].Interference)
 	assert.Equal(t, doc.Meta.Interference, back.Meta.Interference)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // DefaultNoteWidth is the cap, in runes, of a notes cell when
@@ -125,11 +127,11 @@ func (opt TableOptions) noteWidth() int {
 // each note a cell cut and each regime that carries a note or missed its
 // request, with its residency. A run with windows and no rows prints the
 // header lines and the windows table only.
-func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
-	if doc.Meta.Mode != ModeBench {
-		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", ModeBench, doc.Meta.Mode)
+func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
+	if doc.Meta.Mode != rundoc.ModeBench {
+		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
 	}
-	if err := checkFinite(doc); err != nil {
+	if err := rundoc.CheckFinite(doc); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	p := painter(opt.Color)
@@ -210,7 +212,7 @@ func WriteTable(w io.Writer, doc Document, opt TableOptions) error {
 // writeMetaHeader writes the lines that say where the numbers come from:
 // host and toolchain, containment, and any change linking the worker made
 // to the measured build.
-func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
+func writeMetaHeader(w *bufio.Writer, m rundoc.Meta, p painter) {
 	gomaxprocs := dash
 	if m.GOMAXPROCS > 0 {
 		gomaxprocs = strconv.Itoa(m.GOMAXPROCS)
@@ -222,7 +224,7 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
-	if l := m.Limits.headerText(); l != "" {
+	if l := limitsText(m.Limits); l != "" {
 		fmt.Fprintf(w, "limits: %s\n", l)
 	}
 	for _, l := range hygieneLines(m) {
@@ -235,7 +237,7 @@ func writeMetaHeader(w *bufio.Writer, m Meta, p painter) {
 // keep the host out of its numbers (placement, shard, quiescence, claim,
 // interference policy), in that order; a field the document lacks has no
 // line, as the run did not do it. The HTML report shows the same lines.
-func hygieneLines(m Meta) []string {
+func hygieneLines(m rundoc.Meta) []string {
 	var out []string
 	if pl := m.Placement; pl != nil {
 		l := "placement: cpus " + orDash(pl.CPUs)
@@ -321,7 +323,7 @@ func percent(f float64) string {
 
 // writeProvenance says in one line that the measured builds are go test's,
 // or warns, per package, where one is not.
-func writeProvenance(w *bufio.Writer, pv Provenance, p painter) {
+func writeProvenance(w *bufio.Writer, pv rundoc.Provenance, p painter) {
 	if len(pv.Builds) == 0 {
 		return
 	}
@@ -345,11 +347,11 @@ func writeProvenance(w *bufio.Writer, pv Provenance, p painter) {
 //
 // A workload that measured fine is shown by its windows, not as a row of
 // em dashes; a workload that failed or skipped keeps its row here.
-func tableOrder(rows []Row) []Row {
-	out := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
-		return r.Kind == KindWorkload && r.Outcome == OutcomeOK
+func tableOrder(rows []rundoc.Row) []rundoc.Row {
+	out := slices.DeleteFunc(slices.Clone(rows), func(r rundoc.Row) bool {
+		return r.Kind == rundoc.KindWorkload && r.Outcome == rundoc.OutcomeOK
 	})
-	slices.SortStableFunc(out, func(a, b Row) int {
+	slices.SortStableFunc(out, func(a, b rundoc.Row) int {
 		switch ae, be := a.IsError(), b.IsError(); {
 		case ae == be:
 			return 0
@@ -365,19 +367,19 @@ func tableOrder(rows []Row) []Row {
 // measured reports whether a row's numbers are shown: error and skip rows
 // show em dashes even when some process produced samples (the JSON
 // document keeps them).
-func measured(r Row) bool {
-	return r.Outcome == OutcomeOK && r.Summary != nil
+func measured(r rundoc.Row) bool {
+	return r.Outcome == rundoc.OutcomeOK && r.Summary != nil
 }
 
 // benchGrid builds the table's cells from rows in table order; repetitions
 // is the number of processes asked for per benchmark and counted the
 // counted-metric columns to show after the metric units. It returns the
 // index of the notes column, or -1 when there is none.
-func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted []Column, opt TableOptions) (*grid, int) {
+func benchGrid(rows []rundoc.Row, prefixes map[string]string, repetitions int, counted []rundoc.Column, opt TableOptions) (*grid, int) {
 	var units []string
 	interval, within, notes := false, false, false
 	for _, r := range rows {
-		if r.Outcome != OutcomeOK {
+		if r.Outcome != rundoc.OutcomeOK {
 			notes = true
 		}
 		if !measured(r) {
@@ -413,7 +415,7 @@ func benchGrid(rows []Row, prefixes map[string]string, repetitions int, counted 
 			}
 		}
 	}
-	formatMedian := columnFormat(FormatDuration, medians)
+	formatMedian := columnFormat(rundoc.FormatDuration, medians)
 	countedFormats := make([]func(float64) string, len(counted))
 	for i, c := range counted {
 		countedFormats[i] = columnFormat(c.Format, countedVals[i])
@@ -513,7 +515,7 @@ func orderUnits(units []string) []string {
 
 // intervalLine says what the interval column is and how sure it is: one
 // confidence when every row shares it, else where to find each.
-func intervalLine(rows []Row) string {
+func intervalLine(rows []rundoc.Row) string {
 	conf, procs, mixed := 0.0, 0, false
 	for _, r := range rows {
 		if !measured(r) || r.Summary.Interval == nil {
@@ -539,7 +541,7 @@ func intervalLine(rows []Row) string {
 // processes×samples-per-process when repetitions were asked for or several
 // processes contributed, so the process, the resampling unit, stays visible.
 // Processes with different sample counts render as a range (5×30–32).
-func samplesCell(r Row, repetitions int) string {
+func samplesCell(r rundoc.Row, repetitions int) string {
 	s := r.Summary
 	if s.Processes <= 1 && repetitions <= 1 {
 		return strconv.Itoa(s.Samples)
@@ -573,11 +575,11 @@ func samplesCell(r Row, repetitions int) string {
 
 // note is the notes cell of a row: its outcome class and the first line of
 // its error, or the skip reason; "" for a row that passed.
-func note(r Row) string {
+func note(r rundoc.Row) string {
 	switch {
-	case r.Outcome == OutcomeOK:
+	case r.Outcome == rundoc.OutcomeOK:
 		return ""
-	case r.Outcome == OutcomeSkipped:
+	case r.Outcome == rundoc.OutcomeSkipped:
 		if r.Skipped != nil && *r.Skipped != "" {
 			return "skipped: " + oneLine(*r.Skipped)
 		}
@@ -592,7 +594,7 @@ func note(r Row) string {
 // writeErrorBlocks writes, for every error row, what its notes cell had to
 // cut: the full error, each failed process, and the output tail, indented
 // under a go test style header.
-func writeErrorBlocks(w *bufio.Writer, rows []Row, prefixes map[string]string) {
+func writeErrorBlocks(w *bufio.Writer, rows []rundoc.Row, prefixes map[string]string) {
 	for _, r := range rows {
 		if !r.IsError() {
 			continue
@@ -603,7 +605,7 @@ func writeErrorBlocks(w *bufio.Writer, rows []Row, prefixes map[string]string) {
 		}
 		if len(r.Processes) > 1 {
 			for _, p := range r.Processes {
-				if p.Outcome == OutcomeOK {
+				if p.Outcome == rundoc.OutcomeOK {
 					continue
 				}
 				msg := string(p.Outcome)
@@ -634,7 +636,7 @@ func writeIndented(w *bufio.Writer, text string) {
 // when the run spans several packages; a package row shows its import
 // path. A row of another build than the working tree's (--against) ends
 // in "@" and the build's revision.
-func displayName(r Row, prefixes map[string]string) string {
+func displayName(r rundoc.Row, prefixes map[string]string) string {
 	build := ""
 	if r.Build != "" {
 		build = " @" + r.Build
@@ -653,7 +655,7 @@ func displayName(r Row, prefixes map[string]string) string {
 // (codec, or v2/codec next to v1/codec); a major version suffix is never
 // a prefix alone (xxhash/v2, not v2). It returns nil for a
 // single-package run, where names need no prefix.
-func packagePrefixes(rows []Row) map[string]string {
+func packagePrefixes(rows []rundoc.Row) map[string]string {
 	var pkgs []string
 	for _, r := range rows {
 		if !slices.Contains(pkgs, r.Package) {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -12,26 +11,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchsup/benchsup/internal/rundoctest"
 	"github.com/benchsup/benchsup/internal/stats"
+	"github.com/benchsup/benchsup/internal/statsconv"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestWriteTableGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  Document
+		doc  rundoc.Document
 		opt  TableOptions
 	}{
-		{"green", greenDoc(), TableOptions{}},
-		{"errors", errorDoc(), TableOptions{}},
-		{"counted", countedDoc(), TableOptions{}},
-		{"counted-verbose", countedDoc(), TableOptions{Verbose: true}},
+		{"green", rundoctest.GreenDoc(), TableOptions{}},
+		{"errors", rundoctest.ErrorDoc(), TableOptions{}},
+		{"counted", rundoctest.CountedDoc(), TableOptions{}},
+		{"counted-verbose", rundoctest.CountedDoc(), TableOptions{Verbose: true}},
 		{"narrow", longNamesDoc(), TableOptions{Width: 110}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTable(&buf, tt.doc, tt.opt))
-			golden(t, tt.name+".table", buf.Bytes())
+			Golden(t, tt.name+".table", buf.Bytes())
 			assert.NotContains(t, buf.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
 	}
@@ -40,21 +42,21 @@ func TestWriteTableGolden(t *testing.T) {
 // TestTableInvariants checks the shape every table must have, whatever its
 // rows.
 func TestTableInvariants(t *testing.T) {
-	single := greenDoc()
+	single := rundoctest.GreenDoc()
 	single.Meta.Knobs.Repetitions = 1
 	single.Rows = single.Rows[:1]
 	single.Rows[0].Processes = single.Rows[0].Processes[:1]
-	single.Rows[0].Summary = summarize(single.Rows[0].Processes)
+	single.Rows[0].Summary = rundoctest.Summarize(single.Rows[0].Processes)
 
 	tests := []struct {
 		name      string
-		doc       Document
+		doc       rundoc.Document
 		wantNotes bool
 	}{
-		{"green", greenDoc(), false},
-		{"errors", errorDoc(), true},
+		{"green", rundoctest.GreenDoc(), false},
+		{"errors", rundoctest.ErrorDoc(), true},
 		{"single process", single, false},
-		{"counted", countedDoc(), false},
+		{"counted", rundoctest.CountedDoc(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +111,7 @@ func TestTableInvariants(t *testing.T) {
 
 func TestTableColumns(t *testing.T) {
 	t.Run("metric columns come in a fixed order, then sorted", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		g, _ := gridOf(doc, tableOrder(doc.Rows), TableOptions{})
 		var headers []string
 		for _, c := range g.cols {
@@ -119,17 +121,18 @@ func TestTableColumns(t *testing.T) {
 			"B/op", "allocs/op", "MB/s", "hit-ratio", "rows/op"}, headers)
 	})
 	t.Run("one sample per process: no ±within column", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		for i := range doc.Rows {
 			for j := range doc.Rows[i].Processes {
 				p := &doc.Rows[i].Processes[j]
 				if len(p.Samples) > 0 {
 					p.Samples = p.Samples[:1]
-					st, _ := (stats.Process{Samples: p.Samples}).NsPerOp()
-					p.NsPerOp = &st
+					st, _ := (stats.Process{Samples: statsconv.Samples(p.Samples)}).NsPerOp()
+					ds := statsconv.DocStats(st)
+					p.NsPerOp = &ds
 				}
 			}
-			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+			doc.Rows[i].Summary = rundoctest.Summarize(doc.Rows[i].Processes)
 		}
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		for _, c := range g.cols {
@@ -137,11 +140,11 @@ func TestTableColumns(t *testing.T) {
 		}
 	})
 	t.Run("no interval column for single-process runs", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		doc.Meta.Knobs.Repetitions = 1
 		for i := range doc.Rows {
 			doc.Rows[i].Processes = doc.Rows[i].Processes[:1]
-			doc.Rows[i].Summary = summarize(doc.Rows[i].Processes)
+			doc.Rows[i].Summary = rundoctest.Summarize(doc.Rows[i].Processes)
 		}
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		for _, c := range g.cols {
@@ -149,7 +152,7 @@ func TestTableColumns(t *testing.T) {
 		}
 	})
 	t.Run("unavailable metric is an em dash, never 0", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		var scan string
@@ -164,16 +167,16 @@ func TestTableColumns(t *testing.T) {
 		assert.Equal(t, []string{dash, dash, dash, dash, "128"}, fields[len(fields)-5:])
 	})
 	t.Run("names carry the package only for multi-package runs", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		doc.Rows = doc.Rows[:2]
 		g, _ := gridOf(doc, doc.Rows, TableOptions{})
 		assert.Equal(t, "BenchmarkEncode/size=1K", g.cells[0][0])
-		doc = greenDoc()
+		doc = rundoctest.GreenDoc()
 		g, _ = gridOf(doc, doc.Rows, TableOptions{})
 		assert.Equal(t, "codec.BenchmarkEncode/size=1K", g.cells[0][0])
 	})
 	t.Run("notes are capped", func(t *testing.T) {
-		doc := errorDoc()
+		doc := rundoctest.ErrorDoc()
 		g, notesCol := gridOf(doc, tableOrder(doc.Rows), TableOptions{NoteWidth: 20})
 		for _, row := range g.cells {
 			assert.LessOrEqual(t, runeLen(row[notesCol]), 20)
@@ -182,19 +185,19 @@ func TestTableColumns(t *testing.T) {
 }
 
 func TestSamplesCell(t *testing.T) {
-	three := samples(10, nil, nil, nil, 1, 2, 3)
-	four := samples(10, nil, nil, nil, 1, 2, 3, 4)
+	three := rundoctest.SamplesOf(10, nil, nil, nil, 1, 2, 3)
+	four := rundoctest.SamplesOf(10, nil, nil, nil, 1, 2, 3, 4)
 	tests := []struct {
 		name        string
-		row         Row
+		row         rundoc.Row
 		repetitions int
 		want        string
 	}{
-		{"one process", benchRow("p", "B", three), 1, "3"},
-		{"repetitions asked for", benchRow("p", "B", three, three, three), 3, "3×3"},
-		{"one process of several measured", benchRow("p", "B", three), 5, "1×3"},
-		{"uneven processes", benchRow("p", "B", three, four), 2, "2×3–4"},
-		{"no per-process detail", Row{Summary: &Summary{Processes: 2, Samples: 8}}, 2, "2×4"},
+		{"one process", rundoctest.BenchRow("p", "B", three), 1, "3"},
+		{"repetitions asked for", rundoctest.BenchRow("p", "B", three, three, three), 3, "3×3"},
+		{"one process of several measured", rundoctest.BenchRow("p", "B", three), 5, "1×3"},
+		{"uneven processes", rundoctest.BenchRow("p", "B", three, four), 2, "2×3–4"},
+		{"no per-process detail", rundoc.Row{Summary: &rundoc.Summary{Processes: 2, Samples: 8}}, 2, "2×4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,10 +207,10 @@ func TestSamplesCell(t *testing.T) {
 }
 
 func TestPackagePrefixes(t *testing.T) {
-	rows := func(pkgs ...string) []Row {
-		var rs []Row
+	rows := func(pkgs ...string) []rundoc.Row {
+		var rs []rundoc.Row
 		for _, p := range pkgs {
-			rs = append(rs, Row{Package: p})
+			rs = append(rs, rundoc.Row{Package: p})
 		}
 		return rs
 	}
@@ -231,7 +234,7 @@ func TestPackagePrefixes(t *testing.T) {
 
 func TestWriteTableColor(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, errorDoc(), TableOptions{Color: true}))
+	require.NoError(t, WriteTable(&buf, rundoctest.ErrorDoc(), TableOptions{Color: true}))
 	out := buf.String()
 	assert.Contains(t, out, "\x1b[1mbenchmark")
 	assert.Contains(t, out, "\x1b[31mexecution-timeout: ")
@@ -240,47 +243,41 @@ func TestWriteTableColor(t *testing.T) {
 
 func TestWriteTableErrors(t *testing.T) {
 	t.Run("test-mode document", func(t *testing.T) {
-		err := WriteTable(&bytes.Buffer{}, testDoc(), TableOptions{})
+		err := WriteTable(&bytes.Buffer{}, rundoctest.TestsDoc(), TableOptions{})
 		assert.ErrorContains(t, err, `mode "test"`)
 	})
 	t.Run("NaN is refused, naming the field", func(t *testing.T) {
-		doc := greenDoc()
+		doc := rundoctest.GreenDoc()
 		doc.Rows[1].Summary.MedianNs = math.NaN()
 		err := WriteTable(&bytes.Buffer{}, doc, TableOptions{})
-		assert.ErrorIs(t, err, ErrNonFinite)
+		assert.ErrorIs(t, err, rundoc.ErrNonFinite)
 		assert.ErrorContains(t, err, "rows[1].summary.medianNs")
 	})
 	t.Run("write error", func(t *testing.T) {
-		err := WriteTable(failWriter{}, greenDoc(), TableOptions{})
-		assert.ErrorIs(t, err, errWrite)
+		err := WriteTable(rundoctest.FailWriter{}, rundoctest.GreenDoc(), TableOptions{})
+		assert.ErrorIs(t, err, rundoctest.ErrWrite)
 	})
 	t.Run("empty run", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteTable(&buf, Document{Meta: Meta{Mode: ModeBench}}, TableOptions{}))
+		require.NoError(t, WriteTable(&buf, rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeBench}}, TableOptions{}))
 		assert.Contains(t, buf.String(), "no benchmark results")
 	})
 }
 
 // gridOf builds the grid WriteTable would lay out for doc's rows in the
 // given order.
-func gridOf(doc Document, rows []Row, opt TableOptions) (*grid, int) {
+func gridOf(doc rundoc.Document, rows []rundoc.Row, opt TableOptions) (*grid, int) {
 	quantitative, _ := splitColumns(doc.Columns)
 	return benchGrid(rows, packagePrefixes(doc.Rows), doc.Meta.Knobs.Repetitions, quantitative, opt)
 }
 
-var errWrite = errors.New("disk full")
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
-
 // The fixtures' summaries must agree with measure, or the goldens would
 // show numbers the supervisor cannot produce.
 func TestFixtureSummary(t *testing.T) {
-	r := greenDoc().Rows[0]
+	r := rundoctest.GreenDoc().Rows[0]
 	var per []stats.Stats
 	for _, p := range r.Processes {
-		per = append(per, *p.NsPerOp)
+		per = append(per, statsconv.Stats(*p.NsPerOp))
 	}
 	a, ok := stats.Combine(per)
 	require.True(t, ok)
@@ -293,11 +290,11 @@ func TestFixtureSummary(t *testing.T) {
 // metric reported as NaN is an em dash in its column with its reason in
 // the notes, as are the row's notes.
 func TestTableLongNamesAndUnmeasured(t *testing.T) {
-	doc := greenDoc()
+	doc := rundoctest.GreenDoc()
 	long := "BenchmarkLong/" + strings.Repeat("x", 5000) + "/end"
 	doc.Rows[0].Name = long
 	doc.Rows[0].Summary.Metrics["ratio"] = nil
-	doc.Rows[0].Absences = append(doc.Rows[0].Absences, MetricAbsence{Metric: "ratio", Reason: "the benchmark reported NaN (b.ReportMetric)"})
+	doc.Rows[0].Absences = append(doc.Rows[0].Absences, rundoc.MetricAbsence{Metric: "ratio", Reason: "the benchmark reported NaN (b.ReportMetric)"})
 	doc.Rows[0].Notes = []string{"a process the benchmark started was still running"}
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
@@ -318,14 +315,14 @@ func TestTableLongNamesAndUnmeasured(t *testing.T) {
 	}
 
 	buf.Reset()
-	require.NoError(t, WriteJSON(&buf, doc))
+	require.NoError(t, rundoc.WriteJSON(&buf, doc))
 	assert.Contains(t, buf.String(), long, "the JSON keeps the whole name")
 	assert.Contains(t, buf.String(), `"ratio": null`)
 }
 
-// longNamesDoc is errorDoc with names too long for a 100-column terminal.
-func longNamesDoc() Document {
-	doc := errorDoc()
+// longNamesDoc is ErrorDoc with names too long for a 100-column terminal.
+func longNamesDoc() rundoc.Document {
+	doc := rundoctest.ErrorDoc()
 	for i, r := range doc.Rows {
 		switch r.Name {
 		case "BenchmarkEncode/size=1K":

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // WriteTests writes a test run (Meta.Mode == "test") the way go test does:
@@ -20,9 +22,9 @@ import (
 //
 // where failed includes crashed, and crashed counts tests whose process
 // ended abnormally (any class other than "fail").
-func WriteTests(w io.Writer, doc Document, verbose bool) error {
-	if doc.Meta.Mode != ModeTest {
-		return fmt.Errorf("report: WriteTests renders a %q document, not mode %q", ModeTest, doc.Meta.Mode)
+func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
+	if doc.Meta.Mode != rundoc.ModeTest {
+		return fmt.Errorf("report: WriteTests renders a %q document, not mode %q", rundoc.ModeTest, doc.Meta.Mode)
 	}
 	bw := bufio.NewWriter(w)
 	var c testCounts
@@ -41,14 +43,6 @@ func WriteTests(w io.Writer, doc Document, verbose bool) error {
 	}
 	return nil
 }
-
-// Skip reasons of a package row for a package that runs nothing, worded
-// as go test prints them.
-const (
-	NoTestFiles       = "no test files"
-	NoTestsToRun      = "no tests to run"
-	NoBenchmarksToRun = "no benchmarks to run"
-)
 
 // testCounts tallies a test run for its summary line.
 type testCounts struct {
@@ -86,26 +80,26 @@ func plural(n int, one, many string) string {
 // a child that died in TestMain). The status row adds no failure of its own;
 // each other failing package row gets a block, as go test prints compiler
 // output.
-func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *testCounts) {
+func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, c *testCounts) {
 	failed, buildFailed := false, false
 	var elapsedNs *int64
-	var skipped *Row
+	var skipped *rundoc.Row
 	for i, r := range rows {
 		if r.Package != pkg {
 			continue
 		}
-		if r.Kind == KindPackage {
+		if r.Kind == rundoc.KindPackage {
 			if r.ElapsedNs != nil {
 				elapsedNs = r.ElapsedNs
 			}
 			switch {
-			case r.Outcome == OutcomeSkipped:
+			case r.Outcome == rundoc.OutcomeSkipped:
 				skipped = &rows[i]
-			case r.Outcome == OutcomeBuildFailure:
+			case r.Outcome == rundoc.OutcomeBuildFailure:
 				c.buildFailed++
 				failed, buildFailed = true, true
 				writeCompilerBlock(w, r)
-			case r.Outcome == OutcomeTestFail:
+			case r.Outcome == rundoc.OutcomeTestFail:
 				// The status row of a package whose tests failed:
 				// those tests were counted and printed already.
 				failed = true
@@ -121,13 +115,13 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 		}
 		c.tests++
 		switch r.Outcome {
-		case OutcomeOK:
+		case rundoc.OutcomeOK:
 			c.passed++
 			if verbose {
 				fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
 				writeIndented(w, r.Output)
 			}
-		case OutcomeSkipped:
+		case rundoc.OutcomeSkipped:
 			c.skipped++
 			if verbose {
 				reason := ""
@@ -139,14 +133,14 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 			}
 		default:
 			c.failed++
-			if r.Outcome != OutcomeTestFail {
+			if r.Outcome != rundoc.OutcomeTestFail {
 				c.crashed++
 			}
 			failed = true
 			fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
 			// A plain failure's message is a line of its output (what
 			// t.Error logged): printed once, where the test printed it.
-			if r.Outcome != OutcomeTestFail || r.Error == nil || !containsLine(r.Output, *r.Error) {
+			if r.Outcome != rundoc.OutcomeTestFail || r.Error == nil || !containsLine(r.Output, *r.Error) {
 				writeIndented(w, outcomeLine(r))
 			}
 			writeIndented(w, r.Output)
@@ -165,10 +159,10 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 		fmt.Fprintf(w, "FAIL\t%s [build failed]\n", pkg)
 	case failed:
 		fmt.Fprintf(w, "FAIL\t%s%s\n", pkg, elapsed)
-	case skipped != nil && skipped.Skipped != nil && *skipped.Skipped == NoTestsToRun:
+	case skipped != nil && skipped.Skipped != nil && *skipped.Skipped == rundoc.NoTestsToRun:
 		// go test ran the binary and says so after its time; benchsup
 		// starts no child for it, so there is no time to show.
-		fmt.Fprintf(w, "ok  \t%s\t[%s]\n", pkg, NoTestsToRun)
+		fmt.Fprintf(w, "ok  \t%s\t[%s]\n", pkg, rundoc.NoTestsToRun)
 	case skipped != nil:
 		reason := "no tests"
 		if skipped.Skipped != nil && *skipped.Skipped != "" {
@@ -182,7 +176,7 @@ func writePackage(w *bufio.Writer, pkg string, rows []Row, verbose bool, c *test
 
 // writeCompilerBlock writes a package-level failure the way go test writes
 // a build failure: a "# pkg" line, then the message and output unindented.
-func writeCompilerBlock(w *bufio.Writer, r Row) {
+func writeCompilerBlock(w *bufio.Writer, r rundoc.Row) {
 	fmt.Fprintf(w, "# %s\n", r.Package)
 	w.WriteString(outcomeLine(r) + "\n")
 	for _, l := range lines(r.Output) {
@@ -219,7 +213,7 @@ func withoutLine(text string, line *string) string {
 }
 
 // outcomeLine is a failure's class and error: "signal: killed by SIGSEGV".
-func outcomeLine(r Row) string {
+func outcomeLine(r rundoc.Row) string {
 	if r.Error != nil && *r.Error != "" {
 		return string(r.Outcome) + ": " + *r.Error
 	}

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestWriteTestsGolden(t *testing.T) {
@@ -18,8 +21,8 @@ func TestWriteTestsGolden(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, WriteTests(&buf, testDoc(), verbose))
-			golden(t, name+".txt", buf.Bytes())
+			require.NoError(t, WriteTests(&buf, rundoctest.TestsDoc(), verbose))
+			Golden(t, name+".txt", buf.Bytes())
 
 			out := buf.String()
 			assert.True(t, strings.HasSuffix(out,
@@ -38,29 +41,29 @@ func TestWriteTestsGolden(t *testing.T) {
 func TestWriteTestsPackages(t *testing.T) {
 	tests := []struct {
 		name string
-		rows []Row
+		rows []rundoc.Row
 		want string
 	}{
-		{"no package row", []Row{{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK}}, "ok  \tp\n"},
-		{"package without tests", []Row{{Package: "p", Kind: KindPackage, Outcome: OutcomeSkipped, Skipped: str("no test files")}},
+		{"no package row", []rundoc.Row{{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK}}, "ok  \tp\n"},
+		{"package without tests", []rundoc.Row{{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeSkipped, Skipped: rundoctest.Str("no test files")}},
 			"?   \tp\t[no test files]\n"},
-		{"package crash outside any test", []Row{{Package: "p", Kind: KindPackage, Outcome: "exit", Error: str("exit status 2"),
-			Output: "panic: init failed\n", ElapsedNs: ns(5_000_000)}},
+		{"package crash outside any test", []rundoc.Row{{Package: "p", Kind: rundoc.KindPackage, Outcome: "exit", Error: rundoctest.Str("exit status 2"),
+			Output: "panic: init failed\n", ElapsedNs: rundoctest.Ns(5_000_000)}},
 			"# p\nexit: exit status 2\npanic: init failed\nFAIL\tp\t0.005s\n"},
-		{"status row of a failing package adds no failure", []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("test failed")},
-			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+		{"status row of a failing package adds no failure", []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("test failed")},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000)},
 		}, "--- FAIL: TestA (—)\n    fail: test failed\nFAIL\tp\t0.020s\n"},
-		{"crash outside any test next to the status row", []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, ElapsedNs: ns(0)},
-			{Package: "p", Kind: KindPackage, Outcome: "signal", Error: str("killed by SIGKILL")},
-			{Package: "p", Kind: KindPackage, Outcome: OutcomeTestFail, ElapsedNs: ns(20_000_000)},
+		{"crash outside any test next to the status row", []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: rundoctest.Ns(0)},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: "signal", Error: rundoctest.Str("killed by SIGKILL")},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000)},
 		}, "# p\nsignal: killed by SIGKILL\nFAIL\tp\t0.020s\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			doc := Document{Meta: Meta{Mode: ModeTest}, Rows: tt.rows}
+			doc := rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeTest}, Rows: tt.rows}
 			require.NoError(t, WriteTests(&buf, doc, false))
 			before, _, ok := strings.Cut(buf.String(), "benchsup: ")
 			require.True(t, ok)
@@ -70,52 +73,52 @@ func TestWriteTestsPackages(t *testing.T) {
 }
 
 func TestWriteTestsErrors(t *testing.T) {
-	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, greenDoc(), false), `mode "bench"`)
-	assert.ErrorIs(t, WriteTests(failWriter{}, testDoc(), false), errWrite)
+	assert.ErrorContains(t, WriteTests(&bytes.Buffer{}, rundoctest.GreenDoc(), false), `mode "bench"`)
+	assert.ErrorIs(t, WriteTests(rundoctest.FailWriter{}, rundoctest.TestsDoc(), false), rundoctest.ErrWrite)
 }
 
 func TestWriteTestsOutput(t *testing.T) {
 	tests := []struct {
 		name    string
 		verbose bool
-		rows    []Row
+		rows    []rundoc.Row
 		want    string
 	}{
-		{"a failure's message is a line of its output: printed once", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: want 4"),
-				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: ns(0)},
+		{"a failure's message is a line of its output: printed once", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("a_test.go:3: want 4"),
+				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    printed\n        a_test.go:3: want 4\nFAIL\tp\n"},
-		{"a subtest's failure message names the subtest", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("TestA/x: a_test.go:3: bad"),
-				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+		{"a subtest's failure message names the subtest", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("TestA/x: a_test.go:3: bad"),
+				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    === NAME  TestA/x\n        a_test.go:3: bad\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
-		{"a message not in the output is printed", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("subtest TestA/x failed"),
-				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: ns(0)},
+		{"a message not in the output is printed", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("subtest TestA/x failed"),
+				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- FAIL: TestA (0.00s)\n    fail: subtest TestA/x failed\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
-		{"a crash keeps benchsup's explanation above the crash text", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: "exit", Error: str("TestA panicked; panic: boom"),
+		{"a crash keeps benchsup's explanation above the crash text", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: "exit", Error: rundoctest.Str("TestA panicked; panic: boom"),
 				Output: "panic: boom\n"},
 		}, "--- FAIL: TestA (—)\n    exit: TestA panicked; panic: boom\n    panic: boom\nFAIL\tp\n"},
-		{"notes follow a failure", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeTestFail, Error: str("a_test.go:3: no token"),
-				Output: "    a_test.go:3: no token\n", ElapsedNs: ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
+		{"notes follow a failure", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("a_test.go:3: no token"),
+				Output: "    a_test.go:3: no token\n", ElapsedNs: rundoctest.Ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
 		}, "--- FAIL: TestA (0.00s)\n        a_test.go:3: no token\n    note: pass it with --env-keep=TOKEN\nFAIL\tp\n"},
-		{"quiet: a passing test's output is not shown", false, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+		{"quiet: a passing test's output is not shown", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "ok  \tp\n"},
-		{"verbose: a passing test's output", true, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: ns(0)},
+		{"verbose: a passing test's output", true, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- PASS: TestA (0.00s)\n    printed\n        a_test.go:3: hello\nok  \tp\n"},
-		{"verbose: a skip's reason once, its other output below", true, []Row{
-			{Package: "p", Name: "TestA", Kind: KindTest, Outcome: OutcomeSkipped, Skipped: str("a_test.go:4: no GPU"),
-				Output: "    a_test.go:3: probing\n    a_test.go:4: no GPU\n", ElapsedNs: ns(0)},
+		{"verbose: a skip's reason once, its other output below", true, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeSkipped, Skipped: rundoctest.Str("a_test.go:4: no GPU"),
+				Output: "    a_test.go:3: probing\n    a_test.go:4: no GPU\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- SKIP: TestA (a_test.go:4: no GPU)\n        a_test.go:3: probing\nok  \tp\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			doc := Document{Meta: Meta{Mode: ModeTest}, Rows: tt.rows}
+			doc := rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeTest}, Rows: tt.rows}
 			require.NoError(t, WriteTests(&buf, doc, tt.verbose))
 			before, _, ok := strings.Cut(buf.String(), "benchsup: ")
 			require.True(t, ok)

@@ -2,21 +2,12 @@ package report
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// Window.Scope values.
-const (
-	ScopeThread   = "thread"
-	ScopeProcess  = "process"
-	ScopeWallOnly = "wall-only"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // windowsTitle heads the table of workload windows.
@@ -32,36 +23,10 @@ const windowsSeparator = "|"
 // attributed to the workload (docs/design.md#rules-every-number-obeys, rule 3).
 const ioStallHeader = "io-stall (system)"
 
-// IsError reports whether the window records a failure of its process.
-func (w Window) IsError() bool { return w.Error != nil }
-
-// IsSkipped reports whether the window's process skipped (and did not
-// fail).
-func (w Window) IsSkipped() bool { return w.Error == nil && w.Skipped != nil }
-
-// windowMeasured reports whether a window's numbers are shown: an error or
-// skip window shows em dashes, as an error or skip row does.
-func windowMeasured(w Window) bool { return !w.IsError() && !w.IsSkipped() }
-
-// windowName is a window's package-relative name: its Name, which for an
-// unnumbered or named window already carries the workload (BenchmarkIngest,
-// BenchmarkIngest/parse), with the workload in front of a bare number
-// (#2 becomes BenchmarkIngest#2) and the workload alone for an empty name.
-func windowName(w Window) string {
-	switch {
-	case w.Name == "":
-		return w.Workload
-	case strings.HasPrefix(w.Name, "#"):
-		return w.Workload + w.Name
-	default:
-		return w.Name
-	}
-}
-
 // displayWindowName is a window's name in a table, prefixed with its
 // package as displayName prefixes a row's.
-func displayWindowName(w Window, prefixes map[string]string) string {
-	name := oneLine(windowName(w))
+func displayWindowName(w rundoc.Window, prefixes map[string]string) string {
+	name := oneLine(w.LocalName())
 	if p, ok := prefixes[w.Package]; ok {
 		return p + "." + name
 	}
@@ -71,10 +36,10 @@ func displayWindowName(w Window, prefixes map[string]string) string {
 // tablePackages returns the rows of a table plus one package-only row per
 // window, for packagePrefixes: benchmarks and windows of one run are named
 // against the same set of packages.
-func tablePackages(rows []Row, windows []Window) []Row {
+func tablePackages(rows []rundoc.Row, windows []rundoc.Window) []rundoc.Row {
 	out := slices.Clone(rows)
 	for _, w := range windows {
-		out = append(out, Row{Package: w.Package})
+		out = append(out, rundoc.Row{Package: w.Package})
 	}
 	return out
 }
@@ -82,7 +47,7 @@ func tablePackages(rows []Row, windows []Window) []Row {
 // regimeCell renders a window's page-cache regime: the requested regime,
 // followed by →effective when verification found another state
 // (cold→partial); an em dash when no prep preceded the window.
-func regimeCell(r *WindowRegime) string {
+func regimeCell(r *rundoc.WindowRegime) string {
 	if r == nil {
 		return dash
 	}
@@ -101,7 +66,7 @@ func regimeCell(r *WindowRegime) string {
 
 // regimeDiffers reports whether a regime's verified state is not the
 // requested one.
-func regimeDiffers(r *WindowRegime) bool {
+func regimeDiffers(r *rundoc.WindowRegime) bool {
 	return r != nil && r.Effective != "" && r.Effective != r.Requested
 }
 
@@ -118,38 +83,32 @@ func durationCell(ns *int64) string {
 // stamp as regimeCell does, several each with the number of processes
 // that had it (cold×2, cold→partial×1); an em dash when no prep preceded
 // the window.
-func regimesCell(rs []WindowRegimeCount) string {
+func regimesCell(rs []rundoc.WindowRegimeCount) string {
 	switch len(rs) {
 	case 0:
 		return dash
 	case 1:
-		return regimeCell(&WindowRegime{Requested: rs[0].Requested, Effective: rs[0].Effective})
+		return regimeCell(&rundoc.WindowRegime{Requested: rs[0].Requested, Effective: rs[0].Effective})
 	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = regimeCell(&WindowRegime{Requested: r.Requested, Effective: r.Effective}) + "×" + strconv.Itoa(len(r.Processes))
+		parts[i] = regimeCell(&rundoc.WindowRegime{Requested: r.Requested, Effective: r.Effective}) + "×" + strconv.Itoa(len(r.Processes))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// summaryName is a summary's package-relative name, as windowName is a
-// window's.
-func summaryName(s WindowSummary) string {
-	return windowName(Window{Workload: s.Workload, Name: s.Name})
-}
-
 // displaySummaryName is a summary's name in a table, with its package
 // prefix.
-func displaySummaryName(s WindowSummary, prefixes map[string]string) string {
-	return displayWindowName(Window{Package: s.Package, Workload: s.Workload, Name: s.Name}, prefixes)
+func displaySummaryName(s rundoc.WindowSummary, prefixes map[string]string) string {
+	return displayWindowName(rundoc.Window{Package: s.Package, Workload: s.Workload, Name: s.Name}, prefixes)
 }
 
 // summaryMeasured reports whether a summary has numbers to show.
-func summaryMeasured(s WindowSummary) bool { return s.WallNs != nil }
+func summaryMeasured(s rundoc.WindowSummary) bool { return s.WallNs != nil }
 
 // statCell renders a summarized duration's median; an em dash when it is
 // not available.
-func statCell(st *WindowStat) string {
+func statCell(st *rundoc.WindowStat) string {
 	if st == nil {
 		return dash
 	}
@@ -165,7 +124,7 @@ type windowLayout struct {
 	notes        bool // some window has a note, an error or a skip
 }
 
-func layoutWindows(sums []WindowSummary) windowLayout {
+func layoutWindows(sums []rundoc.WindowSummary) windowLayout {
 	var l windowLayout
 	for _, s := range sums {
 		if s.Processes > 1 {
@@ -205,7 +164,7 @@ func layoutWindows(sums []WindowSummary) windowLayout {
 // a | separator; other threads (only when some window disclosed them);
 // io-stall (system); regime (only when some window was prepared) and notes
 // (only when some window has one).
-func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptions) (*grid, int) {
+func windowGrid(sums []rundoc.WindowSummary, prefixes map[string]string, opt TableOptions) (*grid, int) {
 	l := layoutWindows(sums)
 	g := &grid{cols: []column{{"window", alignLeft}, {"n", alignRight}}}
 	if l.scope {
@@ -291,7 +250,7 @@ func windowGrid(sums []WindowSummary, prefixes map[string]string, opt TableOptio
 // its Note. A measured window with an unavailable value and no Note says
 // that no reason was recorded, so that an em dash never stands without
 // one; otherThreads is whether the table shows that column.
-func windowNote(s WindowSummary, otherThreads bool) string {
+func windowNote(s rundoc.WindowSummary, otherThreads bool) string {
 	switch {
 	case s.Error != nil:
 		if *s.Error != "" {
@@ -314,14 +273,14 @@ func windowNote(s WindowSummary, otherThreads bool) string {
 
 // unavailableWindowValues names the cells of a measured summary that are
 // em dashes.
-func unavailableWindowValues(s WindowSummary, otherThreads bool) []string {
+func unavailableWindowValues(s rundoc.WindowSummary, otherThreads bool) []string {
 	if !summaryMeasured(s) {
 		return nil
 	}
 	var missing []string
 	for _, v := range []struct {
 		name string
-		v    *WindowStat
+		v    *rundoc.WindowStat
 	}{
 		{"user", s.OnCPUUserNs}, {"kernel", s.OnCPUKernelNs}, {"runqueue", s.OffCPURunqueueNs},
 		{"disk", s.OffCPUDiskNs}, {"other", s.OffCPUOtherNs},
@@ -351,7 +310,7 @@ const summaryText = "each value is the median over the processes that measured t
 // note, error or skip reason its cell had to cut, and, per process, the
 // residency of every regime that carries a note or was not the one
 // requested (from the per-process windows).
-func windowNotes(doc Document, prefixes map[string]string, opt TableOptions) []string {
+func windowNotes(doc rundoc.Document, prefixes map[string]string, opt TableOptions) []string {
 	sums := doc.WindowSummaries
 	l := layoutWindows(sums)
 	noteWidth := opt.noteWidth()
@@ -415,21 +374,18 @@ func residentBytes(n int64) string {
 // scopeText explains what a decomposition scope covers.
 func scopeText(scope string) string {
 	switch scope {
-	case ScopeThread:
+	case rundoc.ScopeThread:
 		return "thread (the window's own OS thread: wall = user + kernel + runqueue + disk + other in each process)"
-	case ScopeProcess:
+	case rundoc.ScopeProcess:
 		return "process (user and kernel are the whole process's CPU, every thread's)"
-	case ScopeWallOnly:
+	case rundoc.ScopeWallOnly:
 		return "wall-only (no CPU or off-CPU reading on this platform)"
-	case ScopeMixed:
+	case rundoc.ScopeMixed:
 		return "mixed (the processes' scopes differ: no component is summarized)"
 	default:
 		return orDash(oneLine(scope))
 	}
 }
-
-// ScopeMixed is a WindowSummary's scope when its processes' differ.
-const ScopeMixed = "mixed"
 
 // indentedNote renders a possibly multi-line text as a notes-block entry:
 // the first line after the window's name, the others indented under it.
@@ -451,7 +407,7 @@ func indentedNote(name, text string) []string {
 const noSummaries = "(no cross-process summary in this document: its %d per-process windows are in the JSON document)"
 
 // writeWindows writes the windows table and its notes block.
-func writeWindows(w *bufio.Writer, doc Document, prefixes map[string]string, opt TableOptions, p painter) {
+func writeWindows(w *bufio.Writer, doc rundoc.Document, prefixes map[string]string, opt TableOptions, p painter) {
 	w.WriteString(windowsTitle + "\n")
 	sums := doc.WindowSummaries
 	if len(sums) == 0 {
@@ -473,61 +429,4 @@ func writeWindows(w *bufio.Writer, doc Document, prefixes map[string]string, opt
 			w.WriteString("  " + n + "\n")
 		}
 	}
-}
-
-// namedWindowStat is one of a summary's statistics with its JSON name.
-type namedWindowStat struct {
-	name string
-	st   *WindowStat
-}
-
-// stats are s's statistics with their JSON names, in document order.
-func (s WindowSummary) stats() []namedWindowStat {
-	return []namedWindowStat{
-		{"wallNs", s.WallNs}, {"onCpuUserNs", s.OnCPUUserNs}, {"onCpuKernelNs", s.OnCPUKernelNs},
-		{"offCpuRunqueueNs", s.OffCPURunqueueNs}, {"offCpuDiskNs", s.OffCPUDiskNs}, {"offCpuOtherNs", s.OffCPUOtherNs},
-		{"otherThreadsCpuNs", s.OtherThreadsCPUNs}, {"ioStallNs", s.IOStallNs},
-	}
-}
-
-// MarshalJSON writes a summary with its totals always an object (null
-// keeps the single meaning "not available"), and refuses a non-finite
-// number rather than writing part of a document.
-func (s WindowSummary) MarshalJSON() ([]byte, error) {
-	type plain WindowSummary // without this method
-	if s.Totals == nil {
-		s.Totals = map[string]*float64{}
-	}
-	check := func(name string, v *float64) error {
-		if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
-			return fmt.Errorf("%w: windowSummaries %s %s is %v", ErrNonFinite, summaryName(s), name, *v)
-		}
-		return nil
-	}
-	for _, f := range s.stats() {
-		if f.st == nil {
-			continue
-		}
-		for _, v := range []struct {
-			name string
-			v    *float64
-		}{{"median", &f.st.Median}, {"spread", f.st.Spread}, {"min", &f.st.Min}, {"max", &f.st.Max}} {
-			if err := check(f.name+"."+v.name, v.v); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Totals)) {
-		if err := check(fmt.Sprintf("totals[%q]", k), s.Totals[k]); err != nil {
-			return nil, err
-		}
-	}
-	// As WriteJSON's encoder: <, > and & stay as they are.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(plain(s)); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -2,120 +2,38 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
 )
-
-func f64(v float64) *float64 { return &v }
-
-// stat is a WindowStat; spread < 0 means none (one process).
-func stat(median, spread, lo, hi float64) *WindowStat {
-	s := &WindowStat{Median: median, Min: lo, Max: hi}
-	if spread >= 0 {
-		s.Spread = f64(spread)
-	}
-	return s
-}
-
-// one is the WindowStat of a quantity a single process measured.
-func one(v float64) *WindowStat { return stat(v, -1, v, v) }
-
-// windowSummaries are windowDoc's windows summarized across processes, as
-// the supervisor summarizes them (supervisor/windows_test.go pins that
-// arithmetic): BenchmarkIngest over two processes, one of which could not
-// attribute disk wait and verified its cold prep only partially;
-// BenchmarkIngest/parse measured by process 0 only, process 1 having
-// panicked; BenchmarkReplay skipped; and BenchmarkCompact's two windows.
-func windowSummaries() []WindowSummary {
-	const ingest, replay = "github.com/acme/shop/ingest", "github.com/acme/shop/replay"
-	const disk = "disk: not attributed (no per-cgroup io.pressure)"
-	return []WindowSummary{
-		{
-			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest", Processes: 2, Reps: 1, Scope: ScopeThread,
-			WallNs:            stat(156_179_011.5, 3_833_333.5, 152_345_678, 160_012_345),
-			OnCPUUserNs:       stat(97_882_716, 882_716, 97_000_000, 98_765_432),
-			OnCPUKernelNs:     stat(12_672_839, 327_161, 12_345_678, 13_000_000),
-			OffCPURunqueueNs:  stat(1_617_283.5, 382_716.5, 1_234_567, 2_000_000),
-			OffCPUOtherNs:     stat(34_006_173, 14_006_172, 20_000_001, 48_012_345),
-			OtherThreadsCPUNs: stat(1_922_839, 422_839, 1_500_000, 2_345_678),
-			IOStallNs:         stat(6_666_666, 3_209_877, 3_456_789, 9_876_543),
-			Totals:            map[string]*float64{"tier0.read-bytes": f64(16_566_272), "tier0.syscr": f64(4098), "perf-sw.task-clock": nil},
-			Regimes: []WindowRegimeCount{
-				{Requested: "cold", Effective: "cold", Processes: []int{0}},
-				{Requested: "cold", Effective: "partial", Processes: []int{1}},
-			},
-			Note: "proc 1: " + disk,
-		},
-		{
-			Package: ingest, Workload: "BenchmarkIngest", Name: "BenchmarkIngest/parse", Processes: 1, Unmeasured: 1, Reps: 3, Scope: ScopeThread,
-			WallNs: one(45_678_901), OnCPUUserNs: one(40_123_456), OnCPUKernelNs: one(2_345_678), OffCPUOtherNs: one(3_209_767),
-			OtherThreadsCPUNs: one(0), IOStallNs: one(0),
-			Totals:  map[string]*float64{"tier0.syscr": f64(12)},
-			Regimes: []WindowRegimeCount{{Requested: "warm", Effective: "warm", Processes: []int{1}}},
-			Note: "runqueue: /proc/thread-self/schedstat unreadable: permission denied; " + disk +
-				"; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)",
-		},
-		{
-			Package: replay, Workload: "BenchmarkReplay", Name: "BenchmarkReplay", Unmeasured: 1, Reps: 1, Scope: ScopeThread,
-			Totals: map[string]*float64{}, Skipped: str("no replay corpus in testdata/replay"),
-		},
-		{
-			Package: ingest, Workload: "BenchmarkCompact", Name: "BenchmarkCompact", Processes: 1, Reps: 1, Scope: ScopeThread,
-			WallNs: one(1_234_567_890), OnCPUUserNs: one(1_100_000_000), OnCPUKernelNs: one(100_000_000),
-			OffCPURunqueueNs: one(4_567_890), OffCPUOtherNs: one(30_000_000), OtherThreadsCPUNs: one(250_000_000), IOStallNs: one(512),
-			Totals: map[string]*float64{}, Note: disk,
-		},
-		{
-			Package: ingest, Workload: "BenchmarkCompact", Name: "#2", Processes: 1, Reps: 1, Scope: ScopeThread,
-			WallNs: one(999), OnCPUUserNs: one(600), OnCPUKernelNs: one(0), OffCPURunqueueNs: one(0), OffCPUOtherNs: one(399),
-			OtherThreadsCPUNs: one(0), Totals: map[string]*float64{},
-		},
-	}
-}
-
-// summarized returns doc with its windows summarized.
-func summarized(doc Document) Document {
-	doc.WindowSummaries = windowSummaries()
-	return doc
-}
 
 func TestWindowsGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		doc  Document
+		doc  rundoc.Document
 	}{
-		{"windows", summarized(windowDoc())},
-		{"windows-only", summarized(windowsOnlyDoc())},
+		{"windows", rundoctest.Summarized(rundoctest.WindowDoc())},
+		{"windows-only", rundoctest.Summarized(rundoctest.WindowsOnlyDoc())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var table bytes.Buffer
 			require.NoError(t, WriteTable(&table, tt.doc, TableOptions{}))
-			golden(t, tt.name+".table", table.Bytes())
+			Golden(t, tt.name+".table", table.Bytes())
 			assert.NotContains(t, table.String(), "\x1b", "the zero TableOptions writes plain text")
-
-			var first, second bytes.Buffer
-			require.NoError(t, WriteJSON(&first, tt.doc))
-			require.NoError(t, WriteJSON(&second, tt.doc))
-			assert.Equal(t, first.String(), second.String(), "output is deterministic")
-			golden(t, tt.name+".json", first.Bytes())
-
-			var back Document
-			require.NoError(t, json.Unmarshal(first.Bytes(), &back))
-			assert.Equal(t, normalize(tt.doc).Windows, back.Windows, "every per-process window round-trips, nil durations staying nil")
-			assert.Equal(t, tt.doc.WindowSummaries, back.WindowSummaries, "every summary round-trips")
 		})
 	}
 }
 
 // windowLines returns the windows table's header and rows from the table
 // WriteTable writes for doc.
-func windowLines(t *testing.T, doc Document) (header string, rows []string) {
+func windowLines(t *testing.T, doc rundoc.Document) (header string, rows []string) {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
@@ -142,7 +60,7 @@ func fieldsOf(line string) []string {
 }
 
 func TestWindowsTable(t *testing.T) {
-	doc := summarized(windowDoc())
+	doc := rundoctest.Summarized(rundoctest.WindowDoc())
 	header, rows := windowLines(t, doc)
 	require.Len(t, rows, len(doc.WindowSummaries), "one line per window summarized across processes, none dropped")
 	assert.Less(t, len(rows), len(doc.Windows), "not one line per process")
@@ -242,8 +160,8 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("order: benchmark table, windows, then error blocks", func(t *testing.T) {
-		doc := summarized(windowDoc())
-		doc.Rows = append(doc.Rows, errorDoc().Rows[1])
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
+		doc.Rows = append(doc.Rows, rundoctest.ErrorDoc().Rows[1])
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		out := buf.String()
@@ -252,8 +170,8 @@ func TestWindowsTable(t *testing.T) {
 	})
 
 	t.Run("color", func(t *testing.T) {
-		doc := summarized(windowDoc())
-		doc.WindowSummaries[2].Skipped, doc.WindowSummaries[2].Error = nil, str("exit: status 2")
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
+		doc.WindowSummaries[2].Skipped, doc.WindowSummaries[2].Error = nil, rundoctest.Str("exit: status 2")
 		var buf bytes.Buffer
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{Color: true}))
 		assert.Contains(t, buf.String(), "\x1b[1mwindow ")
@@ -270,7 +188,7 @@ func TestWindowsTable(t *testing.T) {
 
 func TestWindowsOnly(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, summarized(windowsOnlyDoc()), TableOptions{}))
+	require.NoError(t, WriteTable(&buf, rundoctest.Summarized(rundoctest.WindowsOnlyDoc()), TableOptions{}))
 	out := buf.String()
 	assert.NotContains(t, out, "no benchmark results")
 	assert.NotContains(t, out, "benchmark ", "no empty benchmark table")
@@ -280,15 +198,15 @@ func TestWindowsOnly(t *testing.T) {
 
 func TestWindowsWithoutSummaries(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, windowDoc(), TableOptions{}))
+	require.NoError(t, WriteTable(&buf, rundoctest.WindowDoc(), TableOptions{}))
 	assert.Contains(t, buf.String(), "\nwindows\n(no cross-process summary in this document: its 7 per-process windows are in the JSON document)\n")
 }
 
 func TestWindowsOptionalColumns(t *testing.T) {
-	plain := WindowSummary{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Processes: 1, Reps: 1, Scope: ScopeThread,
-		WallNs: one(1000), OnCPUUserNs: one(500), OnCPUKernelNs: one(100), OffCPURunqueueNs: one(100), OffCPUDiskNs: one(100),
-		OffCPUOtherNs: one(200), IOStallNs: one(7)}
-	headers := func(ss ...WindowSummary) []string {
+	plain := rundoc.WindowSummary{Package: "p", Workload: "BenchmarkW", Name: "BenchmarkW", Processes: 1, Reps: 1, Scope: rundoc.ScopeThread,
+		WallNs: rundoctest.One(1000), OnCPUUserNs: rundoctest.One(500), OnCPUKernelNs: rundoctest.One(100), OffCPURunqueueNs: rundoctest.One(100), OffCPUDiskNs: rundoctest.One(100),
+		OffCPUOtherNs: rundoctest.One(200), IOStallNs: rundoctest.One(7)}
+	headers := func(ss ...rundoc.WindowSummary) []string {
 		g, _ := windowGrid(ss, nil, TableOptions{})
 		var h []string
 		for _, c := range g.cols {
@@ -302,33 +220,33 @@ func TestWindowsOptionalColumns(t *testing.T) {
 	})
 	t.Run("spread only when some window ran in several processes", func(t *testing.T) {
 		several := plain
-		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, stat(1000, 50, 900, 1200)
+		several.Name, several.Processes, several.WallNs = "BenchmarkW/b", 3, rundoctest.Stat(1000, 50, 900, 1200)
 		h := headers(plain, several)
 		assert.Equal(t, "range", h[4])
-		g, _ := windowGrid([]WindowSummary{plain, several}, nil, TableOptions{})
+		g, _ := windowGrid([]rundoc.WindowSummary{plain, several}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][4], "one process: no spread")
 		assert.Equal(t, "−10% +20%", g.cells[1][4], "the shortest and longest wall against the median")
-		assert.Equal(t, summaryText, windowNotes(Document{WindowSummaries: []WindowSummary{plain, several}}, nil, TableOptions{})[1])
-		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{}) {
+		assert.Equal(t, summaryText, windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, several}}, nil, TableOptions{})[1])
+		for _, l := range windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain}}, nil, TableOptions{}) {
 			assert.NotEqual(t, summaryText, l, "no medians to explain with one process each")
 		}
 	})
 	t.Run("mixed scopes", func(t *testing.T) {
 		proc := plain
-		proc.Scope = ScopeProcess
+		proc.Scope = rundoc.ScopeProcess
 		assert.Equal(t, "scope", headers(plain, proc)[2])
-		for _, l := range windowNotes(Document{WindowSummaries: []WindowSummary{plain, proc}}, nil, TableOptions{}) {
+		for _, l := range windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, proc}}, nil, TableOptions{}) {
 			assert.NotContains(t, l, "scope:", "no common scope line when scopes differ")
 		}
-		assert.Equal(t, "scope: "+scopeText(ScopeThread), windowNotes(Document{WindowSummaries: []WindowSummary{plain}}, nil, TableOptions{})[0])
-		assert.Contains(t, scopeText(ScopeMixed), "no component is summarized")
+		assert.Equal(t, "scope: "+scopeText(rundoc.ScopeThread), windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain}}, nil, TableOptions{})[0])
+		assert.Contains(t, scopeText(rundoc.ScopeMixed), "no component is summarized")
 	})
 	t.Run("other threads", func(t *testing.T) {
 		threads := plain
-		threads.OtherThreadsCPUNs = one(42)
+		threads.OtherThreadsCPUNs = rundoctest.One(42)
 		h := headers(plain, threads)
 		assert.Equal(t, "other threads", h[10])
-		g, notes := windowGrid([]WindowSummary{plain, threads}, nil, TableOptions{})
+		g, notes := windowGrid([]rundoc.WindowSummary{plain, threads}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][10])
 		assert.Equal(t, "42.00ns", g.cells[1][10])
 		assert.Equal(t, "unavailable: other threads (no reason recorded)", g.cells[0][notes])
@@ -345,30 +263,30 @@ func TestWindowName(t *testing.T) {
 		{"BenchmarkIngest", "", "BenchmarkIngest"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, windowName(Window{Workload: tt.workload, Name: tt.name}))
-		assert.Equal(t, tt.want, summaryName(WindowSummary{Workload: tt.workload, Name: tt.name}))
+		assert.Equal(t, tt.want, rundoc.Window{Workload: tt.workload, Name: tt.name}.LocalName())
+		assert.Equal(t, tt.want, rundoc.WindowSummary{Workload: tt.workload, Name: tt.name}.LocalName())
 	}
-	w := Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
-	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []Window{w}))),
+	w := rundoc.Window{Package: "a/ingest", Workload: "BenchmarkI", Name: "#3"}
+	assert.Equal(t, "BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(nil, []rundoc.Window{w}))),
 		"a single-package run needs no prefix")
 	assert.Equal(t, "ingest.BenchmarkI#3", displayWindowName(w, packagePrefixes(tablePackages(
-		[]Row{{Package: "a/codec"}}, []Window{w}))), "windows and rows share one set of packages")
+		[]rundoc.Row{{Package: "a/codec"}}, []rundoc.Window{w}))), "windows and rows share one set of packages")
 }
 
 func TestRegimeCell(t *testing.T) {
 	tests := []struct {
 		name   string
-		regime *WindowRegime
+		regime *rundoc.WindowRegime
 		want   string
 	}{
 		{"no prep", nil, dash},
-		{"met", &WindowRegime{Requested: "cold", Effective: "cold"}, "cold"},
-		{"warm", &WindowRegime{Requested: "warm", Effective: "warm"}, "warm"},
-		{"steady", &WindowRegime{Requested: "steady", Effective: "steady"}, "steady"},
-		{"partial", &WindowRegime{Requested: "cold", Effective: "partial"}, "cold→partial"},
-		{"not evictable", &WindowRegime{Requested: "cold", Effective: "not-evictable"}, "cold→not-evictable"},
-		{"unverified", &WindowRegime{Requested: "warm", Effective: "unverified"}, "warm→unverified"},
-		{"no effective", &WindowRegime{Requested: "cold"}, "cold"},
+		{"met", &rundoc.WindowRegime{Requested: "cold", Effective: "cold"}, "cold"},
+		{"warm", &rundoc.WindowRegime{Requested: "warm", Effective: "warm"}, "warm"},
+		{"steady", &rundoc.WindowRegime{Requested: "steady", Effective: "steady"}, "steady"},
+		{"partial", &rundoc.WindowRegime{Requested: "cold", Effective: "partial"}, "cold→partial"},
+		{"not evictable", &rundoc.WindowRegime{Requested: "cold", Effective: "not-evictable"}, "cold→not-evictable"},
+		{"unverified", &rundoc.WindowRegime{Requested: "warm", Effective: "unverified"}, "warm→unverified"},
+		{"no effective", &rundoc.WindowRegime{Requested: "cold"}, "cold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,97 +294,20 @@ func TestRegimeCell(t *testing.T) {
 		})
 	}
 	assert.Equal(t, dash, regimesCell(nil))
-	assert.Equal(t, "cold→not-evictable", regimesCell([]WindowRegimeCount{{Requested: "cold", Effective: "not-evictable", Processes: []int{0, 1}}}))
-	assert.Equal(t, "cold×2, cold→partial×1", regimesCell([]WindowRegimeCount{
+	assert.Equal(t, "cold→not-evictable", regimesCell([]rundoc.WindowRegimeCount{{Requested: "cold", Effective: "not-evictable", Processes: []int{0, 1}}}))
+	assert.Equal(t, "cold×2, cold→partial×1", regimesCell([]rundoc.WindowRegimeCount{
 		{Requested: "cold", Effective: "cold", Processes: []int{0, 2}}, {Requested: "cold", Effective: "partial", Processes: []int{1}}}))
-}
-
-func TestWindowsJSON(t *testing.T) {
-	t.Run("windowless documents keep their bytes", func(t *testing.T) {
-		for _, doc := range []Document{greenDoc(), errorDoc(), countedDoc(), {}} {
-			var nilWindows, emptyWindows bytes.Buffer
-			require.NoError(t, WriteJSON(&nilWindows, doc))
-			doc.Windows, doc.WindowSummaries = []Window{}, []WindowSummary{}
-			require.NoError(t, WriteJSON(&emptyWindows, doc))
-			assert.Equal(t, nilWindows.String(), emptyWindows.String())
-			assert.NotContains(t, nilWindows.String(), `"windows`)
-			assert.NotContains(t, nilWindows.String(), `"windowMetrics"`)
-		}
-	})
-	t.Run("nulls and objects", func(t *testing.T) {
-		doc := summarized(windowDoc())
-		doc.Windows[6].Totals = nil
-		doc.WindowSummaries[4].Totals = nil
-		var buf bytes.Buffer
-		require.NoError(t, WriteJSON(&buf, doc))
-		var got struct {
-			Windows   []map[string]any `json:"windows"`
-			Summaries []map[string]any `json:"windowSummaries"`
-		}
-		require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
-		require.Len(t, got.Windows, len(doc.Windows), "the per-process windows stay in the document")
-		parse := got.Windows[1]
-		for _, k := range []string{"offCpuRunqueueNs", "offCpuDiskNs"} {
-			v, ok := parse[k]
-			assert.True(t, ok, "%s keeps its key", k)
-			assert.Nil(t, v, "%s is null, never 0", k)
-		}
-		assert.Equal(t, 0.0, parse["otherThreadsCpuNs"], "a measured zero stays 0")
-		assert.Equal(t, map[string]any{}, got.Windows[6]["totals"], "totals are always an object")
-		assert.Equal(t, "system", got.Windows[0]["psi"].(map[string]any)["scope"])
-		assert.NotContains(t, got.Windows[6], "psi", "psi is absent without a reading")
-		assert.NotContains(t, got.Windows[6], "regime", "regime is absent without a prep")
-		assert.Equal(t, "partial", got.Windows[2]["regime"].(map[string]any)["effective"])
-		assert.Contains(t, got.Windows[3], "regime", "an error window keeps its regime stamp")
-		assert.Nil(t, doc.Windows[6].Totals, "the caller's document is untouched")
-
-		require.Len(t, got.Summaries, len(doc.WindowSummaries))
-		ingest := got.Summaries[0]
-		assert.Equal(t, map[string]any{"median": 156_179_011.5, "spread": 3_833_333.5, "min": 152_345_678.0, "max": 160_012_345.0}, ingest["wallNs"])
-		v, ok := ingest["offCpuDiskNs"]
-		assert.True(t, ok)
-		assert.Nil(t, v, "a component some process did not attribute is null")
-		assert.Nil(t, ingest["totals"].(map[string]any)["perf-sw.task-clock"], "a total some process lacks is null")
-		assert.Nil(t, got.Summaries[1]["wallNs"].(map[string]any)["spread"], "one process: no spread, null not 0")
-		assert.Nil(t, got.Summaries[2]["wallNs"], "no process measured it")
-		assert.Equal(t, map[string]any{}, got.Summaries[4]["totals"], "summary totals are always an object")
-	})
-	t.Run("HTML characters stay as they are", func(t *testing.T) {
-		doc := summarized(windowDoc())
-		doc.WindowSummaries[0].Note = "a <b> & c"
-		var buf bytes.Buffer
-		require.NoError(t, WriteJSON(&buf, doc))
-		assert.Contains(t, buf.String(), `"note": "a <b> & c"`)
-	})
-	t.Run("non-finite numbers are refused", func(t *testing.T) {
-		doc := summarized(windowDoc())
-		doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
-		var buf bytes.Buffer
-		err := WriteJSON(&buf, doc)
-		assert.ErrorIs(t, err, ErrNonFinite)
-		assert.ErrorContains(t, err, `windows[2].totals["tier0.syscr"] is NaN`)
-		assert.Zero(t, buf.Len(), "no partial document")
-		assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), ErrNonFinite)
-
-		doc = summarized(windowDoc())
-		doc.WindowSummaries[0].Totals["tier0.syscr"] = f64(math.Inf(1))
-		buf.Reset()
-		err = WriteJSON(&buf, doc)
-		assert.ErrorIs(t, err, ErrNonFinite)
-		assert.ErrorContains(t, err, `BenchmarkIngest totals["tier0.syscr"] is +Inf`)
-		assert.Zero(t, buf.Len(), "no partial document")
-	})
 }
 
 func TestWindowsBenchfmt(t *testing.T) {
 	t.Run("windows only: an empty, valid stream", func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, WriteBenchfmt(&buf, summarized(windowsOnlyDoc())))
+		require.NoError(t, WriteBenchfmt(&buf, rundoctest.Summarized(rundoctest.WindowsOnlyDoc())))
 		assert.Empty(t, readBenchfmt(t, buf.Bytes()))
 		assert.Zero(t, buf.Len())
 	})
 	t.Run("windows are not results", func(t *testing.T) {
-		doc := summarized(windowDoc())
+		doc := rundoctest.Summarized(rundoctest.WindowDoc())
 		var with, without bytes.Buffer
 		require.NoError(t, WriteBenchfmt(&with, doc))
 		doc.Windows, doc.WindowSummaries = nil, nil
@@ -474,4 +315,11 @@ func TestWindowsBenchfmt(t *testing.T) {
 		assert.Equal(t, without.String(), with.String())
 		assert.Equal(t, wantResults(doc), readBenchfmt(t, with.Bytes()))
 	})
+}
+
+// The table refuses a non-finite window total as the JSON writer does.
+func TestWindowsTableRefusesNonFinite(t *testing.T) {
+	doc := rundoctest.Summarized(rundoctest.WindowDoc())
+	doc.Windows[2].Totals["tier0.syscr"] = math.NaN()
+	assert.ErrorIs(t, WriteTable(&bytes.Buffer{}, doc, TableOptions{}), rundoc.ErrNonFinite)
 }

@@ -6,7 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // revision is one --against revision of a run: its exported tree and the
@@ -34,9 +35,9 @@ func (r *revision) describe() string {
 // something that is not there); a package that does not build at a
 // revision is a row of that build. The revisions' binaries are not kept in
 // the per-user cache: their trees are new each run.
-func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) bool) ([]*revision, []report.Row, error) {
+func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) bool) ([]*revision, []rundoc.Row, error) {
 	var revs []*revision
-	var rows []report.Row
+	var rows []rundoc.Row
 	for i, rev := range s.cfg.Against {
 		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp)
 		if err != nil {
@@ -61,7 +62,7 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 		}
 		sub.buildAll(ctx, plans)
 		for _, row := range planRows {
-			if row.Outcome == report.OutcomeSkipped {
+			if row.Outcome == rundoc.OutcomeSkipped {
 				continue // a package with nothing to run: the working tree's row says so
 			}
 			row.Build = r.label()
@@ -85,16 +86,16 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 // so a sample of either covers the same work. An identity only a revision
 // has keeps its own calibration and runs unpaired.
 func (s *supervisor) discoverRevisions(ctx context.Context, ids []*benchIdentity, revs []*revision) (unpaired []*benchIdentity) {
-	byKey := map[identityKey]*benchIdentity{}
+	byKey := map[revKey]*benchIdentity{}
 	for _, id := range ids {
-		byKey[identityKey{id.plan.pkg.ImportPath, id.name}] = id
+		byKey[revKey{id.plan.pkg.ImportPath, id.name}] = id
 		id.partners = make([]*benchIdentity, len(revs))
 	}
 	for r, rev := range revs {
 		for _, found := range s.discoverAll(ctx, rev.plans, true) {
 			for _, v := range found {
 				v.variant = rev.label()
-				m := byKey[identityKey{v.plan.pkg.ImportPath, v.name}]
+				m := byKey[revKey{v.plan.pkg.ImportPath, v.name}]
 				if m == nil || m.partners[r] != nil {
 					unpaired = append(unpaired, v)
 					continue
@@ -145,30 +146,29 @@ func oldFirst(partners, r, rep int) bool {
 
 // compareRevisions compares each revision's rows with the working tree's,
 // pair by pair.
-func (s *supervisor) compareRevisions(rows []report.Row, revs []*revision, fp report.Fingerprint) []report.Comparison {
-	cfg := s.cfg.Compare.withDefaults()
-	var out []report.Comparison
-	var newRows []report.Row
+func (s *supervisor) compareRevisions(rows []rundoc.Row, revs []*revision, fp rundoc.Fingerprint) []rundoc.Comparison {
+	var out []rundoc.Comparison
+	var newRows []rundoc.Row
 	for _, r := range rows {
 		if r.Build == "" {
 			newRows = append(newRows, r)
 		}
 	}
 	for i, rev := range revs {
-		var oldRows []report.Row
+		var oldRows []rundoc.Row
 		for _, r := range rows {
 			if r.Build == rev.label() {
 				oldRows = append(oldRows, r)
 			}
 		}
-		c, _ := newComparison(cfg) // validated with the run's Config
-		c.Old = report.ComparedRun{Label: rev.describe(), Fingerprint: fp}
-		c.New = report.ComparedRun{Label: "working tree", Fingerprint: fp}
-		c.Knobs.Paired = true
-		cmp := comparer{cfg: cfg}
-		c.Rows = cmp.rows(oldRows, newRows, func(k int) bool { return oldFirst(len(revs), i, k) })
-		c.Geomeans = Geomeans(c.Rows)
+		// validated with the run's Config
+		c, _ := analysis.ComparePaired(oldRows, newRows, s.cfg.Compare, func(k int) bool { return oldFirst(len(revs), i, k) })
+		c.Old = rundoc.ComparedRun{Label: rev.describe(), Fingerprint: fp}
+		c.New = rundoc.ComparedRun{Label: "working tree", Fingerprint: fp}
 		out = append(out, *c)
 	}
 	return out
 }
+
+// revKey is a benchmark identity of one build: package and name.
+type revKey struct{ pkg, name string }

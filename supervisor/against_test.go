@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -96,15 +96,15 @@ func TestAgainst(t *testing.T) {
 	assert.Equal(t, []string{"0:true", "0:false", "1:false", "1:true", "2:true", "2:false",
 		"3:false", "3:true", "4:true", "4:false", "5:false", "5:true"}, order, "six pairs, alternating which build runs first")
 
-	cs := s.compareRevisions(rows, []*revision{rev}, report.Fingerprint{})
+	cs := s.compareRevisions(rows, []*revision{rev}, rundoc.Fingerprint{})
 	require.Len(t, cs, 1)
 	c := cs[0]
 	assert.True(t, c.Knobs.Paired)
 	assert.Equal(t, "HEAD~1 (commit 0123456789ab)", c.Old.Label)
 	require.NotEmpty(t, c.Rows)
 	r := c.Rows[0]
-	assert.Equal(t, report.MetricTime, r.Metric)
-	assert.Equal(t, report.VerdictFaster, r.Verdict, "100 ns against 130 ns in every pair")
+	assert.Equal(t, rundoc.MetricTime, r.Metric)
+	assert.Equal(t, rundoc.VerdictFaster, r.Verdict, "100 ns against 130 ns in every pair")
 	require.NotNil(t, r.Ratio)
 	assert.InDelta(t, 100.0/130, *r.Ratio, 0.01)
 	require.NotNil(t, r.Confidence)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"math"
 	"regexp"
 	"runtime"
 	"slices"
@@ -16,9 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -35,15 +35,15 @@ type benchIdentity struct {
 	name     string
 	fullName string // the whole name when name is its protocol.ShortName
 	workload bool   // measure.Workload: windows, not samples
-	windows  []report.Window
-	row      *report.Row // set by discovery when the function failed there
-	procs    []report.ProcessResult
+	windows  []rundoc.Window
+	row      *rundoc.Row // set by discovery when the function failed there
+	procs    []rundoc.ProcessResult
 	stopped  bool   // skipped or failed: no further repetitions
 	notRun   string // why a repetition was not started
 
 	// n is the calibrated N every process measures; calibration its runs.
 	n           int64
-	calibration []stats.Sample
+	calibration []rundoc.Sample
 	sampleTime  time.Duration // the target N was calibrated for
 	fixedNs     int64         // the fixed cost per run that lengthened it, if one did
 	setupNs     int64         // what one call spent outside its timer (top-level leaves)
@@ -72,7 +72,7 @@ type benchIdentity struct {
 
 // benchmarks discovers every package's leaves (see discoverAll; no
 // measurement runs yet), then measures them serially.
-func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]report.Row, []report.Window) {
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]rundoc.Row, []rundoc.Window) {
 	var ids []*benchIdentity
 	for _, f := range s.discoverAll(ctx, plans, true) {
 		ids = append(ids, f...)
@@ -91,8 +91,8 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*r
 		all = append(all, unpaired...)
 	}
 	s.measure(ctx, ids)
-	rows := make([]report.Row, 0, len(all))
-	var windows []report.Window
+	rows := make([]rundoc.Row, 0, len(all))
+	var windows []rundoc.Window
 	for _, id := range all {
 		rows = append(rows, id.result())
 	}
@@ -122,7 +122,7 @@ func (s *supervisor) discoverAll(ctx context.Context, plans []*pkgPlan, calibrat
 			go func() {
 				defer wg.Done()
 				found[i] = s.discover(ctx, p, b, calibrate)
-				ev := report.Event{Kind: report.EventDiscovery, Package: p.pkg.ImportPath, Build: b.variant, Identities: []string{}}
+				ev := rundoc.Event{Kind: rundoc.EventDiscovery, Package: p.pkg.ImportPath, Build: b.variant, Identities: []string{}}
 				for _, id := range found[i] {
 					if id.name != "" { // "": the package's discovery failed; its result says why
 						ev.Identities = append(ev.Identities, cmp.Or(id.fullName, id.name))
@@ -255,7 +255,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
 			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip}}
 		s.slots() <- struct{}{}
-		who := report.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
+		who := rundoc.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
 		s.processStart(who, req)
 		out := s.run(ctx, s.childConfig(p, b), req, func(m protocol.Message) {
 			switch m := m.(type) {
@@ -411,14 +411,14 @@ func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	}
 	switch {
 	case l.Problem != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassFailure),
-			Error: ptr(firstLine(l.Problem)), Processes: []report.ProcessResult{}}
+		id.row = &rundoc.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassFailure),
+			Error: ptr(firstLine(l.Problem)), Processes: []rundoc.ProcessResult{}}
 		if strings.Contains(strings.TrimSpace(l.Problem), "\n") {
 			id.row.Output = l.Problem // the rest of what it said
 		}
 	case l.Skipped != "":
-		id.row = &report.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSkipped),
-			Skipped: ptr(l.Skipped), Processes: []report.ProcessResult{}}
+		id.row = &rundoc.Row{Package: p.pkg.ImportPath, Name: l.Name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSkipped),
+			Skipped: ptr(l.Skipped), Processes: []rundoc.ProcessResult{}}
 	}
 	return id
 }
@@ -485,7 +485,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 // runJob runs one process of id and records it; true when it failed.
 func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) bool {
 	var result *protocol.Result
-	var windows []report.Window
+	var windows []rundoc.Window
 	mode := protocol.ModeBenchmark
 	if id.workload {
 		mode = protocol.ModeWorkload
@@ -515,7 +515,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		// (docs/design.md#leaves-that-need-their-siblings).
 		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, topLevel(cmp.Or(id.fullName, id.name)))
 	}
-	who := report.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
+	who := rundoc.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)
 	out := s.run(ctx, s.childConfig(id.plan, id.build), req, func(m protocol.Message) {
 		switch m := m.(type) {
@@ -532,7 +532,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 	s.processEnd(who, req, out)
 	id.windows = append(id.windows, windows...)
 	id.leftBehind(out)
-	proc := report.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
+	proc := rundoc.ProcessResult{Index: rep, PID: out.PID, Outcome: outcomeOf(out.Class), WallNs: int64(out.Elapsed)}
 	proc.PeakMemoryBytes, _ = peakMemory(out)
 	if notes := resourceNotes(out); len(notes) > 0 {
 		if id.limitedCount == 0 {
@@ -570,8 +570,8 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		}
 		addThroughput(proc.Samples, result.BytesPerOp)
 		addThroughput(proc.Retaken, result.BytesPerOp) // shown as the kept ones are, in no statistic
-		if st, ok := (stats.Process{Samples: proc.Samples}).NsPerOp(); ok {
-			proc.NsPerOp = &st
+		if st, ok := analysis.NsPerOp(proc.Samples); ok {
+			proc.NsPerOp = st
 		}
 		id.counted(&proc, result)
 	}
@@ -624,7 +624,7 @@ func seed(pkg, name string, rep int) uint64 {
 }
 
 // markShort flags the samples shorter than half the sample target.
-func markShort(samples []stats.Sample, target time.Duration) {
+func markShort(samples []rundoc.Sample, target time.Duration) {
 	for i := range samples {
 		samples[i].Short = time.Duration(samples[i].ElapsedNs) < target/2
 	}
@@ -634,7 +634,7 @@ func markShort(samples []stats.Sample, target time.Duration) {
 // as testing computes it (bytes per iteration times N over the elapsed
 // time, in 10^6 bytes per second) but unrounded; samples rebuilt from the
 // printed line keep the MB/s testing printed.
-func addThroughput(samples []stats.Sample, bytesPerOp int64) {
+func addThroughput(samples []rundoc.Sample, bytesPerOp int64) {
 	if bytesPerOp <= 0 {
 		return
 	}
@@ -650,13 +650,13 @@ func addThroughput(samples []stats.Sample, bytesPerOp int64) {
 	}
 }
 
-func samples(in []protocol.Sample) []stats.Sample {
+func samples(in []protocol.Sample) []rundoc.Sample {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]stats.Sample, len(in))
+	out := make([]rundoc.Sample, len(in))
 	for i, s := range in {
-		out[i] = stats.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
+		out[i] = rundoc.Sample{Iterations: s.Iterations, ElapsedNs: s.ElapsedNs, AllocBytes: s.AllocBytes, Allocs: s.Allocs, Exact: s.Exact}
 		if len(s.Extra) > 0 {
 			out[i].Extra = make(map[string]float64, len(s.Extra))
 			for _, e := range s.Extra {
@@ -671,31 +671,31 @@ func samples(in []protocol.Sample) []stats.Sample {
 
 // result assembles the identity's row: the first failure decides the
 // outcome, and whatever processes produced samples are summarized.
-func (id *benchIdentity) result() report.Row {
-	var row report.Row
+func (id *benchIdentity) result() rundoc.Row {
+	var row rundoc.Row
 	switch {
 	case id.row != nil:
 		row = *id.row
 	case len(id.procs) > 0 && id.procs[0].Outcome == outcomeOf(sandbox.ClassSkipped):
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
 			Outcome: outcomeOf(sandbox.ClassSkipped), Skipped: id.procs[0].Error}
 	case len(id.procs) == 0:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
-			Outcome: report.OutcomeNotRun, Error: ptr(id.notRun)}
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(),
+			Outcome: rundoc.OutcomeNotRun, Error: ptr(id.notRun)}
 	default:
-		row = report.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
+		row = rundoc.Row{Package: id.plan.pkg.ImportPath, Name: id.name, Kind: id.kind(), Outcome: outcomeOf(sandbox.ClassSuccess)}
 	}
 	row.Build = id.variant
 	row.Processes = id.procs
 	if row.Processes == nil {
-		row.Processes = []report.ProcessResult{}
+		row.Processes = []rundoc.ProcessResult{}
 	}
 	if len(id.calibration) > 0 {
-		row.Calibration = &report.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
+		row.Calibration = &rundoc.Calibration{N: id.n, TargetNs: int64(id.sampleTime), FixedNs: id.fixedNs,
 			SetupNs: id.setupNs, ProbeSkipped: id.skipProbe(), AfterSiblings: id.calibratedAfter, Runs: id.calibration}
 	}
-	row.Summary = summarize(id.procs)
-	row.Interference = report.SumInterference(id.procs)
+	row.Summary = analysis.Summarize(id.procs)
+	row.Interference = rundoc.SumInterference(id.procs)
 	if id.fullName != "" {
 		row.Name = id.fullName // the JSON keeps the whole name; the table shortens it
 	}
@@ -730,7 +730,7 @@ func (id *benchIdentity) result() report.Row {
 				row.Summary.Metrics = map[string]*float64{}
 			}
 			row.Summary.Metrics[unit] = nil // an em dash in its column, with the reason
-			row.Absences = append(row.Absences, report.MetricAbsence{Metric: unit, Reason: id.unmeasured[unit]})
+			row.Absences = append(row.Absences, rundoc.MetricAbsence{Metric: unit, Reason: id.unmeasured[unit]})
 		}
 	}
 	if row.Summary != nil && len(id.metrics) > 0 {
@@ -748,16 +748,16 @@ func (id *benchIdentity) skipProbe() bool {
 }
 
 // kind is the row kind of the identity.
-func (id *benchIdentity) kind() string {
+func (id *benchIdentity) kind() rundoc.Kind {
 	if id.workload {
-		return report.KindWorkload
+		return rundoc.KindWorkload
 	}
 	return "benchmark"
 }
 
 // window converts one measured window for the document.
-func window(pkg, workload string, process int, m protocol.Window) report.Window {
-	w := report.Window{Package: pkg, Workload: workload, Name: m.Name, Process: process, Reps: m.Reps,
+func window(pkg, workload string, process int, m protocol.Window) rundoc.Window {
+	w := rundoc.Window{Package: pkg, Workload: workload, Name: m.Name, Process: process, Reps: m.Reps,
 		WallNs: m.WallNs, Scope: m.Scope, OnCPUUserNs: m.OnCPUUserNs, OnCPUKernelNs: m.OnCPUKernelNs,
 		OffCPURunqueueNs: m.OffCPURunqueueNs, OffCPUDiskNs: m.OffCPUDiskNs, OffCPUOtherNs: m.OffCPUOtherNs,
 		OtherThreadsCPUNs: m.OtherThreadsCPUNs, Totals: map[string]float64{}, Note: m.Note}
@@ -765,18 +765,18 @@ func window(pkg, workload string, process int, m protocol.Window) report.Window 
 		w.Totals[t.Name] = t.Value
 	}
 	if p := m.PSI; p != nil {
-		w.PSI = &report.WindowPSI{Scope: "system", IOSomeNs: p.IOSomeNs, IOFullNs: p.IOFullNs,
+		w.PSI = &rundoc.WindowPSI{Scope: "system", IOSomeNs: p.IOSomeNs, IOFullNs: p.IOFullNs,
 			MemSomeNs: p.MemSomeNs, MemFullNs: p.MemFullNs, CPUSomeNs: p.CPUSomeNs}
 	}
 	if r := m.Regime; r != nil {
-		w.Regime = &report.WindowRegime{Requested: r.Requested, Effective: r.Effective,
+		w.Regime = &rundoc.WindowRegime{Requested: r.Requested, Effective: r.Effective,
 			ResidentBefore: r.ResidentBefore, ResidentAfter: r.ResidentAfter, TotalBytes: r.TotalBytes, Note: r.Note}
 	}
 	return w
 }
 
 // counted records a process's counting-pass cells and absences.
-func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result) {
+func (id *benchIdentity) counted(proc *rundoc.ProcessResult, r *protocol.Result) {
 	if r.CountIterations > 0 {
 		id.countIters, id.countMethod = r.CountIterations, r.CountMethod
 	}
@@ -813,7 +813,7 @@ func (id *benchIdentity) counted(proc *report.ProcessResult, r *protocol.Result)
 
 // summarizeCounted sets the row's counted medians over the processes that
 // produced samples; a metric some of them lack is nil, with the reason.
-func (id *benchIdentity) summarizeCounted(row *report.Row) {
+func (id *benchIdentity) summarizeCounted(row *rundoc.Row) {
 	sum := row.Summary
 	sum.Counted = map[string]*float64{}
 	for _, m := range id.metrics {
@@ -839,7 +839,7 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 			if why == "" {
 				why = "not counted in every process"
 			}
-			row.Absences = append(row.Absences, report.MetricAbsence{Metric: m, Reason: why})
+			row.Absences = append(row.Absences, rundoc.MetricAbsence{Metric: m, Reason: why})
 			continue
 		}
 		sum.Counted[m] = ptr(v)
@@ -859,95 +859,16 @@ func (id *benchIdentity) summarizeCounted(row *report.Row) {
 	}
 }
 
-// intervalConfidence is the confidence the summary's interval aims at; with
-// few processes it is the whole range and achieves less (recorded).
-const intervalConfidence = 0.95
-
-// summarize combines the processes that produced samples; nil when none did.
-func summarize(procs []report.ProcessResult) *report.Summary {
-	var good []stats.Process
-	var per []stats.Stats
-	for _, p := range procs {
-		if p.NsPerOp != nil {
-			good = append(good, stats.Process{Index: p.Index, Samples: p.Samples})
-			per = append(per, *p.NsPerOp)
-		}
-	}
-	across, ok := stats.Combine(per)
-	if !ok {
-		return nil
-	}
-	sum := &report.Summary{
-		Processes:  across.Processes,
-		Iterations: good[0].Samples[0].Iterations,
-		MedianNs:   across.Median,
-		MinNs:      math.Inf(1),
-		MaxNs:      math.Inf(-1),
-		Metrics:    map[string]*float64{},
-	}
-	medians := make([]float64, len(per))
-	within := false
-	for i, st := range per {
-		medians[i] = st.Median
-		within = within || st.N > 1
-		sum.MinNs = math.Min(sum.MinNs, st.Min)
-		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
-	}
-	if iv, ok := stats.MedianInterval(medians, intervalConfidence); ok {
-		sum.Interval = &report.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
-	}
-	if within {
-		sum.WithinMADNs = ptr(across.Within)
-	}
-	for _, p := range good {
-		for _, s := range p.Samples {
-			if s.Short {
-				sum.ShortSamples++
-			}
-		}
-	}
-	units := map[string]func(stats.Process) (stats.Stats, bool){
-		"B/op":      stats.Process.BytesPerOp,
-		"allocs/op": stats.Process.AllocsPerOp,
-	}
-	for _, p := range good {
-		sum.Samples += len(p.Samples)
-		for _, u := range p.ExtraUnits() {
-			units[u] = func(p stats.Process) (stats.Stats, bool) { return p.Extra(u) }
-		}
-	}
-	for unit, stat := range units {
-		var vals []stats.Stats
-		for _, p := range good {
-			st, ok := stat(p)
-			if !ok {
-				break
-			}
-			vals = append(vals, st)
-		}
-		if len(vals) < len(good) {
-			if unit != "B/op" && unit != "allocs/op" {
-				sum.Metrics[unit] = nil // some process lacks it: unavailable, not 0
-			}
-			continue
-		}
-		if a, ok := stats.Combine(vals); ok {
-			sum.Metrics[unit] = ptr(a.Median)
-		}
-	}
-	return sum
-}
-
 // errorRow describes an identity (or a package, when name is "") whose
 // child ended badly. A child that timed out and printed its goroutine
 // stacks when asked says where in pkg it was.
-func errorRow(pkg, name, kind string, out sandbox.Outcome) report.Row {
+func errorRow(pkg, name string, kind rundoc.Kind, out sandbox.Outcome) rundoc.Row {
 	msg := describe(out)
 	if where := hungAt(out.Stacks.Head, pkg); where != "" {
 		msg += "; " + where
 	}
-	return report.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
-		Error: ptr(msg), Output: output(out), Processes: []report.ProcessResult{}, Notes: resourceNotes(out)}
+	return rundoc.Row{Package: pkg, Name: name, Kind: kind, Outcome: outcomeOf(out.Class),
+		Error: ptr(msg), Output: output(out), Processes: []rundoc.ProcessResult{}, Notes: resourceNotes(out)}
 }
 
 // hungAt says where a timed-out child was, from the head of the goroutine

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -85,6 +86,10 @@ func (c Config) Validate() error {
 	}
 	if len(c.Against) > 0 {
 		if err := c.Compare.Validate(); err != nil {
+			var ce *analysis.ConfigError
+			if errors.As(err, &ce) {
+				return &ConfigError{Field: ce.Field, Problem: ce.Problem}
+			}
 			return err
 		}
 	}
@@ -193,7 +198,7 @@ type Config struct {
 	// comparison per revision. Empty means none.
 	Against []string
 	// Compare configures the comparisons of Against (threshold, interval).
-	Compare CompareConfig
+	Compare analysis.CompareConfig
 	// SampleTime is the time one sample should take: N is calibrated
 	// once per benchmark, in discovery, for it, and every process
 	// measures that N. Samples shorter than half of it are flagged. Zero
@@ -263,10 +268,10 @@ type Config struct {
 	// planned.
 	Progress func(identity string, k, n int)
 	// Events, when set, receives the run's events as they happen
-	// (report.Event: builds, discoveries, every child's start and end,
+	// (rundoc.Event: builds, discoveries, every child's start and end,
 	// each row once final); it may be called from several goroutines at
 	// once and should not block. Nil: none.
-	Events func(report.Event)
+	Events func(rundoc.Event)
 
 	// Host hygiene (docs/design.md#host-hygiene).
 

@@ -50,7 +50,7 @@
 // Starting a child is a field (startFunc), so the schedule and the
 // collection of results are tested with scripted children.
 //
-// Every failure becomes a row of the returned report.Document; Run returns an
+// Every failure becomes a row of the returned rundoc.Document; Run returns an
 // error only when nothing could run at all.
 //
 // What it deliberately does not do: render (package report), compute

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -30,14 +31,14 @@ func newEventStream() *eventStream {
 	return es
 }
 
-func (es *eventStream) events(t *testing.T) []report.Event {
+func (es *eventStream) events(t *testing.T) []rundoc.Event {
 	t.Helper()
 	require.NoError(t, es.w.Err())
-	var out []report.Event
+	var out []rundoc.Event
 	sc := bufio.NewScanner(bytes.NewReader(es.buf.Bytes()))
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
-		var ev report.Event
+		var ev rundoc.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), "line %q", sc.Text())
 		out = append(out, ev)
 	}
@@ -51,7 +52,7 @@ type childKey struct {
 	process                 int // -1: none
 }
 
-func childOf(ev report.Event) childKey {
+func childOf(ev rundoc.Event) childKey {
 	k := childKey{ev.Package, ev.Name, ev.Build, ev.Phase, -1}
 	if ev.Process != nil {
 		k.process = *ev.Process
@@ -59,7 +60,7 @@ func childOf(ev report.Event) childKey {
 	return k
 }
 
-func rowJSON(t *testing.T, r report.Row) string {
+func rowJSON(t *testing.T, r rundoc.Row) string {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -74,34 +75,34 @@ func rowJSON(t *testing.T, r report.Row) string {
 // an outcome (and a reason when it failed, a pid and wall time when
 // spawned); each process of a row ended with that row's pid and outcome;
 // and one result per row of the document, equal to it.
-func checkShape(t *testing.T, events []report.Event, doc *report.Document) {
+func checkShape(t *testing.T, events []rundoc.Event, doc *rundoc.Document) {
 	t.Helper()
 	require.NotEmpty(t, events)
 	type pkgBuild struct{ pkg, build string }
 	built := map[pkgBuild]int{}      // index of the ok build event
 	discovered := map[pkgBuild]int{} // index of the discovery event
 	open := map[childKey]int{}       // starts not yet ended
-	ends := map[childKey][]report.Event{}
-	var results []report.Event
+	ends := map[childKey][]rundoc.Event{}
+	var results []rundoc.Event
 	for i, ev := range events {
-		assert.Equal(t, report.EventSchemaVersion, ev.Schema)
+		assert.Equal(t, rundoc.EventSchemaVersion, ev.Schema)
 		assert.Equal(t, int64(i+1), ev.Seq, "seq in line order")
 		_, err := time.Parse(time.RFC3339, ev.Time)
 		assert.NoError(t, err)
 		pb := pkgBuild{ev.Package, ev.Build}
 		switch ev.Kind {
-		case report.EventBuild:
+		case rundoc.EventBuild:
 			require.NotEmpty(t, ev.Outcome)
-			if ev.Outcome == report.OutcomeOK {
+			if ev.Outcome == rundoc.OutcomeOK {
 				built[pb] = i
 			} else {
 				assert.NotNil(t, ev.Error, "a failed build says why")
 			}
-		case report.EventDiscovery:
+		case rundoc.EventDiscovery:
 			_, ok := built[pb]
 			assert.True(t, ok, "event %d: %s (build %q) discovered before it was built", i, ev.Package, ev.Build)
 			discovered[pb] = i
-		case report.EventProcessStart:
+		case rundoc.EventProcessStart:
 			assert.NotEmpty(t, ev.Phase)
 			// Discovery children run after the build; the discovery
 			// event reports what they found; every other child follows it.
@@ -113,7 +114,7 @@ func checkShape(t *testing.T, events []report.Event, doc *report.Document) {
 				assert.True(t, ok, "event %d: a %s child of %s before its discovery", i, ev.Phase, ev.Package)
 			}
 			open[childOf(ev)]++
-		case report.EventProcessEnd:
+		case rundoc.EventProcessEnd:
 			k := childOf(ev)
 			require.Positive(t, open[k], "event %d: process-end of %+v before its start", i, k)
 			open[k]--
@@ -126,7 +127,7 @@ func checkShape(t *testing.T, events []report.Event, doc *report.Document) {
 				assert.Positive(t, *ev.WallNs)
 			}
 			ends[k] = append(ends[k], ev)
-		case report.EventResult:
+		case rundoc.EventResult:
 			require.NotNil(t, ev.Row)
 			assert.Equal(t, ev.Row.Package, ev.Package)
 			assert.Equal(t, ev.Row.Name, ev.Name)
@@ -143,7 +144,7 @@ func checkShape(t *testing.T, events []report.Event, doc *report.Document) {
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
 			k := childKey{r.Package, r.Name, r.Build, string(protocol.ModeBenchmark), p.Index}
-			if r.Kind == report.KindWorkload {
+			if r.Kind == rundoc.KindWorkload {
 				k.phase = string(protocol.ModeWorkload)
 			}
 			require.Len(t, ends[k], 1, "%+v", k)
@@ -181,16 +182,16 @@ func TestEventsOfARealBenchmarkRun(t *testing.T) {
 	kinds := map[string]int{}
 	for _, ev := range events {
 		kinds[ev.Kind]++
-		if ev.Kind == report.EventDiscovery {
+		if ev.Kind == rundoc.EventDiscovery {
 			leaves = append(leaves, ev.Identities...)
 		}
 	}
 	assert.ElementsMatch(t, []string{"BenchmarkCount/size=1KiB", "BenchmarkCount/size=64KiB", "BenchmarkTopN"}, leaves)
-	assert.Equal(t, 1, kinds[report.EventBuild])
+	assert.Equal(t, 1, kinds[rundoc.EventBuild])
 	assert.Len(t, doc.Rows, 3)
-	assert.Equal(t, 3, kinds[report.EventResult])
+	assert.Equal(t, 3, kinds[rundoc.EventResult])
 	// 2 discovery children (one per function) and 2 processes per leaf.
-	assert.Equal(t, 2+3*2, kinds[report.EventProcessStart])
+	assert.Equal(t, 2+3*2, kinds[rundoc.EventProcessStart])
 	assert.False(t, doc.Failed())
 }
 
@@ -210,9 +211,9 @@ func TestEventsOfARealTestRun(t *testing.T) {
 	starts := 0
 	for _, ev := range events {
 		switch ev.Kind {
-		case report.EventDiscovery:
+		case rundoc.EventDiscovery:
 			discovered = append(discovered, ev.Identities...)
-		case report.EventProcessStart:
+		case rundoc.EventProcessStart:
 			starts++
 			assert.Equal(t, string(protocol.ModeTest), ev.Phase)
 			assert.Nil(t, ev.Process, "a test child is no repetition")
@@ -245,27 +246,27 @@ func TestEventsOfFailingProcesses(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 3, Events: es.w.Emit}, sc)
 	p := fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)
 	// The build and the results are Run's to emit: here, as Run would.
-	s.emit(report.Event{Kind: report.EventBuild, Package: "example.com/p", Outcome: report.OutcomeOK})
+	s.emit(rundoc.Event{Kind: rundoc.EventBuild, Package: "example.com/p", Outcome: rundoc.OutcomeOK})
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{p}, nil)
 	s.results(rows)
 	events := es.events(t)
-	checkShape(t, events, &report.Document{Rows: rows})
+	checkShape(t, events, &rundoc.Document{Rows: rows})
 
-	byName := map[string][]report.Event{}
+	byName := map[string][]rundoc.Event{}
 	for _, ev := range events {
-		if ev.Kind == report.EventProcessEnd && ev.Phase == string(protocol.ModeBenchmark) {
+		if ev.Kind == rundoc.EventProcessEnd && ev.Phase == string(protocol.ModeBenchmark) {
 			byName[ev.Name] = append(byName[ev.Name], ev)
 		}
 	}
 	require.Len(t, byName["BenchmarkA"], 3)
 	require.Len(t, byName["BenchmarkB"], 2, "no process after the failure")
 	b := byName["BenchmarkB"][1]
-	assert.Equal(t, report.Outcome("exit"), b.Outcome)
+	assert.Equal(t, rundoc.Outcome("exit"), b.Outcome)
 	require.NotNil(t, b.Error)
 	assert.Contains(t, *b.Error, "boom")
 	require.Len(t, byName["BenchmarkC"], 1, "a skip ends the identity")
 	c := byName["BenchmarkC"][0]
-	assert.Equal(t, report.OutcomeSkipped, c.Outcome)
+	assert.Equal(t, rundoc.OutcomeSkipped, c.Outcome)
 	require.NotNil(t, c.Skipped)
 	assert.Equal(t, "not here", *c.Skipped)
 	assert.Nil(t, c.Error)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/host"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sources"
 )
 
@@ -56,7 +56,7 @@ func claimHost(ctx context.Context, cfg Config) (*host.HostClaim, error) {
 }
 
 // claimReport is what the document records of claim; nil without one.
-func claimReport(claim *host.HostClaim) *report.HostClaim {
+func claimReport(claim *host.HostClaim) *rundoc.HostClaim {
 	if claim == nil {
 		return nil
 	}
@@ -77,7 +77,7 @@ const quietEvery = time.Second
 // A host that stays busy to the timeout ends the run with an error that
 // wraps host.ErrNotQuiet and gives the last numbers: nothing is measured
 // under known load.
-func waitQuiet(ctx context.Context, cfg Config, read func() (sources.HostCPU, error)) (*report.Quiescence, error) {
+func waitQuiet(ctx context.Context, cfg Config, read func() (sources.HostCPU, error)) (*rundoc.Quiescence, error) {
 	if cfg.Quiescence == nil || ctx.Err() != nil {
 		// Interrupted: nothing more will be measured, and the run's
 		// partial results are due now.

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestRewriteWorkerFile(t *testing.T) {
@@ -229,7 +229,7 @@ func TestUserOverlay(t *testing.T) {
 }
 
 func TestCompareBuilds(t *testing.T) {
-	base := report.BuildFacts{GoLine: "1.12", BuildList: "sha256:aa", Modules: 2, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}
+	base := rundoc.BuildFacts{GoLine: "1.12", BuildList: "sha256:aa", Modules: 2, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}
 	same, note := compareBuilds(base, base)
 	assert.True(t, same)
 	assert.Empty(t, note)
@@ -285,7 +285,7 @@ func TestListingModules(t *testing.T) {
 	assert.True(t, l.links(root, "example.com/b"))
 	assert.False(t, l.links(root, benchsupModule))
 	f := listedFacts(l, root, "go1.26.8")
-	assert.Equal(t, report.BuildFacts{GoLine: "1.12", BuildList: hashLines(l.modules(root)), Modules: 3, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}, f)
+	assert.Equal(t, rundoc.BuildFacts{GoLine: "1.12", BuildList: hashLines(l.modules(root)), Modules: 3, DefaultGODEBUG: "panicnil=1", Toolchain: "go1.26.8"}, f)
 	assert.Nil(t, l.modules(&goPackage{ImportPath: "m/none"}), "no test binary, no modules")
 }
 

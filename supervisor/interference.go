@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // InterferenceConfig is the watch for foreign load between samples
@@ -90,12 +89,12 @@ func (c InterferenceConfig) request(cpus []int) *protocol.Interference {
 
 // Policy is what Meta.Interference records of c for a benchmark run; nil
 // when the watch is off.
-func (c InterferenceConfig) Policy() *report.InterferencePolicy {
+func (c InterferenceConfig) Policy() *rundoc.InterferencePolicy {
 	if c.Off {
 		return nil
 	}
 	c = c.WithDefaults()
-	p := &report.InterferencePolicy{Response: c.Response, MaxForeign: c.MaxForeign, MaxRetakes: c.MaxRetakes, Scope: report.InterferenceScope}
+	p := &rundoc.InterferencePolicy{Response: c.Response, MaxForeign: c.MaxForeign, MaxRetakes: c.MaxRetakes, Scope: rundoc.InterferenceScope}
 	if c.Response == protocol.ResponsePause {
 		p.SettleNs, p.PauseMaxNs = int64(c.Settle), int64(c.PauseMax)
 	}
@@ -105,7 +104,7 @@ func (c InterferenceConfig) Policy() *report.InterferencePolicy {
 // watched copies the watch's reading of each protocol sample onto its
 // stats sample: the foreign share when the window could tell, and the
 // worker's decision.
-func watched(dst []stats.Sample, src []protocol.Sample) {
+func watched(dst []rundoc.Sample, src []protocol.Sample) {
 	for i := range dst {
 		w := src[i].Watch
 		if w == nil {
@@ -120,12 +119,12 @@ func watched(dst []stats.Sample, src []protocol.Sample) {
 
 // processInterference is what the watch saw and did in one process's
 // result, and its retaken samples; nil when no watch ran.
-func processInterference(res *protocol.Result) (*report.ProcessInterference, []stats.Sample) {
+func processInterference(res *protocol.Result) (*rundoc.ProcessInterference, []rundoc.Sample) {
 	if res.Interference == nil {
 		return nil, nil
 	}
 	o := res.Interference
-	in := &report.ProcessInterference{Retakes: len(res.Retaken), Pauses: o.Pauses, PausedNs: o.PausedNs,
+	in := &rundoc.ProcessInterference{Retakes: len(res.Retaken), Pauses: o.Pauses, PausedNs: o.PausedNs,
 		BudgetExhausted: o.BudgetExhausted, Problem: o.Problem}
 	for _, set := range [][]protocol.Sample{res.Samples, res.Retaken} {
 		for _, s := range set {

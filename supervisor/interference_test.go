@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -108,7 +108,7 @@ func TestInterferenceRows(t *testing.T) {
 	require.Len(t, rows, 1)
 	r := rows[0]
 	require.NotNil(t, r.Interference)
-	assert.Equal(t, report.RowInterference{Samples: 3, Disturbed: 1, Retakes: 1, MaxForeign: r.Interference.MaxForeign}, *r.Interference)
+	assert.Equal(t, rundoc.RowInterference{Samples: 3, Disturbed: 1, Retakes: 1, MaxForeign: r.Interference.MaxForeign}, *r.Interference)
 	require.Len(t, r.Processes, 2)
 	assert.Empty(t, r.Processes[0].Retaken)
 	assert.Len(t, r.Processes[1].Retaken, 1)

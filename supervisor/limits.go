@@ -3,7 +3,7 @@ package supervisor
 import (
 	"fmt"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -31,8 +31,8 @@ func checkLimits(c Config) error {
 
 // limitsMeta is Meta.Limits: the configured limits and the cgroups a child
 // (the first) was given.
-func limitsMeta(c Config, res sandbox.Resources) *report.Limits {
-	l := &report.Limits{MemoryBytes: c.MemoryLimit, Pids: c.PidsLimit, MemoryCgroup: res.Memory, PidsCgroup: res.Pids}
+func limitsMeta(c Config, res sandbox.Resources) *rundoc.Limits {
+	l := &rundoc.Limits{MemoryBytes: c.MemoryLimit, Pids: c.PidsLimit, MemoryCgroup: res.Memory, PidsCgroup: res.Pids}
 	if res.Memory == "" {
 		l.PeakMemoryAbsent = res.PeakMemoryNote
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -54,13 +54,13 @@ func TestResourceNotesAndPeak(t *testing.T) {
 		out       sandbox.Outcome
 		wantPeak  *int64
 		wantNotes []string
-		wantMeta  report.Limits
+		wantMeta  rundoc.Limits
 	}{
 		{
 			name:     "measured, nothing happened",
 			out:      sandbox.Outcome{PID: 7, Resources: sandbox.Resources{Memory: "v1", PeakMemory: 5 << 20, PeakMemoryKnown: true, OOMKills: 0, LimitHits: -1}},
 			wantPeak: ptr(int64(5 << 20)),
-			wantMeta: report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+			wantMeta: rundoc.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
 		},
 		{
 			name: "pids limit reached",
@@ -68,20 +68,20 @@ func TestResourceNotesAndPeak(t *testing.T) {
 				PeakMemory: 1 << 20, PeakMemoryKnown: true, OOMKills: 0, LimitHits: -1}},
 			wantPeak:  ptr(int64(1 << 20)),
 			wantNotes: []string{"pids limit 16 reached: 3 forks refused"},
-			wantMeta:  report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v2", PidsCgroup: "v2"},
+			wantMeta:  rundoc.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v2", PidsCgroup: "v2"},
 		},
 		{
 			name:      "a memory cgroup that could not be read",
 			out:       sandbox.Outcome{PID: 7, Resources: sandbox.Resources{Memory: "v1", PeakMemoryNote: "reading the cgroup failed: gone", OOMKills: -1, LimitHits: -1}},
 			wantNotes: []string{"peak memory unavailable: reading the cgroup failed: gone"},
-			wantMeta:  report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+			wantMeta:  rundoc.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
 		},
 		{
 			name: "out of memory: the root's kill is the error, not a note",
 			out: sandbox.Outcome{PID: 7, Class: sandbox.ClassOutOfMemory, Resources: sandbox.Resources{Memory: "v1", MemoryLimit: 1 << 30,
 				PeakMemory: 1 << 30, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 9}},
 			wantPeak: ptr(int64(1 << 30)),
-			wantMeta: report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+			wantMeta: rundoc.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
 		},
 		{
 			name: "out of memory, and a grandchild killed too",
@@ -89,12 +89,12 @@ func TestResourceNotesAndPeak(t *testing.T) {
 				PeakMemory: 1 << 30, PeakMemoryKnown: true, OOMKills: 2, LimitHits: 9}},
 			wantPeak:  ptr(int64(1 << 30)),
 			wantNotes: []string{"the kernel's OOM killer killed 1 process at the 1 GiB limit"},
-			wantMeta:  report.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
+			wantMeta:  rundoc.Limits{MemoryBytes: 1 << 30, MemoryCgroup: "v1"},
 		},
 		{
 			name:     "no memory controller: said once, in meta",
 			out:      sandbox.Outcome{PID: 7, Resources: sandbox.Resources{PeakMemoryNote: "no memory controller: x", OOMKills: -1, LimitHits: -1}},
-			wantMeta: report.Limits{MemoryBytes: 1 << 30, PeakMemoryAbsent: "no memory controller: x"},
+			wantMeta: rundoc.Limits{MemoryBytes: 1 << 30, PeakMemoryAbsent: "no memory controller: x"},
 		},
 	}
 	for _, tt := range tests {

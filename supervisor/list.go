@@ -5,13 +5,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // ListEntry is one identity `benchsup list` prints.
 type ListEntry struct {
 	Package string
-	Kind    string // "test", "benchmark", "workload" or "package"
+	Kind    rundoc.Kind // "test", "benchmark", "workload" or "package"
 	Name    string
 	Error   string // why the identity (or package) could not be listed
 }
@@ -32,7 +32,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 	}
 	var out []ListEntry
 	for _, r := range rows {
-		if r.Outcome == report.OutcomeSkipped {
+		if r.Outcome == rundoc.OutcomeSkipped {
 			continue // a package with nothing to list
 		}
 		out = append(out, ListEntry{Package: r.Package, Kind: r.Kind, Error: deref(r.Error)})

@@ -3,13 +3,13 @@ package supervisor
 import (
 	"slices"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sources"
 )
 
 // columns describes the selected catalog metrics for the document.
-func (s *supervisor) columns() []report.Column {
-	cols := []report.Column{}
+func (s *supervisor) columns() []rundoc.Column {
+	cols := []rundoc.Column{}
 	if s.cfg.Mode != ModeBench {
 		return cols
 	}
@@ -18,7 +18,7 @@ func (s *supervisor) columns() []report.Column {
 		if !ok {
 			continue // Select only returns known names; nothing to describe
 		}
-		cols = append(cols, report.Column{Name: d.Name, Header: d.Header, Unit: d.Unit,
+		cols = append(cols, rundoc.Column{Name: d.Name, Header: d.Header, Unit: d.Unit,
 			Format: string(d.Format), Class: string(d.Class), Source: d.Source})
 	}
 	return cols
@@ -27,14 +27,14 @@ func (s *supervisor) columns() []report.Column {
 // sourceReports probes, in the supervisor's process on the same host, the
 // sources the selected metrics need, for the run header and the document.
 // The children report their own absences per row.
-func (s *supervisor) sourceReports() []report.SourceReport {
+func (s *supervisor) sourceReports() []rundoc.SourceReport {
 	needed := map[string]bool{}
 	for _, name := range s.cfg.Metrics {
 		if d, ok := sources.Describe(name); ok {
 			needed[d.Source] = true
 		}
 	}
-	out := []report.SourceReport{}
+	out := []rundoc.SourceReport{}
 	if len(needed) == 0 {
 		return out
 	}
@@ -55,11 +55,11 @@ func (s *supervisor) sourceReports() []report.SourceReport {
 	return out
 }
 
-func sourceReport(r sources.Report) report.SourceReport {
-	sr := report.SourceReport{Source: r.Source, Available: r.Available, Status: r.Status,
-		Absences: []report.SourceAbsence{}, Degraded: append([]string{}, r.Degraded...)}
+func sourceReport(r sources.Report) rundoc.SourceReport {
+	sr := rundoc.SourceReport{Source: r.Source, Available: r.Available, Status: r.Status,
+		Absences: []rundoc.SourceAbsence{}, Degraded: append([]string{}, r.Degraded...)}
 	for _, a := range r.Absences {
-		sr.Absences = append(sr.Absences, report.SourceAbsence{Capability: string(a.Capability),
+		sr.Absences = append(sr.Absences, rundoc.SourceAbsence{Capability: string(a.Capability),
 			Metrics: append([]string{}, a.Metrics...), Reason: a.Reason})
 	}
 	return sr
@@ -67,8 +67,8 @@ func sourceReport(r sources.Report) report.SourceReport {
 
 // ProbeSources reports what every source can measure on this host, for
 // `benchsup list-metrics`.
-func ProbeSources(scaled bool) []report.SourceReport {
-	var out []report.SourceReport
+func ProbeSources(scaled bool) []rundoc.SourceReport {
+	var out []rundoc.SourceReport
 	for _, r := range sources.Probe(sources.Options{Scaled: scaled}) {
 		out = append(out, sourceReport(r))
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchsup/benchsup/host"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -58,12 +58,12 @@ var thisHost = placementHost{host.OnlineCPUs, sandbox.AllowedCPUs, host.Siblings
 // the children's environment policy: a GOMAXPROCS it passes them overrides
 // the one the Go runtime derives from their affinity. No cpus: nil, no
 // placement. A refusal is a *PlacementError.
-func CheckPlacement(cpus []int, env sandbox.EnvPolicy) (*report.Placement, []string, error) {
+func CheckPlacement(cpus []int, env sandbox.EnvPolicy) (*rundoc.Placement, []string, error) {
 	return thisHost.check(cpus, env)
 }
 
 // placementOf checks cfg.CPUs and writes its warnings to cfg.Warnings.
-func placementOf(cfg *Config) (*report.Placement, error) {
+func placementOf(cfg *Config) (*rundoc.Placement, error) {
 	p, warnings, err := CheckPlacement(cfg.CPUs, cfg.Env)
 	w := cfg.Warnings
 	if w == nil {
@@ -75,13 +75,13 @@ func placementOf(cfg *Config) (*report.Placement, error) {
 	return p, err
 }
 
-func (h placementHost) check(cpus []int, env sandbox.EnvPolicy) (*report.Placement, []string, error) {
+func (h placementHost) check(cpus []int, env sandbox.EnvPolicy) (*rundoc.Placement, []string, error) {
 	if len(cpus) == 0 {
 		return nil, nil, nil
 	}
 	cpus = slices.Compact(slices.Sorted(slices.Values(cpus)))
 	list := host.FormatCPUList(cpus)
-	refuse := func(reason string, err error) (*report.Placement, []string, error) {
+	refuse := func(reason string, err error) (*rundoc.Placement, []string, error) {
 		return nil, nil, &PlacementError{CPUs: cpus, Reason: reason, Err: err}
 	}
 	if cpus[0] < 0 {
@@ -104,7 +104,7 @@ func (h placementHost) check(cpus []int, env sandbox.EnvPolicy) (*report.Placeme
 		}
 	}
 
-	p := &report.Placement{CPUs: list}
+	p := &rundoc.Placement{CPUs: list}
 	var notes, warnings []string
 	if v, ok := gomaxprocsEnv(env, h.lookup); ok {
 		notes = append(notes, fmt.Sprintf("children's GOMAXPROCS is GOMAXPROCS=%s from their environment, not the affinity's %d", v, len(cpus)))

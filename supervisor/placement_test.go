@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -47,36 +47,36 @@ func TestCheckPlacement(t *testing.T) {
 		h        placementHost
 		cpus     []int
 		env      sandbox.EnvPolicy
-		want     *report.Placement
+		want     *rundoc.Placement
 		warnings int
 		refused  string // the refusal, "" when accepted
 		is       error  // wrapped by the refusal besides ErrPlacement
 	}{
 		{name: "no placement", h: twoCPUs},
 		{name: "one CPU", h: twoCPUs, cpus: []int{0},
-			want: &report.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1"}},
+			want: &rundoc.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1"}},
 		{name: "unsorted and repeated", h: twoCPUs, cpus: []int{1, 0, 1},
-			want: &report.Placement{CPUs: "0-1", Note: "children's GOMAXPROCS follows the affinity: 2"}},
+			want: &rundoc.Placement{CPUs: "0-1", Note: "children's GOMAXPROCS follows the affinity: 2"}},
 		{name: "offline", h: twoCPUs, cpus: []int{0, 7}, refused: "cpu 7 is not online here (online: 0-1)"},
 		{name: "negative", h: twoCPUs, cpus: []int{-1}, refused: "cpu -1 is not a CPU number"},
 		{name: "outside the affinity", h: fakeHost([]int{0, 1}, []int{0}), cpus: []int{1},
 			refused: "cpu 1 is outside this process's allowed CPUs 0 (a cpuset or taskset)"},
 		{name: "online unknown", h: noOnline, cpus: []int{5}, refused: "cpu 5 is outside this process's allowed CPUs 0-1 (a cpuset or taskset)"},
 		{name: "online unknown, allowed", h: noOnline, cpus: []int{1},
-			want: &report.Placement{CPUs: "1", Note: "children's GOMAXPROCS follows the affinity: 1; online CPUs unknown: no /sys"}},
+			want: &rundoc.Placement{CPUs: "1", Note: "children's GOMAXPROCS follows the affinity: 1; online CPUs unknown: no /sys"}},
 		{name: "no affinity here", h: noAffinity, cpus: []int{0},
 			refused: "cannot pin children: this process's allowed CPUs cannot be read: placement: unsupported operation", is: errors.ErrUnsupported},
 		{name: "siblings left out", h: smt, cpus: []int{0, 1},
-			want:     &report.Placement{CPUs: "0-1", UnreservedSiblings: "2-3", Note: "children's GOMAXPROCS follows the affinity: 2"},
+			want:     &rundoc.Placement{CPUs: "0-1", UnreservedSiblings: "2-3", Note: "children's GOMAXPROCS follows the affinity: 2"},
 			warnings: 1},
 		{name: "whole cores", h: smt, cpus: []int{0, 2},
-			want: &report.Placement{CPUs: "0,2", Note: "children's GOMAXPROCS follows the affinity: 2"}},
+			want: &rundoc.Placement{CPUs: "0,2", Note: "children's GOMAXPROCS follows the affinity: 2"}},
 		{name: "siblings unknown", h: unreadable, cpus: []int{0},
-			want: &report.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1; SMT siblings unknown: no topology"}},
+			want: &rundoc.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1; SMT siblings unknown: no topology"}},
 		{name: "GOMAXPROCS set", h: twoCPUs, cpus: []int{0}, env: sandbox.EnvPolicy{Set: []string{"GOMAXPROCS=2", "GOMAXPROCS=4"}},
-			want: &report.Placement{CPUs: "0", Note: "children's GOMAXPROCS is GOMAXPROCS=4 from their environment, not the affinity's 1"}},
+			want: &rundoc.Placement{CPUs: "0", Note: "children's GOMAXPROCS is GOMAXPROCS=4 from their environment, not the affinity's 1"}},
 		{name: "GOMAXPROCS removed", h: twoCPUs, cpus: []int{0}, env: sandbox.EnvPolicy{Inherit: true, Remove: []string{"GOMAXPROCS"}},
-			want: &report.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1"}},
+			want: &rundoc.Placement{CPUs: "0", Note: "children's GOMAXPROCS follows the affinity: 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

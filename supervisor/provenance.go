@@ -8,14 +8,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // listedFacts are the facts of root's test build as a go list of that
 // build reports them.
-func listedFacts(l *listing, root *goPackage, toolchain string) report.BuildFacts {
+func listedFacts(l *listing, root *goPackage, toolchain string) rundoc.BuildFacts {
 	mods := l.modules(root)
-	f := report.BuildFacts{BuildList: hashLines(mods), Modules: len(mods), Toolchain: toolchain}
+	f := rundoc.BuildFacts{BuildList: hashLines(mods), Modules: len(mods), Toolchain: toolchain}
 	if lp := l.byPath[root.ImportPath]; lp != nil && lp.Module != nil {
 		f.GoLine = lp.Module.GoVersion
 	}
@@ -29,7 +29,7 @@ func listedFacts(l *listing, root *goPackage, toolchain string) report.BuildFact
 // build list as go list reports them with benchsup's overlay, the GODEBUG
 // default and toolchain from the binary's own build information, and a
 // note naming any module the binary links that the listing does not.
-func measuredFacts(l *listing, root *goPackage, binary string) (report.BuildFacts, string) {
+func measuredFacts(l *listing, root *goPackage, binary string) (rundoc.BuildFacts, string) {
 	f := listedFacts(l, root, "")
 	info, err := buildinfo.ReadFile(binary)
 	if err != nil {
@@ -61,7 +61,7 @@ func measuredFacts(l *listing, root *goPackage, binary string) (report.BuildFact
 
 // compareBuilds says whether two builds agree on every fact, and if not,
 // what differs.
-func compareBuilds(plain, measured report.BuildFacts) (bool, string) {
+func compareBuilds(plain, measured rundoc.BuildFacts) (bool, string) {
 	var diffs []string
 	diff := func(what, a, b string) {
 		if a != b {

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -106,8 +106,8 @@ func result(req protocol.Request, nsPerOp int64) protocol.Result {
 		Samples: []protocol.Sample{{Iterations: n, ElapsedNs: n * nsPerOp, Exact: true}}}
 }
 
-func rowsByName(rows []report.Row) map[string]report.Row {
-	m := map[string]report.Row{}
+func rowsByName(rows []rundoc.Row) map[string]rundoc.Row {
+	m := map[string]rundoc.Row{}
 	for _, r := range rows {
 		m[r.Name] = r
 	}
@@ -186,15 +186,15 @@ func TestDiscoveryOneChildPerFunction(t *testing.T) {
 	}
 	assert.Equal(t, []string{"BenchmarkA", "BenchmarkB", "BenchmarkC/x", "BenchmarkC/y", "BenchmarkD", "BenchmarkE", "BenchmarkF"}, names,
 		"rows in source order, whatever order the children ended in")
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkA"].Outcome)
-	assert.Equal(t, report.Outcome("exit"), got["BenchmarkB"].Outcome, "the function that died in its listing run is one error row")
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkC/x"].Outcome, "calibrated before its sibling died: measured")
-	assert.Equal(t, report.Outcome("signal"), got["BenchmarkC/y"].Outcome, "the leaf that died calibrating is charged alone")
+	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkA"].Outcome)
+	assert.Equal(t, rundoc.Outcome("exit"), got["BenchmarkB"].Outcome, "the function that died in its listing run is one error row")
+	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkC/x"].Outcome, "calibrated before its sibling died: measured")
+	assert.Equal(t, rundoc.Outcome("signal"), got["BenchmarkC/y"].Outcome, "the leaf that died calibrating is charged alone")
 	assert.Contains(t, *got["BenchmarkC/y"].Error, "while calibrating")
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkD"].Outcome, "a neighbour's crash does not reach it")
-	assert.Equal(t, report.Outcome("exit"), got["BenchmarkE"].Outcome, "a death after its own function returned is its own")
+	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkD"].Outcome, "a neighbour's crash does not reach it")
+	assert.Equal(t, rundoc.Outcome("exit"), got["BenchmarkE"].Outcome, "a death after its own function returned is its own")
 	assert.Contains(t, *got["BenchmarkE"].Error, "after the function returned")
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkF"].Outcome, "the function after it is discovered and measured")
+	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkF"].Outcome, "the function after it is discovered and measured")
 	for name, n := range map[string]int64{"BenchmarkA": 50, "BenchmarkC/x": 60, "BenchmarkD": 50} {
 		require.NotNil(t, got[name].Calibration, name)
 		assert.Equal(t, n, got[name].Calibration.N, name)
@@ -223,8 +223,8 @@ func TestDiscoveryOfAPackageThatNeverStarts(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)}, nil)
 	require.Len(t, rows, 1)
-	assert.Equal(t, "package", rows[0].Kind)
-	assert.Equal(t, report.Outcome("exit"), rows[0].Outcome)
+	assert.Equal(t, rundoc.KindPackage, rows[0].Kind)
+	assert.Equal(t, rundoc.Outcome("exit"), rows[0].Outcome)
 	assert.Contains(t, *rows[0].Error, "before any benchmark function started")
 	assert.Len(t, sc.requests, 1)
 }
@@ -271,7 +271,7 @@ func TestDiscoveryInParallelWithinBounds(t *testing.T) {
 	for k, r := range rows {
 		assert.Equal(t, pkgs[k/4].pkg.ImportPath, r.Package)
 		assert.Equal(t, funcs[k%4], r.Name)
-		assert.Equal(t, report.Outcome("ok"), r.Outcome, r.Name)
+		assert.Equal(t, rundoc.Outcome("ok"), r.Outcome, r.Name)
 	}
 	assert.Equal(t, 3, most, "at most --parallel discovery children at once, and that many when there is work")
 }
@@ -341,8 +341,8 @@ func TestFailFastStopsScheduling(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2, FailFast: true}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
 	got := rowsByName(rows)
-	assert.Equal(t, report.Outcome("benchmark-failure"), got["BenchmarkX/a"].Outcome)
-	assert.Equal(t, report.OutcomeNotRun, got["BenchmarkX/b"].Outcome)
+	assert.Equal(t, rundoc.Outcome("benchmark-failure"), got["BenchmarkX/a"].Outcome)
+	assert.Equal(t, rundoc.OutcomeNotRun, got["BenchmarkX/b"].Outcome)
 	assert.Contains(t, *got["BenchmarkX/b"].Error, "--fail-fast")
 	assert.Len(t, sc.requests, 2, "discovery and the failing child; nothing after")
 }
@@ -367,8 +367,8 @@ func TestCancelLeavesTheRestNotRun(t *testing.T) {
 	got := rowsByName(rows)
 	a, b := got["BenchmarkX/a"], got["BenchmarkX/b"]
 	require.Len(t, a.Processes, 1, "a measured once before the cancel")
-	assert.Equal(t, report.Outcome("ok"), a.Outcome)
-	assert.Equal(t, report.Outcome("canceled"), b.Outcome, "the child started as the run was canceled")
+	assert.Equal(t, rundoc.Outcome("ok"), a.Outcome)
+	assert.Equal(t, rundoc.Outcome("canceled"), b.Outcome, "the child started as the run was canceled")
 	assert.Len(t, sc.requests, 3, "nothing starts after the cancel")
 }
 
@@ -390,16 +390,16 @@ func TestTestModeResumesPastACrash(t *testing.T) {
 	s := scriptedSupervisor(t, Config{}, sc)
 	rows := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
 	got := rowsByName(rows)
-	assert.Equal(t, report.Outcome("ok"), got["TestA"].Outcome)
-	assert.Equal(t, report.Outcome("exit"), got["TestB"].Outcome, "the test running when the child died is charged")
-	assert.Equal(t, report.Outcome("ok"), got["TestC"].Outcome, "and every later test runs in a new child")
-	assert.Equal(t, report.OutcomeTestFail, got[""].Outcome, "the package row")
+	assert.Equal(t, rundoc.Outcome("ok"), got["TestA"].Outcome)
+	assert.Equal(t, rundoc.Outcome("exit"), got["TestB"].Outcome, "the test running when the child died is charged")
+	assert.Equal(t, rundoc.Outcome("ok"), got["TestC"].Outcome, "and every later test runs in a new child")
+	assert.Equal(t, rundoc.OutcomeTestFail, got[""].Outcome, "the package row")
 	require.Len(t, sc.requests, 2)
 }
 
 func TestInterleave(t *testing.T) {
 	a, b := &benchIdentity{name: "A"}, &benchIdentity{name: "B"}
-	ended := &benchIdentity{name: "E", row: &report.Row{Outcome: report.OutcomeSkipped}}
+	ended := &benchIdentity{name: "E", row: &rundoc.Row{Outcome: rundoc.OutcomeSkipped}}
 	var got []string
 	for _, j := range interleave([]*benchIdentity{a, ended, b}, 3) {
 		got = append(got, fmt.Sprintf("%s%d", j.id.name, j.rep))
@@ -460,7 +460,7 @@ func TestLeftoverProcessesAreNoted(t *testing.T) {
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 3}, sc)
 	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkDaemon", "BenchmarkClean"}, nil)}, nil)
 	got := rowsByName(rows)
-	assert.Equal(t, report.Outcome("ok"), got["BenchmarkDaemon"].Outcome, "what it left does not fail it")
+	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkDaemon"].Outcome, "what it left does not fail it")
 	assert.Equal(t, []string{"in discovery: " + left, left + " (2 of its processes left something running)"}, got["BenchmarkDaemon"].Notes)
 	assert.Empty(t, got["BenchmarkClean"].Notes)
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/analysis"
 )
 
 // Shard selects one part of a run's benchmark functions (--shard=K/N), so
@@ -33,10 +33,6 @@ type Shard struct {
 	// nil: parts by hash alone.
 	deal map[string]int
 }
-
-// BenchKey names a benchmark function across runs: its package and its
-// top-level name.
-func BenchKey(pkg, fn string) string { return pkg + " " + fn }
 
 // ParseShard reads "K/N" with 1 <= K <= N.
 func ParseShard(s string) (Shard, error) {
@@ -73,7 +69,7 @@ func (s Shard) Owns(pkg, fn string) bool {
 	if !s.Active() {
 		return true
 	}
-	return s.partOf(BenchKey(pkg, fn)) == s.Index
+	return s.partOf(analysis.BenchKey(pkg, fn)) == s.Index
 }
 
 // partOf is the part (from 1) that key goes to.
@@ -115,21 +111,4 @@ func (s Shard) Balance(durations map[string]int64) Shard {
 		s.deal[k] = least + 1
 	}
 	return s
-}
-
-// Durations returns the time each benchmark function of doc took: the
-// wall time of all its processes, sub-benchmarks included, by BenchKey
-// (the working tree's rows only). It is what Balance takes.
-func Durations(doc *report.Document) map[string]int64 {
-	d := map[string]int64{}
-	for _, r := range doc.Rows {
-		if r.Kind == report.KindPackage || r.Build != "" || r.Name == "" {
-			continue
-		}
-		k := BenchKey(r.Package, topLevel(r.Name))
-		for _, p := range r.Processes {
-			d[k] += p.WallNs
-		}
-	}
-	return d
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/analysis"
 )
 
 func TestParseShard(t *testing.T) {
@@ -85,14 +87,14 @@ func TestShardBalance(t *testing.T) {
 	for i, d := range []int64{90, 80, 70, 40, 30, 20, 10, 10, 5, 5} {
 		k := fmt.Sprintf("BenchmarkB%d", i)
 		keys = append(keys, k)
-		durations[BenchKey("pkg", k)] = d
+		durations[analysis.BenchKey("pkg", k)] = d
 	}
 	s := Shard{Count: 3}.Balance(durations)
 	assert.Equal(t, "balanced", s.Method())
 	got := parts(t, s, 3, keys)
 	load := make([]int64, 4)
 	for k, p := range got {
-		load[p] += durations[BenchKey("pkg", k)]
+		load[p] += durations[analysis.BenchKey("pkg", k)]
 	}
 	// Longest first to the least loaded part: 90 | 80+10+5 | 70+40... the
 	// exact deal is fixed by the inputs; the loads are within the longest

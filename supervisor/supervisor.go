@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -44,7 +44,7 @@ type supervisor struct {
 	slotsOnce      sync.Once
 	discoverySlots chan struct{}
 
-	placement *report.Placement // Config.CPUs as checked (placement.go); nil: not pinned
+	placement *rundoc.Placement // Config.CPUs as checked (placement.go); nil: not pinned
 
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
@@ -68,7 +68,7 @@ type build struct {
 	variant string      // "" for the working tree
 	binary  string      // the run's own link to the test binary; "" until built
 	cached  string      // the test binary in the per-user cache, when kept there
-	failure *report.Row // why it could not be built, if so
+	failure *rundoc.Row // why it could not be built, if so
 	layout  string      // where the package's code sits against go test's binary (layout.go)
 }
 
@@ -90,7 +90,7 @@ func (p *pkgPlan) tests() []string {
 // Run executes one run and returns its document. The error is non-nil only
 // when the run could not happen at all (no package matched, the go command
 // failed); every failure of a package, benchmark or test becomes a row.
-func Run(ctx context.Context, cfg Config) (*report.Document, error) {
+func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	s, err := newSupervisor(cfg)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := &report.Document{Schema: report.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
+	doc := &rundoc.Document{Schema: rundoc.SchemaVersion, Meta: s.meta(plans), Columns: s.columns()}
 	doc.Meta.Claim = claimReport(claim)
 
 	// Build: every build of every package, once, in parallel; the proof
@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	// The same packages at each --against revision (against.go).
 	var revs []*revision
 	if s.cfg.Mode == ModeBench && len(s.cfg.Against) > 0 {
-		var revRows []report.Row
+		var revRows []rundoc.Row
 		if revs, revRows, err = s.buildRevisions(ctx, keep); err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*report.Document, error) {
 	// bench.go), or run each package's tests in as many children as its
 	// crashes take (tests.go).
 	if s.cfg.Mode == ModeBench {
-		var benchRows []report.Row
+		var benchRows []rundoc.Row
 		benchRows, doc.Windows = s.benchmarks(ctx, plans, revs)
 		s.finishWindows(doc, benchRows)
 		s.results(benchRows)
@@ -210,7 +210,7 @@ func (s *supervisor) close() { os.RemoveAll(s.tmp) }
 // binary. A package with no test files, or one keep rejects (nothing to
 // run), is a skipped package row saying so, as go test prints
 // "? pkg [no test files]" and "ok pkg [no tests to run]".
-func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []report.Row, error) {
+func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []rundoc.Row, error) {
 	if s.cfg.Dir != "" {
 		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
 			return nil, nil, fmt.Errorf("directory %s: not a directory", s.cfg.Dir)
@@ -227,12 +227,12 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 		return nil, nil, err
 	}
 	var plans []*pkgPlan
-	var rows []report.Row
+	var rows []rundoc.Row
 	fail := func(pkg *goPackage, msg, output string) {
-		rows = append(rows, packageRow(pkg.ImportPath, report.OutcomeBuildFailure, msg, output))
+		rows = append(rows, packageRow(pkg.ImportPath, rundoc.OutcomeBuildFailure, msg, output))
 	}
 	nothing := func(pkg *goPackage, reason string) {
-		rows = append(rows, report.Row{Package: pkg.ImportPath, Kind: report.KindPackage, Outcome: report.OutcomeSkipped, Skipped: ptr(reason)})
+		rows = append(rows, rundoc.Row{Package: pkg.ImportPath, Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeSkipped, Skipped: ptr(reason)})
 	}
 	for _, pkg := range s.plain.roots {
 		if pkg.Error != nil {
@@ -240,7 +240,7 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 			continue
 		}
 		if !pkg.hasTests() {
-			nothing(pkg, report.NoTestFiles)
+			nothing(pkg, rundoc.NoTestFiles)
 			continue
 		}
 		p := &pkgPlan{pkg: pkg, builds: []*build{{}}}
@@ -253,9 +253,9 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 		}
 		if !keep(p) {
 			if s.cfg.Mode == ModeBench {
-				nothing(pkg, report.NoBenchmarksToRun)
+				nothing(pkg, rundoc.NoBenchmarksToRun)
 			} else {
-				nothing(pkg, report.NoTestsToRun)
+				nothing(pkg, rundoc.NoTestsToRun)
 			}
 			continue
 		}
@@ -277,12 +277,12 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 
 // packageOrder sorts rows by package in the order go test reports
 // packages (the patterns' order), keeping each package's rows in order.
-func (s *supervisor) packageOrder(rows []report.Row) {
+func (s *supervisor) packageOrder(rows []rundoc.Row) {
 	index := map[string]int{}
 	for i, p := range s.plain.roots {
 		index[p.ImportPath] = i
 	}
-	slices.SortStableFunc(rows, func(a, b report.Row) int { return index[a.Package] - index[b.Package] })
+	slices.SortStableFunc(rows, func(a, b rundoc.Row) int { return index[a.Package] - index[b.Package] })
 }
 
 // workerFor decides how the worker gets into p's test binary and returns
@@ -315,7 +315,7 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 	}
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
-		ev := report.Event{Kind: report.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: report.OutcomeOK}
+		ev := rundoc.Event{Kind: rundoc.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: rundoc.OutcomeOK}
 		if err := s.build(ctx, j.p, j.b, i); err != nil {
 			// The compiler's lines appear once: the first as the error,
 			// the others as the output after it.
@@ -323,8 +323,8 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 			if bf, ok := err.(*buildFailure); ok {
 				msg, rest = bf.msg, bf.rest
 			}
-			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, report.OutcomeBuildFailure, msg, rest))
-			ev.Outcome, ev.Error = report.OutcomeBuildFailure, ptr(msg)
+			j.b.failure = ptr(packageRow(j.p.pkg.ImportPath, rundoc.OutcomeBuildFailure, msg, rest))
+			ev.Outcome, ev.Error = rundoc.OutcomeBuildFailure, ptr(msg)
 		}
 		s.emit(ev)
 	})
@@ -401,11 +401,11 @@ const maxCompilerLines = 20
 // builds are cached by the go command and run in parallel with nothing
 // written (-o to the null device). Test mode only: a benchmark run builds
 // only packages with benchmarks to run.
-func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
+func (s *supervisor) checkUntested(ctx context.Context, rows []rundoc.Row) {
 	var idx []int
 	for i, r := range rows {
-		if r.Kind == report.KindPackage && r.Build == "" && r.Skipped != nil &&
-			(*r.Skipped == report.NoTestFiles || *r.Skipped == report.NoTestsToRun) {
+		if r.Kind == rundoc.KindPackage && r.Build == "" && r.Skipped != nil &&
+			(*r.Skipped == rundoc.NoTestFiles || *r.Skipped == rundoc.NoTestsToRun) {
 			idx = append(idx, i)
 		}
 	}
@@ -414,7 +414,7 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
 		// A package with test files but nothing to run has its test
 		// binary compiled (go test builds it, then runs nothing).
 		args := []string{"build", "-o", os.DevNull}
-		if *r.Skipped == report.NoTestsToRun {
+		if *r.Skipped == rundoc.NoTestsToRun {
 			args = []string{"test", "-c", "-vet=off", "-o", os.DevNull}
 		}
 		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
@@ -423,15 +423,15 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []report.Row) {
 			return
 		}
 		if err == nil {
-			s.emit(report.Event{Kind: report.EventBuild, Package: r.Package, Outcome: report.OutcomeOK})
+			s.emit(rundoc.Event{Kind: rundoc.EventBuild, Package: r.Package, Outcome: rundoc.OutcomeOK})
 			return
 		}
 		bf := describeBuildFailure(string(out), "", r.Package)
 		if strings.TrimSpace(string(out)) == "" {
 			bf = &buildFailure{msg: "go build: " + err.Error()}
 		}
-		*r = packageRow(r.Package, report.OutcomeBuildFailure, bf.msg, bf.rest)
-		s.emit(report.Event{Kind: report.EventBuild, Package: r.Package, Outcome: report.OutcomeBuildFailure, Error: ptr(bf.msg)})
+		*r = packageRow(r.Package, rundoc.OutcomeBuildFailure, bf.msg, bf.rest)
+		s.emit(rundoc.Event{Kind: rundoc.EventBuild, Package: r.Package, Outcome: rundoc.OutcomeBuildFailure, Error: ptr(bf.msg)})
 	})
 }
 
@@ -497,8 +497,8 @@ func (s *supervisor) listMeasured(ctx context.Context, plans []*pkgPlan) func() 
 
 // provenance compares each built package's measured build with the one
 // go test makes, and warns about any difference.
-func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listing, error)) report.Provenance {
-	pv := report.Provenance{Toolchain: s.env.GOVERSION, Workers: s.inj.importPaths(), Builds: []report.BuildCompare{}}
+func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listing, error)) rundoc.Provenance {
+	pv := rundoc.Provenance{Toolchain: s.env.GOVERSION, Workers: s.inj.importPaths(), Builds: []rundoc.BuildCompare{}}
 	var routes []string
 	for _, p := range plans {
 		if !slices.Contains(routes, p.route) {
@@ -512,7 +512,7 @@ func (s *supervisor) provenance(plans []*pkgPlan, measuredListing func() (*listi
 		if p.main().binary == "" {
 			continue
 		}
-		bc := report.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.main().cached, Layout: p.main().layout}
+		bc := rundoc.BuildCompare{Package: p.pkg.ImportPath, Plain: listedFacts(s.plain, p.pkg, s.env.GOVERSION), Binary: p.main().cached, Layout: p.main().layout}
 		if err != nil {
 			bc.Note = "listing the measured build: " + firstLine(err.Error())
 		} else {
@@ -577,7 +577,7 @@ func (s *supervisor) runsBenchmark(p *pkgPlan, fn string) bool {
 }
 
 // emit passes ev to Config.Events, if set.
-func (s *supervisor) emit(ev report.Event) {
+func (s *supervisor) emit(ev rundoc.Event) {
 	if s.cfg.Events != nil {
 		s.cfg.Events(ev)
 	}
@@ -585,15 +585,15 @@ func (s *supervisor) emit(ev report.Event) {
 
 // processStart announces a child about to be spawned for req; who names
 // it (package, name, build, repetition).
-func (s *supervisor) processStart(who report.Event, req protocol.Request) {
-	who.Kind, who.Phase = report.EventProcessStart, string(req.Mode)
+func (s *supervisor) processStart(who rundoc.Event, req protocol.Request) {
+	who.Kind, who.Phase = rundoc.EventProcessStart, string(req.Mode)
 	s.emit(who)
 }
 
 // processEnd announces the outcome of the child processStart announced;
 // an Error already in who (a caller's better account) is kept.
-func (s *supervisor) processEnd(who report.Event, req protocol.Request, out sandbox.Outcome) {
-	who.Kind, who.Phase, who.PID, who.Outcome = report.EventProcessEnd, string(req.Mode), out.PID, outcomeOf(out.Class)
+func (s *supervisor) processEnd(who rundoc.Event, req protocol.Request, out sandbox.Outcome) {
+	who.Kind, who.Phase, who.PID, who.Outcome = rundoc.EventProcessEnd, string(req.Mode), out.PID, outcomeOf(out.Class)
 	if out.PID != 0 { // spawned: its wall time is a measurement
 		who.WallNs = ptr(int64(out.Elapsed))
 	}
@@ -607,18 +607,18 @@ func (s *supervisor) processEnd(who report.Event, req protocol.Request, out sand
 }
 
 // results announces rows that are final.
-func (s *supervisor) results(rows []report.Row) {
+func (s *supervisor) results(rows []rundoc.Row) {
 	if s.cfg.Events == nil {
 		return // no copy of every row for nobody
 	}
 	for _, r := range rows {
-		s.emit(report.ResultEvent(r))
+		s.emit(rundoc.ResultEvent(r))
 	}
 }
 
-func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
+func (s *supervisor) meta(plans []*pkgPlan) rundoc.Meta {
 	host, _ := os.Hostname()
-	m := report.Meta{
+	m := rundoc.Meta{
 		Date:            time.Now().UTC().Format(time.RFC3339),
 		Hostname:        host,
 		OS:              runtime.GOOS,
@@ -628,7 +628,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		Mode:            "test",
 		BuildFlags:      s.buildFlags(),
 		Placement:       s.placement,
-		Knobs: report.Knobs{
+		Knobs: rundoc.Knobs{
 			Bench:            s.cfg.Bench,
 			Run:              s.cfg.Run,
 			SampleTimeNs:     int64(s.cfg.SampleTime),
@@ -651,7 +651,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 		m.Interference = s.cfg.Interference.Policy() // nil when off
 	}
 	if sh := s.cfg.Shard; sh.Active() {
-		m.Shard = &report.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}
+		m.Shard = &rundoc.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}
 		for _, p := range plans {
 			for _, fn := range slices.Compact(slices.Sorted(slices.Values(p.benchmarks()))) {
 				if s.runsBenchmark(p, fn) {
@@ -670,7 +670,7 @@ func (s *supervisor) meta(plans []*pkgPlan) report.Meta {
 }
 
 // finishMeta adds what only the children could tell.
-func (s *supervisor) finishMeta(m *report.Meta) {
+func (s *supervisor) finishMeta(m *rundoc.Meta) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hello != nil {
@@ -678,7 +678,7 @@ func (s *supervisor) finishMeta(m *report.Meta) {
 		m.GOMAXPROCS = s.hello.GOMAXPROCS
 	}
 	if s.first != nil {
-		m.Environment = report.Environment{Policy: s.first.EnvPolicy, NamesHash: s.first.EnvNamesHash}
+		m.Environment = rundoc.Environment{Policy: s.first.EnvPolicy, NamesHash: s.first.EnvNamesHash}
 		m.Containment = string(s.first.Containment)
 		m.ContainmentNote = s.first.ContainmentNote
 		m.Limits = limitsMeta(s.cfg, s.first.Resources)
@@ -734,8 +734,8 @@ func parallel(limit, n int, f func(i int)) {
 	wg.Wait()
 }
 
-func packageRow(pkg string, outcome report.Outcome, msg, output string) report.Row {
-	return report.Row{Package: pkg, Kind: "package", Outcome: outcome, Error: ptr(msg), Output: output}
+func packageRow(pkg string, outcome rundoc.Outcome, msg, output string) rundoc.Row {
+	return rundoc.Row{Package: pkg, Kind: "package", Outcome: outcome, Error: ptr(msg), Output: output}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -746,4 +746,4 @@ func firstLine(s string) string {
 }
 
 // outcomeOf is the document's outcome of a sandbox class.
-func outcomeOf(c sandbox.Class) report.Outcome { return report.Outcome(c.String()) }
+func outcomeOf(c sandbox.Class) rundoc.Outcome { return rundoc.Outcome(c.String()) }

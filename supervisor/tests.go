@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
 // testPackages runs every package's tests, packages in parallel.
-func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []report.Row {
-	rows := make([][]report.Row, len(plans))
+func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []rundoc.Row {
+	rows := make([][]rundoc.Row, len(plans))
 	var done int
 	var mu sync.Mutex
 	parallel(s.cfg.Parallel, len(plans), func(i int) {
@@ -32,7 +32,7 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 		// The tests the source declares that -run selects; subtests are
 		// known only as they run.
 		if s.cfg.Events != nil {
-			ev := report.Event{Kind: report.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
+			ev := rundoc.Event{Kind: rundoc.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
 			for _, t := range plans[i].tests() {
 				if matches(s.cfg.Run, t) {
 					ev.Identities = append(ev.Identities, t)
@@ -43,7 +43,7 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []repor
 		rows[i] = s.testPackage(ctx, plans[i])
 		s.results(rows[i]) // final: packageOrder only sorts
 	})
-	var out []report.Row
+	var out []rundoc.Row
 	for _, r := range rows {
 		out = append(out, r...)
 	}
@@ -77,7 +77,7 @@ type testRun struct {
 // hint adds to a failed row of this child the variables its test (a
 // package row: the process outside any test) read that the environment
 // policy withheld.
-func (tr *testRun) hint(row report.Row) report.Row {
+func (tr *testRun) hint(row rundoc.Row) rundoc.Row {
 	if note := envNote(tr.withheld[row.Name]); note != "" && row.IsError() {
 		who := "this test "
 		if row.Name == "" {
@@ -174,9 +174,9 @@ func (c *testClock) elapsed() time.Duration {
 // not finished, in a new child. When no test can be named, the crash is
 // the package's, and the tests it interrupted then run one per child, where
 // a crash can only be their own.
-func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
+func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 	start := time.Now()
-	var rows []report.Row
+	var rows []rundoc.Row
 	finished := map[string]bool{}
 	tests := map[string]bool{}
 	for _, t := range p.tests() {
@@ -270,8 +270,8 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 				// rather than being rerun until the loop gives up on it.
 				for _, name := range p.tests() {
 					if !finished[name] && matches(s.cfg.Run, name) {
-						rows = append(rows, report.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
-							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []report.ProcessResult{},
+						rows = append(rows, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
+							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []rundoc.ProcessResult{},
 							Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
 					}
 				}
@@ -300,14 +300,14 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []report.Row {
 			break
 		}
 	}
-	status := report.OutcomeOK
+	status := rundoc.OutcomeOK
 	for _, r := range rows {
 		if r.IsError() {
-			status = report.OutcomeTestFail
+			status = rundoc.OutcomeTestFail
 		}
 	}
-	pkgRow := report.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
-		ElapsedNs: ptr(int64(time.Since(start))), Processes: []report.ProcessResult{}, Notes: left,
+	pkgRow := rundoc.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
+		ElapsedNs: ptr(int64(time.Since(start))), Processes: []rundoc.ProcessResult{}, Notes: left,
 		PeakMemoryBytes: peak}
 	return append(rows, pkgRow)
 }
@@ -330,7 +330,7 @@ func (s *supervisor) scratchWriteFailed(out sandbox.Outcome) string {
 }
 
 // culpritRow is the row of the test charged with its child's death.
-func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.Outcome) report.Row {
+func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.Outcome) rundoc.Row {
 	row := errorRow(p.pkg.ImportPath, v.test, "test", out)
 	// The child's stdout holds only what the worker forwarded, every
 	// test's, which the events already carried: the test's own output,
@@ -402,7 +402,7 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	cfg := s.childConfig(p, p.main())
 	testLog := s.testLogPath()
 	cfg.Args = append(slices.Clip(cfg.Args), "-test.testlogfile="+testLog)
-	who := report.Event{Package: p.pkg.ImportPath}
+	who := rundoc.Event{Package: p.pkg.ImportPath}
 	s.processStart(who, req)
 	out := s.run(cctx, cfg, req, func(m protocol.Message) {
 		if ev, ok := m.(protocol.TestEvent); ok {
@@ -517,8 +517,8 @@ func topName(name string) string {
 }
 
 // testRow is the row of a test that ended with testing's own result.
-func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) report.Row {
-	row := report.Row{Package: pkg, Name: name, Kind: "test", ElapsedNs: ptr(ev.ElapsedNs), Processes: []report.ProcessResult{}}
+func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) rundoc.Row {
+	row := rundoc.Row{Package: pkg, Name: name, Kind: "test", ElapsedNs: ptr(ev.ElapsedNs), Processes: []rundoc.ProcessResult{}}
 	o := tr.output[name]
 	row.Output = o.String()
 	switch ev.Action {
@@ -535,7 +535,7 @@ func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) report.Row {
 		}
 		row.Skipped = ptr(reason)
 	default:
-		row.Outcome = report.OutcomeTestFail
+		row.Outcome = rundoc.OutcomeTestFail
 		msg := "test failed"
 		if first := tr.firstFail[name]; o != nil && first != "" {
 			line := failureLine(o.own[first])

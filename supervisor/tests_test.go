@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 )
 
@@ -330,13 +330,13 @@ func TestTestPackageChargesFromFacts(t *testing.T) {
 	require.Len(t, cs.reqs, 2)
 
 	late2 := rows["TestLeavesGoroutine"]
-	assert.Equal(t, report.Outcome("exit"), late2.Outcome, "the test that started the goroutine is charged, though it passed")
+	assert.Equal(t, rundoc.Outcome("exit"), late2.Outcome, "the test that started the goroutine is charged, though it passed")
 	assert.Contains(t, deref(late2.Error), "after the test had returned")
 	assert.Contains(t, late2.Output, "started it", "with its own output")
 	assert.Contains(t, late2.Output, "panic: late boom", "and the crash")
-	assert.Equal(t, report.Outcome("ok"), rows["TestRunsMeanwhile"].Outcome, "the test running alongside was rerun")
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestRunsMeanwhile"].Outcome, "the test running alongside was rerun")
 	assert.NotContains(t, rows["TestRunsMeanwhile"].Output, "half way", "its interrupted run's output is not its result's")
-	assert.Equal(t, report.Outcome("ok"), rows["TestParSibling"].Outcome, "the paused test was rerun")
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestParSibling"].Outcome, "the paused test was rerun")
 	assert.Equal(t, "x_test.go:9: no network here", deref(rows["TestSkips"].Skipped))
 	assert.Equal(t, "TestFails/inner: x_test.go:12: inner failure", deref(rows["TestFails"].Error))
 	assert.Contains(t, rows["TestFails"].Output, "--- FAIL: TestFails/inner")
@@ -365,11 +365,11 @@ func TestTestPackageRunsSuspectsAloneWhenNoTestCanBeNamed(t *testing.T) {
 	s.start = cs.start
 	all := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
 	rows := rowsByName(all)
-	assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome)
-	assert.Equal(t, report.Outcome("exit"), rows["TestB"].Outcome)
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestA"].Outcome)
+	assert.Equal(t, rundoc.Outcome("exit"), rows["TestB"].Outcome)
 	assert.Contains(t, deref(rows["TestB"].Error), "os.Exit(3)")
-	assert.Equal(t, report.Outcome("ok"), rows["TestC"].Outcome)
-	var pkgErr *report.Row
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestC"].Outcome)
+	var pkgErr *rundoc.Row
 	for i, r := range all {
 		if r.Kind == "package" && r.Name == "" && r.Outcome == "exit" {
 			pkgErr = &all[i]
@@ -408,10 +408,10 @@ func TestTestDeadlineCountsOnlyRunning(t *testing.T) {
 	s.start = cs.start
 	rows := rowsByName(s.testPackage(context.Background(), fakePackage("example.com/p", nil,
 		[]string{"TestPar", "TestSeq", "TestSeq2", "TestSeq3", "TestSeq4", "TestHang", "TestAlong"})))
-	assert.Equal(t, report.Outcome("ok"), rows["TestPar"].Outcome, "a paused test is not running: %v", deref(rows["TestPar"].Error))
-	assert.Equal(t, report.Outcome("execution-timeout"), rows["TestHang"].Outcome)
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestPar"].Outcome, "a paused test is not running: %v", deref(rows["TestPar"].Error))
+	assert.Equal(t, rundoc.Outcome("execution-timeout"), rows["TestHang"].Outcome)
 	assert.Contains(t, deref(rows["TestHang"].Error), "deadline")
-	assert.Equal(t, report.Outcome("ok"), rows["TestAlong"].Outcome, "the test running alongside is rerun, not charged")
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestAlong"].Outcome, "the test running alongside is rerun, not charged")
 	require.Len(t, cs.reqs, 2)
 }
 
@@ -426,9 +426,9 @@ func TestTestPackageCanceledChargesNoTest(t *testing.T) {
 	s := scriptedSupervisor(t, Config{}, nil)
 	s.start = cs.start
 	rows := rowsByName(s.testPackage(ctx, fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC", "TestD"})))
-	assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome)
+	assert.Equal(t, rundoc.Outcome("ok"), rows["TestA"].Outcome)
 	for _, name := range []string{"TestB", "TestC"} {
-		assert.Equal(t, report.Outcome("canceled"), rows[name].Outcome, name)
+		assert.Equal(t, rundoc.Outcome("canceled"), rows[name].Outcome, name)
 		assert.Contains(t, deref(rows[name].Error), "canceled")
 	}
 	assert.NotContains(t, rows, "TestD", "nothing starts after the cancel")
@@ -455,7 +455,7 @@ func TestOutputOf(t *testing.T) {
 }
 
 func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
-	run := func(t *testing.T, path func(s *supervisor) string) ([]report.Row, map[string]report.Row, *children) {
+	run := func(t *testing.T, path func(s *supervisor) string) ([]rundoc.Row, map[string]rundoc.Row, *children) {
 		s := scriptedSupervisor(t, Config{}, nil)
 		line := "testing: can't write " + path(s) + ": write " + path(s) + ": no space left on device\n"
 		cs := &children{play: func(req protocol.Request) scriptedChild {
@@ -468,8 +468,8 @@ func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
 		s.start = cs.start
 		all := s.testPackage(context.Background(), fakePackage("example.com/p", nil, []string{"TestA", "TestB", "TestC"}))
 		rows := rowsByName(all)
-		assert.Equal(t, report.Outcome("ok"), rows["TestA"].Outcome, "a test that passed keeps its result")
-		assert.Equal(t, report.Outcome("ok"), rows["TestB"].Outcome, "a test that passed keeps its result")
+		assert.Equal(t, rundoc.Outcome("ok"), rows["TestA"].Outcome, "a test that passed keeps its result")
+		assert.Equal(t, rundoc.Outcome("ok"), rows["TestB"].Outcome, "a test that passed keeps its result")
 		return all, rows, cs
 	}
 	t.Run("the run's file", func(t *testing.T) {
@@ -477,17 +477,17 @@ func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
 		// no test is charged, and no new child would fare better.
 		all, rows, cs := run(t, func(s *supervisor) string { return filepath.Join(s.tmp, "benchsup-testlog-1") })
 		assert.Len(t, cs.reqs, 1)
-		assert.Equal(t, report.Outcome("parent-io"), rows["TestC"].Outcome, "the test without a result")
+		assert.Equal(t, rundoc.Outcome("parent-io"), rows["TestC"].Outcome, "the test without a result")
 		assert.Contains(t, deref(rows["TestC"].Error), "no result: the host failed a file of the run")
 		assert.Contains(t, deref(rows["TestC"].Error), "no space left on device")
-		var pkgErr *report.Row
+		var pkgErr *rundoc.Row
 		for i, r := range all {
 			if r.Kind == "package" && r.Error != nil {
 				pkgErr = &all[i]
 			}
 		}
 		require.NotNil(t, pkgErr, "the package's row says what went wrong")
-		assert.Equal(t, report.Outcome("parent-io"), pkgErr.Outcome)
+		assert.Equal(t, rundoc.Outcome("parent-io"), pkgErr.Outcome)
 		assert.Contains(t, deref(pkgErr.Error), "the host failed a file of the run, not the code under test: testing: can't write ")
 		assert.Contains(t, pkgErr.Output, "no space left on device")
 	})
@@ -495,10 +495,10 @@ func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
 		// A file the code under test chose (a profile, say) is its own:
 		// the one test running is charged, as for any exit.
 		all, rows, _ := run(t, func(*supervisor) string { return "/elsewhere/cpu.out" })
-		assert.Equal(t, report.Outcome("exit"), rows["TestC"].Outcome)
+		assert.Equal(t, rundoc.Outcome("exit"), rows["TestC"].Outcome)
 		assert.Contains(t, deref(rows["TestC"].Error), "TestC was the only test running")
 		for _, r := range all {
-			assert.NotEqual(t, report.Outcome("parent-io"), r.Outcome, "%s %s", r.Kind, r.Name)
+			assert.NotEqual(t, rundoc.Outcome("parent-io"), r.Outcome, "%s %s", r.Kind, r.Name)
 		}
 	})
 }

@@ -31,9 +31,9 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
-	"github.com/benchsup/benchsup/report"
-	"github.com/benchsup/benchsup/supervisor"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func main() {
@@ -62,7 +62,7 @@ func run(dir, work, bench string, runs, samples int) error {
 	if err != nil {
 		return err
 	}
-	var docs []*report.Document
+	var docs []*rundoc.Document
 	for i := range runs {
 		doc, err := runOnce(bin, filepath.Join(work, fmt.Sprintf("run-%d.json", i)), i, runs,
 			"run", "--bench="+bench, "-C", dir, fmt.Sprintf("--samples=%d", samples), "--metrics=none")
@@ -76,7 +76,7 @@ func run(dir, work, bench string, runs, samples int) error {
 	bstatSignificant := 0
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
-			c, err := supervisor.Compare(docs[i], docs[j], supervisor.CompareConfig{Bootstrap: stats.Bootstrap{Seed: uint64(i*100 + j)}})
+			c, err := analysis.Compare(docs[i], docs[j], analysis.CompareConfig{Bootstrap: analysis.Bootstrap{Seed: uint64(i*100 + j)}})
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ func run(dir, work, bench string, runs, samples int) error {
 	}
 	fmt.Printf("A/A: %d runs of %s, %d sample(s) per process; %d comparisons of a benchmark between two runs\n", runs, dir, samples, t.total)
 	fmt.Printf("benchsup compare, 95%% interval excludes 1:        %s\n", t.pct(t.significant))
-	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("benchsup compare, verdict faster or slower (±%g%%): %s\n", 100*analysis.DefaultThreshold, t.pct(t.called))
 	fmt.Printf("benchsup compare verdicts: %v\n", t.verdicts)
 	fmt.Printf("benchstat (pooled samples, Mann-Whitney), p < 0.05: %s\n", t.pct(bstatSignificant))
 	printReach(t.reach)
@@ -116,7 +116,7 @@ func setup(work string) (bin, dir string, err error) {
 // runOnce runs benchsup with args and --json=path (run i of n) and reads
 // the document. A run whose rows failed still counts: its failures are
 // rows.
-func runOnce(bin, path string, i, n int, args ...string) (*report.Document, error) {
+func runOnce(bin, path string, i, n int, args ...string) (*rundoc.Document, error) {
 	cmd := exec.Command(bin, append(args, "--json="+path, "./...")...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -127,7 +127,7 @@ func runOnce(bin, path string, i, n int, args ...string) (*report.Document, erro
 		return nil, err
 	}
 	defer f.Close()
-	doc, _, err := report.ReadDocument(f)
+	doc, _, err := rundoc.ReadDocument(f)
 	if err != nil {
 		return nil, err
 	}
@@ -147,20 +147,20 @@ func newTally() *tally {
 }
 
 // add counts c's time rows with an interval and returns them.
-func (t *tally) add(c *report.Comparison) []report.ComparisonRow {
-	var rows []report.ComparisonRow
+func (t *tally) add(c *rundoc.Comparison) []rundoc.ComparisonRow {
+	var rows []rundoc.ComparisonRow
 	for _, r := range c.Rows {
-		if r.Metric != report.MetricTime || r.Low == nil {
+		if r.Metric != rundoc.MetricTime || r.Low == nil {
 			continue
 		}
 		t.total++
 		if *r.Low > 1 || *r.High < 1 {
 			t.significant++
 		}
-		if r.Verdict == report.VerdictSlower || r.Verdict == report.VerdictFaster {
+		if r.Verdict == rundoc.VerdictSlower || r.Verdict == rundoc.VerdictFaster {
 			t.called++
 		}
-		t.verdicts[r.Verdict]++
+		t.verdicts[string(r.Verdict)]++
 		t.reach[r.Name] = append(t.reach[r.Name], max(*r.High-1, 1-*r.Low))
 		rows = append(rows, r)
 	}
@@ -185,7 +185,7 @@ func printReach(reach map[string][]float64) {
 
 // pooled is every sample's ns/op of one benchmark, all processes together,
 // as benchstat sees them when the process key is ignored.
-func pooled(doc *report.Document, pkg, name string) []float64 {
+func pooled(doc *rundoc.Document, pkg, name string) []float64 {
 	var out []float64
 	for _, r := range doc.Rows {
 		if r.Package != pkg || r.Name != name {
@@ -223,7 +223,7 @@ func runAgainst(dir, work, bench string, runs int) error {
 	}
 	fmt.Printf("A/A --against=HEAD: %d runs of %s; %d paired comparisons of a benchmark\n", runs, dir, t.total)
 	fmt.Printf("interval excludes 1:                      %s\n", t.pct(t.significant))
-	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*supervisor.DefaultThreshold, t.pct(t.called))
+	fmt.Printf("verdict faster or slower (±%g%%):           %s\n", 100*analysis.DefaultThreshold, t.pct(t.called))
 	fmt.Printf("verdicts: %v\n", t.verdicts)
 	printReach(t.reach)
 	fmt.Printf("run documents: %s\n", work)

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/worker"
 )
 
@@ -280,7 +280,7 @@ func ablateTarget(dir, bin, before string, variants []string, t target, rounds, 
 
 // benchsupRun runs benchsup's run command (metrics off: counting passes
 // come after the samples and cost time) with args and reads its document.
-func benchsupRun(dir, bin, pkgDir, label string, args ...string) (*report.Document, error) {
+func benchsupRun(dir, bin, pkgDir, label string, args ...string) (*rundoc.Document, error) {
 	path := filepath.Join(dir, label+".json")
 	all := append([]string{"run", "--metrics=none", "--json=" + path}, args...)
 	if err := command(pkgDir, bin, append(all, ".")...); err != nil {
@@ -290,14 +290,14 @@ func benchsupRun(dir, bin, pkgDir, label string, args ...string) (*report.Docume
 }
 
 // processMedians returns, per row, the median sample of each process.
-func processMedians(doc *report.Document) map[string][]float64 {
+func processMedians(doc *rundoc.Document) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, row := range doc.Rows {
 		if row.Summary == nil {
 			continue
 		}
 		for _, p := range row.Processes {
-			if p.Outcome != report.OutcomeOK {
+			if p.Outcome != rundoc.OutcomeOK {
 				continue
 			}
 			var ns []float64

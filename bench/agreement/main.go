@@ -56,7 +56,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // target is one package of one module and the benchmarks selected in it.
@@ -216,7 +216,7 @@ func measureTarget(dir, bin string, t target, settings []string) ([]result, timi
 		return nil, timing{}, err
 	}
 	tm := timing{Target: t.short, Benchsup: map[string]float64{}}
-	docs := map[string]*report.Document{}
+	docs := map[string]*rundoc.Document{}
 	for _, s := range settings {
 		args := []string{"run", "--bench=" + t.bench, "--metrics=none", "--json=" + filepath.Join(dir, t.short+"-"+s+".json"), "."}
 		if s != "default" {
@@ -330,12 +330,12 @@ func parseGoTest(out []byte) (map[string][]float64, error) {
 	return values, err
 }
 
-func readDoc(path string) (*report.Document, error) {
+func readDoc(path string) (*rundoc.Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var doc report.Document
+	var doc rundoc.Document
 	return &doc, json.Unmarshal(data, &doc)
 }
 

@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func main() {
@@ -70,7 +70,7 @@ func run(dir string, packages, benchmarks int, extra []string, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	var d report.Document
+	var d rundoc.Document
 	if err := json.Unmarshal(data, &d); err != nil {
 		return err
 	}

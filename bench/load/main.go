@@ -47,7 +47,7 @@
 //   - wall time: start to exit.
 //
 // It then decodes the largest run's document and writes it again with
-// report.WriteJSON in its own process, counting the bytes that allocates and
+// rundoc.WriteJSON in its own process, counting the bytes that allocates and
 // the writes it makes: a single write of the whole document means the
 // encoding was held whole in memory before the first byte left.
 //
@@ -80,7 +80,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func main() {
@@ -599,13 +599,13 @@ func (f *fifoReader) close() {
 
 // checkRun checks that the run measured every generated identity.
 func (m *measured) checkRun(identities int) error {
-	var d report.Document
+	var d rundoc.Document
 	if err := json.Unmarshal(m.doc, &d); err != nil {
 		return fmt.Errorf("reading its document (%d bytes): %w", len(m.doc), err)
 	}
 	ok := 0
 	for _, r := range d.Rows {
-		if r.Kind == "benchmark" && r.Outcome == report.OutcomeOK && len(r.Processes) == 1 {
+		if r.Kind == "benchmark" && r.Outcome == rundoc.OutcomeOK && len(r.Processes) == 1 {
 			ok++
 		}
 	}
@@ -640,11 +640,11 @@ func (m *measured) phases() (phases, error) {
 			return p, fmt.Errorf("event %d: %w", p.events, err)
 		}
 		switch {
-		case ev.Kind == report.EventBuild:
+		case ev.Kind == rundoc.EventBuild:
 			lastBuild = t
-		case ev.Kind == report.EventProcessEnd && ev.Phase == "discover":
+		case ev.Kind == rundoc.EventProcessEnd && ev.Phase == "discover":
 			lastDiscover = t
-		case ev.Kind == report.EventProcessEnd && ev.Phase == "benchmark":
+		case ev.Kind == rundoc.EventProcessEnd && ev.Phase == "benchmark":
 			lastMeasure = t
 		}
 	}
@@ -769,7 +769,7 @@ func growth(out io.Writer, sizes []*size, quantities map[string]func(measured) f
 	}
 }
 
-// writeCost is what report.WriteJSON costs on one document.
+// writeCost is what rundoc.WriteJSON costs on one document.
 type writeCost struct {
 	live      uint64 // heap the decoded document holds
 	allocated uint64 // bytes WriteJSON allocated
@@ -778,7 +778,7 @@ type writeCost struct {
 }
 
 // jsonCost decodes a run's document and writes it again with
-// report.WriteJSON to a writer that keeps nothing, counting what that
+// rundoc.WriteJSON to a writer that keeps nothing, counting what that
 // allocates (runtime.MemStats.TotalAlloc) and how it writes: one write of
 // the whole document means it was held whole in memory first.
 func jsonCost(data []byte) (writeCost, error) {
@@ -786,7 +786,7 @@ func jsonCost(data []byte) (writeCost, error) {
 	var m0, m1, m2 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
-	var d report.Document
+	var d rundoc.Document
 	if err := json.Unmarshal(data, &d); err != nil {
 		return c, err
 	}
@@ -794,7 +794,7 @@ func jsonCost(data []byte) (writeCost, error) {
 	runtime.ReadMemStats(&m1)
 	c.live = m1.HeapAlloc - min(m0.HeapAlloc, m1.HeapAlloc)
 	w := &countingWriter{}
-	err := report.WriteJSON(w, d)
+	err := rundoc.WriteJSON(w, d)
 	runtime.ReadMemStats(&m2)
 	runtime.KeepAlive(&d)
 	c.allocated, c.writes, c.largest = m2.TotalAlloc-m1.TotalAlloc, w.writes, w.largest

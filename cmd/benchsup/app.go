@@ -12,8 +12,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 	"github.com/benchsup/benchsup/sources"
 	"github.com/benchsup/benchsup/supervisor"
@@ -369,7 +371,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		if c.String("format") != "csv" {
 			return usagef("--csv-samples is a form of --format=csv: add --format=csv")
 		}
-		write = func(w io.Writer, d report.Document) error {
+		write = func(w io.Writer, d rundoc.Document) error {
 			return report.WriteCSV(w, d, report.CSVOptions{Samples: true})
 		}
 	}
@@ -409,12 +411,12 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer baselineOut.abort()
-	var baseline *report.Document
+	var baseline *rundoc.Document
 	if path := c.String("baseline"); path != "" {
 		if baseline, err = readRun(path, stderr); err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
-		cfg.Shard = cfg.Shard.Balance(supervisor.Durations(baseline))
+		cfg.Shard = cfg.Shard.Balance(analysis.Durations(baseline))
 	}
 	events, err := openEvents(c.String("events"), eventsOut)
 	if err != nil {
@@ -431,7 +433,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		err = unjudged{err}
 	}
 	if err != nil {
-		events.emit(report.Event{Kind: report.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
+		events.emit(rundoc.Event{Kind: rundoc.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
 		events.close()
 		return cmp.Or(interruption(ctx), err)
 	}
@@ -439,7 +441,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if baseline != nil {
 		ccfg := cfg.Compare
 		ccfg.OldLabel, ccfg.NewLabel = "baseline "+c.String("baseline"), "this run"
-		cmp, err := supervisor.Compare(baseline, doc, ccfg)
+		cmp, err := analysis.Compare(baseline, doc, ccfg)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--baseline: %w", err))
 		} else {
@@ -447,9 +449,9 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, c := range doc.Comparisons {
-		events.emit(report.ComparisonEvent(c))
+		events.emit(rundoc.ComparisonEvent(c))
 	}
-	done := report.DoneEvent(*doc)
+	done := rundoc.DoneEvent(*doc)
 	if err := interruption(ctx); err != nil {
 		done.Error = ptr(err.Error())
 	}
@@ -470,7 +472,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if err := jsonOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+	if err := jsonOut.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
 		errs = append(errs, err)
 	}
 	if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
@@ -479,7 +481,7 @@ func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	// A partial run is no baseline (a later gate would find its missing
 	// identities incomplete): uncommitted, the file is left as it was.
 	if interruption(ctx) == nil {
-		if err := baselineOut.commit(func(w io.Writer) error { return report.WriteJSON(w, *doc) }); err != nil {
+		if err := baselineOut.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -560,13 +562,13 @@ func configUsage(err error) error {
 }
 
 // formatter picks the stdout renderer.
-func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer, report.Document) error, error) {
+func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer, rundoc.Document) error, error) {
 	switch name {
 	case "table":
 		if mode == supervisor.ModeTest {
-			return func(w io.Writer, d report.Document) error { return report.WriteTests(w, d, verbose) }, nil
+			return func(w io.Writer, d rundoc.Document) error { return report.WriteTests(w, d, verbose) }, nil
 		}
-		return func(w io.Writer, d report.Document) error {
+		return func(w io.Writer, d rundoc.Document) error {
 			return report.WriteTable(w, d, report.TableOptions{Verbose: verbose, Width: report.TerminalWidth(w)})
 		}, nil
 	case "benchfmt":
@@ -575,9 +577,9 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 		}
 		return report.WriteBenchfmt, nil
 	case "json":
-		return report.WriteJSON, nil
+		return rundoc.WriteJSON, nil
 	case "csv":
-		return func(w io.Writer, d report.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
+		return func(w io.Writer, d rundoc.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
 	return nil, usagef("--format must be table, benchfmt, json or csv, got %q", name)
 }

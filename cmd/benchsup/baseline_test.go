@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // TestSaveBaselineKilled kills a process in the middle of saving a
@@ -22,7 +22,7 @@ func TestSaveBaselineKilled(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "base.json")
 	var old bytes.Buffer
-	if err := report.WriteJSON(&old, report.Document{Schema: report.SchemaVersion, Meta: report.Meta{Mode: report.ModeBench}}); err != nil {
+	if err := rundoc.WriteJSON(&old, rundoc.Document{Schema: rundoc.SchemaVersion, Meta: rundoc.Meta{Mode: rundoc.ModeBench}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, old.Bytes(), 0o644); err != nil {
@@ -54,7 +54,7 @@ func TestSaveBaselineKilled(t *testing.T) {
 	if !bytes.Equal(got, old.Bytes()) {
 		t.Fatalf("the baseline changed under a kill mid-save:\n%s", got)
 	}
-	if _, _, err := report.ReadDocument(bytes.NewReader(got)); err != nil {
+	if _, _, err := rundoc.ReadDocument(bytes.NewReader(got)); err != nil {
 		t.Errorf("the old baseline no longer reads: %v", err)
 	}
 }

@@ -11,9 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/report"
-	"github.com/benchsup/benchsup/supervisor"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // exitIncomplete is the status of a gate that could not judge every
@@ -28,7 +29,7 @@ var (
 
 func compareFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "threshold", Value: percentString(supervisor.DefaultThreshold),
+		&cli.StringFlag{Name: "threshold", Value: percentString(analysis.DefaultThreshold),
 			Usage: "practical threshold, in percent: a change is called only when its whole interval lies beyond it"},
 		&cli.StringFlag{Name: "confidence", Value: percentString(stats.DefaultConfidence),
 			Usage: fmt.Sprintf("confidence of the intervals, in percent (%v to %v)", 100*stats.MinConfidence, 100*stats.MaxConfidence)},
@@ -83,13 +84,13 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			cfg.OldLabel, cfg.NewLabel = c.Args().Get(0), c.Args().Get(1)
-			cmp, err := supervisor.Compare(old, new, cfg)
+			cmp, err := analysis.Compare(old, new, cfg)
 			if err != nil {
 				return err
 			}
 			switch format {
 			case "json":
-				err = report.WriteComparisonJSON(stdout, *cmp)
+				err = rundoc.WriteComparisonJSON(stdout, *cmp)
 			case "csv":
 				err = report.WriteComparisonCSV(stdout, *cmp)
 			default:
@@ -99,10 +100,10 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
 			}
-			if err := jsonOut.commit(func(w io.Writer) error { return report.WriteComparisonJSON(w, *cmp) }); err != nil {
+			if err := jsonOut.commit(func(w io.Writer) error { return rundoc.WriteComparisonJSON(w, *cmp) }); err != nil {
 				errs = append(errs, err)
 			}
-			page := report.HTMLReport{Run: new, Old: old, Comparisons: []report.Comparison{*cmp}}
+			page := report.HTMLReport{Run: new, Old: old, Comparisons: []rundoc.Comparison{*cmp}}
 			if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, page) }); err != nil {
 				errs = append(errs, err)
 			}
@@ -115,8 +116,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 }
 
 // compareConfig reads the statistics flags.
-func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
-	var cfg supervisor.CompareConfig
+func compareConfig(c *cli.Context) (analysis.CompareConfig, string, error) {
+	var cfg analysis.CompareConfig
 	t, err := parsePercent(c.String("threshold"))
 	if err != nil || t <= 0 {
 		return cfg, "", usagef("--threshold must be a positive percentage such as 2 or 2%%, got %q", c.String("threshold"))
@@ -126,10 +127,10 @@ func compareConfig(c *cli.Context) (supervisor.CompareConfig, string, error) {
 		return cfg, "", usagef("--confidence must be a percentage such as 95 or 95%%, got %q", c.String("confidence"))
 	}
 	cfg.Threshold = t
-	cfg.Bootstrap = stats.Bootstrap{Confidence: conf, Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
+	cfg.Bootstrap = analysis.Bootstrap{Confidence: conf, Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
 	cfg.AllowMismatch = c.Bool("allow-mismatch")
 	if err := cfg.Validate(); err != nil {
-		var ce *supervisor.ConfigError
+		var ce *analysis.ConfigError
 		if errors.As(err, &ce) {
 			return cfg, "", usagef("--%s %s", strings.ToLower(ce.Field), ce.Problem)
 		}
@@ -155,27 +156,26 @@ func percentString(frac float64) string {
 
 // parseFailOn reads --fail-on: "" (no gate), slower or inconclusive.
 func parseFailOn(s string) (string, error) {
-	switch s {
-	case "", "slower", "inconclusive":
-		return s, nil
+	if _, err := analysis.ParseFailOn(s); err != nil {
+		return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
 	}
-	return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
+	return s, nil
 }
 
 // readRun reads a run document from a file, saying on stderr when it was
 // read without an integrity check.
-func readRun(path string, stderr io.Writer) (*report.Document, error) {
-	return readFile(path, stderr, report.ReadDocument)
+func readRun(path string, stderr io.Writer) (*rundoc.Document, error) {
+	return readFile(path, stderr, rundoc.ReadDocument)
 }
 
 // readComparison reads a comparison document from a file, as readRun.
-func readComparison(path string, stderr io.Writer) (*report.Comparison, error) {
-	return readFile(path, stderr, report.ReadComparison)
+func readComparison(path string, stderr io.Writer) (*rundoc.Comparison, error) {
+	return readFile(path, stderr, rundoc.ReadComparison)
 }
 
 // readFile reads a document from the file at path with read, naming the
 // file in an error and in the note of a document without a checksum.
-func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, report.Integrity, error)) (*T, error) {
+func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, rundoc.Integrity, error)) (*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, re
 
 // gateAll applies --fail-on to every comparison: a crash or a missing
 // identity anywhere outranks a regression.
-func gateAll(cs []report.Comparison, failOn string, stderr io.Writer) error {
+func gateAll(cs []rundoc.Comparison, failOn string, stderr io.Writer) error {
 	var worst error
 	for _, c := range cs {
 		switch err := gate(c, failOn, stderr); {
@@ -206,40 +206,16 @@ func gateAll(cs []report.Comparison, failOn string, stderr io.Writer) error {
 	return worst
 }
 
-// gate applies --fail-on to a comparison: nil when it passes or no gate was
-// asked for. Only time rows are gated; the other metrics inform.
-func gate(c report.Comparison, failOn string, stderr io.Writer) error {
-	if failOn == "" {
+// gate applies --fail-on to a comparison (analysis.Gate) and says on
+// stderr what failed it: nil when it passes or no gate was asked for.
+func gate(c rundoc.Comparison, failOn string, stderr io.Writer) error {
+	r := analysis.Gate(c, analysis.FailOn(failOn))
+	if r.Status == analysis.GatePass {
 		return nil
 	}
-	var slower, undecided, incomplete []string
-	for _, r := range c.Rows {
-		if r.Metric != report.MetricTime {
-			continue
-		}
-		id := r.Package + " " + r.Name
-		switch r.Verdict {
-		case report.VerdictSlower:
-			slower = append(slower, id)
-		case report.VerdictInconclusive, report.VerdictUnavailable:
-			undecided = append(undecided, id)
-		case report.VerdictFailed, report.VerdictOnlyOld:
-			incomplete = append(incomplete, id)
-		}
-	}
-	say := func(what string, ids []string) {
-		fmt.Fprintf(stderr, "benchsup: gate: %d %s: %s\n", len(ids), what, strings.Join(ids, ", "))
-	}
-	switch {
-	case len(incomplete) > 0:
-		say("identities crashed or are missing on a side", incomplete)
+	fmt.Fprintf(stderr, "benchsup: gate: %d %s: %s\n", len(r.Identities), r.Reason, strings.Join(r.Identities, ", "))
+	if r.Status == analysis.GateIncomplete {
 		return errIncomplete
-	case len(slower) > 0:
-		say("slower beyond the threshold", slower)
-		return errRegression
-	case failOn == "inconclusive" && len(undecided) > 0:
-		say("undecided (fail-closed gate)", undecided)
-		return errRegression
 	}
-	return nil
+	return errRegression
 }

@@ -9,31 +9,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestGate(t *testing.T) {
-	row := func(name, metric, verdict string) report.ComparisonRow {
-		return report.ComparisonRow{Package: "p", Name: name, Metric: metric, Verdict: verdict}
+	row := func(name, metric string, verdict rundoc.Verdict) rundoc.ComparisonRow {
+		return rundoc.ComparisonRow{Package: "p", Name: name, Metric: metric, Verdict: verdict}
 	}
 	for _, tc := range []struct {
 		name   string
 		failOn string
-		rows   []report.ComparisonRow
+		rows   []rundoc.ComparisonRow
 		want   error
 	}{
-		{"no gate", "", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictSlower)}, nil},
-		{"slower fails", "slower", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictSlower)}, errRegression},
-		{"only time is gated", "slower", []report.ComparisonRow{row("A", report.MetricBytes, report.VerdictIncreased)}, nil},
-		{"inconclusive passes a slower gate", "slower", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictInconclusive)}, nil},
-		{"inconclusive fails closed", "inconclusive", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictInconclusive)}, errRegression},
-		{"a crash is its own status", "slower", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictFailed)}, errIncomplete},
-		{"missing outranks slower", "slower", []report.ComparisonRow{
-			row("A", report.MetricTime, report.VerdictSlower), row("B", report.MetricTime, report.VerdictOnlyOld)}, errIncomplete},
-		{"a new benchmark passes", "inconclusive", []report.ComparisonRow{row("A", report.MetricTime, report.VerdictOnlyNew)}, nil},
+		{"no gate", "", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictSlower)}, nil},
+		{"slower fails", "slower", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictSlower)}, errRegression},
+		{"only time is gated", "slower", []rundoc.ComparisonRow{row("A", rundoc.MetricBytes, rundoc.VerdictIncreased)}, nil},
+		{"inconclusive passes a slower gate", "slower", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictInconclusive)}, nil},
+		{"inconclusive fails closed", "inconclusive", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictInconclusive)}, errRegression},
+		{"a crash is its own status", "slower", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictFailed)}, errIncomplete},
+		{"missing outranks slower", "slower", []rundoc.ComparisonRow{
+			row("A", rundoc.MetricTime, rundoc.VerdictSlower), row("B", rundoc.MetricTime, rundoc.VerdictOnlyOld)}, errIncomplete},
+		{"a new benchmark passes", "inconclusive", []rundoc.ComparisonRow{row("A", rundoc.MetricTime, rundoc.VerdictOnlyNew)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := gate(report.Comparison{Rows: tc.rows}, tc.failOn, io.Discard)
+			err := gate(rundoc.Comparison{Rows: tc.rows}, tc.failOn, io.Discard)
 			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 				t.Errorf("gate = %v, want %v", err, tc.want)
 			}
@@ -62,7 +62,7 @@ func TestParsePercent(t *testing.T) {
 // none, and an error naming the file when it was edited.
 func TestReadRunIntegrity(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteJSON(&buf, report.Document{Meta: report.Meta{Mode: report.ModeBench, Hostname: "h"}}); err != nil {
+	if err := rundoc.WriteJSON(&buf, rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeBench, Hostname: "h"}}); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
@@ -94,7 +94,7 @@ func TestReadRunIntegrity(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.HasPrefix(err.Error(), strings.ReplaceAll(tc.err, "DIR", dir)) || !errors.Is(err, report.ErrChecksum) {
+			if err == nil || !strings.HasPrefix(err.Error(), strings.ReplaceAll(tc.err, "DIR", dir)) || !errors.Is(err, rundoc.ErrChecksum) {
 				t.Errorf("err = %v, want one starting %q", err, tc.err)
 			}
 		})

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchsup/benchsup/report"
-	"github.com/benchsup/benchsup/supervisor"
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // mergeCommand joins the documents of a sharded run's parts.
@@ -35,13 +35,13 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			defer out.abort() // after commit, a no-op
-			docs := make([]*report.Document, c.NArg())
+			docs := make([]*rundoc.Document, c.NArg())
 			for i, path := range c.Args().Slice() {
 				if docs[i], err = readRun(path, stderr); err != nil {
 					return err
 				}
 			}
-			merged, err := report.Merge(docs, report.MergeOptions{AllowMismatch: c.Bool("allow-mismatch")})
+			merged, err := rundoc.Merge(docs, rundoc.MergeOptions{AllowMismatch: c.Bool("allow-mismatch")})
 			if err != nil {
 				return err
 			}
@@ -49,9 +49,9 @@ func mergeCommand(stdout, stderr io.Writer) *cli.Command {
 				return usagef("--fail-on gates a comparison: the parts have none (run them with --against or --baseline)")
 			}
 			for i := range merged.Comparisons {
-				merged.Comparisons[i].Geomeans = supervisor.Geomeans(merged.Comparisons[i].Rows)
+				merged.Comparisons[i].Geomeans = analysis.Geomeans(merged.Comparisons[i].Rows)
 			}
-			if err := out.commit(func(w io.Writer) error { return report.WriteJSON(w, *merged) }); err != nil {
+			if err := out.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *merged) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "benchsup: merged %d parts: %d rows, %d comparisons\n", len(docs), len(merged.Rows), len(merged.Comparisons))

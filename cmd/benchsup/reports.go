@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // reportCommand renders saved documents as one self-contained HTML page.
@@ -114,7 +115,7 @@ func openEventsFile(path string) (*os.File, error) {
 }
 
 // emit sends ev; a nil stream takes nothing.
-func (e *eventStream) emit(ev report.Event) {
+func (e *eventStream) emit(ev rundoc.Event) {
 	if e != nil {
 		e.w.Emit(ev)
 	}

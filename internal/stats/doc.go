@@ -19,7 +19,7 @@
 //
 // The JSON encodings of Stats and Sample are part of benchsup's report
 // document (package report embeds them): their field names and shapes do
-// not change without report.SchemaVersion.
+// not change without rundoc.SchemaVersion.
 //
 // # Why it is internal
 //

@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// FailOn is a regression gate's policy (benchsup's --fail-on).
+type FailOn string
+
+const (
+	FailOnNone         FailOn = ""             // no gate
+	FailOnSlower       FailOn = "slower"       // fail on a time row slower beyond the threshold
+	FailOnInconclusive FailOn = "inconclusive" // also fail on one the comparison could not decide (fail closed)
+)
+
+// ParseFailOn reads a gate policy: "", "slower" or "inconclusive".
+func ParseFailOn(s string) (FailOn, error) {
+	switch f := FailOn(s); f {
+	case FailOnNone, FailOnSlower, FailOnInconclusive:
+		return f, nil
+	}
+	return FailOnNone, fmt.Errorf("gate policy must be slower or inconclusive, got %q", s)
+}
+
+// GateStatus is what a gate decided, worst last.
+type GateStatus int
+
+const (
+	GatePass       GateStatus = iota
+	GateRegression            // a time row is slower, or undecided under a fail-closed gate
+	GateIncomplete            // an identity crashed or is missing on a side: worse than a regression
+)
+
+// GateResult is a gate's decision with the identities ("package name")
+// that decided it, in the comparison's order, and why, in a few words.
+type GateResult struct {
+	Status     GateStatus
+	Reason     string
+	Identities []string
+}
+
+// Gate applies policy to a comparison. Only time rows are gated; the other
+// metrics inform. A crash or a missing identity outranks a regression; a
+// new identity (only in the new run) passes.
+func Gate(c rundoc.Comparison, policy FailOn) GateResult {
+	if policy == FailOnNone {
+		return GateResult{}
+	}
+	var slower, undecided, incomplete []string
+	for _, r := range c.Rows {
+		if r.Metric != rundoc.MetricTime {
+			continue
+		}
+		id := r.Package + " " + r.Name
+		switch {
+		case r.Verdict.Regressed():
+			slower = append(slower, id)
+		case r.Verdict.Undecided():
+			undecided = append(undecided, id)
+		case r.Verdict.Incomplete():
+			incomplete = append(incomplete, id)
+		}
+	}
+	switch {
+	case len(incomplete) > 0:
+		return GateResult{GateIncomplete, "identities crashed or are missing on a side", incomplete}
+	case len(slower) > 0:
+		return GateResult{GateRegression, "slower beyond the threshold", slower}
+	case policy == FailOnInconclusive && len(undecided) > 0:
+		return GateResult{GateRegression, "undecided (fail-closed gate)", undecided}
+	}
+	return GateResult{}
+}

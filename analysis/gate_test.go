@@ -1,0 +1,87 @@
+package analysis_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+func TestGate(t *testing.T) {
+	row := func(name, metric string, v rundoc.Verdict) rundoc.ComparisonRow {
+		return rundoc.ComparisonRow{Package: "p", Name: name, Metric: metric, Verdict: v}
+	}
+	time := func(name string, v rundoc.Verdict) rundoc.ComparisonRow { return row(name, rundoc.MetricTime, v) }
+	tests := []struct {
+		name   string
+		policy analysis.FailOn
+		rows   []rundoc.ComparisonRow
+		want   analysis.GateResult
+	}{
+		{"no gate", analysis.FailOnNone, []rundoc.ComparisonRow{time("A", rundoc.VerdictSlower)}, analysis.GateResult{}},
+		{"slower fails", analysis.FailOnSlower, []rundoc.ComparisonRow{time("A", rundoc.VerdictSlower)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "slower beyond the threshold", Identities: []string{"p A"}}},
+		{"only time is gated", analysis.FailOnSlower, []rundoc.ComparisonRow{row("A", rundoc.MetricBytes, rundoc.VerdictIncreased)}, analysis.GateResult{}},
+		{"faster and equivalent pass", analysis.FailOnInconclusive, []rundoc.ComparisonRow{time("A", rundoc.VerdictFaster), time("B", rundoc.VerdictEquivalent)}, analysis.GateResult{}},
+		{"inconclusive passes a slower gate", analysis.FailOnSlower, []rundoc.ComparisonRow{time("A", rundoc.VerdictInconclusive)}, analysis.GateResult{}},
+		{"inconclusive fails closed", analysis.FailOnInconclusive, []rundoc.ComparisonRow{time("A", rundoc.VerdictInconclusive), time("B", rundoc.VerdictUnavailable)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "undecided (fail-closed gate)", Identities: []string{"p A", "p B"}}},
+		{"slower outranks undecided", analysis.FailOnInconclusive, []rundoc.ComparisonRow{time("A", rundoc.VerdictInconclusive), time("B", rundoc.VerdictSlower)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "slower beyond the threshold", Identities: []string{"p B"}}},
+		{"a crash is its own status", analysis.FailOnSlower, []rundoc.ComparisonRow{time("A", rundoc.VerdictFailed)},
+			analysis.GateResult{Status: analysis.GateIncomplete, Reason: "identities crashed or are missing on a side", Identities: []string{"p A"}}},
+		{"missing outranks slower", analysis.FailOnSlower, []rundoc.ComparisonRow{time("A", rundoc.VerdictSlower), time("B", rundoc.VerdictOnlyOld)},
+			analysis.GateResult{Status: analysis.GateIncomplete, Reason: "identities crashed or are missing on a side", Identities: []string{"p B"}}},
+		{"a new benchmark passes", analysis.FailOnInconclusive, []rundoc.ComparisonRow{time("A", rundoc.VerdictOnlyNew)}, analysis.GateResult{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, analysis.Gate(rundoc.Comparison{Rows: tt.rows}, tt.policy))
+		})
+	}
+}
+
+func TestParseFailOn(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    analysis.FailOn
+		wantErr bool
+	}{
+		{"", analysis.FailOnNone, false},
+		{"slower", analysis.FailOnSlower, false},
+		{"inconclusive", analysis.FailOnInconclusive, false},
+		{"maybe", analysis.FailOnNone, true},
+		{"Slower", analysis.FailOnNone, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := analysis.ParseFailOn(tt.in)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantErr, err != nil, "error %v", err)
+		})
+	}
+}
+
+func TestVerdictClasses(t *testing.T) {
+	all := []rundoc.Verdict{rundoc.VerdictFaster, rundoc.VerdictSlower, rundoc.VerdictIncreased, rundoc.VerdictDecreased,
+		rundoc.VerdictEquivalent, rundoc.VerdictInconclusive, rundoc.VerdictSame, rundoc.VerdictWithinNoise,
+		rundoc.VerdictOnlyOld, rundoc.VerdictOnlyNew, rundoc.VerdictFailed, rundoc.VerdictUnavailable}
+	classes := map[rundoc.Verdict]string{}
+	for _, v := range all {
+		var c string
+		for name, in := range map[string]bool{"regressed": v.Regressed(), "undecided": v.Undecided(), "incomplete": v.Incomplete()} {
+			if in {
+				assert.Empty(t, c, "%s is both %s and %s", v, c, name)
+				c = name
+			}
+		}
+		classes[v] = c
+	}
+	assert.Equal(t, map[rundoc.Verdict]string{
+		rundoc.VerdictFaster: "", rundoc.VerdictSlower: "regressed", rundoc.VerdictIncreased: "", rundoc.VerdictDecreased: "",
+		rundoc.VerdictEquivalent: "", rundoc.VerdictInconclusive: "undecided", rundoc.VerdictSame: "", rundoc.VerdictWithinNoise: "",
+		rundoc.VerdictOnlyOld: "incomplete", rundoc.VerdictOnlyNew: "", rundoc.VerdictFailed: "incomplete", rundoc.VerdictUnavailable: "undecided",
+	}, classes)
+}

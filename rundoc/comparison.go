@@ -1,0 +1,316 @@
+package rundoc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ComparisonSchemaVersion is the version of the comparison document; it
+// changes whenever a field is removed, renamed or retyped.
+const ComparisonSchemaVersion = 1
+
+// Comparison is how one run (New) compares with another (Old), identity by
+// identity and metric by metric. It is the output of `benchsup compare`,
+// of a run against a baseline and of a run against another revision.
+type Comparison struct {
+	Schema int          `json:"schema"`
+	Old    ComparedRun  `json:"old"`
+	New    ComparedRun  `json:"new"`
+	Knobs  CompareKnobs `json:"knobs"`
+	// Mismatches are the fingerprint fields that differ between the runs;
+	// a comparison with any is made only when AllowMismatch was given.
+	Mismatches    []FieldDiff `json:"mismatches"`
+	AllowMismatch bool        `json:"allowMismatch"`
+	// Rows holds one row per identity and metric, identities in the New
+	// run's order and then those only Old has; time first within an
+	// identity.
+	Rows []ComparisonRow `json:"rows"`
+	// Geomeans holds, per metric, the geometric mean of the ratios of the
+	// identities compared on both sides (as benchstat's geomean line): a
+	// summary, with no interval and no verdict.
+	Geomeans []Geomean `json:"geomeans"`
+}
+
+// ComparedRun names one side of a comparison.
+type ComparedRun struct {
+	// Label is what the user named the side: a file, "baseline FILE", a
+	// git revision, "working tree".
+	Label       string      `json:"label"`
+	Date        string      `json:"date"`
+	Fingerprint Fingerprint `json:"fingerprint"`
+}
+
+// CompareKnobs are the settings of the statistics, retained so that a
+// comparison can be reproduced exactly.
+type CompareKnobs struct {
+	// Threshold is the practical threshold as a fraction (0.02 is 2%): a
+	// difference is called only when its whole interval lies beyond it.
+	Threshold  float64 `json:"threshold"`
+	Confidence float64 `json:"confidence"` // asked for; each row reports what it achieved
+	Resamples  int     `json:"resamples"`
+	Seed       uint64  `json:"seed"`
+	// Paired says processes ran in interleaved pairs of the two builds
+	// (a run with --against): each row's time interval then comes from the
+	// pairs, not from each side alone.
+	Paired bool `json:"paired"`
+}
+
+// Metric names of comparison rows besides b.ReportMetric units and
+// catalog metric names.
+const (
+	MetricTime   = "sec/op"
+	MetricBytes  = "B/op"
+	MetricAllocs = "allocs/op"
+)
+
+// Verdicts of comparison rows. Time rows say faster or slower; every other
+// metric increased or decreased, since whether more is better depends on
+// the metric. Exact values (B/op and allocs/op that no process varied)
+// compare without an interval: same, increased or decreased.
+const (
+	VerdictFaster       Verdict = "faster"
+	VerdictSlower       Verdict = "slower"
+	VerdictIncreased    Verdict = "increased"
+	VerdictDecreased    Verdict = "decreased"
+	VerdictEquivalent   Verdict = "equivalent"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictSame         Verdict = "same"
+	VerdictWithinNoise  Verdict = "within-noise" // counted metrics: the difference is inside their uncertainty
+	VerdictOnlyOld      Verdict = "only-old"     // the identity ran only in Old
+	VerdictOnlyNew      Verdict = "only-new"
+	VerdictFailed       Verdict = "failed"      // a side has no value because the identity failed there
+	VerdictUnavailable  Verdict = "unavailable" // cannot be compared; Note says why
+)
+
+// Verdict is what a comparison row found; its JSON is the string.
+type Verdict string
+
+// Regressed reports whether the verdict is a regression the gate fails
+// on: slower beyond the threshold (a time row's verdict).
+func (v Verdict) Regressed() bool { return v == VerdictSlower }
+
+// Undecided reports whether the comparison could not tell: inconclusive,
+// or unavailable (no value to compare).
+func (v Verdict) Undecided() bool { return v == VerdictInconclusive || v == VerdictUnavailable }
+
+// Incomplete reports whether a side lacks the identity's value because it
+// failed there or ran only in the old run: what a gate treats as worse
+// than a regression.
+func (v Verdict) Incomplete() bool { return v == VerdictFailed || v == VerdictOnlyOld }
+
+// ComparisonRow is one metric of one identity on both sides.
+type ComparisonRow struct {
+	Package string `json:"package"`
+	Name    string `json:"name"`
+	Metric  string `json:"metric"`
+	// Old and New are the sides' values; nil when the side has none (the
+	// identity is missing there, failed, or lacks the metric).
+	Old *ComparedValue `json:"old"`
+	New *ComparedValue `json:"new"`
+	// Ratio is New/Old with its interval (Low, High) at Confidence, P the
+	// p-value of "no difference" and Method how the interval was drawn;
+	// nil when not computed. An exact comparison has a Ratio and no
+	// interval.
+	Ratio      *float64 `json:"ratio"`
+	Low        *float64 `json:"low"`
+	High       *float64 `json:"high"`
+	Confidence *float64 `json:"confidence"`
+	P          *float64 `json:"p"`
+	Method     string   `json:"method,omitempty"`
+	Verdict    Verdict  `json:"verdict"`
+	// OrderEffect (paired runs, time rows) is the ratio measured when the
+	// old build ran first in its pair over that measured when the new one
+	// did (1: none); a diagnostic of drift within pairs, which balanced
+	// order cancels from Ratio.
+	OrderEffect *float64 `json:"orderEffect,omitempty"`
+	Note        string   `json:"note,omitempty"`
+}
+
+// ComparedValue is one side of a comparison row.
+type ComparedValue struct {
+	// Center is the median over processes of per-process medians (time in
+	// nanoseconds per iteration); nil when the side has no value.
+	Center *float64 `json:"center"`
+	// Processes counts the processes with a value; Outliers lists the
+	// indexes of those whose median is far from the others' (flagged and
+	// counted, never dropped).
+	Processes int   `json:"processes"`
+	Outliers  []int `json:"outliers"`
+	// Uncertainty is a counted metric's uncertainty; nil otherwise.
+	Uncertainty *float64 `json:"uncertainty,omitempty"`
+	// Outcome and Error are the identity's on this side when it failed.
+	Outcome Outcome `json:"outcome"`
+	Error   *string `json:"error,omitempty"`
+}
+
+// Geomean is the geometric mean of one metric's ratios.
+type Geomean struct {
+	Metric     string  `json:"metric"`
+	Ratio      float64 `json:"ratio"`
+	Identities int     `json:"identities"`
+}
+
+// Fingerprint is what must match for two runs' numbers to be comparable:
+// the host, the toolchain, the environment and the sampling. A repetition
+// count is not part of it: more processes narrow an interval without
+// moving the number.
+type Fingerprint struct {
+	OS              string `json:"os"`
+	Arch            string `json:"arch"`
+	CPU             string `json:"cpu"`
+	GOMAXPROCS      int    `json:"gomaxprocs"`
+	GoVersion       string `json:"goVersion"`
+	BenchsupVersion string `json:"benchsupVersion"`
+	Environment     string `json:"environment"` // policy and the hash of the children's variable names
+	SampleTimeNs    int64  `json:"sampleTimeNs"`
+	SampleCount     int    `json:"sampleCount"`
+	Containment     string `json:"containment"`
+	// Placement is the CPUs the children were pinned to (--cpus, as
+	// Meta.Placement.CPUs); "none" when they were not: a pinned and an
+	// unpinned run are not the same environment.
+	Placement string `json:"placement"`
+	// BuildFlags are the go build flags of the build, space-separated
+	// (-race or -gcflags=-N make other code); "" when none.
+	BuildFlags string `json:"buildFlags,omitempty"`
+}
+
+// FieldDiff is one fingerprint field that differs.
+type FieldDiff struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
+// Fingerprint returns the run's fingerprint.
+func (m Meta) Fingerprint() Fingerprint {
+	return Fingerprint{
+		OS: m.OS, Arch: m.Arch, CPU: m.CPU, GOMAXPROCS: m.GOMAXPROCS, GoVersion: m.GoVersion,
+		BenchsupVersion: m.BenchsupVersion,
+		Environment:     m.Environment.Policy + " " + m.Environment.NamesHash,
+		SampleTimeNs:    m.Knobs.SampleTimeNs, SampleCount: m.Knobs.SampleCount,
+		Containment: m.Containment, Placement: m.Placement.fingerprint(),
+		BuildFlags: strings.Join(m.BuildFlags, " "),
+	}
+}
+
+// Diff returns the fields of f and g that differ, in declaration order.
+func (f Fingerprint) Diff(g Fingerprint) []FieldDiff {
+	var out []FieldDiff
+	add := func(field, a, b string) {
+		if a != b {
+			out = append(out, FieldDiff{field, a, b})
+		}
+	}
+	add("os", f.OS, g.OS)
+	add("arch", f.Arch, g.Arch)
+	add("cpu", f.CPU, g.CPU)
+	add("gomaxprocs", strconv.Itoa(f.GOMAXPROCS), strconv.Itoa(g.GOMAXPROCS))
+	add("goVersion", f.GoVersion, g.GoVersion)
+	add("benchsupVersion", f.BenchsupVersion, g.BenchsupVersion)
+	add("environment", f.Environment, g.Environment)
+	add("sampleTimeNs", strconv.FormatInt(f.SampleTimeNs, 10), strconv.FormatInt(g.SampleTimeNs, 10))
+	add("sampleCount", strconv.Itoa(f.SampleCount), strconv.Itoa(g.SampleCount))
+	add("containment", f.Containment, g.Containment)
+	add("placement", f.Placement, g.Placement)
+	add("buildFlags", f.BuildFlags, g.BuildFlags)
+	return out
+}
+
+// WriteComparisonJSON writes c as indented JSON, with empty lists as []
+// rather than null, and refuses a non-finite number (JSON has none) before
+// writing anything. Its last member is "checksum", as WriteJSON's, which
+// ReadComparison verifies; the rows stream out one by one, as WriteJSON's
+// do, with the same caveat for a failure of w.
+func WriteComparisonJSON(w io.Writer, c Comparison) error {
+	if err := CheckFinite(c); err != nil {
+		return fmt.Errorf("encoding the comparison: %w", err)
+	}
+	c.Mismatches = orEmpty(c.Mismatches)
+	c.Rows = orEmpty(c.Rows)
+	c.Geomeans = orEmpty(c.Geomeans)
+	hw := newHashingWriter(w)
+	s := &jsonStream{w: hw}
+	writeComparison(s, 0, c, func(r ComparisonRow) ComparisonRow {
+		// Copies: the caller's values keep their nil lists.
+		for _, v := range []**ComparedValue{&r.Old, &r.New} {
+			if *v != nil {
+				cv := **v
+				cv.Outliers = orEmpty(cv.Outliers)
+				*v = &cv
+			}
+		}
+		return r
+	})
+	if s.err == nil {
+		s.err = hw.finish()
+	}
+	if s.err != nil {
+		return fmt.Errorf("encoding the comparison: %w", s.err)
+	}
+	return nil
+}
+
+// writeComparison streams c, whose opening brace sits at depth, each row
+// passed through norm (nil: as it is); a top-level comparison is left
+// open for its checksum member.
+func writeComparison(s *jsonStream, depth int, c Comparison, norm func(ComparisonRow) ComparisonRow) {
+	o := s.object(depth)
+	o.member("schema", c.Schema)
+	o.member("old", c.Old)
+	o.member("new", c.New)
+	o.member("knobs", c.Knobs)
+	o.member("mismatches", c.Mismatches)
+	o.member("allowMismatch", c.AllowMismatch)
+	o.key("rows")
+	if c.Rows == nil {
+		s.raw("null")
+	} else {
+		streamArray(s, depth+1, c.Rows, func(r ComparisonRow) {
+			if norm != nil {
+				r = norm(r)
+			}
+			s.value(depth+2, r)
+		})
+	}
+	o.member("geomeans", c.Geomeans)
+	if depth > 0 {
+		o.close()
+	}
+}
+
+// ErrNotComparison says the input is not a benchsup comparison document.
+var ErrNotComparison = errors.New("not a benchsup comparison document")
+
+// comparisonFile is a comparison document as read: its checksum member
+// is counted, not kept.
+type comparisonFile struct {
+	Comparison
+	Checksum checksumMember `json:"checksum"`
+}
+
+// ReadComparison decodes a comparison document (at most MaxDocumentSize
+// bytes), refusing another schema, another shape (a run document),
+// trailing data, a checksum that does not verify or is out of place, and
+// a value outside its domain (see validateComparison). A document with no
+// checksum is read, and Integrity says so.
+func ReadComparison(r io.Reader) (*Comparison, Integrity, error) {
+	var f comparisonFile
+	integrity, err := readJSON(r, MaxDocumentSize, &f, &f.Checksum)
+	if err != nil {
+		return nil, Integrity{}, wrapRead(ErrNotComparison, err)
+	}
+	c := &f.Comparison
+	switch {
+	case c.Schema != ComparisonSchemaVersion:
+		return nil, Integrity{}, fmt.Errorf("%w: comparison schema %d, this benchsup reads %d", ErrNotComparison, c.Schema, ComparisonSchemaVersion)
+	case c.Old.Label == "" && c.New.Label == "":
+		return nil, Integrity{}, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
+	}
+	if err := validateComparison(c); err != nil {
+		return nil, Integrity{}, err
+	}
+	return c, integrity, nil
+}

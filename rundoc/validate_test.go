@@ -1,0 +1,184 @@
+package rundoc_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// fixtureDocs are the documents of the golden tests, each consistent with
+// itself as a run writes it.
+func fixtureDocs() map[string]rundoc.Document {
+	withComparison := rundoctest.GreenDoc()
+	withComparison.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
+	return map[string]rundoc.Document{
+		"green": rundoctest.GreenDoc(), "errors": rundoctest.ErrorDoc(), "tests": rundoctest.TestsDoc(), "counted": rundoctest.CountedDoc(),
+		"windows": rundoctest.Summarized(rundoctest.WindowDoc()), "windows-only": rundoctest.Summarized(rundoctest.WindowsOnlyDoc()),
+		"with comparison": withComparison,
+	}
+}
+
+func TestValidFixturesRead(t *testing.T) {
+	for name, doc := range fixtureDocs() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, rundoc.WriteJSON(&buf, doc))
+			_, integrity, err := rundoc.ReadDocument(&buf)
+			require.NoError(t, err)
+			assert.NotEmpty(t, integrity.Checksum)
+		})
+	}
+	t.Run("a real run of the demo", func(t *testing.T) {
+		// Written by benchsup before checksums, and trimmed with jq.
+		f, err := os.Open(filepath.Join("testdata", "demo-run.json"))
+		require.NoError(t, err)
+		defer f.Close()
+		doc, integrity, err := rundoc.ReadDocument(f)
+		require.NoError(t, err)
+		assert.NotEmpty(t, doc.Rows)
+		assert.Empty(t, integrity.Checksum)
+		assert.Contains(t, integrity.Note(), "read without an integrity check")
+	})
+}
+
+// TestAfterSiblingsRoundTrip: how many leaves ran before a leaf, in its
+// calibration and in each process, survives writing and reading, under
+// the checksum.
+func TestAfterSiblingsRoundTrip(t *testing.T) {
+	doc := rundoctest.GreenDoc()
+	doc.Rows[0].Calibration = &rundoc.Calibration{N: 1000, TargetNs: 2e8, AfterSiblings: 2, Runs: []rundoc.Sample{}}
+	doc.Rows[0].Processes[1].AfterSiblings = 2
+	var buf bytes.Buffer
+	require.NoError(t, rundoc.WriteJSON(&buf, doc))
+	assert.Contains(t, buf.String(), `"afterSiblings": 2`)
+	back, integrity, err := rundoc.ReadDocument(&buf)
+	require.NoError(t, err)
+	assert.NotEmpty(t, integrity.Checksum)
+	assert.Equal(t, int64(2), back.Rows[0].Calibration.AfterSiblings)
+	assert.Equal(t, int64(2), back.Rows[0].Processes[1].AfterSiblings)
+	assert.Zero(t, back.Rows[0].Processes[0].AfterSiblings, "absent: it ran alone")
+}
+
+func TestReadRefusesValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  func() rundoc.Document
+		edit func(*rundoc.Document)
+		want string
+	}{
+		{"negative sample time", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
+			"rows[3].processes[1].samples[0].ns: negative time -12"},
+		{"negative iterations", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },
+			"rows[0].processes[0].samples[2].n: negative count -1"},
+		{"negative median", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[1].Summary.MedianNs = -0.5 },
+			"rows[1].summary.medianNs: negative time -0.5"},
+		{"negative process stats", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[1].Processes[2].NsPerOp.MAD = -3 },
+			"rows[1].processes[2].nsPerOp.mad: negative time -3"},
+		{"negative wall", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[2].WallNs = -1 },
+			"rows[0].processes[2].wallNs: negative time -1"},
+		{"negative elapsed test", rundoctest.TestsDoc, func(d *rundoc.Document) { d.Rows[1].ElapsedNs = rundoctest.Ns(-5) },
+			"rows[1].elapsedNs: negative time -5"},
+		{"negative peak memory", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[1].PeakMemoryBytes = rundoctest.Ns(-4096) },
+			"rows[0].processes[1].peakMemoryBytes: negative size -4096"},
+		{"negative package peak memory", rundoctest.TestsDoc, func(d *rundoc.Document) { d.Rows[1].PeakMemoryBytes = rundoctest.Ns(-1) },
+			"rows[1].peakMemoryBytes: negative size -1"},
+		{"negative siblings run before", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
+			"rows[1].processes[0].afterSiblings: negative count -2"},
+		{"negative siblings run before calibration", rundoctest.GreenDoc, func(d *rundoc.Document) {
+			d.Rows[0].Calibration = &rundoc.Calibration{N: 10, TargetNs: 1e6, AfterSiblings: -1}
+		}, "rows[0].calibration.afterSiblings: negative count -1"},
+		{"negative knob", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Meta.Knobs.TimeoutNs = -1 },
+			"meta.knobs.timeoutNs: negative time -1"},
+		{"unknown mode", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Meta.Mode = "fuzz" },
+			`meta.mode: "fuzz" is neither "bench" nor "test"`},
+		{"interval upside down", rundoctest.GreenDoc, func(d *rundoc.Document) {
+			iv := d.Rows[2].Summary.Interval
+			iv.LowNs, iv.HighNs = iv.HighNs, iv.LowNs
+		}, "rows[2].summary.interval: lowNs 0.3128 is above highNs 0.3122"},
+		{"min above max", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Summary.MinNs = 1e9 },
+			"rows[0].summary: minNs 1e+09 is above maxNs 1262"},
+		{"confidence above 1", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Summary.Interval.Confidence = 93.75 },
+			"rows[0].summary.interval.confidence: 93.75 is outside [0, 1]"},
+		{"duplicate identity", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[3].Package, d.Rows[3].Name = d.Rows[1].Package, d.Rows[1].Name },
+			"rows[3]: identity github.com/acme/shop/codec BenchmarkDecode (benchmark) repeats rows[1]"},
+		{"duplicate process index", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[2].Processes[2].Index = 0 },
+			"rows[2].processes[2].index: process index 0 repeats processes[0]"},
+		{"duplicate column", rundoctest.CountedDoc, func(d *rundoc.Document) { d.Columns = append(d.Columns, d.Columns[0]) },
+			"repeats columns[0]"},
+		{"summary samples", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Summary.Samples = 8 },
+			"rows[0].summary.samples: records 8, but those processes have 9 samples"},
+		{"summary processes", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[1].NsPerOp = nil },
+			"rows[0].summary.processes: records 3, but the row has 2 processes with ns/op"},
+		{"short samples", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[1].Samples[1].Short = true },
+			"rows[0].summary.shortSamples: records 0, but those processes have 1 short samples"},
+		{"a sample dropped", rundoctest.GreenDoc, func(d *rundoc.Document) {
+			p := &d.Rows[1].Processes[0]
+			p.Samples = p.Samples[:2]
+		}, "rows[1].processes[0].nsPerOp.n: records 3, but the process has 2 samples"},
+		{"negative window", func() rundoc.Document { return rundoctest.Summarized(rundoctest.WindowDoc()) }, func(d *rundoc.Document) { d.Windows[1].WallNs = -7 },
+			"windows[1].wallNs: negative time -7"},
+		{"window summary count", func() rundoc.Document { return rundoctest.Summarized(rundoctest.WindowDoc()) }, func(d *rundoc.Document) { d.WindowSummaries[0].Processes++ },
+			"windowSummaries[0].processes: records 3, but the document has 2 measured windows of it"},
+		{"embedded comparison", func() rundoc.Document {
+			d := rundoctest.GreenDoc()
+			d.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
+			return d
+		}, func(d *rundoc.Document) { d.Comparisons[0].Rows[1].Low = rundoctest.Fptr(1.01) },
+			"comparisons[0].rows[1]: low 1.01 is above high 1.006"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := tc.doc()
+			tc.edit(&doc)
+			var buf bytes.Buffer
+			require.NoError(t, rundoc.WriteJSON(&buf, doc), "the writer checks finiteness only")
+			_, _, err := rundoc.ReadDocument(&buf)
+			var ve *rundoc.ValueError
+			require.True(t, errors.As(err, &ve), "err = %v, want a *ValueError", err)
+			assert.ErrorIs(t, err, rundoc.ErrInvalidValue)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+		})
+	}
+}
+
+func TestReadComparisonRefusesValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*rundoc.Comparison)
+		want string
+	}{
+		{"interval upside down", func(c *rundoc.Comparison) { c.Rows[0].Low, c.Rows[0].High = rundoctest.Fptr(1.4), rundoctest.Fptr(1.2) },
+			"rows[0]: low 1.4 is above high 1.2"},
+		{"negative time ratio", func(c *rundoc.Comparison) { c.Rows[1].Ratio = rundoctest.Fptr(-1) }, "rows[1].ratio: negative value -1"},
+		{"negative center", func(c *rundoc.Comparison) { c.Rows[3].Old.Center = rundoctest.Fptr(-10) }, "rows[3].old.center: negative value -10"},
+		{"p above 1", func(c *rundoc.Comparison) { c.Rows[0].P = rundoctest.Fptr(2) }, "rows[0].p: 2 is outside [0, 1]"},
+		{"duplicate row", func(c *rundoc.Comparison) { c.Rows[1].Name = "BenchmarkSlower" },
+			"rows[1]: identity example.com/p BenchmarkSlower sec/op repeats rows[0]"},
+		{"duplicate outlier", func(c *rundoc.Comparison) { c.Rows[0].New.Outliers = []int{3, 3} },
+			"rows[0].new.outliers[1]: process index 3 repeats outliers[0]"},
+		{"too many outliers", func(c *rundoc.Comparison) { c.Rows[0].New.Outliers = []int{0, 1, 2, 3, 4, 5} },
+			"rows[0].new.outliers: 6 outliers among 5 processes"},
+		{"geomean over more identities than rows", func(c *rundoc.Comparison) { c.Geomeans[0].Identities = 9 },
+			"geomeans[0].identities: 9, but the comparison has 4 rows of sec/op"},
+		{"negative resamples", func(c *rundoc.Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := rundoctest.ComparisonFixture()
+			tc.edit(&c)
+			var buf bytes.Buffer
+			require.NoError(t, rundoc.WriteComparisonJSON(&buf, c))
+			_, _, err := rundoc.ReadComparison(&buf)
+			var ve *rundoc.ValueError
+			require.True(t, errors.As(err, &ve), "err = %v, want a *ValueError", err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
