@@ -595,3 +595,14 @@ func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
 
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// ptr returns a pointer to a copy of v: the model's optional numbers are
+// pointers, nil when unmeasured.
+func ptr[T any](v T) *T { return &v }
+
+// firstLine is the first line of s, trimmed: a one-line note from a
+// multi-line message.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"strings"
-
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -19,17 +17,10 @@ func Durations(doc *rundoc.Document) map[string]int64 {
 		if r.Kind == rundoc.KindPackage || r.Build != "" || r.Name == "" {
 			continue
 		}
-		k := BenchKey(r.Package, benchFunction(r.Name))
+		k := BenchKey(r.Package, ParseName(r.Name).Function)
 		for _, p := range r.Processes {
 			d[k] += p.WallNs
 		}
 	}
 	return d
-}
-
-// benchFunction is the benchmark function a row name belongs to, its first
-// element (the name parser of names.go will replace it).
-func benchFunction(name string) string {
-	top, _, _ := strings.Cut(name, "/")
-	return top
 }
