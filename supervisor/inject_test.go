@@ -199,10 +199,29 @@ func TestEntryPoints(t *testing.T) {
 	assert.Contains(t, string(src), `benchsupworker "example.com/m/zz/worker"`)
 	assert.Contains(t, string(src), `benchsupworker.RegisterTest("TestA", TestA)`)
 	assert.Contains(t, string(src), `benchsupworker.RegisterBenchmark("BenchmarkB", BenchmarkB)`)
+	for _, name := range []string{"MainStart", "RegisterFuzzMain", "benchsupFuzzDeps"} {
+		assert.NotContains(t, string(src), name, "a package without fuzz targets does not depend on testing.MainStart")
+	}
 
 	p.external = testFuncs{Tests: []string{"TestX"}}
 	require.NoError(t, in.entryPoints(p, 1, "example.com/m/zz/worker"))
 	assert.Contains(t, in.replace, filepath.Join(pkgDir, genExternal))
+
+	// A fuzz target of either test package gets the fuzz main, in the
+	// internal file, once.
+	for i, funcs := range []*testFuncs{&p.internal, &p.external} {
+		funcs.Fuzz = []string{"FuzzF"}
+		require.NoError(t, in.entryPoints(p, 10+i, "example.com/m/zz/worker"))
+		for file, want := range map[string]int{genInternal: 1, genExternal: 0} {
+			src, err := os.ReadFile(in.replace[filepath.Join(pkgDir, file)])
+			require.NoError(t, err)
+			assert.Equal(t, want, strings.Count(string(src), "testing.MainStart("), file)
+			assert.Equal(t, want, strings.Count(string(src), "benchsupworker.RegisterFuzzMain(benchsupFuzzMain)"), file)
+			_, err = parser.ParseFile(token.NewFileSet(), file, src, 0)
+			assert.NoError(t, err, "%s:\n%s", file, src)
+		}
+		funcs.Fuzz = nil
+	}
 
 	p.internal.Tests = append(p.internal.Tests, "TestBenchsupWorker")
 	assert.ErrorContains(t, in.entryPoints(p, 2, "w"), "the package declares TestBenchsupWorker")
