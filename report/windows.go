@@ -70,15 +70,6 @@ func regimeDiffers(r *rundoc.WindowRegime) bool {
 	return r != nil && r.Effective != "" && r.Effective != r.Requested
 }
 
-// durationCell renders an optional duration in nanoseconds: an em dash
-// when it is not available, never 0.
-func durationCell(ns *int64) string {
-	if ns == nil {
-		return dash
-	}
-	return formatDuration(float64(*ns))
-}
-
 // regimesCell renders the page-cache stamps of a summary's processes: one
 // stamp as regimeCell does, several each with the number of processes
 // that had it (cold×2, cold→partial×1); an em dash when no prep preceded

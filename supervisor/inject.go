@@ -300,7 +300,7 @@ func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
 {{end}}
 {{- if .FuzzMain}}{{template "fuzzmain"}}{{end}}`))
 
-// fuzzMainTemplate is the fuzz main of a package with fuzz targets:
+// genTemplate's "fuzzmain" is the fuzz main of a package with fuzz targets:
 // testing runs a fuzz target only from a testing.M, made by
 // testing.MainStart, which "may change signature from release to
 // release", with test dependencies whose methods change with it. As go
@@ -313,7 +313,7 @@ func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
 // worker (ReadSeedCorpus, as internal/fuzz reads it); profiles, the test
 // log and coverage stay with the child's own M, so those methods do
 // nothing.
-var fuzzMainTemplate = template.Must(genTemplate.New("fuzzmain").Parse(`
+var _ = template.Must(genTemplate.New("fuzzmain").Parse(`
 // benchsupFuzzMain runs fuzz targets' seed corpora for benchsup's worker,
 // in a testing.M of their own.
 func benchsupFuzzMain(targets []testing.InternalFuzzTarget) {
