@@ -138,6 +138,27 @@ func actions(msgs []protocol.Message) []string {
 	return got
 }
 
+// Fuzz targets without a generated fuzz main (a generator bug) fail by
+// name, saying why, rather than not running.
+func TestFuzzTargetsWithoutFuzzMain(t *testing.T) {
+	registry.mu.Lock()
+	saved := registry.fuzzMain
+	registry.fuzzMain = nil
+	registry.mu.Unlock()
+	defer func() {
+		registry.mu.Lock()
+		registry.fuzzMain = saved
+		registry.mu.Unlock()
+	}()
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "FuzzSeedsPass"}})
+	assert.Equal(t, []string{"run FuzzSeedsPass", "fail FuzzSeedsPass"}, actions(msgs))
+	var out string
+	for _, e := range only[protocol.TestEvent](msgs) {
+		out += e.Output
+	}
+	assert.Contains(t, out, "no fuzz main was generated")
+}
+
 // The nested testing.M points os.Stderr at the capture; runFuzzTargets
 // puts it back, and leaves testing's flags as it found them (a flag it
 // clears, as -test.testlogfile, which go test sets, holds its value again).
