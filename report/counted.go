@@ -42,29 +42,15 @@ func columnHeader(c rundoc.Column) string {
 // uncertainty reaches: the notes say so, with the interval). A counted
 // value is never printed as a 0 it was not measured to be.
 func countedCell(s *rundoc.Summary, c rundoc.Column) string {
-	return countedCellIn(s, c, func(v float64) string { return formatCounted(v, c.Format) })
-}
-
-// countedCellIn is countedCell with the column's format (columnFormat).
-func countedCellIn(s *rundoc.Summary, c rundoc.Column, format func(float64) string) string {
 	v := s.Counted[c.Name]
 	if v == nil || belowNoise(s, c) {
 		return dash
 	}
-	cell := format(*v)
+	cell := formatCounted(*v, c.Format)
 	if slices.Contains(s.EstimatedMetrics, c.Name) {
 		cell = estimated + cell
 	}
 	return cell
-}
-
-// countedValue is the value of column c a table shows for r: nil for a
-// row without numbers, an absent value or one below the noise.
-func countedValue(r rundoc.Row, c rundoc.Column) *float64 {
-	if !measured(r) || belowNoise(r.Summary, c) {
-		return nil
-	}
-	return r.Summary.Counted[c.Name]
 }
 
 // belowNoise reports whether a summary's per-iteration value of column c
@@ -143,23 +129,13 @@ func diagnosticGrid(rows []rundoc.Row, prefixes map[string]string, cols []rundoc
 	for _, c := range cols {
 		g.cols = append(g.cols, column{columnHeader(c), alignDecimal})
 	}
-	formats := make([]func(float64) string, len(cols))
-	for i, c := range cols {
-		var vals []float64
-		for _, r := range rows {
-			if v := countedValue(r, c); v != nil {
-				vals = append(vals, *v)
-			}
-		}
-		formats[i] = columnFormat(c.Format, vals)
-	}
 	for _, r := range rows {
 		if !measured(r) {
 			continue
 		}
 		cells := []string{displayName(r, prefixes)}
-		for i, c := range cols {
-			cells = append(cells, countedCellIn(r.Summary, c, formats[i]))
+		for _, c := range cols {
+			cells = append(cells, countedCell(r.Summary, c))
 		}
 		g.cells = append(g.cells, cells)
 	}

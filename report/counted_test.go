@@ -99,7 +99,7 @@ func TestTableEstimateAlignment(t *testing.T) {
 			assert.Equal(t, point, p, "%s: cell %q has its point at %d, others at %d", col, cell, p, point)
 		}
 	}
-	assert.Contains(t, lines[2], "≈1555µs", "the column's unit is its median value's")
+	assert.Contains(t, lines[2], "≈1.555ms", "each value in the unit that keeps it readable")
 	assert.Contains(t, lines[2], "≈1.234k")
 	assert.Contains(t, lines[1], "≈0.0025")
 	assert.NotContains(t, lines[3], "≈", "an exact value has no prefix")
@@ -474,11 +474,11 @@ func TestTableCountedUncertainty(t *testing.T) {
 	}{
 		{name: "small uncertainties stay in the JSON", row: 1,
 			uncertainty: map[string]float64{"task-clock": 0.1e6, "minflt": 10, "maxrss": 1 << 20},
-			wantCells:   map[string]string{"task-clock/op": "≈1555µs", "minflt/op": "1.234k"}},
+			wantCells:   map[string]string{"task-clock/op": "≈1.555ms", "minflt/op": "1.234k"}},
 		{name: "a large one is noted, with its share", row: 1,
 			uncertainty: map[string]float64{"task-clock": 0.3e6},
 			wantNotes:   []string{"BenchmarkDecode: task-clock/op 1.555ms ± 300.0µs (±19%)"},
-			wantCells:   map[string]string{"task-clock/op": "≈1555µs"}},
+			wantCells:   map[string]string{"task-clock/op": "≈1.555ms"}},
 		{name: "a value its uncertainty reaches is below the noise: a dash, never a number", row: 0,
 			uncertainty: map[string]float64{"minflt": 0.004, "task-clock": 1},
 			wantNotes:   []string{"BenchmarkEncode/size=1K: minflt: below the noise: 0.0025 ± 0.004 per iteration, which includes 0"},

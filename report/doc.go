@@ -1,8 +1,10 @@
 // Package report renders a run's rundoc.Document and a comparison's
-// rundoc.Comparison: the terminal table, the live progress line, the Go
-// benchmark format that benchstat reads, CSV, HTML and the event stream.
-// The document itself, its JSON reader and writer, live in package
-// rundoc.
+// rundoc.Comparison: the terminal table (WriteTable, WriteComparisonTable),
+// test mode's verdicts (WriteTests), the live progress line (Progress), the
+// Go benchmark format that benchstat reads (WriteBenchfmt), CSV (WriteCSV,
+// WriteComparisonCSV), the self-contained HTML report (WriteHTML) and the
+// event stream (EventWriter). The document itself, its JSON reader and
+// writer, live in package rundoc.
 //
 // Every renderer reads only the Document; none measures, recomputes
 // statistics beyond formatting, or drops a row. Unavailable values render as

@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -264,62 +263,4 @@ func lines(text string) []string {
 		return nil
 	}
 	return strings.Split(text, "\n")
-}
-
-// columnFormat returns how every value of one table column is written, so
-// that the column has a single unit: a duration column (FormatDuration)
-// in the unit formatDuration picks for the column's median value, a byte
-// column (FormatBytes) likewise, or a smaller one where the smallest value
-// would start 0.00 in it; each value to four significant digits or its
-// whole integer part (847.2µs, 28600µs, never µs next to ms); any
-// other format as formatCounted writes it. vals are the column's values;
-// with none, the format's own adaptive form is used.
-func columnFormat(format string, vals []float64) func(float64) string {
-	var units []struct {
-		scale float64
-		name  string
-	}
-	switch format {
-	case rundoc.FormatDuration:
-		units = durationUnits
-	case rundoc.FormatBytes:
-		units = append(units, byteUnits...)
-		units = append(units, struct {
-			scale float64
-			name  string
-		}{1, "B"})
-	default:
-		return func(v float64) string { return formatCounted(v, format) }
-	}
-	var nonzero []float64
-	for _, v := range vals {
-		if v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			nonzero = append(nonzero, math.Abs(v))
-		}
-	}
-	if len(nonzero) == 0 {
-		return func(v float64) string { return formatCounted(v, format) }
-	}
-	slices.Sort(nonzero)
-	median := roundSignificant(nonzero[(len(nonzero)-1)/2], 4)
-	k := len(units) - 1
-	for i, c := range units {
-		if median >= c.scale {
-			k = i
-			break
-		}
-	}
-	// A smaller unit when the smallest value would start 0.00 in the
-	// median's: 1520000ns next to 0.3127ns rather than 0.0003127µs.
-	for k < len(units)-1 && nonzero[0]/units[k].scale < 0.01 {
-		k++
-	}
-	u := units[k]
-	return func(v float64) string {
-		if v == 0 {
-			return "0" + u.name
-		}
-		x := roundSignificant(v, 4) / u.scale
-		return strconv.FormatFloat(x, 'f', decimalsFor(x, 4), 64) + u.name
-	}
 }

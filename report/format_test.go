@@ -135,37 +135,29 @@ func TestShortenName(t *testing.T) {
 	}
 }
 
-// TestColumnFormat: every value of a duration or byte column is written in
-// One unit, its median value's (or a smaller one where the smallest value
-// would start 0.00), with four significant digits or its whole integer
-// part; other formats are written as formatCounted writes them.
-func TestColumnFormat(t *testing.T) {
+// A column's values are each written in the unit that keeps it readable,
+// whatever the others' (25.40ms above 1.897µs, never 25400µs): the
+// duration and byte formats adapt per value.
+func TestPerValueUnits(t *testing.T) {
 	tests := []struct {
 		name   string
 		format string
 		vals   []float64
 		want   []string
 	}{
-		{"µs next to ms", rundoc.FormatDuration, []float64{12_560, 847_200, 28_600_000}, []string{"12.56µs", "847.2µs", "28600µs"}},
-		{"median ms", rundoc.FormatDuration, []float64{1_500_000, 2_000_000, 900_000}, []string{"1.500ms", "2.000ms", "0.9000ms"}},
-		{"a far smaller value steps down", rundoc.FormatDuration, []float64{0.3127, 1236, 98_900, 1_520_000}, []string{"0.3127ns", "1236ns", "98900ns", "1520000ns"}},
-		{"zero in the column's unit", rundoc.FormatDuration, []float64{0, 2000, 3000}, []string{"0µs", "2.000µs", "3.000µs"}},
-		{"bytes", rundoc.FormatBytes, []float64{512, 4608, 65536}, []string{"0.5000KiB", "4.500KiB", "64.00KiB"}},
-		{"small bytes", rundoc.FormatBytes, []float64{12, 512, 700}, []string{"12.00B", "512.0B", "700.0B"}},
-		{"counts keep their own form", rundoc.FormatCount, []float64{3, 1234}, []string{"3", "1.234k"}},
-		{"no values", rundoc.FormatDuration, nil, nil},
+		{"ms above µs", rundoc.FormatDuration, []float64{25_400_000, 1_897}, []string{"25.40ms", "1.897µs"}},
+		{"µs, ms and ns", rundoc.FormatDuration, []float64{12_560, 847_200, 28_600_000, 0.3127}, []string{"12.56µs", "847.2µs", "28.60ms", "0.3127ns"}},
+		{"zero", rundoc.FormatDuration, []float64{0, 2000}, []string{"0ns", "2.000µs"}},
+		{"bytes", rundoc.FormatBytes, []float64{512, 4608, 65536}, []string{"512B", "4.500KiB", "64.00KiB"}},
+		{"counts", rundoc.FormatCount, []float64{3, 1234}, []string{"3", "1.234k"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := columnFormat(tt.format, tt.vals)
 			var got []string
 			for _, v := range tt.vals {
-				got = append(got, f(v))
+				got = append(got, formatCounted(v, tt.format))
 			}
 			assert.Equal(t, tt.want, got)
 		})
 	}
-	t.Run("no values: the format's own adaptive form", func(t *testing.T) {
-		assert.Equal(t, "1.500ms", columnFormat(rundoc.FormatDuration, nil)(1_500_000))
-	})
 }

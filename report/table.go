@@ -77,8 +77,9 @@ func (opt TableOptions) noteWidth() int {
 // an error or a skip). Error rows sort last; the others keep measurement
 // order. Unavailable cells, and every numeric cell of an error or skip row,
 // are em dashes. A multiplex-scaled estimate carries a ≈ prefix. Each
-// duration or byte column has one unit (columnFormat): µs never stands
-// next to ms in a column.
+// duration or byte value is written in the unit that keeps it readable
+// (formatDuration, formatBytes: 25.40ms above 1.897µs, never 25400µs),
+// aligned on the decimal point.
 //
 // Unless opt.Verbose, a counted metric that no row has a value for gets
 // no column: the header names it, with the metrics of any source or
@@ -400,26 +401,6 @@ func benchGrid(rows []rundoc.Row, prefixes map[string]string, repetitions int, c
 		{"n", alignRight},
 		{"median/iter", alignDecimal},
 	}}
-	// One unit per column: each duration or byte column is written in the
-	// unit of its median value.
-	var medians []float64
-	countedVals := make([][]float64, len(counted))
-	for _, r := range rows {
-		if !measured(r) {
-			continue
-		}
-		medians = append(medians, r.Summary.MedianNs)
-		for i, c := range counted {
-			if v := countedValue(r, c); v != nil {
-				countedVals[i] = append(countedVals[i], *v)
-			}
-		}
-	}
-	formatMedian := columnFormat(rundoc.FormatDuration, medians)
-	countedFormats := make([]func(float64) string, len(counted))
-	for i, c := range counted {
-		countedFormats[i] = columnFormat(c.Format, countedVals[i])
-	}
 	if interval {
 		g.cols = append(g.cols, column{"interval", alignRight})
 	}
@@ -461,7 +442,7 @@ func benchGrid(rows []rundoc.Row, prefixes map[string]string, repetitions int, c
 				n += fmt.Sprintf(" (%d short)", s.ShortSamples)
 			}
 			n += interferenceCell(r.Interference) // samples the watch retook or kept disturbed
-			cells = append(cells, n, formatMedian(s.MedianNs))
+			cells = append(cells, n, formatDuration(s.MedianNs))
 			if interval {
 				cell := dash
 				if iv := s.Interval; iv != nil {
@@ -483,8 +464,8 @@ func benchGrid(rows []rundoc.Row, prefixes map[string]string, repetitions int, c
 				}
 				cells = append(cells, cell)
 			}
-			for i, c := range counted {
-				cells = append(cells, countedCellIn(s, c, countedFormats[i]))
+			for _, c := range counted {
+				cells = append(cells, countedCell(s, c))
 			}
 		}
 		if notes {

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,15 +69,6 @@ func regimeCell(r *rundoc.WindowRegime) string {
 // requested one.
 func regimeDiffers(r *rundoc.WindowRegime) bool {
 	return r != nil && r.Effective != "" && r.Effective != r.Requested
-}
-
-// durationCell renders an optional duration in nanoseconds: an em dash
-// when it is not available, never 0.
-func durationCell(ns *int64) string {
-	if ns == nil {
-		return dash
-	}
-	return formatDuration(float64(*ns))
 }
 
 // regimesCell renders the page-cache stamps of a summary's processes: one
@@ -298,11 +290,43 @@ func unavailableWindowValues(s rundoc.WindowSummary, otherThreads bool) []string
 	return missing
 }
 
-// summaryText is what the summarized numbers are, for the notes block.
-const summaryText = "each value is the median over the processes that measured the window, of that quantity " +
-	"taken on its own (so a row's components need not add up to its wall); range is the shortest and the " +
-	"longest process's wall relative to that median (with 5 processes, a 93.75% distribution-free confidence " +
-	"interval of the median process's wall)"
+// summaryText is what the summarized numbers are, for the notes block:
+// the range's confidence is that of the process counts of the summaries
+// with more than one process.
+func summaryText(sums []rundoc.WindowSummary) string {
+	var counts []int
+	for _, s := range sums {
+		if s.Processes > 1 && !slices.Contains(counts, s.Processes) {
+			counts = append(counts, s.Processes)
+		}
+	}
+	slices.Sort(counts)
+	var conf string
+	switch len(counts) {
+	case 0:
+		conf = "a distribution-free confidence interval"
+	case 1:
+		conf = fmt.Sprintf("with %d processes, a %s distribution-free confidence interval", counts[0], rangeConfidence(counts[0]))
+	default:
+		var each []string
+		for _, n := range counts {
+			each = append(each, fmt.Sprintf("%s with %d processes", rangeConfidence(n), n))
+		}
+		conf = "a distribution-free confidence interval (" + strings.Join(each, ", ") + ")"
+	}
+	return "each value is the median over the processes that measured the window, of that quantity " +
+		"taken on its own (so a row's components need not add up to its wall); range is the shortest and the " +
+		"longest process's wall relative to that median (" + conf + " of the median process's wall)"
+}
+
+// rangeConfidence is the coverage of the range of n independent values
+// as an interval of their median, the order statistics x(1) and x(n):
+// 1 - 2·(1/2)^n (2 processes: 50%; 3: 75%; 5: 93.75%), as a percentage
+// cut (not rounded) to two decimals, so it never reads 100%.
+func rangeConfidence(n int) string {
+	c := 1 - math.Ldexp(1, 1-n)
+	return strconv.FormatFloat(math.Floor(c*1e4)/100, 'f', -1, 64) + "%"
+}
 
 // windowNotes returns the lines of the block below the windows table: the
 // scope of the decomposition when every window shares it, what the
@@ -319,7 +343,7 @@ func windowNotes(doc rundoc.Document, prefixes map[string]string, opt TableOptio
 		out = append(out, "scope: "+scopeText(sums[0].Scope))
 	}
 	if l.spread {
-		out = append(out, summaryText)
+		out = append(out, summaryText(sums))
 	}
 	for _, s := range sums {
 		name := displaySummaryName(s, prefixes)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -151,7 +153,9 @@ func TestWindowsTable(t *testing.T) {
 		require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
 		out := buf.String()
 		assert.Contains(t, out, "\nwindow notes\n  scope: thread ")
-		assert.Contains(t, out, "\n  "+summaryText+"\n", "what a summarized number is")
+		assert.Contains(t, out, "\n  "+summaryText(doc.WindowSummaries)+"\n", "what a summarized number is")
+		assert.Contains(t, out, "(with 2 processes, a 50% distribution-free confidence interval of the median process's wall)",
+			"the range's confidence is that of the summaries' process count")
 		assert.Contains(t, out, "  ingest.BenchmarkIngest/parse: runqueue: /proc/thread-self/schedstat unreadable: permission denied; disk:")
 		assert.Contains(t, out, "; proc 1 not summarized (error: benchmark-failure: panic: runtime error: index out of range [3] with length 3)")
 		assert.Contains(t, out, "  ingest.BenchmarkIngest (proc 1): regime cold→partial: 412.0KiB of 16.00MiB resident after the prep (16.00MiB before); pages mapped",
@@ -226,10 +230,16 @@ func TestWindowsOptionalColumns(t *testing.T) {
 		g, _ := windowGrid([]rundoc.WindowSummary{plain, several}, nil, TableOptions{})
 		assert.Equal(t, dash, g.cells[0][4], "one process: no spread")
 		assert.Equal(t, "−10% +20%", g.cells[1][4], "the shortest and longest wall against the median")
-		assert.Equal(t, summaryText, windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, several}}, nil, TableOptions{})[1])
+		assert.Equal(t, summaryText([]rundoc.WindowSummary{plain, several}), windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain, several}}, nil, TableOptions{})[1])
+		assert.Contains(t, summaryText([]rundoc.WindowSummary{plain, several}), "(with 3 processes, a 75% distribution-free confidence interval of the median process's wall)")
 		for _, l := range windowNotes(rundoc.Document{WindowSummaries: []rundoc.WindowSummary{plain}}, nil, TableOptions{}) {
-			assert.NotEqual(t, summaryText, l, "no medians to explain with one process each")
+			assert.NotContains(t, l, "each value is the median", "no medians to explain with one process each")
 		}
+		five := several
+		five.Name, five.Processes = "BenchmarkW/c", 5
+		assert.Contains(t, summaryText([]rundoc.WindowSummary{plain, five, several, five}),
+			"(a distribution-free confidence interval (75% with 3 processes, 93.75% with 5 processes) of the median process's wall)",
+			"each process count its own confidence, once")
 	})
 	t.Run("mixed scopes", func(t *testing.T) {
 		proc := plain
@@ -251,6 +261,37 @@ func TestWindowsOptionalColumns(t *testing.T) {
 		assert.Equal(t, "42.00ns", g.cells[1][10])
 		assert.Equal(t, "unavailable: other threads (no reason recorded)", g.cells[0][notes])
 	})
+}
+
+// The range of n processes' walls covers the median process's with the
+// coverage of the order statistics x(1) and x(n): the confidence
+// stats.MedianInterval gives when it can do no better than the range.
+func TestRangeConfidence(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{2, "50%"}, {3, "75%"}, {4, "87.5%"}, {5, "93.75%"}, {6, "96.87%"}, {10, "99.8%"}, {30, "99.99%"},
+	} {
+		t.Run(strconv.Itoa(tt.n), func(t *testing.T) {
+			assert.Equal(t, tt.want, rangeConfidence(tt.n))
+			xs := make([]float64, tt.n)
+			for i := range xs {
+				xs[i] = float64(i)
+			}
+			iv, ok := stats.MedianInterval(xs, 1)
+			require.True(t, ok)
+			require.Equal(t, []float64{0, float64(tt.n - 1)}, []float64{iv.Low, iv.High}, "the whole range")
+			assert.Equal(t, math.Floor(iv.Confidence*1e4)/100, must(strconv.ParseFloat(strings.TrimSuffix(tt.want, "%"), 64)))
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestWindowName(t *testing.T) {

@@ -150,7 +150,7 @@ func validateDocument(doc *Document) error {
 	for i, w := range doc.Windows {
 		v.window(idx("windows", i), w)
 		k := windowKey{w.Package, w.Workload, w.Name}
-		if windowMeasured(w) {
+		if !w.IsError() && !w.IsSkipped() {
 			measured[k]++
 		} else {
 			unmeasured[k]++

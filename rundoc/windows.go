@@ -27,10 +27,6 @@ func (w Window) IsError() bool { return w.Error != nil }
 // fail).
 func (w Window) IsSkipped() bool { return w.Error == nil && w.Skipped != nil }
 
-// windowMeasured reports whether a window's numbers are shown: an error or
-// skip window shows em dashes, as an error or skip row does.
-func windowMeasured(w Window) bool { return !w.IsError() && !w.IsSkipped() }
-
 // LocalName is a window's package-relative name: its Name, which for an
 // unnumbered or named window already carries the workload (BenchmarkIngest,
 // BenchmarkIngest/parse), with the workload in front of a bare number

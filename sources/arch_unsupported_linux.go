@@ -2,7 +2,11 @@
 
 package sources
 
-import "unsafe"
+import (
+	"errors"
+	"runtime"
+	"unsafe"
+)
 
 // On a Linux architecture this package does not define the perf ABI,
 // ioctl encoding and fadvise calling convention for (see perfabi_linux.go),
@@ -34,3 +38,8 @@ func ioctlSetInt(int, uint, int) error                              { return err
 func perfEventID(int) (uint64, error)                               { return 0, errArch }
 func sysMincore(unsafe.Pointer, uintptr, *byte) error               { return errArch }
 func fadvise(int, int64, int64, int) error                          { return errArch }
+
+// errArch is the error of a system call this build cannot make on this
+// architecture: its numbers, argument layout or structure layouts are not
+// defined here for it.
+var errArch = errors.New("not supported by this build on linux/" + runtime.GOARCH)

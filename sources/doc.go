@@ -140,3 +140,5 @@
 // task-clock is a clock rather than an event, and kernels have applied the
 // exclusions to its sampling only: it may still include kernel time.
 package sources
+
+//go:generate go run ./internal/gensyscalls -sys v0.50.0 amd64 arm64

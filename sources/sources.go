@@ -220,11 +220,6 @@ func (r Report) finish() Report {
 	return r
 }
 
-// unavailableReport is the report of a source that can measure nothing here.
-func unavailableReport(src string, a Absence) Report {
-	return Report{Source: src, Absences: []Absence{a}}.finish()
-}
-
 // absentAll turns one reason into the absence of every metric asked for.
 func absentAll(c Capability, metrics []string, reason string) []Absence {
 	return []Absence{{Capability: c, Metrics: append([]string(nil), metrics...), Reason: reason}}

@@ -43,3 +43,8 @@ func (u unsupported) probe(Options) Report {
 func (u unsupported) open(want []string, _ Options) (Counter, []Absence) {
 	return nil, absentAll(u.cap, want, u.reason())
 }
+
+// unavailableReport is the report of a source that can measure nothing here.
+func unavailableReport(src string, a Absence) Report {
+	return Report{Source: src, Absences: []Absence{a}}.finish()
+}

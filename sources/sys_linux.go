@@ -3,8 +3,6 @@
 package sources
 
 import (
-	"errors"
-	"runtime"
 	"syscall"
 )
 
@@ -25,11 +23,6 @@ const (
 	// POSIX_FADV_DONTNEED is 4, except on s390x: fadvDontneed is defined
 	// with fadvise, per architecture.
 )
-
-// errArch is the error of a system call this build cannot make on this
-// architecture: its numbers, argument layout or structure layouts are not
-// defined here for it (see arch_unsupported_linux.go).
-var errArch = errors.New("not supported by this build on linux/" + runtime.GOARCH)
 
 // errnoErr returns e as an error, nil for 0.
 func errnoErr(e syscall.Errno) error {

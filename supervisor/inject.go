@@ -268,6 +268,12 @@ import (
 {{- if .Entry}}
 	"testing"
 {{end}}
+{{- if .FuzzMain}}
+	benchsuperrors "errors"
+	benchsupio "io"
+	benchsupreflect "reflect"
+	benchsuptime "time"
+{{end}}
 	benchsupworker {{printf "%q" .Worker}}
 )
 
@@ -284,19 +290,95 @@ func init() {
 {{- range .Examples}}
 	benchsupworker.RegisterExample({{printf "%q" .Name}}, {{.Name}}, {{printf "%q" .Output}}, {{.Unordered}})
 {{- end}}
+{{- if .FuzzMain}}
+	benchsupworker.RegisterFuzzMain(benchsupFuzzMain)
+{{- end}}
 }
 {{if .Entry}}
 // TestBenchsupWorker is the entry point benchsup starts the binary with.
 func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
-{{end}}`))
+{{end}}
+{{- if .FuzzMain}}{{template "fuzzmain"}}{{end}}`))
+
+// genTemplate's "fuzzmain" is the fuzz main of a package with fuzz targets:
+// testing runs a fuzz target only from a testing.M, made by
+// testing.MainStart, which "may change signature from release to
+// release", with test dependencies whose methods change with it. As go
+// test generates its main with the toolchain, benchsup generates this call
+// beside the fuzz targets, never in the worker, so a change breaks only
+// packages with fuzz targets and is mended here. These test dependencies
+// are those of testing from go1.22 (the worker's oldest) through go1.27
+// (the newest checked; .ci/run builds the fixtures with it): a method a
+// toolchain does not ask for harms nothing. The seed corpus is read by the
+// worker (ReadSeedCorpus, as internal/fuzz reads it); profiles, the test
+// log and coverage stay with the child's own M, so those methods do
+// nothing.
+var _ = template.Must(genTemplate.New("fuzzmain").Parse(`
+// benchsupFuzzMain runs fuzz targets' seed corpora for benchsup's worker,
+// in a testing.M of their own.
+func benchsupFuzzMain(targets []testing.InternalFuzzTarget) {
+	testing.MainStart(benchsupFuzzDeps{}, nil, nil, targets, nil).Run()
+}
+
+// benchsupCorpusEntry is testing's corpusEntry.
+type benchsupCorpusEntry = struct {
+	Parent     string
+	Path       string
+	Data       []byte
+	Values     []interface{}
+	Generation int
+	IsSeed     bool
+}
+
+// benchsupFuzzDeps is testing's testDeps for running seed corpora.
+type benchsupFuzzDeps struct{}
+
+func (benchsupFuzzDeps) ImportPath() string { return "" }
+func (benchsupFuzzDeps) ModulePath() string { return "" }
+func (benchsupFuzzDeps) MatchString(pat, str string) (bool, error) {
+	return benchsupworker.MatchString(pat, str)
+}
+func (benchsupFuzzDeps) SetPanicOnExit0(bool)                      {}
+func (benchsupFuzzDeps) StartCPUProfile(benchsupio.Writer) error { return benchsuperrors.New("no profiles here") }
+func (benchsupFuzzDeps) StopCPUProfile()                           {}
+func (benchsupFuzzDeps) StartTestLog(benchsupio.Writer)            {}
+func (benchsupFuzzDeps) StopTestLog() error                        { return nil }
+func (benchsupFuzzDeps) WriteProfileTo(string, benchsupio.Writer, int) error {
+	return benchsuperrors.New("no profiles here")
+}
+func (benchsupFuzzDeps) ResetCoverage()    {}
+func (benchsupFuzzDeps) SnapshotCoverage() {}
+func (benchsupFuzzDeps) CoordinateFuzzing(benchsuptime.Duration, int64, benchsuptime.Duration, int64, int, []benchsupCorpusEntry, []benchsupreflect.Type, string, string) error {
+	return benchsupworker.ErrNotFuzzing
+}
+func (benchsupFuzzDeps) RunFuzzWorker(func(benchsupCorpusEntry) error) error {
+	return benchsupworker.ErrNotFuzzing
+}
+func (benchsupFuzzDeps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
+	return "", nil, nil // "": testing keeps the coverage the child's M registered
+}
+func (benchsupFuzzDeps) ReadCorpus(dir string, types []benchsupreflect.Type) ([]benchsupCorpusEntry, error) {
+	paths, values, err := benchsupworker.ReadSeedCorpus(dir, types)
+	out := make([]benchsupCorpusEntry, len(paths))
+	for i := range paths {
+		out[i].Path, out[i].Values = paths[i], values[i]
+	}
+	return out, err
+}
+func (benchsupFuzzDeps) CheckCorpus(vals []interface{}, types []benchsupreflect.Type) error {
+	return benchsupworker.CheckSeedValues(vals, types)
+}
+`))
 
 // entryPoints generates p's entry-point files (they register its test,
 // benchmark, fuzz and runnable example functions with the worker at worker, and add the one test
 // benchsup starts the binary with) and adds them to the overlay. The
-// generated code uses nothing newer than Go 1.0, so it compiles at any go
-// line: registering a fuzz target names *testing.F only through the
+// generated code uses nothing newer than Go 1.0 (the fuzz main's alias of
+// testing's corpus entry, Go 1.9), so it compiles at any go line of a
+// module: registering a fuzz target names *testing.F only through the
 // function's type, which is API, not language (it needs a go1.18
-// toolchain; the worker needs go1.22).
+// toolchain; the worker needs go1.22). Only a package with fuzz targets
+// gets the fuzz main, so only its build depends on testing.MainStart.
 func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	for _, f := range []testFuncs{p.internal, p.external} {
 		if slices.Contains(f.Tests, "TestBenchsupWorker") {
@@ -307,6 +389,9 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The fuzz main goes with the entry point, for fuzz targets of either
+	// test package.
+	fuzzMain := len(p.internal.Fuzz)+len(p.external.Fuzz) > 0
 	gen := func(name, pkgName string, funcs testFuncs, entry bool) error {
 		target := filepath.Join(p.pkg.Dir, name)
 		if _, err := os.Lstat(target); err == nil {
@@ -315,6 +400,7 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 		var buf bytes.Buffer
 		if err := genTemplate.Execute(&buf, map[string]any{
 			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Fuzz": funcs.Fuzz, "Examples": funcs.Examples, "Entry": entry,
+			"FuzzMain": entry && fuzzMain,
 		}); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,10 +199,29 @@ func TestEntryPoints(t *testing.T) {
 	assert.Contains(t, string(src), `benchsupworker "example.com/m/zz/worker"`)
 	assert.Contains(t, string(src), `benchsupworker.RegisterTest("TestA", TestA)`)
 	assert.Contains(t, string(src), `benchsupworker.RegisterBenchmark("BenchmarkB", BenchmarkB)`)
+	for _, name := range []string{"MainStart", "RegisterFuzzMain", "benchsupFuzzDeps"} {
+		assert.NotContains(t, string(src), name, "a package without fuzz targets does not depend on testing.MainStart")
+	}
 
 	p.external = testFuncs{Tests: []string{"TestX"}}
 	require.NoError(t, in.entryPoints(p, 1, "example.com/m/zz/worker"))
 	assert.Contains(t, in.replace, filepath.Join(pkgDir, genExternal))
+
+	// A fuzz target of either test package gets the fuzz main, in the
+	// internal file, once.
+	for i, funcs := range []*testFuncs{&p.internal, &p.external} {
+		funcs.Fuzz = []string{"FuzzF"}
+		require.NoError(t, in.entryPoints(p, 10+i, "example.com/m/zz/worker"))
+		for file, want := range map[string]int{genInternal: 1, genExternal: 0} {
+			src, err := os.ReadFile(in.replace[filepath.Join(pkgDir, file)])
+			require.NoError(t, err)
+			assert.Equal(t, want, strings.Count(string(src), "testing.MainStart("), file)
+			assert.Equal(t, want, strings.Count(string(src), "benchsupworker.RegisterFuzzMain(benchsupFuzzMain)"), file)
+			_, err = parser.ParseFile(token.NewFileSet(), file, src, 0)
+			assert.NoError(t, err, "%s:\n%s", file, src)
+		}
+		funcs.Fuzz = nil
+	}
 
 	p.internal.Tests = append(p.internal.Tests, "TestBenchsupWorker")
 	assert.ErrorContains(t, in.entryPoints(p, 2, "w"), "the package declares TestBenchsupWorker")
@@ -305,5 +325,38 @@ func TestOfWorker(t *testing.T) {
 		"example.com/m/worker":             false,
 	} {
 		assert.Equal(t, want, in.ofWorker(path), path)
+	}
+}
+
+// The build information of a binary names a module or replacement without
+// a version "(devel)", where go list names none: go1.27's test binaries
+// record the test's imports, so a directory replacement shows this.
+func TestUnlisted(t *testing.T) {
+	listed := []string{"example.com/b v0.3.0", "example.com/dep v1.0.0 => ../dep", "example.com/ws", "m"}
+	dep := func(path, version string, replace ...string) *debug.Module {
+		d := &debug.Module{Path: path, Version: version}
+		if len(replace) == 2 {
+			d.Replace = &debug.Module{Path: replace[0], Version: replace[1]}
+		}
+		return d
+	}
+	for _, tt := range []struct {
+		name string
+		deps []*debug.Module
+		want []string
+	}{
+		{"none", nil, nil},
+		{"listed", []*debug.Module{dep("example.com/b", "v0.3.0")}, nil},
+		{"directory replacement, (devel)", []*debug.Module{dep("example.com/dep", "v1.0.0", "../dep", "(devel)")}, nil},
+		{"directory replacement, no version", []*debug.Module{dep("example.com/dep", "v1.0.0", "../dep", "")}, nil},
+		{"workspace module", []*debug.Module{dep("example.com/ws", "(devel)")}, nil},
+		{"other version", []*debug.Module{dep("example.com/b", "v0.4.0")}, []string{"example.com/b v0.4.0"}},
+		{"other replacement", []*debug.Module{dep("example.com/dep", "v1.0.0", "../other", "(devel)")}, []string{"example.com/dep v1.0.0 => ../other"}},
+		{"replaced where go list has none", []*debug.Module{dep("example.com/b", "v0.3.0", "example.com/c", "v0.1.0")}, []string{"example.com/b v0.3.0 => example.com/c v0.1.0"}},
+		{"unknown", []*debug.Module{dep("example.com/b", "v0.3.0"), dep("example.com/z", "v1.2.3")}, []string{"example.com/z v1.2.3"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, unlisted(listed, tt.deps))
+		})
 	}
 }

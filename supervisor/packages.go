@@ -69,11 +69,7 @@ func (l *listing) modules(root *goPackage) []string {
 		if m == nil {
 			return
 		}
-		line := m.Path + " " + m.Version
-		if r := m.Replace; r != nil {
-			line += " => " + r.Path + " " + r.Version
-		}
-		seen[strings.TrimSpace(line)] = true
+		seen[moduleLine(m)] = true
 	}
 	add(main.Module)
 	for _, d := range main.Deps {

@@ -5,6 +5,7 @@ import (
 	"debug/buildinfo"
 	"encoding/hex"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -42,21 +43,48 @@ func measuredFacts(l *listing, root *goPackage, binary string) (rundoc.BuildFact
 			f.DefaultGODEBUG = s.Value
 		}
 	}
-	listed := l.modules(root)
-	var missing []string
-	for _, d := range info.Deps {
-		line := d.Path + " " + d.Version
-		if r := d.Replace; r != nil {
-			line += " => " + r.Path + " " + r.Version
-		}
-		if line = strings.TrimSpace(line); !slices.Contains(listed, line) {
-			missing = append(missing, line)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := unlisted(l.modules(root), info.Deps); len(missing) > 0 {
 		return f, "the binary links modules go list does not name: " + strings.Join(missing, ", ")
 	}
 	return f, ""
+}
+
+// unlisted returns the modules among deps (a binary's build information)
+// that listed (go list's lines, as listing.modules writes them) does not
+// name. The go command writes "(devel)" in build information for a module
+// or replacement without a version (a directory replacement, a workspace
+// module), where go list reports none; that is read back as no version.
+// Since go1.27 a test binary's build information names the modules of the
+// test's own imports too (before, only those of the package under test),
+// so a directory replacement a test imports shows it.
+func unlisted(listed []string, deps []*debug.Module) []string {
+	version := func(v string) string {
+		if v == "(devel)" {
+			return ""
+		}
+		return v
+	}
+	var missing []string
+	for _, d := range deps {
+		m := &goModule{Path: d.Path, Version: version(d.Version)}
+		if r := d.Replace; r != nil {
+			m.Replace = &goModule{Path: r.Path, Version: version(r.Version)}
+		}
+		if line := moduleLine(m); !slices.Contains(listed, line) {
+			missing = append(missing, line)
+		}
+	}
+	return missing
+}
+
+// moduleLine is how a module of a build list is named and compared: its
+// path and version, and its replacement's.
+func moduleLine(m *goModule) string {
+	line := m.Path + " " + m.Version
+	if r := m.Replace; r != nil {
+		line += " => " + r.Path + " " + r.Version
+	}
+	return strings.TrimSpace(line)
 }
 
 // compareBuilds says whether two builds agree on every fact, and if not,

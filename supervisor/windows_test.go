@@ -10,8 +10,6 @@ import (
 
 func i64(v int64) *int64 { return &v }
 
-func f64(v float64) *float64 { return &v }
-
 // coldWindow is one process's BenchmarkLoad/cold window.
 func coldWindow(proc int, wall, user, kernel, runq, disk, other int64, readBytes float64, effective, note string) rundoc.Window {
 	return rundoc.Window{Package: "m/load", Workload: "BenchmarkLoad", Name: "BenchmarkLoad/cold", Process: proc, Reps: 1,

@@ -4,8 +4,10 @@
 //
 // benchsup links it into an unmodified module by compiling one generated
 // file per test package (through `go test -overlay`): the file registers the
-// package's Test and Benchmark functions with RegisterTest and
-// RegisterBenchmark and adds the entry point
+// package's Test, Benchmark, Fuzz and Example functions (RegisterTest,
+// RegisterBenchmark, RegisterFuzz, RegisterExample; for a package with
+// fuzz targets also the testing.MainStart call they run under,
+// RegisterFuzzMain, generated per toolchain) and adds the entry point
 //
 //	func TestBenchsupWorker(t *testing.T) { worker.Serve(t) }
 //
@@ -20,20 +22,27 @@
 // (each element quoted and anchored, so "BenchmarkTable/n=10" matches that
 // leaf only) and -test.benchtime=Nx, which runs exactly N iterations and
 // honors ResetTimer, StopTimer, b.Loop, SetBytes, ReportAllocs and
-// ReportMetric exactly as `go test -bench` does. Calibration doubles N from 1
-// until one run takes at least the requested minimum; then the requested
-// number of samples run at that N, each one RunBenchmarks call. A leaf
+// ReportMetric exactly as `go test -bench` does. Calibration (calibrate.go)
+// ramps N up as testing's predictN does, to a sixteenth of the requested
+// sample time, scales the median of three runs at that N to the target, and
+// checks N with whole-sample runs; a run's cost that does not grow with N
+// (a fit of fixed + N·per-iteration) lengthens the sample towards go test's
+// 1 s run. The requested number of samples then run at that N, each one
+// RunBenchmarks call. A leaf
 // whose parent fails before reaching it when it runs alone (the parent
 // checks what an earlier sub-benchmark left) runs after the leaves testing
 // runs before it instead, selected exactly too
 // (docs/design.md#leaves-that-need-their-siblings).
 //
-// testing reports a run only as its printed result line, so the worker reads
-// that line (captured from os.Stdout during the call) and multiplies the
-// per-op values back into totals: a sample's elapsed time carries testing's
-// printed resolution (ns/op to at least four significant digits) and its
-// allocation totals are B/op and allocs/op (integers, as go test prints them)
-// times N. MB/s and b.ReportMetric values travel as reported, per unit.
+// A sample's totals are read from the *testing.B itself where testing
+// keeps them exact (exact.go: b.N, b.Elapsed(), and, through reflection,
+// the allocation totals and b.ReportMetric values). Only when this
+// toolchain's B does not hold them as expected (its fields are not API) are
+// they rebuilt from the printed result line (captured from os.Stdout during
+// the call), per-op values times N: the elapsed time then carries
+// testing's printed resolution (ns/op to at least four significant
+// digits) and the allocation totals are B/op and allocs/op (integers) times
+// N. MB/s and b.ReportMetric values travel as reported, per unit.
 //
 // A panic in a top-level benchmark or test function is reported as a
 // Failure (with its stack) before the panic continues and ends the process;

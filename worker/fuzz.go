@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/benchsup/benchsup/protocol"
 )
@@ -116,15 +114,42 @@ var fuzzOffFlags = []struct{ name, value string }{
 	{"test.list", ""}, {"test.bench", ""}, {"test.fuzz", ""}, {"test.artifacts", "false"},
 }
 
+// RegisterFuzzMain sets how fuzz targets run: testing runs a fuzz target
+// only from a testing.M (runFuzzTests in M.Run: testing.RunTests takes no
+// fuzz target), made by testing.MainStart, whose signature and test
+// dependencies change from release to release. The supervisor generates
+// that call per toolchain in the entry file of a package with fuzz
+// targets, which calls this from init; the worker itself never names
+// MainStart (docs/design.md#injection).
+func RegisterFuzzMain(run func(targets []testing.InternalFuzzTarget)) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.fuzzMain = run
+}
+
 // runFuzzTargets runs the seed corpora of targets as go test does without
-// -fuzz. testing runs a fuzz target only from a testing.M (runFuzzTests in
-// M.Run: testing.RunTests takes no fuzz target), so the targets run in an
-// M of their own, made with testing.MainStart and fuzzDeps, with every
+// -fuzz, through the generated fuzz main (RegisterFuzzMain), with every
 // flag M.Run would act on besides -test.run, -test.v, -test.count and
 // -test.cpu cleared; its framed output goes to the capture as the tests'
 // does. M.Run points os.Stderr at os.Stdout in framed mode; it is put
 // back after.
 func runFuzzTargets(st *testStream, targets []testing.InternalFuzzTarget) {
+	registry.mu.Lock()
+	run := registry.fuzzMain
+	registry.mu.Unlock()
+	if run == nil {
+		// Only generated code registers fuzz targets, and it registers
+		// the fuzz main with them: a target without one is benchsup's bug,
+		// reported as the target's failure.
+		var tests []testing.InternalTest
+		for _, t := range targets {
+			tests = append(tests, testing.InternalTest{Name: t.Name, F: st.syncAfter(func(t *testing.T) {
+				t.Fatal("benchsup: no fuzz main was generated for this package's fuzz targets")
+			})})
+		}
+		testing.RunTests(matchString, tests)
+		return
+	}
 	var fs flagState
 	defer fs.restore()
 	for _, f := range fuzzOffFlags {
@@ -136,7 +161,7 @@ func runFuzzTargets(st *testStream, targets []testing.InternalFuzzTarget) {
 	for i, t := range targets {
 		wrapped[i] = testing.InternalFuzzTarget{Name: t.Name, Fn: st.syncAfterFuzz(t.Fn)}
 	}
-	testing.MainStart(fuzzDeps{}, nil, nil, wrapped, nil).Run()
+	run(wrapped)
 }
 
 // syncAfterFuzz is syncAfter for a fuzz target: the supervisor knows the
@@ -150,70 +175,36 @@ func (st *testStream) syncAfterFuzz(fn func(*testing.F)) func(*testing.F) {
 	}
 }
 
-// corpusEntry is testing's corpusEntry (an alias of this struct type).
-type corpusEntry = struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}
+// ErrNotFuzzing answers every request to fuzz: benchsup runs seed corpora
+// only; fuzzing is go test -fuzz's. The generated fuzz main's test
+// dependencies return it.
+var ErrNotFuzzing = errors.New("benchsup runs fuzz targets' seed corpora only; fuzz with go test -fuzz")
 
-// errNotFuzzing answers every request to fuzz: benchsup runs seed corpora
-// only; fuzzing is go test -fuzz's.
-var errNotFuzzing = errors.New("benchsup runs fuzz targets' seed corpora only; fuzz with go test -fuzz")
+// MatchString is testing's name matcher as go test's test dependencies
+// provide it (regexp), for the generated fuzz main.
+func MatchString(pat, str string) (bool, error) { return matchString(pat, str) }
 
-// fuzzDeps is what testing.MainStart needs of the test main for running
-// seed corpora: a match function and the seed corpus reader and checker
-// (testing/internal/testdeps, which cannot be imported, delegates them to
-// internal/fuzz; ReadCorpus and CheckCorpus here follow it). Everything
-// else (profiles, the test log, coverage) stays with the child's own M, so
-// those methods do nothing. It has the methods of testing's testDeps of
-// every toolchain from go1.22: an extra method harms no older one.
-type fuzzDeps struct{}
-
-func (fuzzDeps) ImportPath() string                          { return "" }
-func (fuzzDeps) ModulePath() string                          { return "" }
-func (fuzzDeps) MatchString(pat, str string) (bool, error)   { return matchString(pat, str) }
-func (fuzzDeps) SetPanicOnExit0(bool)                        {}
-func (fuzzDeps) StartCPUProfile(io.Writer) error             { return errors.New("no profiles here") }
-func (fuzzDeps) StopCPUProfile()                             {}
-func (fuzzDeps) StartTestLog(io.Writer)                      {}
-func (fuzzDeps) StopTestLog() error                          { return nil }
-func (fuzzDeps) WriteProfileTo(string, io.Writer, int) error { return errors.New("no profiles here") }
-func (fuzzDeps) ResetCoverage()                              {}
-func (fuzzDeps) SnapshotCoverage()                           {}
-
-func (fuzzDeps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
-	return errNotFuzzing
-}
-
-func (fuzzDeps) RunFuzzWorker(func(corpusEntry) error) error { return errNotFuzzing }
-
-func (fuzzDeps) InitRuntimeCoverage() (mode string, tearDown func(coverprofile string, gocoverdir string) (string, error), snapcov func() float64) {
-	return "", nil, nil // "": testing keeps the coverage the child's M registered
-}
-
-func (fuzzDeps) ReadCorpus(dir string, types []reflect.Type) ([]corpusEntry, error) {
+// ReadSeedCorpus reads the seed corpus files in dir, as go test's test
+// dependencies do (testing/internal/testdeps, which cannot be imported,
+// delegates to internal/fuzz), for the generated fuzz main: each file's
+// path and values, in the order read. No directory is no corpus; a
+// malformed file is an error naming it, after the others are read.
+func ReadSeedCorpus(dir string, types []reflect.Type) (paths []string, values [][]any, err error) {
 	return readCorpus(dir, types)
 }
 
-func (fuzzDeps) CheckCorpus(vals []any, types []reflect.Type) error {
-	return checkCorpus(vals, types)
-}
+// CheckSeedValues verifies that vals (one f.Add call's) have the fuzz
+// function's parameter types, for the generated fuzz main.
+func CheckSeedValues(vals []any, types []reflect.Type) error { return checkCorpus(vals, types) }
 
-// readCorpus reads the seed corpus files in dir, as internal/fuzz's
-// ReadCorpus does: no directory is no corpus; a malformed file is an
-// error naming it, after the others are read.
-func readCorpus(dir string, types []reflect.Type) ([]corpusEntry, error) {
+// readCorpus is ReadSeedCorpus, as internal/fuzz's ReadCorpus does it.
+func readCorpus(dir string, types []reflect.Type) (paths []string, values [][]any, err error) {
 	files, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("reading seed corpus from testdata: %v", err)
+		return nil, nil, fmt.Errorf("reading seed corpus from testdata: %v", err)
 	}
-	var corpus []corpusEntry
 	var errs []string
 	for _, file := range files {
 		if file.IsDir() {
@@ -222,7 +213,7 @@ func readCorpus(dir string, types []reflect.Type) ([]corpusEntry, error) {
 		filename := filepath.Join(dir, file.Name())
 		data, err := os.ReadFile(filename)
 		if err != nil {
-			return nil, fmt.Errorf("failed to read corpus file: %v", err)
+			return nil, nil, fmt.Errorf("failed to read corpus file: %v", err)
 		}
 		vals, err := unmarshalCorpusFile(data)
 		if err != nil {
@@ -233,12 +224,13 @@ func readCorpus(dir string, types []reflect.Type) ([]corpusEntry, error) {
 			errs = append(errs, fmt.Sprintf("%q: %v", filename, err))
 			continue
 		}
-		corpus = append(corpus, corpusEntry{Path: filename, Values: vals})
+		paths = append(paths, filename)
+		values = append(values, vals)
 	}
 	if len(errs) > 0 {
-		return corpus, errors.New(strings.Join(errs, "\n"))
+		return paths, values, errors.New(strings.Join(errs, "\n"))
 	}
-	return corpus, nil
+	return paths, values, nil
 }
 
 // checkCorpus verifies that vals have the fuzz function's parameter types.

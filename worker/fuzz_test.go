@@ -1,13 +1,16 @@
 package worker
 
 import (
+	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,6 +23,9 @@ import (
 var seedsSeen []string
 
 func init() {
+	RegisterFuzzMain(func(targets []testing.InternalFuzzTarget) {
+		testing.MainStart(testFuzzDeps{}, nil, nil, targets, nil).Run()
+	})
 	RegisterTest("TestSeedsFirst", func(t *testing.T) {})
 	RegisterFuzz("FuzzSeedsPass", func(f *testing.F) {
 		f.Add("x", 1)
@@ -36,6 +42,52 @@ func init() {
 		})
 	})
 	RegisterExample("ExampleSeeds", func() {}, "", false)
+}
+
+// testFuzzDeps is, for this test binary, the test dependencies the
+// supervisor generates for a package with fuzz targets (fuzzMainTemplate
+// in supervisor/inject.go), for this toolchain.
+type testFuzzDeps struct{}
+
+type testCorpusEntry = struct {
+	Parent     string
+	Path       string
+	Data       []byte
+	Values     []any
+	Generation int
+	IsSeed     bool
+}
+
+func (testFuzzDeps) ImportPath() string                        { return "" }
+func (testFuzzDeps) ModulePath() string                        { return "" }
+func (testFuzzDeps) MatchString(pat, str string) (bool, error) { return MatchString(pat, str) }
+func (testFuzzDeps) SetPanicOnExit0(bool)                      {}
+func (testFuzzDeps) StartCPUProfile(io.Writer) error           { return errors.New("no profiles here") }
+func (testFuzzDeps) StopCPUProfile()                           {}
+func (testFuzzDeps) StartTestLog(io.Writer)                    {}
+func (testFuzzDeps) StopTestLog() error                        { return nil }
+func (testFuzzDeps) WriteProfileTo(string, io.Writer, int) error {
+	return errors.New("no profiles here")
+}
+func (testFuzzDeps) ResetCoverage()    {}
+func (testFuzzDeps) SnapshotCoverage() {}
+func (testFuzzDeps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []testCorpusEntry, []reflect.Type, string, string) error {
+	return ErrNotFuzzing
+}
+func (testFuzzDeps) RunFuzzWorker(func(testCorpusEntry) error) error { return ErrNotFuzzing }
+func (testFuzzDeps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
+	return "", nil, nil
+}
+func (testFuzzDeps) ReadCorpus(dir string, types []reflect.Type) ([]testCorpusEntry, error) {
+	paths, values, err := ReadSeedCorpus(dir, types)
+	out := make([]testCorpusEntry, len(paths))
+	for i := range paths {
+		out[i].Path, out[i].Values = paths[i], values[i]
+	}
+	return out, err
+}
+func (testFuzzDeps) CheckCorpus(vals []any, types []reflect.Type) error {
+	return CheckSeedValues(vals, types)
 }
 
 // Test mode runs fuzz targets' seed corpora as go test does without -fuzz:
@@ -84,6 +136,27 @@ func actions(msgs []protocol.Message) []string {
 		}
 	}
 	return got
+}
+
+// Fuzz targets without a generated fuzz main (a generator bug) fail by
+// name, saying why, rather than not running.
+func TestFuzzTargetsWithoutFuzzMain(t *testing.T) {
+	registry.mu.Lock()
+	saved := registry.fuzzMain
+	registry.fuzzMain = nil
+	registry.mu.Unlock()
+	defer func() {
+		registry.mu.Lock()
+		registry.fuzzMain = saved
+		registry.mu.Unlock()
+	}()
+	msgs := exchange(t, protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "FuzzSeedsPass"}})
+	assert.Equal(t, []string{"run FuzzSeedsPass", "fail FuzzSeedsPass"}, actions(msgs))
+	var out string
+	for _, e := range only[protocol.TestEvent](msgs) {
+		out += e.Output
+	}
+	assert.Contains(t, out, "no fuzz main was generated")
 }
 
 // The nested testing.M points os.Stderr at the capture; runFuzzTargets
@@ -236,9 +309,10 @@ func TestUnmarshalCorpusFile(t *testing.T) {
 // the good ones; no directory is no corpus.
 func TestReadCorpus(t *testing.T) {
 	types := []reflect.Type{reflect.TypeOf(""), reflect.TypeOf(0)}
-	entries, err := readCorpus(filepath.Join(t.TempDir(), "absent"), types)
+	paths, values, err := readCorpus(filepath.Join(t.TempDir(), "absent"), types)
 	assert.NoError(t, err)
-	assert.Empty(t, entries)
+	assert.Empty(t, paths)
+	assert.Empty(t, values)
 
 	dir := t.TempDir()
 	write := func(name, data string) {
@@ -249,10 +323,9 @@ func TestReadCorpus(t *testing.T) {
 	write("c", "go test fuzz v1\nint(2)\nstring(\"s\")\n")
 	write("d", "nonsense\nint(1)\n")
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-	entries, err = readCorpus(dir, types)
-	require.Len(t, entries, 1)
-	assert.Equal(t, filepath.Join(dir, "a"), entries[0].Path)
-	assert.Equal(t, []any{"s", 2}, entries[0].Values)
+	paths, values, err = readCorpus(dir, types)
+	assert.Equal(t, []string{filepath.Join(dir, "a")}, paths)
+	assert.Equal(t, [][]any{{"s", 2}}, values)
 	require.Error(t, err)
 	lines := strings.Split(err.Error(), "\n")
 	require.Len(t, lines, 3)

@@ -150,8 +150,7 @@ func TestTestStreamSync(t *testing.T) {
 	// A sync returns only once the reader handled everything written
 	// before it.
 	var got []string
-	var st *testStream
-	st = newTestStream(func(e protocol.TestEvent) { got = append(got, summary([]protocol.TestEvent{e})...) })
+	st := newTestStream(func(e protocol.TestEvent) { got = append(got, summary([]protocol.TestEvent{e})...) })
 	var seen []string
 	err := captureStdout(func() {
 		st.mu.Lock()

@@ -30,6 +30,9 @@ var registry struct {
 	// fuzz are the fuzz targets (fuzz.go), whose seed corpora run after
 	// the Test functions and before the examples, as under go test.
 	fuzz []testing.InternalFuzzTarget
+	// fuzzMain runs fuzz targets (RegisterFuzzMain); generated only for
+	// a package with fuzz targets.
+	fuzzMain func([]testing.InternalFuzzTarget)
 }
 
 // RegisterBenchmark adds a top-level benchmark function, in source order.

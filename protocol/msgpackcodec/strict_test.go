@@ -32,6 +32,7 @@ func TestSchemaFollowsTags(t *testing.T) {
 		Hidden int     `msgpack:"-"`
 		P      *inner  `msgpack:"p"`
 		S      []inner `msgpack:"s"`
+		//lint:ignore U1000 an unexported field is what the schema must leave out
 		hidden int
 	}
 	n := schemaOf(reflect.TypeOf(tagged{}), map[reflect.Type]*node{})
@@ -48,8 +49,10 @@ func TestSchemaFollowsTags(t *testing.T) {
 // panics when the schema is built (at package init for the messages), so a
 // new message field of such a type cannot slip past the pass unchecked.
 func TestSchemaRefusesWhatItCannotDescribe(t *testing.T) {
+	//lint:ignore U1000 an embedded field is what the schema must refuse
 	type embedded struct{ inner struct{} }
 	type withEmbedded struct {
+		//lint:ignore U1000 an embedded field is what the schema must refuse
 		embedded
 	}
 	for name, v := range map[string]any{
