@@ -17,7 +17,8 @@ import (
 func canceledBy(cause error) error { return &sandbox.CanceledError{Cause: cause} }
 
 // TestDescribeText pins describe's whole line for every kind of outcome:
-// a row's error is this text, in the JSON document and the table.
+// a row's error is this text, in the JSON document and the table. (Linux:
+// signal names are the platform's.)
 func TestDescribeText(t *testing.T) {
 	ve := &protocol.VersionError{Supervisor: 4, Worker: 3, WorkerVer: "v0.3.0"}
 	crash := sandbox.Capture{Tail: []byte("some output\npanic: boom [recovered]\n\ngoroutine 1 [running]:\n")}
