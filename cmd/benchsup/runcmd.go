@@ -23,7 +23,7 @@ import (
 
 // runOptions is everything the run command's flags decide.
 type runOptions struct {
-	cfg      supervisor.Config // without the writers and callbacks the run sets
+	cfg      supervisor.Config // without Warnings, Progress and Events, which executeRun sets
 	failOn   string            // --fail-on: "", slower or inconclusive
 	format   string            // --format
 	write    func(io.Writer, report.Document) error
