@@ -38,21 +38,26 @@ func TestWaits(t *testing.T) {
 
 // TestInterruptExitStatus: a SIGINT or SIGTERM ends the run with the
 // results so far on stdout, a line saying they are partial, and the exit
-// status a shell gives a process the signal killed (128 plus its number).
+// status a shell gives a process the signal killed (128 plus its number),
+// even when a file then cannot be written (which the line says too).
 func TestInterruptExitStatus(t *testing.T) {
 	endToEnd(t)
 	for _, tt := range []struct {
-		sig  syscall.Signal
-		name string
-		want int
+		sig   syscall.Signal
+		name  string
+		flags []string
+		want  int
+		also  string // said after the interruption, on its line
 	}{
-		{syscall.SIGINT, "SIGINT", 130},
-		{syscall.SIGTERM, "SIGTERM", 143},
+		{syscall.SIGINT, "SIGINT", nil, 130, ""},
+		{syscall.SIGTERM, "SIGTERM", nil, 143, ""},
+		{syscall.SIGINT, "SIGINT", []string{"--json=/dev/full"}, 130, "; --json: results not written to /dev/full: "},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(strings.Join(append([]string{tt.name}, tt.flags...), " "), func(t *testing.T) {
 			mod := writeModule(t, interruptModule)
 			ready := t.TempDir()
-			cmd := exec.Command(filepath.Join(binDir, "benchsup"), "run", "-v", "--env-set=READY="+ready, "--timeout=2m", "./...")
+			args := append([]string{"run", "-v", "--env-set=READY=" + ready, "--timeout=2m"}, tt.flags...)
+			cmd := exec.Command(filepath.Join(binDir, "benchsup"), append(args, "./...")...)
 			cmd.Dir = mod
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -81,7 +86,7 @@ func TestInterruptExitStatus(t *testing.T) {
 			if !strings.Contains(stdout.String(), "TestFirst") {
 				t.Errorf("the partial results lack the test that passed before the %s:\n%s", tt.name, stdout.String())
 			}
-			want := "benchsup: interrupted (" + tt.name + "): the results above are partial"
+			want := "benchsup: interrupted (" + tt.name + "): the results above are partial" + tt.also
 			if !strings.Contains(stderr.String(), want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 			}

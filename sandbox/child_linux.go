@@ -113,10 +113,6 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	return c, nil
 }
 
-func canceledError(ctx context.Context) error {
-	return fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx))
-}
-
 // PID returns the child's process id.
 func (c *Child) PID() int { return c.p.pid }
 

@@ -96,7 +96,8 @@
 //
 //  1. ClassInvalidConfig: the Config (or the Request, for Run) was refused
 //     before anything was spawned (*ConfigError, ErrInvalidConfig).
-//  2. ClassCanceled: the caller's context ended the child (ErrCanceled).
+//  2. ClassCanceled: the caller's context ended the child (*CanceledError,
+//     holding the context's cause; ErrCanceled).
 //  3. ClassStartupTimeout: no Hello by the startup deadline
 //     (*TimeoutError, ErrStartupTimeout), however the child then ended:
 //     by its exit with status 2 after the goroutine dump, or by SIGTERM or
@@ -132,6 +133,11 @@
 //     in the stderr tail.
 //  11. ClassSkipped: Skip, Done and exit status 0 (no error).
 //  12. ClassSuccess: Done and exit status 0 (no error).
+//
+// Each of these error types carries its cause in fields (the exit status,
+// the signal, the deadline, the context's cause) and is a Detailer: its
+// Detail is its Error without the "sandbox: " prefix, so that a caller
+// words its own account from values, never by cutting Error's text.
 //
 // # After the supervisor
 //

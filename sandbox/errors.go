@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,8 +22,8 @@ var (
 	ErrExecTimeout = errors.New("sandbox: execution timeout")
 	// ErrParentIO is wrapped by every *IOError.
 	ErrParentIO = errors.New("sandbox: parent I/O failure")
-	// ErrCanceled is wrapped by the error of a child ended by its context;
-	// the context's cause is wrapped too.
+	// ErrCanceled is wrapped by the *CanceledError of a child ended by its
+	// context, which holds the context's cause.
 	ErrCanceled = errors.New("sandbox: canceled")
 	// ErrCallerDeadline, as (or wrapped by) the cause of the context that
 	// ends a child (context.WithCancelCause), says the caller's own
@@ -40,6 +41,45 @@ var (
 	// again.
 	ErrLostChild = errors.New("sandbox: child reaped by another waiter")
 )
+
+// prefix begins every error of this package.
+const prefix = "sandbox: "
+
+// Detailer is implemented by every error type of this package: Detail is
+// the error's text without its "sandbox: " prefix, for a caller whose own
+// words already say where it failed (as a row's class does), so that no
+// caller has to cut the prefix off Error's text.
+type Detailer interface {
+	error
+	Detail() string
+}
+
+// CanceledError reports a child ended by its context (ErrCanceled). Cause
+// is the context's cause (context.Cause): context.Canceled when the
+// canceler gave none, ErrCallerDeadline (or an error wrapping it) for the
+// caller's own deadline.
+type CanceledError struct {
+	Cause error
+}
+
+func (e *CanceledError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *CanceledError) Detail() string {
+	if e.Cause == nil {
+		return "canceled"
+	}
+	return "canceled: " + e.Cause.Error()
+}
+
+// Unwrap returns ErrCanceled and the cause, so that both errors.Is(err,
+// ErrCanceled) and errors.Is(err, ErrCallerDeadline) hold.
+func (e *CanceledError) Unwrap() []error { return []error{ErrCanceled, e.Cause} }
+
+// canceledError is the error of a child that ctx ended.
+func canceledError(ctx context.Context) error {
+	return &CanceledError{Cause: context.Cause(ctx)}
+}
 
 // Timeout phases, as a *TimeoutError names them.
 const (
@@ -60,8 +100,11 @@ type ExitError struct {
 	BeforeWorker bool
 }
 
-func (e *ExitError) Error() string {
-	return fmt.Sprintf("sandbox: child exited with status %d%s", e.Code, beforeWorker(e.BeforeWorker))
+func (e *ExitError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *ExitError) Detail() string {
+	return fmt.Sprintf("child exited with status %d%s", e.Code, beforeWorker(e.BeforeWorker))
 }
 
 // beforeWorker is what an error adds when the child ended before its worker
@@ -82,8 +125,11 @@ type SignalError struct {
 	BeforeWorker bool
 }
 
-func (e *SignalError) Error() string {
-	s := fmt.Sprintf("sandbox: child killed by %s (%v)", signalName(e.Signal), e.Signal)
+func (e *SignalError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *SignalError) Detail() string {
+	s := fmt.Sprintf("child killed by %s (%v)", signalName(e.Signal), e.Signal)
 	if e.CoreDumped {
 		s += ", core dumped"
 	}
@@ -97,11 +143,14 @@ type TimeoutError struct {
 	Limit time.Duration
 }
 
-func (e *TimeoutError) Error() string {
+func (e *TimeoutError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *TimeoutError) Detail() string {
 	if e.Phase == PhaseStartup {
-		return fmt.Sprintf("sandbox: startup timeout: no hello within %v", e.Limit)
+		return fmt.Sprintf("startup timeout: no hello within %v", e.Limit)
 	}
-	return fmt.Sprintf("sandbox: execution timeout: child still running after %v", e.Limit)
+	return fmt.Sprintf("execution timeout: child still running after %v", e.Limit)
 }
 
 // Unwrap returns ErrStartupTimeout or ErrExecTimeout.
@@ -120,12 +169,15 @@ type FailureError struct {
 	Failure protocol.Failure
 }
 
-func (e *FailureError) Error() string {
+func (e *FailureError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *FailureError) Detail() string {
 	msg, _, _ := strings.Cut(e.Failure.Message, "\n")
 	if len(msg) > 200 {
 		msg = msg[:200] + "..."
 	}
-	return fmt.Sprintf("sandbox: benchmark failed (%s): %s", e.Failure.Class, msg)
+	return fmt.Sprintf("benchmark failed (%s): %s", e.Failure.Class, msg)
 }
 
 // ConfigError reports a Config (or Request) refused before anything was
@@ -135,8 +187,11 @@ type ConfigError struct {
 	Reason string
 }
 
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("sandbox: invalid configuration: %s: %s", e.Field, e.Reason)
+func (e *ConfigError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *ConfigError) Detail() string {
+	return fmt.Sprintf("invalid configuration: %s: %s", e.Field, e.Reason)
 }
 
 // Unwrap returns ErrInvalidConfig.
@@ -149,8 +204,11 @@ type IOError struct {
 	Err error
 }
 
-func (e *IOError) Error() string {
-	return fmt.Sprintf("sandbox: parent I/O failure: %s: %v", e.Op, e.Err)
+func (e *IOError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *IOError) Detail() string {
+	return fmt.Sprintf("parent I/O failure: %s: %v", e.Op, e.Err)
 }
 
 // Unwrap returns ErrParentIO and the underlying error, so that both

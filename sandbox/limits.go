@@ -145,8 +145,11 @@ type OutOfMemoryError struct {
 	StderrTail string
 }
 
-func (e *OutOfMemoryError) Error() string {
-	s := "sandbox: out of memory: killed by the kernel"
+func (e *OutOfMemoryError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *OutOfMemoryError) Detail() string {
+	s := "out of memory: killed by the kernel"
 	if e.Limit > 0 {
 		s += " at the " + formatLimit(e.Limit) + " limit"
 	}

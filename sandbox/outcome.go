@@ -181,12 +181,15 @@ type NoDoneError struct {
 	BeforeWorker bool // no Hello arrived
 }
 
-func (e *NoDoneError) Error() string {
+func (e *NoDoneError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *NoDoneError) Detail() string {
 	if e.BeforeWorker {
-		return "sandbox: the test binary exited with status 0 before benchsup's worker started: " +
+		return "the test binary exited with status 0 before benchsup's worker started: " +
 			"its TestMain returned, or called os.Exit, without calling m.Run"
 	}
-	return "sandbox: the child exited with status 0 before its worker said it was done: " +
+	return "the child exited with status 0 before its worker said it was done: " +
 		"code it ran called os.Exit(0) or otherwise ended the process"
 }
 
@@ -202,8 +205,11 @@ type StoppedError struct {
 	Wait   time.Duration // how long it had stayed stopped
 }
 
-func (e *StoppedError) Error() string {
-	return fmt.Sprintf("sandbox: child stopped by %s and not continued within %v: benchsup continued it and killed it",
+func (e *StoppedError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *StoppedError) Detail() string {
+	return fmt.Sprintf("child stopped by %s and not continued within %v: benchsup continued it and killed it",
 		signalName(e.Signal), e.Wait)
 }
 

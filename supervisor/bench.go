@@ -911,28 +911,31 @@ func hungAt(stacks []byte, pkg string) string {
 	return ""
 }
 
-// describe is the one-line account of a child's outcome.
+// describe is the one-line account of a child's outcome. It is built from
+// the outcome's typed error: the row already names the class, so the
+// sandbox's own words are taken without its prefix (sandbox.Detailer).
 func describe(out sandbox.Outcome) string {
 	msg := ""
 	switch {
 	case out.Failure != nil:
 		msg = firstLine(out.Failure.Message)
 	case out.Err != nil:
-		// The row already names the class; the package prefix says nothing.
-		msg = strings.TrimPrefix(firstLine(out.Err.Error()), "sandbox: ")
-		msg = strings.TrimPrefix(msg, out.Class.String()+": ")
 		var ve *protocol.VersionError
 		var te *sandbox.TimeoutError
-		var nd *sandbox.NoDoneError
+		var ce *sandbox.CanceledError
 		var ioe *sandbox.IOError
+		// The sandbox's own words, when out.Err is its error as it is.
+		d, own := out.Err.(sandbox.Detailer)
 		switch {
 		case errors.As(out.Err, &ve):
 			msg = versionMismatch(ve)
-		case errors.As(out.Err, &nd):
-			// The code's cause, in its own words.
+		case own && errors.Is(d, protocol.ErrMalformed):
+			// A sandbox error that is a protocol violation (NoDoneError):
+			// the code's cause, in its own words.
+			msg = firstLine(d.Detail())
 		case errors.Is(out.Err, protocol.ErrMalformed):
 			msg = "the child sent what benchsup's protocol does not allow (a benchsup bug, or code under test " +
-				"that wrote to the protocol's descriptor): " + strings.TrimPrefix(msg, "malformed protocol: ")
+				"that wrote to the protocol's descriptor): " + malformedDetail(out.Err)
 		case errors.As(out.Err, &ioe):
 			msg = "benchsup's own side of the child failed (" + ioe.Op + "): " + ioe.Err.Error()
 		case errors.As(out.Err, &te) && te.Phase == sandbox.PhaseStartup:
@@ -942,13 +945,19 @@ func describe(out sandbox.Outcome) string {
 				"it was still in the package's initialization or its TestMain", te.Limit)
 		case errors.As(out.Err, &te):
 			msg = fmt.Sprintf("execution timeout: the child was still running after %v (--timeout bounds each child)", te.Limit)
-		case errors.Is(out.Err, sandbox.ErrCanceled):
-			// "sandbox: canceled: " and the context's cause, which says
-			// more than "context canceled" only when the canceler gave one.
+		case errors.As(out.Err, &ce):
+			// The context's cause says more than "context canceled" only
+			// when the canceler gave one.
 			msg = "the run was canceled while this child ran"
-			if _, cause, ok := strings.Cut(out.Err.Error(), sandbox.ErrCanceled.Error()+": "); ok && cause != context.Canceled.Error() {
-				msg += " (" + cause + ")"
+			if ce.Cause != nil && ce.Cause != context.Canceled {
+				msg += " (" + ce.Cause.Error() + ")"
 			}
+		case errors.Is(out.Err, sandbox.ErrCanceled):
+			msg = "the run was canceled while this child ran"
+		case own:
+			msg = firstLine(d.Detail())
+		default:
+			msg = firstLine(out.Err.Error())
 		}
 	}
 	// A crash's own words are on stderr: the panic or fatal error line.
@@ -969,6 +978,14 @@ func describe(out sandbox.Outcome) string {
 		}
 	}
 	return msg
+}
+
+// malformedDetail is a protocol violation's own words, without the
+// "malformed protocol" the sentence around it already says. The protocol
+// package's errors have no text without that prefix (as sandbox.Detailer
+// has), so it is the one prefix still cut here.
+func malformedDetail(err error) string {
+	return strings.TrimPrefix(firstLine(err.Error()), protocol.ErrMalformed.Error()+": ")
 }
 
 // versionMismatch says why a child's worker and this supervisor cannot talk:

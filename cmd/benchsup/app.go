@@ -5,19 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/benchsup/benchsup/analysis"
-	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
-	"github.com/benchsup/benchsup/sources"
 	"github.com/benchsup/benchsup/supervisor"
 )
 
@@ -68,7 +64,7 @@ func exitStatus(err error, stderr io.Writer) int {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &sig):
-		fmt.Fprintf(stderr, "benchsup: %s\n", err)
+		fmt.Fprintf(stderr, "benchsup: %s\n", errLine(err))
 		return sig.status()
 	case errors.Is(err, errFailed), errors.Is(err, errRegression):
 		return exitFailed
@@ -79,10 +75,10 @@ func exitStatus(err error, stderr io.Writer) int {
 		}
 		return exitIncomplete
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "benchsup: %s\n", errLine(err))
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "benchsup: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "benchsup: %s\n", errLine(err))
 		return exitFailed
 	}
 }
@@ -277,229 +273,6 @@ func config(c *cli.Context) (supervisor.Config, error) {
 	return cfg, nil
 }
 
-func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
-	eventsOut := stdout // --events=-, before stdout moves
-	cfg, err := config(c)
-	if err != nil {
-		return err
-	}
-	cfg.Repetitions = c.Int("repetitions")
-	cfg.SampleTime = c.Duration("sample-time")
-	cfg.Short = c.Bool("short")
-	if err := goTestCounts(c, &cfg); err != nil {
-		return err
-	}
-	cfg.Samples = c.Int("samples")
-	cfg.TestDeadline = c.Duration("test-timeout")
-	cfg.FailFast = c.Bool("fail-fast")
-	cfg.Parallel = c.Int("parallel")
-	cfg.Warnings = prefixWriter{stderr}
-	cfg.PerfIters = c.Int64("perf-iters")
-	cfg.PerfBatch = c.Int64("perf-batch")
-	cfg.PerfScaled = c.Bool("perf-scaled")
-	cfg.Against = c.StringSlice("against")
-	if len(cfg.Against) > 0 && !c.IsSet("repetitions") && !c.IsSet("count") {
-		cfg.Repetitions = supervisor.DefaultPairs
-	}
-	var failOn string
-	if cfg.Compare, failOn, err = compareConfig(c); err != nil {
-		return err
-	}
-	comparing := len(cfg.Against) > 0 || c.String("baseline") != ""
-	switch {
-	case failOn != "" && !comparing:
-		return usagef("--fail-on gates a comparison: give --against or --baseline")
-	case cfg.Mode != supervisor.ModeBench && (comparing || c.String("save-baseline") != ""):
-		return usagef("--against, --baseline and --save-baseline compare benchmarks: add --bench")
-	}
-	if cfg.Mode == supervisor.ModeBench {
-		names, warnings, help := sources.Select(c.String("metrics"))
-		if help {
-			return listMetrics(stdout, cfg.PerfScaled)
-		}
-		for _, w := range warnings {
-			fmt.Fprintf(stderr, "benchsup: --metrics: %s\n", w)
-		}
-		if strings.TrimSpace(c.String("metrics")) == "" {
-			// The default set: only what this host can count.
-			names = sources.Defaults(sources.Options{Scaled: cfg.PerfScaled})
-		}
-		cfg.Metrics = names
-		cfg.WindowMetrics = sources.WindowDefault()
-		if c.IsSet("window-metrics") {
-			// Select reads "" as the benchmarks' default set; here it is none.
-			names, warnings, help := sources.Select(cmp.Or(strings.TrimSpace(c.String("window-metrics")), "none"))
-			if help {
-				return listMetrics(stdout, cfg.PerfScaled)
-			}
-			for _, w := range warnings {
-				fmt.Fprintf(stderr, "benchsup: --window-metrics: %s\n", w)
-			}
-			cfg.WindowMetrics = names
-		}
-	}
-	// Zero means the default to a Config; typed on the command line it is
-	// a mistake for these.
-	switch {
-	case cfg.Repetitions == 0:
-		return usagef("--repetitions must be at least 1, got 0")
-	case cfg.Samples == 0:
-		return usagef("--samples must be at least 1, got 0")
-	case cfg.SampleTime == 0:
-		return usagef("--sample-time must be positive, got 0s")
-	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
-		return usagef("--test-timeout must be positive, got 0s")
-	}
-	for _, apply := range []func(*cli.Context, *supervisor.Config) error{applyPlacement, applyInterference, applyHost, applyLimits} {
-		if err := apply(c, &cfg); err != nil {
-			return err
-		}
-	}
-	if c.IsSet("shard") {
-		if cfg.Shard, err = supervisor.ParseShard(c.String("shard")); err != nil {
-			return usagef("--shard: %v", err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return configUsage(err)
-	}
-	write, err := formatter(c.String("format"), cfg.Mode, c.Bool("verbose"))
-	if err != nil {
-		return err
-	}
-	if c.Bool("csv-samples") {
-		if c.String("format") != "csv" {
-			return usagef("--csv-samples is a form of --format=csv: add --format=csv")
-		}
-		write = func(w io.Writer, d rundoc.Document) error {
-			return report.WriteCSV(w, d, report.CSVOptions{Samples: true})
-		}
-	}
-
-	if c.String("events") == "-" {
-		// stdout is the event stream: the table moves to stderr, and a
-		// document format would interleave with the events.
-		if c.String("format") != "table" {
-			return usagef("--events=- takes stdout: write the document with --json=FILE instead of --format=%s", c.String("format"))
-		}
-		stdout = stderr
-	}
-	live := false
-	if f, ok := stdout.(*os.File); ok && report.LiveEnabled(f) && c.String("events") != "-" {
-		live = true
-	}
-	progress := report.NewProgress(stderr, live)
-	cfg.Progress = progress.Update
-
-	defer startRun(stderr, c.Bool("verbose"))()
-	// Every file is opened before the run, so that one that cannot be
-	// written fails now rather than after the whole run.
-	// A file that is not committed is given up, as it was: abort after
-	// commit does nothing.
-	jsonOut, err := createOutput("--json", c.String("json"))
-	if err != nil {
-		return err
-	}
-	defer jsonOut.abort()
-	htmlOut, err := createOutput("--html", c.String("html"))
-	if err != nil {
-		return err
-	}
-	defer htmlOut.abort()
-	baselineOut, err := createOutput("--save-baseline", c.String("save-baseline"))
-	if err != nil {
-		return err
-	}
-	defer baselineOut.abort()
-	var baseline *rundoc.Document
-	if path := c.String("baseline"); path != "" {
-		if baseline, err = readRun(path, stderr); err != nil {
-			return fmt.Errorf("--baseline: %w", err)
-		}
-		cfg.Shard = cfg.Shard.Balance(analysis.Durations(baseline))
-	}
-	events, err := openEvents(c.String("events"), eventsOut)
-	if err != nil {
-		return err
-	}
-	if events != nil {
-		cfg.Events = events.w.Emit
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	doc, err := supervisor.Run(ctx, cfg)
-	progress.Clear()
-	if err != nil && failOn != "" && errors.Is(err, host.ErrNotQuiet) {
-		err = unjudged{err}
-	}
-	if err != nil {
-		events.emit(rundoc.Event{Kind: rundoc.EventDone, Error: ptr(oneLine(cmp.Or(interruption(ctx), err).Error()))})
-		events.close()
-		return cmp.Or(interruption(ctx), err)
-	}
-	var errs []error
-	if baseline != nil {
-		ccfg := cfg.Compare
-		ccfg.OldLabel, ccfg.NewLabel = "baseline "+c.String("baseline"), "this run"
-		cmp, err := analysis.Compare(baseline, doc, ccfg)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--baseline: %w", err))
-		} else {
-			doc.Comparisons = append(doc.Comparisons, *cmp)
-		}
-	}
-	for _, c := range doc.Comparisons {
-		events.emit(rundoc.ComparisonEvent(c))
-	}
-	done := rundoc.DoneEvent(*doc)
-	if err := interruption(ctx); err != nil {
-		done.Error = ptr(err.Error())
-	}
-	events.emit(done)
-	if err := events.close(); err != nil {
-		errs = append(errs, err)
-	}
-	// The table first: a file that cannot be written at the end does not
-	// cost the results on stdout.
-	if err := write(stdout, *doc); err != nil {
-		errs = append(errs, fmt.Errorf("writing results: %w", err))
-	}
-	if c.String("format") == "table" {
-		for _, cmp := range doc.Comparisons {
-			fmt.Fprintln(stdout)
-			if err := report.WriteComparisonTable(stdout, cmp); err != nil {
-				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
-			}
-		}
-	}
-	if err := jsonOut.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
-		errs = append(errs, err)
-	}
-	if err := htmlOut.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
-		errs = append(errs, err)
-	}
-	// A partial run is no baseline (a later gate would find its missing
-	// identities incomplete): uncommitted, the file is left as it was.
-	if interruption(ctx) == nil {
-		if err := baselineOut.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return errors.New(joinErrors(errs))
-	}
-	if err := interruption(ctx); err != nil {
-		return err
-	}
-	if err := gateAll(doc.Comparisons, failOn, stderr); err != nil {
-		return err
-	}
-	if doc.Failed() {
-		return errFailed
-	}
-	return nil
-}
-
 // goTestCounts applies go test's -count and -benchtime: -count is
 // --repetitions for benchmarks, and test mode runs each test once (so only
 // -count=1, go test's way of skipping its cache, is accepted there);
@@ -582,15 +355,6 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 		return func(w io.Writer, d rundoc.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
 	return nil, usagef("--format must be table, benchfmt, json or csv, got %q", name)
-}
-
-// joinErrors puts errors on one line, as run prints one.
-func joinErrors(errs []error) string {
-	msgs := make([]string, len(errs))
-	for i, err := range errs {
-		msgs[i] = oneLine(err.Error())
-	}
-	return strings.Join(msgs, "; ")
 }
 
 func listCommand(c *cli.Context, stdout, stderr io.Writer) error {

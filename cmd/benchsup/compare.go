@@ -108,7 +108,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				errs = append(errs, err)
 			}
 			if len(errs) > 0 {
-				return errors.New(joinErrors(errs))
+				return errors.Join(errs...)
 			}
 			return gate(*cmp, failOn, stderr)
 		},

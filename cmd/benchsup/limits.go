@@ -22,7 +22,7 @@ func limitFlags() []cli.Flag {
 
 // applyLimits reads limitFlags into cfg. A limit this host cannot apply is
 // refused here, as a usage error with the reason, before anything is built.
-func applyLimits(c *cli.Context, cfg *supervisor.Config) error {
+func applyLimits(c *cli.Context, cfg *supervisor.Config, probe func() sandbox.LimitSupport) error {
 	if c.IsSet("memory-limit") {
 		n, err := parseSize(c.String("memory-limit"))
 		if err != nil {
@@ -41,7 +41,7 @@ func applyLimits(c *cli.Context, cfg *supervisor.Config) error {
 	if cfg.MemoryLimit == 0 && cfg.PidsLimit == 0 {
 		return nil
 	}
-	sup := sandbox.ProbeLimits()
+	sup := probe()
 	if cfg.MemoryLimit > 0 && sup.Memory == "" {
 		return usagef("--memory-limit: no cgroup memory controller can be written here: %s", sup.MemoryNote)
 	}

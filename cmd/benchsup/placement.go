@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benchsup/benchsup/host"
+	"github.com/benchsup/benchsup/sandbox"
 	"github.com/benchsup/benchsup/supervisor"
 )
 
@@ -18,7 +19,7 @@ func placementFlags() []cli.Flag {
 // honor (a CPU offline or outside this process's affinity, no strict
 // affinity on this platform) is refused here, as a usage error with the
 // reason, before anything is built.
-func applyPlacement(c *cli.Context, cfg *supervisor.Config) error {
+func applyPlacement(c *cli.Context, cfg *supervisor.Config, check func([]int, sandbox.EnvPolicy) error) error {
 	if !c.IsSet("cpus") {
 		return nil
 	}
@@ -27,7 +28,7 @@ func applyPlacement(c *cli.Context, cfg *supervisor.Config) error {
 	if err != nil {
 		return usagef("--cpus: %v", err)
 	}
-	if _, _, err := supervisor.CheckPlacement(cpus, cfg.Env); err != nil {
+	if err := check(cpus, cfg.Env); err != nil {
 		return usagef("--cpus=%s: %v", list, err)
 	}
 	cfg.CPUs = cpus
