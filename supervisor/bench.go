@@ -423,11 +423,6 @@ func (s *supervisor) listed(p *pkgPlan, l protocol.Listed) *benchIdentity {
 	return id
 }
 
-func topLevel(name string) string {
-	top, _, _ := strings.Cut(name, "/")
-	return top
-}
-
 // job is one child of a schedule: repetition rep of an identity, run with
 // the identity's build.
 type job struct {
@@ -513,7 +508,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		// The pattern discovery ran the function under: a leaf that never
 		// runs alone runs after the leaves it selects before it
 		// (docs/design.md#leaves-that-need-their-siblings).
-		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, topLevel(cmp.Or(id.fullName, id.name)))
+		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, analysis.ParseName(cmp.Or(id.fullName, id.name)).Function)
 	}
 	who := rundoc.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)

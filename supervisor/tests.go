@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -449,7 +450,7 @@ func (tr *testRun) expire(name string, cancel func()) {
 func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel func()) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	name, top := ev.Test, topName(ev.Test)
+	name, top := ev.Test, analysis.ParseName(ev.Test).Function
 	clock := tr.clocks[name] // top-level tests only
 	switch ev.Action {
 	case protocol.TestRun:
@@ -509,12 +510,6 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 
 // resultWord is testing's word for a result.
 var resultWord = map[protocol.TestAction]string{protocol.TestPass: "PASS", protocol.TestFail: "FAIL", protocol.TestSkip: "SKIP"}
-
-// topName is the top-level test of a test's full name.
-func topName(name string) string {
-	top, _, _ := strings.Cut(name, "/")
-	return top
-}
 
 // testRow is the row of a test that ended with testing's own result.
 func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) rundoc.Row {
@@ -635,7 +630,7 @@ func outputOf(stream, top string) string {
 		for _, part := range splitMarkers(line) {
 			text, framed := strings.CutPrefix(part, frameMarker)
 			if !framed {
-				if part != "" && topName(cur) == top {
+				if part != "" && analysis.ParseName(cur).Function == top {
 					o.add(top, cur, strings.TrimSuffix(part, "\n")+"\n")
 				}
 				continue
@@ -648,7 +643,7 @@ func outputOf(stream, top string) string {
 				}
 				name, _, _ := strings.Cut(strings.TrimSpace(rest), " (")
 				cur = name
-				if strings.HasPrefix(f, "--- ") && name != top && topName(name) == top {
+				if strings.HasPrefix(f, "--- ") && name != top && analysis.ParseName(name).Function == top {
 					o.add(top, name, text+"\n")
 				}
 				break
