@@ -3,6 +3,8 @@ package analysis
 import (
 	"strconv"
 	"strings"
+
+	"github.com/benchsup/benchsup/protocol"
 )
 
 // Benchmark names, parsed once.
@@ -261,38 +263,6 @@ func GroupBy(names []Name, key string) []Siblings {
 // becomes '_' and a non-printable rune its Go escape, so that a name a
 // user types ("simple iteration") can be found among printed ones
 // ("simple_iteration"). It adds no "#NN" suffix and does not treat '/'.
-func SubName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case isSpace(r):
-			b.WriteByte('_')
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// isSpace is testing's: not unicode.IsSpace's table, though the same set
-// today.
-func isSpace(r rune) bool {
-	if r < 0x2000 {
-		switch r {
-		case '\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xA0, 0x1680:
-			return true
-		}
-		return false
-	}
-	if r <= 0x200a {
-		return true
-	}
-	switch r {
-	case 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return false
-}
+// The rewrite is protocol's, which the worker applies to patterns: one
+// copy of testing's rule.
+func SubName(s string) string { return protocol.RewritePatternLevel(s) }
