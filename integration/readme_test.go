@@ -61,6 +61,7 @@ func shardCounts(t *testing.T, text string) []int {
 // every benchsup command in them is one benchsup has.
 func TestReadmeSharding(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	blocks := docYAML(t, "docs/ci.md", "Sharding a suite over many runners")
 	if len(blocks) != 2 {
 		t.Fatalf("want the workflow and the Job, got %d yaml blocks", len(blocks))
