@@ -377,6 +377,7 @@ func readJSON[T any](t *testing.T, path string) T {
 // with JavaScript off, and a full-page screenshot is a valid PNG.
 func TestBrowserReport(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
 	}

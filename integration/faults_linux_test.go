@@ -345,6 +345,7 @@ func checkPkgs(t *testing.T, r faultRun, class rundoc.Outcome, fault string) int
 // naming the fault. None leaves a process, a cgroup or a temporary file.
 func TestFaults(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	if os.Geteuid() != 0 {
 		t.Skip("injecting host faults (mounts, cgroups, limits) needs root")
 	}

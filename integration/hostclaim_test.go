@@ -218,6 +218,7 @@ func lastLine(b []byte) string {
 // waits (before its build), says so, and records its wait.
 func TestHostClaimSerializes(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("the host claim (flock on per-CPU files) is implemented for Linux only, and runs need Linux")
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/benchsup/benchsup/rundoc"
 )
 
-var binDir, srcDir string
+var binDir, srcDir, cacheDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -48,6 +48,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
+	// One cache of test binaries for every script (see runScripts),
+	// private to this test process as benchsup wants its cache to be.
+	cacheDir = filepath.Join(dir, "cache")
+	if err := os.Mkdir(cacheDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if srcDir, err = filepath.Abs(".."); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -69,20 +76,42 @@ func endToEnd(t *testing.T) {
 // modules without network access beyond what the host already has.
 var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
 
-func TestScripts(t *testing.T) { runScripts(t, "testdata") }
+// The tests of this package that only check outcomes, shapes and files
+// call t.Parallel: they run together (as many as -test.parallel) once the
+// others, which measure and judge timing (TestQuietScripts, the
+// interference watch, the quiescence preflight, the 2 s reaper
+// deadlines), have run one at a time on a host this package does not load.
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	runScripts(t, "testdata", true)
+}
 
 // TestQuietScripts runs the scripts whose verdicts need a host that is not
-// running other scripts: a comparison that must call a 30% slowdown. The
-// scripts of TestScripts run two at a time, each building and measuring
-// on both CPUs, so a measuring script among them sees its samples taken
-// at half speed with a spread of tens of percent (the interference watch
-// finds 80% foreign CPU in every sample); run after them, these see the
-// host a user running benchsup would.
-func TestQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet") }
+// running other scripts: a comparison that must call a 30% slowdown, an
+// A/A comparison that must call no difference. Scripts run two at a time,
+// each building and measuring on both CPUs, so a measuring script among
+// them sees its samples taken at half speed with a spread of tens of
+// percent (the interference watch finds 80% foreign CPU in every sample);
+// these run one at a time, before the parallel tests, and see the host a
+// user running benchsup would.
+func TestQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", false) }
+
+// sequential runs a testscript's scripts one after another: testscript
+// makes each script a parallel subtest, and this T ignores the request.
+type sequential struct{ *testing.T }
+
+func (sequential) Parallel() {}
+
+func (s sequential) Run(name string, f func(testscript.T)) {
+	s.T.Run(name, func(t *testing.T) { f(sequential{t}) })
+}
+
+func (s sequential) Verbose() bool { return testing.Verbose() }
 
 // runScripts runs the testscripts of dir with the built benchsup and the
-// commands of this package.
-func runScripts(t *testing.T, dir string) {
+// commands of this package, in parallel or one at a time.
+func runScripts(t *testing.T, dir string, parallel bool) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
@@ -95,10 +124,16 @@ func runScripts(t *testing.T, dir string) {
 	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		vals[goEnv[i]] = v
 	}
-	testscript.Run(t, testscript.Params{
+	params := testscript.Params{
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			// testscript's HOME (/no-home) leaves benchsup without its
+			// cache of test binaries, and every run of a script relinked
+			// binaries the run before had linked. The cache's key holds
+			// the directory, package, flags and environment, so a script
+			// shares only with itself; a user's runs share the same way.
+			env.Setenv("XDG_CACHE_HOME", cacheDir)
 			env.Setenv("BENCHSUP_SRC", srcDir)
 			env.Values[scriptT{}] = env.T() // for requirelimits
 			for k, v := range vals {
@@ -127,7 +162,12 @@ func runScripts(t *testing.T, dir string) {
 			"peak":           cmdPeak,
 		},
 		Condition: condition,
-	})
+	}
+	if parallel {
+		testscript.Run(t, params)
+	} else {
+		testscript.RunT(sequential{t}, params)
+	}
 }
 
 func readDoc(ts *testscript.TestScript, path string) rundoc.Document {

@@ -16,6 +16,7 @@ import (
 // package gives it (docs/design.md#layout), and the document says so.
 func TestLayout(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("the layout is compared in ELF binaries")
 	}

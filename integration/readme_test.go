@@ -8,20 +8,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// readmeYAML returns the YAML blocks of the README's section named title.
-func readmeYAML(t *testing.T, title string) []string {
+// docYAML returns the YAML blocks of the section named title of page, a
+// file of the repository (the README moved its reference into docs/).
+func docYAML(t *testing.T, page, title string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(srcDir, "README.md"))
+	b, err := os.ReadFile(filepath.Join(srcDir, page))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(b), "\n## "+title+"\n")
 	if !ok {
-		t.Fatalf("README has no section %q", title)
+		t.Fatalf("%s has no section %q", page, title)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var blocks []string
@@ -51,15 +53,16 @@ func shardCounts(t *testing.T, text string) []int {
 	return ns
 }
 
-// TestReadmeSharding parses the README's GitHub Actions workflow and
-// Kubernetes Job as YAML and checks that they say what the README says
-// they do: a matrix of N parts each running its --shard=K/N and uploading
+// TestReadmeSharding parses the GitHub Actions workflow and Kubernetes
+// Job of docs/ci.md (the README links it) as YAML and checks that they
+// say what the page says they do: a matrix of N parts each running its --shard=K/N and uploading
 // its document, a gate job after them that merges and gates, and an
 // indexed Job whose completions are the parts; and that every flag of
 // every benchsup command in them is one benchsup has.
 func TestReadmeSharding(t *testing.T) {
 	endToEnd(t)
-	blocks := readmeYAML(t, "Sharding a suite over many runners")
+	t.Parallel() // shapes, not timing: see TestScripts
+	blocks := docYAML(t, "docs/ci.md", "Sharding a suite over many runners")
 	if len(blocks) != 2 {
 		t.Fatalf("want the workflow and the Job, got %d yaml blocks", len(blocks))
 	}
@@ -207,4 +210,108 @@ func checkFlags(t *testing.T, texts []string) {
 	if checked < 5 {
 		t.Errorf("only %d benchsup flags found to check", checked)
 	}
+}
+
+// TestReadmeOpens checks that the README opens with the two commands .ci/run
+// and a newcomer run: the demo's benchmarks and the test suite.
+func TestReadmeOpens(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "```sh\n")
+	first, _, _ := strings.Cut(rest, "```")
+	if want := "go run ./cmd/benchsup run --bench -C demo ./...\ngo test ./...\n"; first != want {
+		t.Errorf("the README's first commands are %q, want %q", first, want)
+	}
+}
+
+// mdLink is a markdown link's target; heading is a markdown heading.
+var (
+	mdLink  = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	heading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+)
+
+// anchor is the fragment GitHub gives a heading: lower case, punctuation
+// but hyphens dropped, spaces to hyphens.
+func anchor(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the fragments of a markdown file's headings, outside
+// code blocks.
+func anchors(text string) map[string]bool {
+	set := map[string]bool{}
+	for i, part := range strings.Split(text, "```") {
+		if i%2 == 1 {
+			continue
+		}
+		for _, m := range heading.FindAllStringSubmatch(part, -1) {
+			set[anchor(m[1])] = true
+		}
+	}
+	return set
+}
+
+// TestDocLinks checks that every relative link of the README and the
+// docs/ pages names a file of the repository and, with a fragment, a
+// heading of that file: the reference moved out of the README, and no
+// reader should land on a page without the section a link promised.
+func TestDocLinks(t *testing.T) {
+	root := repoRoot(t)
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(root, "README.md"))
+	checked := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+			}
+			rel, _ := filepath.Rel(root, page)
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", rel, target, err)
+				continue
+			}
+			if frag != "" && !anchors(string(text))[frag] {
+				t.Errorf("%s: link %s: no heading with that anchor", rel, target)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d links checked", checked)
+	}
+}
+
+// repoRoot is the repository's root; srcDir is set only without -short.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

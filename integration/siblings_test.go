@@ -21,6 +21,7 @@ import (
 // after the siblings as well.
 func TestSiblings(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // shapes, not timing: see TestScripts
 	mod := fixtureModule(t, "siblings")
 	jsonOut := filepath.Join(t.TempDir(), "run.json")
 	argv := []string{"run", "--bench", "--repetitions=2", "--sample-time=10ms", "--json=" + jsonOut, "."}

@@ -26,7 +26,7 @@ import (
 // runs a 100 ms CPU window, a 100 ms warm read and a 100 ms cold read with
 // and without each source, back to back in random order, many rounds, on
 // the host WindowCostHost names, and prints the table they are copied from
-// (the README's workloads section has the whole table). Run it on another
+// (docs/counters.md's workloads section has the whole table). Run it on another
 // host to measure there.
 
 // WindowCostHost says where and how the WindowEdgeCosts were measured.

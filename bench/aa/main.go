@@ -1,7 +1,7 @@
 // Command aa measures how often a comparison of two runs of the same code
 // (A/A) calls a difference: benchsup compare's hierarchical bootstrap
 // against benchstat's Mann-Whitney test on the same runs' samples pooled
-// across processes (benchstat -ignore benchsup-process), which the README
+// across processes (benchstat -ignore benchsup-process), which docs/comparing.md
 // quotes side by side.
 //
 //	go run ./bench/aa                       # the demo module, 6 runs, 5 samples per process

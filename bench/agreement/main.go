@@ -1,6 +1,6 @@
 // Command agreement measures how far benchsup's medians are from `go test
 // -bench`'s on the same host, on a pinned corpus of public modules'
-// benchmarks, and prints the table the README quotes.
+// benchmarks, and prints the table docs/measurement.md quotes.
 //
 //	go run ./bench/agreement                 # the corpus, benchsup's defaults
 //	go run ./bench/agreement -sweep=5ms,50ms,200ms -only=segmentio,fastjson
@@ -339,7 +339,7 @@ func readDoc(path string) (*rundoc.Document, error) {
 	return &doc, json.Unmarshal(data, &doc)
 }
 
-// writeTable prints the README's markdown table.
+// writeTable prints docs/measurement.md's markdown table.
 func writeTable(w io.Writer, settings []string, results []result, timings []timing) {
 	fmt.Fprintf(w, "host: %s\n\n", host())
 	header := "| benchmark | go test median (10 runs) | go test's own disagreement |"

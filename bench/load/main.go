@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command load measures what benchsup's supervisor itself costs as a suite
-// grows, and prints the tables the README's "At scale" section quotes.
+// grows, and prints the tables docs/measurement.md's "At scale" section quotes.
 //
 //	go run ./bench/load                                  # run: 1,000 and 2,000 identities; list: 10,000 and 20,000
 //	go run ./bench/load -only=run -identities=20 -rounds=3

@@ -1,5 +1,5 @@
 // Command speed measures benchsup's test mode side by side with
-// `go test -count=1` on a warm cache, and prints the table the README
+// `go test -count=1` on a warm cache, and prints the table docs/command-line.md
 // quotes ("Test mode").
 //
 //	go run ./bench/speed                 # the demo, a generated 24-package module and a chatty package, 7 runs each

@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command windows measures how much each source benchsup reads at a workload
-// window's edges perturbs the window, and prints the table the README's
+// window's edges perturbs the window, and prints the table docs/counters.md's
 // workloads section and sources.WindowEdgeCosts quote.
 //
 //	go run ./bench/windows                 # 61 rounds, 100 ms windows
