@@ -68,14 +68,18 @@ func diffRunsLeft(sets int) int { return 2*countPairs*sets - 1 }
 // pairs cannot fit in budgetNs for an iteration of perOpNs (of every leaf
 // a run runs), even with k = 1 and no cost beyond the iterations, or ""
 // when it may.
-func tooSlowToDiff(budgetNs, perOpNs float64, sets int) string {
+func tooSlowToDiff(budgetNs, perOpNs float64, sets, before int) string {
 	// Every run may hold a probe iteration besides its own.
 	least := float64(sets*countPairs) * float64(2*(smallRun+1)+1) * perOpNs
 	if least <= budgetNs {
 		return ""
 	}
-	return fmt.Sprintf("not counted by default: %d pairs of runs at %d and %d iterations would take at least %s, more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
-		sets*countPairs, smallRun, smallRun+1, fmtNs(least), 100*countShare, fmtNs(budgetNs/countShare))
+	with := ""
+	if before > 0 {
+		with = " (each with " + theLeaves(before) + " run before it)"
+	}
+	return fmt.Sprintf("not counted by default: %d pairs of runs at %d and %d iterations%s would take at least %s, more than %.0f%% of the %s this process timed; pin --perf-iters to count it",
+		sets*countPairs, smallRun, smallRun+1, with, fmtNs(least), 100*countShare, fmtNs(budgetNs/countShare))
 }
 
 // sizeDifference returns k for a default pass by differences of sets sets
@@ -171,7 +175,7 @@ func (w *session) countPasses(b testing.InternalBenchmark, _ int64, result *prot
 	}
 	br := sources.NewBracket(counters)
 	if cfg.PerfIters <= 0 {
-		if why := tooSlowToDiff(budget, perOp, sets); why != "" {
+		if why := tooSlowToDiff(budget, perOp, sets, len(before)); why != "" {
 			absentAll(result, br.Metrics(), why)
 			return nil
 		}

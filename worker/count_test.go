@@ -16,20 +16,20 @@ func TestTooSlowToDiff(t *testing.T) {
 	tests := []struct {
 		name            string
 		budget, perOpNs float64
-		sets            int
+		sets, before    int
 		want            string
 	}{
-		{"fast op", 50e6, 20e3, 1, ""},
-		{"3.5ms op: 14 iterations just fit", 50e6, 3.5e6, 1, ""},
-		{"22ms op (issue #9's CountLarge)", 50e6, 22e6, 1,
+		{"fast op", 50e6, 20e3, 1, 0, ""},
+		{"3.5ms op: 14 iterations just fit", 50e6, 3.5e6, 1, 0, ""},
+		{"22ms op (issue #9's CountLarge)", 50e6, 22e6, 1, 0,
 			"not counted by default: 2 pairs of runs at 2 and 3 iterations would take at least 308ms, more than 25% of the 200ms this process timed; pin --perf-iters to count it"},
-		{"after siblings: twice the pairs", 50e6, 1.5e6, 2, ""},
-		{"after siblings: 3.5ms of iterations no longer fit", 50e6, 3.5e6, 2,
-			"not counted by default: 4 pairs of runs at 2 and 3 iterations would take at least 98ms, more than 25% of the 200ms this process timed; pin --perf-iters to count it"},
+		{"after siblings: twice the pairs", 50e6, 1.5e6, 2, 1, ""},
+		{"after siblings: 3.5ms of iterations no longer fit", 50e6, 3.5e6, 2, 2,
+			"not counted by default: 4 pairs of runs at 2 and 3 iterations (each with the 2 leaves run before it) would take at least 98ms, more than 25% of the 200ms this process timed; pin --perf-iters to count it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tooSlowToDiff(tt.budget, tt.perOpNs, tt.sets))
+			assert.Equal(t, tt.want, tooSlowToDiff(tt.budget, tt.perOpNs, tt.sets, tt.before))
 		})
 	}
 }

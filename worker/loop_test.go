@@ -303,16 +303,23 @@ func TestOwnedCaseChunks(t *testing.T) {
 		assert.Less(t, *s.AllocBytes, uint64(64*n+1024*n/10), "nor are its bytes")
 	}
 
+	// Minimums on both sides: a per-call clock puts a clock reading in
+	// every call, so even the least disturbed sample would cost at least
+	// the least disturbed reading; a shared host's preemptions only add.
 	clock := clockRead()
+	for range 4 {
+		clock = min(clock, clockRead())
+	}
 	msgs = exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: "BenchmarkFixtureCaseChunks/trivial"},
-		Config: protocol.RequestConfig{Iterations: 10 * n, Samples: 2}})
+		Config: protocol.RequestConfig{Iterations: 10 * n, Samples: 5}})
 	r = only[protocol.Result](msgs)
 	require.Len(t, r, 1, "%v", msgs)
+	least := time.Duration(math.MaxInt64)
 	for _, s := range r[0].Samples {
-		perOp := time.Duration(s.ElapsedNs / s.Iterations)
-		assert.Less(t, perOp, clock, "a trivial call costs less than the clock reading a per-call clock would add")
+		least = min(least, time.Duration(s.ElapsedNs/s.Iterations))
 		assert.Zero(t, *s.Allocs)
 	}
+	assert.Less(t, least, clock, "a trivial call costs less than the clock reading a per-call clock would add")
 }
 
 func TestOwnedCaseCalibratedInDiscovery(t *testing.T) {
