@@ -201,7 +201,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
 		&cli.StringFlag{Name: "events", Usage: "write the run's events as they happen (build, discovery, process start and end, result, comparison, done) as newline-delimited JSON to `FILE`; - is stdout, and the table then goes to stderr"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in the README)"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",

@@ -47,7 +47,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "compare two run documents (--json output of benchsup run --bench): is NEW faster or slower than OLD, and how sure",
 		ArgsUsage: "OLD.json NEW.json",
 		Flags: append(compareFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, json or csv (one row per identity and metric; the columns are in the README)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, json or csv (one row per identity and metric; the columns are in docs/output.md)"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison document to `FILE`"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report of NEW, with OLD's processes beside its own and the comparison's forest plot, to `FILE`"},
 		),
