@@ -129,6 +129,22 @@ func (f *fakeRuns) run(n int64) (*protocol.Sample, error) {
 	return &protocol.Sample{Iterations: n, ElapsedNs: int64(float64(n) * f.perOp)}, nil
 }
 
+// replay is a recorded calibration: the runs of one iteration took ones,
+// in order; a run of any other N took times[N].
+func replay(t *testing.T, ones []int64, times map[int64]int64) func(n int64) (*protocol.Sample, error) {
+	return func(n int64) (*protocol.Sample, error) {
+		ns, ok := times[n]
+		switch {
+		case ok:
+		case n == 1 && len(ones) > 0:
+			ns, ones = ones[0], ones[1:]
+		default:
+			t.Fatalf("run(%d) beyond the recorded runs", n)
+		}
+		return &protocol.Sample{Iterations: n, ElapsedNs: ns}, nil
+	}
+}
+
 func TestCalibrate(t *testing.T) {
 	t.Run("ramps to a sixteenth, confirms three times, checks with one whole sample", func(t *testing.T) {
 		f := &fakeRuns{perOp: 10}
@@ -178,20 +194,8 @@ func TestCalibrate(t *testing.T) {
 		// on 2026-12-03: three runs of one iteration paid 67, 67 and 45 ms,
 		// and no whole-sample check landed. With every short run required
 		// to fit, N was 18 and ns/op 2.5 times go test's.
-		times := map[int64]int64{3: 78979500, 8: 89052840, 63: 146118231}
-		ones := []int64{67595810, 67276407, 45391382}
-		run := func(n int64) (*protocol.Sample, error) {
-			ns, ok := times[n]
-			switch {
-			case ok:
-			case n == 1 && len(ones) > 0:
-				ns, ones = ones[0], ones[1:]
-			default:
-				t.Fatalf("run(%d) beyond the recorded runs", n)
-			}
-			return &protocol.Sample{Iterations: n, ElapsedNs: ns}, nil
-		}
-		c, err := calibrateFull(200_000_000, run)
+		c, err := calibrateFull(200_000_000, replay(t, []int64{67595810, 67276407, 45391382},
+			map[int64]int64{3: 78979500, 8: 89052840, 63: 146118231}))
 		require.NoError(t, err)
 		require.NotNil(t, c.fixed, "the checks at 8 and 63 show a fixed part of about 81 ms")
 		assert.Equal(t, maxSampleNs, c.sampleNs)
@@ -201,20 +205,8 @@ func TestCalibrate(t *testing.T) {
 		// The same benchmark in another process of the same day: runs of
 		// one iteration took 102, 41 and 148 ms, checks at 2, 5 and 17
 		// iterations 86, 59 and 124 ms; N was 17 for 200 ms.
-		times := map[int64]int64{2: 85_700_000, 5: 58_500_000, 17: 123_600_000}
-		ones := []int64{102_100_000, 40_800_000, 147_900_000}
-		run := func(n int64) (*protocol.Sample, error) {
-			ns, ok := times[n]
-			switch {
-			case ok:
-			case n == 1 && len(ones) > 0:
-				ns, ones = ones[0], ones[1:]
-			default:
-				t.Fatalf("run(%d) beyond the recorded runs", n)
-			}
-			return &protocol.Sample{Iterations: n, ElapsedNs: ns}, nil
-		}
-		c, err := calibrateFull(200_000_000, run)
+		c, err := calibrateFull(200_000_000, replay(t, []int64{102_100_000, 40_800_000, 147_900_000},
+			map[int64]int64{2: 85_700_000, 5: 58_500_000, 17: 123_600_000}))
 		require.NoError(t, err)
 		require.NotNil(t, c.fixed)
 		assert.Greater(t, c.sampleNs, int64(200_000_000), "the sample is lengthened")
