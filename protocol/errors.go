@@ -32,8 +32,13 @@ type MalformedError struct {
 	Err    error  // the underlying decoding error, if any
 }
 
-func (e *MalformedError) Error() string {
-	s := "malformed protocol: "
+func (e *MalformedError) Error() string { return ErrMalformed.Error() + ": " + e.Detail() }
+
+// Detail is Error without its "malformed protocol: " prefix: the
+// violation in its own words, for a sentence that already says what
+// kind of error it is.
+func (e *MalformedError) Detail() string {
+	s := ""
 	switch {
 	case e.Field != "":
 		s += e.Field + ": "

@@ -919,15 +919,16 @@ func describe(out sandbox.Outcome) string {
 		var te *sandbox.TimeoutError
 		var ce *sandbox.CanceledError
 		var ioe *sandbox.IOError
+		var nde *sandbox.NoDoneError
 		// The sandbox's own words, when out.Err is its error as it is.
 		d, own := out.Err.(sandbox.Detailer)
 		switch {
 		case errors.As(out.Err, &ve):
 			msg = versionMismatch(ve)
-		case own && errors.Is(d, protocol.ErrMalformed):
-			// A sandbox error that is a protocol violation (NoDoneError):
-			// the code's cause, in its own words.
-			msg = firstLine(d.Detail())
+		case errors.As(out.Err, &nde):
+			// A sandbox error that is a protocol violation whose cause is
+			// the code, not the wire: in its own words.
+			msg = firstLine(nde.Detail())
 		case errors.Is(out.Err, protocol.ErrMalformed):
 			msg = "the child sent what benchsup's protocol does not allow (a benchsup bug, or code under test " +
 				"that wrote to the protocol's descriptor): " + malformedDetail(out.Err)
@@ -976,11 +977,13 @@ func describe(out sandbox.Outcome) string {
 }
 
 // malformedDetail is a protocol violation's own words, without the
-// "malformed protocol" the sentence around it already says. The protocol
-// package's errors have no text without that prefix (as sandbox.Detailer
-// has), so it is the one prefix still cut here.
+// "malformed protocol" the sentence around it already says
+// (protocol.MalformedError.Detail); any other error as it reads.
 func malformedDetail(err error) string {
-	return strings.TrimPrefix(firstLine(err.Error()), protocol.ErrMalformed.Error()+": ")
+	if me, ok := errors.AsType[*protocol.MalformedError](err); ok {
+		return firstLine(me.Detail())
+	}
+	return firstLine(err.Error())
 }
 
 // versionMismatch says why a child's worker and this supervisor cannot talk:
