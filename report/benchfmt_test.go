@@ -127,7 +127,7 @@ func TestWriteBenchfmtRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteBenchfmt(&buf, tt.doc))
-			Golden(t, tt.name+".benchfmt", buf.Bytes())
+			rundoctest.Golden(t, tt.name+".benchfmt", buf.Bytes())
 
 			got := readBenchfmt(t, buf.Bytes())
 			assert.Len(t, got, tt.n)

@@ -12,5 +12,5 @@ func TestWriteComparisonTable(t *testing.T) {
 	if err := WriteComparisonTable(&buf, rundoctest.ComparisonFixture()); err != nil {
 		t.Fatal(err)
 	}
-	Golden(t, "comparison.golden", buf.Bytes())
+	rundoctest.Golden(t, "comparison.golden", buf.Bytes())
 }

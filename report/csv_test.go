@@ -187,7 +187,7 @@ func TestWriteCSVWide(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				Golden(t, tt.golden, buf.Bytes())
+				rundoctest.Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
@@ -306,7 +306,7 @@ func TestWriteCSVSamples(t *testing.T) {
 			}
 			assert.Len(t, rows, i, "rows = kept and retaken samples + sample-less processes")
 			if tt.golden != "" {
-				Golden(t, tt.golden, buf.Bytes())
+				rundoctest.Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}
@@ -359,7 +359,7 @@ func TestWriteComparisonCSV(t *testing.T) {
 				}
 			}
 			if tt.golden != "" {
-				Golden(t, tt.golden, buf.Bytes())
+				rundoctest.Golden(t, tt.golden, buf.Bytes())
 			}
 		})
 	}

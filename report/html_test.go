@@ -166,7 +166,7 @@ func TestWriteHTMLSkeleton(t *testing.T) {
 	for _, tt := range htmlCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, tt.r)
-			Golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
+			rundoctest.Golden(t, "html/"+tt.name+".skeleton", []byte(skeleton(page)))
 			assert.Equal(t, page, renderHTML(t, tt.r), "the same input gives the same bytes")
 		})
 	}
@@ -346,7 +346,7 @@ func TestWriteHTMLDemo(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(d.WindowSummaries), strings.Count(page, `<g class="window" `))
-	Golden(t, "html/demo.skeleton", []byte(skeleton(page)))
+	rundoctest.Golden(t, "html/demo.skeleton", []byte(skeleton(page)))
 }
 
 // TestWriteHTMLForestMarkers checks that each verdict is drawn with its own
@@ -504,7 +504,7 @@ func TestWriteTableHygiene(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, *hygieneDoc(), TableOptions{}))
 	out := buf.String()
-	Golden(t, "hygiene.table", buf.Bytes())
+	rundoctest.Golden(t, "hygiene.table", buf.Bytes())
 	lines := strings.Split(out, "\n")
 	require.Greater(t, len(lines), 7)
 	assert.True(t, strings.HasPrefix(lines[1], "containment: "))

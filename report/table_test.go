@@ -33,7 +33,7 @@ func TestWriteTableGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTable(&buf, tt.doc, tt.opt))
-			Golden(t, tt.name+".table", buf.Bytes())
+			rundoctest.Golden(t, tt.name+".table", buf.Bytes())
 			assert.NotContains(t, buf.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
 	}

@@ -22,7 +22,7 @@ func TestWriteTestsGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTests(&buf, rundoctest.TestsDoc(), verbose))
-			Golden(t, name+".txt", buf.Bytes())
+			rundoctest.Golden(t, name+".txt", buf.Bytes())
 
 			out := buf.String()
 			assert.True(t, strings.HasSuffix(out,

@@ -27,7 +27,7 @@ func TestWindowsGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var table bytes.Buffer
 			require.NoError(t, WriteTable(&table, tt.doc, TableOptions{}))
-			Golden(t, tt.name+".table", table.Bytes())
+			rundoctest.Golden(t, tt.name+".table", table.Bytes())
 			assert.NotContains(t, table.String(), "\x1b", "the zero TableOptions writes plain text")
 		})
 	}

@@ -103,7 +103,7 @@ func TestWindowsJSONGolden(t *testing.T) {
 			require.NoError(t, rundoc.WriteJSON(&first, tt.doc))
 			require.NoError(t, rundoc.WriteJSON(&second, tt.doc))
 			assert.Equal(t, first.String(), second.String(), "output is deterministic")
-			rundoc.Golden(t, tt.name+".json", first.Bytes())
+			rundoctest.Golden(t, tt.name+".json", first.Bytes())
 
 			var back rundoc.Document
 			require.NoError(t, json.Unmarshal(first.Bytes(), &back))
