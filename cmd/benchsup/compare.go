@@ -116,7 +116,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 }
 
 // compareConfig reads the statistics flags.
-func compareConfig(c *cli.Context) (analysis.CompareConfig, string, error) {
+func compareConfig(c *cli.Context) (analysis.CompareConfig, analysis.FailOn, error) {
 	var cfg analysis.CompareConfig
 	t, err := parsePercent(c.String("threshold"))
 	if err != nil || t <= 0 {
@@ -155,11 +155,12 @@ func percentString(frac float64) string {
 }
 
 // parseFailOn reads --fail-on: "" (no gate), slower or inconclusive.
-func parseFailOn(s string) (string, error) {
-	if _, err := analysis.ParseFailOn(s); err != nil {
+func parseFailOn(s string) (analysis.FailOn, error) {
+	f, err := analysis.ParseFailOn(s)
+	if err != nil {
 		return "", usagef("--fail-on must be slower or inconclusive, got %q", s)
 	}
-	return s, nil
+	return f, nil
 }
 
 // readRun reads a run document from a file, saying on stderr when it was
@@ -193,7 +194,7 @@ func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, ru
 
 // gateAll applies --fail-on to every comparison: a crash or a missing
 // identity anywhere outranks a regression.
-func gateAll(cs []rundoc.Comparison, failOn string, stderr io.Writer) error {
+func gateAll(cs []rundoc.Comparison, failOn analysis.FailOn, stderr io.Writer) error {
 	var worst error
 	for _, c := range cs {
 		switch err := gate(c, failOn, stderr); {
@@ -208,8 +209,8 @@ func gateAll(cs []rundoc.Comparison, failOn string, stderr io.Writer) error {
 
 // gate applies --fail-on to a comparison (analysis.Gate) and says on
 // stderr what failed it: nil when it passes or no gate was asked for.
-func gate(c rundoc.Comparison, failOn string, stderr io.Writer) error {
-	r := analysis.Gate(c, analysis.FailOn(failOn))
+func gate(c rundoc.Comparison, failOn analysis.FailOn, stderr io.Writer) error {
+	r := analysis.Gate(c, failOn)
 	if r.Status == analysis.GatePass {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -18,7 +19,7 @@ func TestGate(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		failOn string
+		failOn analysis.FailOn
 		rows   []rundoc.ComparisonRow
 		want   error
 	}{

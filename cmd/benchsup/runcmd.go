@@ -26,7 +26,7 @@ import (
 // runOptions is everything the run command's flags decide.
 type runOptions struct {
 	cfg      supervisor.Config // without Warnings, Progress and Events, which executeRun sets
-	failOn   string            // --fail-on: "", slower or inconclusive
+	failOn   analysis.FailOn   // --fail-on: "", slower or inconclusive
 	format   string            // --format
 	write    func(io.Writer, rundoc.Document) error
 	verbose  bool
