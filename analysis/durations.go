@@ -17,7 +17,7 @@ func Durations(doc *rundoc.Document) map[string]int64 {
 		if r.Kind == rundoc.KindPackage || r.Build != "" || r.Name == "" {
 			continue
 		}
-		k := BenchKey(r.Package, ParseName(r.Name).Function)
+		k := BenchKey(r.Package, FunctionOf(r.Name))
 		for _, p := range r.Processes {
 			d[k] += p.WallNs
 		}

@@ -72,6 +72,14 @@ func (e Element) String() string {
 	return e.Key + "=" + e.Value + e.Dup
 }
 
+// FunctionOf is ParseName(name).Function without parsing the elements:
+// the top-level function, for callers on a path that sees every event of
+// a run (the supervisor's test clock) and needs nothing else.
+func FunctionOf(name string) string {
+	fn, _, _ := strings.Cut(name, "/")
+	return fn
+}
+
 // ParseName parses a name as testing gives it outside result lines: from
 // b.Name, in -v output, and in the rows of a run document. Such a name
 // carries no GOMAXPROCS suffix, so a trailing "-4" is part of the last

@@ -540,3 +540,13 @@ func FuzzParseName(f *testing.F) {
 		}
 	})
 }
+
+func TestFunctionOf(t *testing.T) {
+	for _, name := range []string{"BenchmarkHash", "BenchmarkHash/impl=fnv/n=1024", "TestX/a/b#01", "BenchmarkOrder/EuropeanNumber/1000", "", "/x"} {
+		t.Run(name, func(t *testing.T) {
+			if got, want := FunctionOf(name), ParseName(name).Function; got != want {
+				t.Errorf("FunctionOf(%q) = %q, ParseName's Function %q", name, got, want)
+			}
+		})
+	}
+}

@@ -508,7 +508,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		// The pattern discovery ran the function under: a leaf that never
 		// runs alone runs after the leaves it selects before it
 		// (docs/design.md#leaves-that-need-their-siblings).
-		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, analysis.ParseName(cmp.Or(id.fullName, id.name)).Function)
+		req.Config.Bench, _ = onlyFunction(s.cfg.Bench, analysis.FunctionOf(cmp.Or(id.fullName, id.name)))
 	}
 	who := rundoc.Event{Package: id.plan.pkg.ImportPath, Name: cmp.Or(id.fullName, id.name), Build: id.variant, Process: &rep}
 	s.processStart(who, req)

@@ -450,7 +450,7 @@ func (tr *testRun) expire(name string, cancel func()) {
 func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel func()) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	name, top := ev.Test, analysis.ParseName(ev.Test).Function
+	name, top := ev.Test, analysis.FunctionOf(ev.Test)
 	clock := tr.clocks[name] // top-level tests only
 	switch ev.Action {
 	case protocol.TestRun:
@@ -630,7 +630,7 @@ func outputOf(stream, top string) string {
 		for _, part := range splitMarkers(line) {
 			text, framed := strings.CutPrefix(part, frameMarker)
 			if !framed {
-				if part != "" && analysis.ParseName(cur).Function == top {
+				if part != "" && analysis.FunctionOf(cur) == top {
 					o.add(top, cur, strings.TrimSuffix(part, "\n")+"\n")
 				}
 				continue
@@ -643,7 +643,7 @@ func outputOf(stream, top string) string {
 				}
 				name, _, _ := strings.Cut(strings.TrimSpace(rest), " (")
 				cur = name
-				if strings.HasPrefix(f, "--- ") && name != top && analysis.ParseName(name).Function == top {
+				if strings.HasPrefix(f, "--- ") && name != top && analysis.FunctionOf(name) == top {
 					o.add(top, name, text+"\n")
 				}
 				break
