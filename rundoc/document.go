@@ -538,8 +538,8 @@ type Calibration struct {
 	TargetNs int64 `json:"targetNs"`
 	// FixedNs is a cost every run of this benchmark pays whatever its N
 	// (found by fitting the calibration runs), for which the sample time
-	// (TargetNs) was lengthened to go test's 1 s run; zero when there is
-	// none.
+	// (TargetNs) was lengthened (from the default 200 ms, to go test's
+	// 1 s run); zero when there is none.
 	FixedNs int64 `json:"fixedNs,omitempty"`
 	// SetupNs is what one call of a top-level benchmark spent outside its
 	// timer (its setup), the median over calibration runs; ProbeSkipped

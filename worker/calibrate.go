@@ -23,8 +23,9 @@ import (
 // 200 ms sample), and a heap that grows back after the collection makes
 // the first iterations slow too. So calibration checks N with whole-sample
 // runs and, where a run's cost has a part that does not grow with N of
-// more than a twentieth of the sample, lengthens the sample to go test's
-// 1 s run, which amortizes it (see calibrateFull, withFixedCost).
+// more than a twentieth of the sample, lengthens the sample (from the
+// default target, to go test's 1 s run, which amortizes it; see
+// calibrateFull, withFixedCost).
 
 // maxIterations is testing's own cap on b.N.
 const maxIterations = 1e9
@@ -84,9 +85,10 @@ type fit struct {
 
 // withFixedCost chooses N and the sample time for a benchmark whose runs
 // carry a fixed cost of more than a twentieth of the target: the sample
-// is go test's run, maxSampleNs, and N fills what the fit says remains of
-// it (the target itself where the fixed part is a twentieth of it or
-// less). Not a sample just long enough for the fitted fixed part to be a
+// is five times the target (go test's run, maxSampleNs, from the default
+// target) or twenty times the fixed part where that is longer, at most
+// maxSampleNs, and N fills what the fit says remains of it (the target
+// itself where the fixed part is a twentieth of it or less). Not a sample just long enough for the fitted fixed part to be a
 // twentieth of it: what the fit calls fixed is often a warm-up spread
 // over many iterations (pools refilling, the heap growing back, the
 // garbage collector's pacing after testing's forced collection), which a
@@ -98,7 +100,12 @@ type fit struct {
 func withFixedCost(targetNs int64, f fit) (n, sampleNs int64) {
 	sampleNs = targetNs
 	if 20*f.fixedNs > float64(targetNs) {
-		sampleNs = max(targetNs, maxSampleNs)
+		// Five times the asked sample, which from the default 200 ms is
+		// go test's run, and at least twenty times the fixed part; at most
+		// that run, never shorter than asked (--bench-min-time=1ms asks
+		// for short samples and gets milliseconds, not a second).
+		lengthened := max(5*float64(targetNs), 20*f.fixedNs)
+		sampleNs = max(targetNs, min(int64(lengthened), maxSampleNs))
 	}
 	nf := (float64(sampleNs) - f.fixedNs) / f.perIterNs
 	switch {
@@ -169,8 +176,8 @@ func calibrate(targetNs int64, run func(n int64) (*protocol.Sample, error)) (int
 // secant through the last two, until one lands within verifyTolerance of
 // the target. The last two runs, long ones, then show any part of a run's
 // cost that does not grow with N; when it is more than a twentieth of the
-// sample, the sample is lengthened to go test's run (maxSampleNs) and N
-// filled from the fit.
+// sample, the sample is lengthened (withFixedCost) and N filled from the
+// fit.
 func calibrateFull(targetNs int64, run func(n int64) (*protocol.Sample, error)) (calibration, error) {
 	c := calibration{sampleNs: targetNs}
 	goal := rampGoal(targetNs)

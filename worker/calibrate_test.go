@@ -76,6 +76,8 @@ func TestWithFixedCost(t *testing.T) {
 		{"larger: go test's 1 s run", 200e6, fit{fixedNs: 40e6, perIterNs: 3e6}, 320, maxSampleNs},
 		{"just over a twentieth: go test's 1 s run too", 200e6, fit{fixedNs: 11e6, perIterNs: 1e6}, 989, maxSampleNs},
 		{"a target longer than 1 s is kept", 2e9, fit{fixedNs: 200e6, perIterNs: 1e6}, 1800, 2e9},
+		{"a short target: five times it", 1e6, fit{fixedNs: 100e3, perIterNs: 1e3}, 4900, 5e6},
+		{"a short target: twenty times a larger fixed part", 1e6, fit{fixedNs: 500e3, perIterNs: 1e3}, 9500, 10e6},
 		{"at most maxSampleNs", 200e6, fit{fixedNs: 5e8, perIterNs: 1e6}, 500, maxSampleNs},
 		{"at least one iteration", 200e6, fit{fixedNs: 1.9e9, perIterNs: 1e9}, 1, maxSampleNs},
 	}
