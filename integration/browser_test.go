@@ -367,7 +367,7 @@ func readJSON[T any](t *testing.T, path string) T {
 	return v
 }
 
-// TestBrowserReport renders the HTML reports of a real run and comparison
+// testBrowserReport renders the HTML reports of a real run and comparison
 // (benchsup report, and compare --html) and checks each in a real headless
 // browser: it loads without a console error or any request beyond its own
 // file, every benchmark identity has its strip plot with one mark per
@@ -375,9 +375,8 @@ func readJSON[T any](t *testing.T, path string) T {
 // comparison row, the window plot one per window, nothing is wider than a
 // 1280 px viewport (also with every <details> open), the plots are there
 // with JavaScript off, and a full-page screenshot is a valid PNG.
-func TestBrowserReport(t *testing.T) {
+func testBrowserReport(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
 	}

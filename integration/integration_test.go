@@ -76,26 +76,72 @@ func endToEnd(t *testing.T) {
 // modules without network access beyond what the host already has.
 var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
 
-// The tests of this package that only check outcomes, shapes and files
-// call t.Parallel: they run together (as many as -test.parallel) once the
-// others, which measure and judge timing (TestQuietScripts, the
-// interference watch, the quiescence preflight, the 2 s reaper
-// deadlines), have run one at a time on a host this package does not load.
-
-func TestScripts(t *testing.T) {
-	t.Parallel()
-	runScripts(t, "testdata", true)
+// TestEndToEnd runs this package's tests of the built CLI in two phases.
+// First the tests that check outcomes, shapes and files, all in parallel
+// (as many at once as -test.parallel). Then the tests that measure or judge
+// timing (the quiet scripts' verdicts, the interference watch, the
+// quiescence preflight, the reaper's 2 s deadlines), one at a time. They
+// come last, not first, because under go test ./... every other package's
+// tests run beside this one's first minutes: an A/A comparison measured
+// then saw 50-68% foreign CPU in its samples. This package's shape phase
+// outlasts all of them, so the timing phase sees a host only it loads, as
+// a user's benchsup run would.
+func TestEndToEnd(t *testing.T) {
+	endToEnd(t)
+	t.Run("shapes", func(t *testing.T) {
+		for _, e := range shapeTests {
+			t.Run(e.name, func(t *testing.T) {
+				t.Parallel()
+				e.run(t)
+			})
+		}
+	})
+	t.Run("timing", func(t *testing.T) {
+		for _, e := range timingTests {
+			t.Run(e.name, e.run)
+		}
+	})
 }
 
-// TestQuietScripts runs the scripts whose verdicts need a host that is not
+type namedTest struct {
+	name string
+	run  func(*testing.T)
+}
+
+// shapeTests check outcomes, shapes and files; they run in parallel.
+var shapeTests = []namedTest{
+	{"Scripts", testScripts},
+	{"BrowserReport", testBrowserReport},
+	{"Faults", testFaults},
+	{"HostClaimSerializes", testHostClaimSerializes},
+	{"Layout", testLayout},
+	{"ReadmeSharding", testReadmeSharding},
+	{"Siblings", testSiblings},
+}
+
+// timingTests measure or judge timing; they run one at a time, after the
+// shape tests.
+var timingTests = []namedTest{
+	{"QuietScripts", testQuietScripts},
+	{"Interference", testInterference},
+	{"HostClaimQuiescence", testHostClaimQuiescence},
+	{"InterruptExitStatus", testInterruptExitStatus},
+	{"SupervisorKilled", testSupervisorKilled},
+	{"StaleRemoved", testStaleRemoved},
+	{"SupervisorKilledWhileBuilding", testSupervisorKilledWhileBuilding},
+}
+
+func testScripts(t *testing.T) { runScripts(t, "testdata", true) }
+
+// testQuietScripts runs the scripts whose verdicts need a host that is not
 // running other scripts: a comparison that must call a 30% slowdown, an
 // A/A comparison that must call no difference. Scripts run two at a time,
 // each building and measuring on both CPUs, so a measuring script among
 // them sees its samples taken at half speed with a spread of tens of
 // percent (the interference watch finds 80% foreign CPU in every sample);
-// these run one at a time, before the parallel tests, and see the host a
-// user running benchsup would.
-func TestQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", false) }
+// these run one at a time, in the timing phase, and see the host a user
+// running benchsup would.
+func testQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", false) }
 
 // sequential runs a testscript's scripts one after another: testscript
 // makes each script a parallel subtest, and this T ignores the request.

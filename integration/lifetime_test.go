@@ -167,13 +167,13 @@ func scratchDirs(tmp string) []string {
 	return matches
 }
 
-// TestSupervisorKilled kills benchsup with SIGKILL while a test it runs has
+// testSupervisorKilled kills benchsup with SIGKILL while a test it runs has
 // grandchildren of every kind, and checks that within 2 s no process of
 // the run is left, nor its cgroup, nor its scratch directory: as the host
 // is (a cgroup per child where cgroup2 is writable), and again with the
 // cgroup2 hierarchy read-only (process groups only), where a host allows a
 // private mount namespace.
-func TestSupervisorKilled(t *testing.T) {
+func testSupervisorKilled(t *testing.T) {
 	endToEnd(t)
 	t.Run("host", func(t *testing.T) { killSupervisor(t, nil) })
 	t.Run("process groups only", func(t *testing.T) {
@@ -266,11 +266,11 @@ func killSupervisor(t *testing.T, wrap []string) {
 	})
 }
 
-// TestStaleRemoved fabricates what a run killed before its reaper could
+// testStaleRemoved fabricates what a run killed before its reaper could
 // act leaves (a scratch directory and a cgroup with a process still in it,
 // named after an owner that is dead) next to a live run's, and checks that
 // the next run removes the first and keeps the second.
-func TestStaleRemoved(t *testing.T) {
+func testStaleRemoved(t *testing.T) {
 	endToEnd(t)
 	tmp := t.TempDir()
 	// A dead owner: a process that has exited, with the start time it had.
@@ -372,11 +372,11 @@ func startTimeOf(t *testing.T, pid int) uint64 {
 	return v
 }
 
-// TestSupervisorKilledWhileBuilding kills benchsup while the go command it
+// testSupervisorKilledWhileBuilding kills benchsup while the go command it
 // started is building: a -toolexec wrapper stands for a compiler that
 // takes its time. The go command and the wrapper are gone within 2 s too
 // (they carry the run's sandbox.EnvRun).
-func TestSupervisorKilledWhileBuilding(t *testing.T) {
+func testSupervisorKilledWhileBuilding(t *testing.T) {
 	endToEnd(t)
 	mod := writeModule(t, map[string]string{
 		"go.mod":    "module example.com/slowbuild\n\ngo 1.22\n",

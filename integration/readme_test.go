@@ -53,15 +53,14 @@ func shardCounts(t *testing.T, text string) []int {
 	return ns
 }
 
-// TestReadmeSharding parses the GitHub Actions workflow and Kubernetes
+// testReadmeSharding parses the GitHub Actions workflow and Kubernetes
 // Job of docs/ci.md (the README links it) as YAML and checks that they
 // say what the page says they do: a matrix of N parts each running its --shard=K/N and uploading
 // its document, a gate job after them that merges and gates, and an
 // indexed Job whose completions are the parts; and that every flag of
 // every benchsup command in them is one benchsup has.
-func TestReadmeSharding(t *testing.T) {
+func testReadmeSharding(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	blocks := docYAML(t, "docs/ci.md", "Sharding a suite over many runners")
 	if len(blocks) != 2 {
 		t.Fatalf("want the workflow and the Job, got %d yaml blocks", len(blocks))

@@ -11,7 +11,7 @@ import (
 	"github.com/benchsup/benchsup/rundoc"
 )
 
-// TestSiblings is issue 21's point 4 on a fixture shaped like roaring64's
+// testSiblings is issue 21's point 4 on a fixture shaped like roaring64's
 // BenchmarkIteratorAlloc: the parent checks, between its b.Run calls, what
 // the sub-benchmark before left, so run alone every leaf but the first is
 // never reached. Every leaf is measured, each but the first after the
@@ -19,9 +19,8 @@ import (
 // every process); a leaf that fails after its sibling too keeps the
 // failure. The default metrics are counted, so the counting pass runs
 // after the siblings as well.
-func TestSiblings(t *testing.T) {
+func testSiblings(t *testing.T) {
 	endToEnd(t)
-	t.Parallel() // shapes, not timing: see TestScripts
 	mod := fixtureModule(t, "siblings")
 	jsonOut := filepath.Join(t.TempDir(), "run.json")
 	argv := []string{"run", "--bench", "--repetitions=2", "--sample-time=10ms", "--json=" + jsonOut, "."}

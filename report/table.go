@@ -515,7 +515,7 @@ func intervalLine(rows []rundoc.Row) string {
 		return "interval: order statistics of the process medians, a distribution-free confidence interval of the median process (each row's confidence is in the JSON)"
 	}
 	return fmt.Sprintf("interval: order statistics of the %d process medians, a distribution-free %s confidence interval of the median process",
-		procs, strconv.FormatFloat(100*conf, 'f', -1, 64)+"%")
+		procs, trimPercent(100*conf))
 }
 
 // samplesCell renders n: the sample count of a single-process run, or

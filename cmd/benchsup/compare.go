@@ -147,7 +147,9 @@ func parsePercent(s string) (float64, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("not a percentage: %q", s)
 	}
-	return v / 100, nil
+	// Rounded to 12 decimals: 99.9/100 is 0.9990000000000001 in binary,
+	// which the limit 0.999 would refuse though the user typed the limit.
+	return math.Round(v/100*1e12) / 1e12, nil
 }
 
 func percentString(frac float64) string {

@@ -46,7 +46,9 @@ func TestGate(t *testing.T) {
 }
 
 func TestParsePercent(t *testing.T) {
-	for in, want := range map[string]float64{"2": 0.02, "2%": 0.02, " 2.5 % ": 0.025, "95": 0.95} {
+	for in, want := range map[string]float64{"2": 0.02, "2%": 0.02, " 2.5 % ": 0.025, "95": 0.95,
+		"99.9": 0.999, // 99.9/100 is 0.9990000000000001, past the limit 0.999
+	} {
 		if got, err := parsePercent(in); err != nil || got != want {
 			t.Errorf("parsePercent(%q) = %v, %v; want %v", in, got, err, want)
 		}

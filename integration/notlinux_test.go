@@ -1,0 +1,23 @@
+//go:build !linux
+
+package integration
+
+import "testing"
+
+// Off Linux, benchsup runs no children (sandbox says so itself), so the
+// end-to-end tests of faults, signals and process lifetimes have nothing to
+// run.
+
+// killEscaped does nothing: the scripts run on Linux only (testScripts
+// skips elsewhere).
+func killEscaped(pid int) {}
+
+func testFaults(t *testing.T)                        { skipNotLinux(t) }
+func testInterruptExitStatus(t *testing.T)           { skipNotLinux(t) }
+func testSupervisorKilled(t *testing.T)              { skipNotLinux(t) }
+func testStaleRemoved(t *testing.T)                  { skipNotLinux(t) }
+func testSupervisorKilledWhileBuilding(t *testing.T) { skipNotLinux(t) }
+
+func skipNotLinux(t *testing.T) {
+	t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
+}
