@@ -31,7 +31,7 @@ func hostclaimArgs(extra ...string) []string {
 // of its own, so concurrent runs share no build output.
 func fixtureModule(t *testing.T, name string) string {
 	t.Helper()
-	mod := t.TempDir()
+	mod := fixtureDir(t)
 	if err := os.CopyFS(mod, os.DirFS(filepath.Join("testdata", name))); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,7 +25,7 @@ import (
 	"github.com/benchsup/benchsup/rundoc"
 )
 
-var binDir, srcDir, cacheDir string
+var binDir, srcDir, cacheDir, workRoot string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -59,7 +60,71 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	release, err := openWorkRoot(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer release()
 	return m.Run()
+}
+
+// openWorkRoot sets workRoot, where the tests copy their fixture modules:
+// the same directory on every run of this checkout's suite, in the user's
+// cache directory (never one other users can write). The go command keys
+// a compiled package by its directory, and benchsup injects its worker
+// into each fixture module as a package of that module: at a new path
+// every run, each of some fifty modules compiled the worker again (2-3 CPU
+// seconds each, a third of the scripts' CPU time); at the same path, only
+// the first run does. A second run of the same checkout at the same time
+// finds the directory locked and uses one under tmp instead.
+func openWorkRoot(tmp string) (release func(), err error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = tmp
+	}
+	sum := sha256.Sum256([]byte(srcDir))
+	dir := filepath.Join(base, "benchsup-integration", fmt.Sprintf("%x", sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the fixtures' directory: %w", err)
+	}
+	release, locked := lockDir(dir)
+	if !locked {
+		dir = filepath.Join(tmp, "work")
+		release = func() {}
+	}
+	workRoot = dir
+	return release, nil
+}
+
+// fixtureDirs counts the fixture directories each test has asked for.
+var fixtureDirs = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// fixtureDir returns an empty directory for a copy of a fixture module
+// (see openWorkRoot), at the same path on every run: named for the test
+// and how many the test asked for before.
+func fixtureDir(t *testing.T) string {
+	t.Helper()
+	fixtureDirs.Lock()
+	n := fixtureDirs.n[t.Name()]
+	fixtureDirs.n[t.Name()]++
+	fixtureDirs.Unlock()
+	return emptyDir(t, filepath.Join(workRoot, "tests", strings.ReplaceAll(t.Name(), "/", "_"), strconv.Itoa(n)))
+}
+
+// emptyDir removes what a previous run left at dir and creates it anew.
+func emptyDir(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // endToEnd skips t under -short: it builds and measures fixture modules
@@ -172,6 +237,9 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 	}
 	params := testscript.Params{
 		Dir: dir,
+		// The same paths every run (see openWorkRoot); a script's
+		// directory is left for inspection until the next run.
+		WorkdirRoot: emptyDir(t, filepath.Join(workRoot, "scripts", strings.ReplaceAll(dir, "/", "_"))),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			// testscript's HOME (/no-home) leaves benchsup without its

@@ -79,7 +79,7 @@ func TestLeaveEverythingRunning(t *testing.T) {
 
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := fixtureDir(t)
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
