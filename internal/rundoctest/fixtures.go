@@ -577,7 +577,7 @@ func SweepsFixture() []rundoc.Sweep {
 	linear := rundoc.ModelLinear
 	point := func(v float64, exact, name string, ns float64) rundoc.SweepPoint {
 		return rundoc.SweepPoint{Value: v, ValueExact: exact, Name: name, MedianNs: ns,
-			Interval: &rundoc.Interval{LowNs: ns * 0.98, HighNs: ns * 1.03, Confidence: 0.9375},
+			Interval:   &rundoc.Interval{LowNs: ns * 0.98, HighNs: ns * 1.03, Confidence: 0.9375},
 			Throughput: &rundoc.Throughput{Unit: "B/s", WorkPerOp: v, Median: v / ns * 1e9, Low: Fptr(v / (ns * 1.03) * 1e9), High: Fptr(v / (ns * 0.98) * 1e9)}}
 	}
 	fit := func(m rundoc.Model, c, e, r2, rms, max float64) rundoc.ModelFit {
@@ -595,7 +595,7 @@ func SweepsFixture() []rundoc.Sweep {
 				fit(rundoc.ModelQuadratic, 0.0001, 2, -1.6, 1.56, 2.07), fit(rundoc.ModelCubic, 1e-9, 3, -7.7, 3.1, 4.1)},
 			Range:            &rundoc.SweepRange{Min: 1024, Max: 65536, MinExact: "1024", MaxExact: "65536"},
 			ObservedExponent: Fptr(0.998), ExponentStdError: Fptr(0.004),
-			Omitted:          []rundoc.SweepOmission{{Name: "BenchmarkCount/size=0KiB", Reason: `"0KiB" is not a positive number`}}},
+			Omitted: []rundoc.SweepOmission{{Name: "BenchmarkCount/size=0KiB", Reason: `"0KiB" is not a positive number`}}},
 		{Package: "example.com/p", Family: "BenchmarkHash/impl=fnv/n=*", Parameter: "n", Status: rundoc.SweepUnavailable,
 			Reason: "2 points with a measured time; a fit needs at least 4",
 			Points: []rundoc.SweepPoint{
