@@ -152,3 +152,32 @@ func TestSweepCalibration(t *testing.T) {
 		t.Errorf("narrow range: %.2f%% wrong among fitted", r)
 	}
 }
+
+// TestSweepMisspecified: a fixed cost plus a linear term, both weighing
+// over the range, is none of the six models; it must not be called a fit
+// (it is a poor fit: a trend or residuals the best model leaves over).
+func TestSweepMisspecified(t *testing.T) {
+	for _, fixed := range []float64{10, 100} {
+		t.Run(fmt.Sprintf("fixed=%v", fixed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(fixed), 5))
+			fitted := map[rundoc.Model]int{}
+			const reps = 500
+			for range reps {
+				pts := synthetic(rundoc.ModelLinear, 1, geometric(1, 2, 11), 0.05, rng)
+				for i := range pts {
+					pts[i].MedianNs += fixed * math.Exp(0.05*rng.NormFloat64())
+				}
+				if sw := FitSweep(pts); sw.Status == rundoc.SweepFitted {
+					fitted[*sw.Selected]++
+				}
+			}
+			n := 0
+			for _, c := range fitted {
+				n += c
+			}
+			if n > reps/100 {
+				t.Errorf("fixed cost %v + n: %d of %d fitted (%v), want at most 1%%", fixed, n, reps, fitted)
+			}
+		})
+	}
+}

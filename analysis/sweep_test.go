@@ -30,7 +30,7 @@ func TestParseSweepValue(t *testing.T) {
 		{"1e300", "1" + strings.Repeat("0", 300)},
 		{"0", ""}, {"0KiB", ""}, {"-1", ""}, {"+1", ""}, {"1e-3", ""}, {"1.5", ""}, {"1.0001K", ""}, {"0.5KiB", "512"},
 		{"", ""}, {".5K", ""}, {"1.", ""}, {"1.K", ""}, {"1e", ""}, {"e4", ""}, {"1e4.5", ""}, {"0x10", ""}, {"1_000", ""},
-		{"Inf", ""}, {"NaN", ""}, {"1KiBB", ""}, {"1Ki", ""}, {"1 K", ""}, {"1e400", ""}, {"1e309", ""}, {"1e308GiB", ""},
+		{"Inf", ""}, {"NaN", ""}, {"1KiBB", ""}, {"1Ki", "1024"}, {"4Mi", "4194304"}, {"1TiB", "1099511627776"}, {"1T", "1000000000000"}, {"1kiB", ""}, {"1m", ""}, {"1mb", ""}, {"1 K", ""}, {"1e400", ""}, {"1e309", ""}, {"1e308GiB", ""},
 		{"1e9999", ""}, {strings.Repeat("9", 65), ""}, {"small", ""}, {"8#01", ""}, {"8-4", ""},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
@@ -171,7 +171,11 @@ func TestFitSweepStates(t *testing.T) {
 			rundoc.SweepAmbiguous, "linear, n log n fit about equally", []rundoc.Model{rundoc.ModelLinear, rundoc.ModelNLogN}},
 		// n^1.5 over 1..1M: between linear and quadratic, far from both.
 		{"between models", points([]int64{1, 10, 100, 1000, 10000, 100000, 1000000}, func(n float64) float64 { return math.Pow(n, 1.5) }),
-			rundoc.SweepPoorFit, "misses the points by", nil},
+			rundoc.SweepPoorFit, "the points grow as n^1.50 (±0.00), the closest model, n log n, as n^1.19", nil},
+		// A fixed cost plus a linear term: a trend the closest model
+		// leaves over.
+		{"fixed cost and linear", points(powersOf2, func(n float64) float64 { return 30 + n }),
+			rundoc.SweepPoorFit, "the points grow as n^0.", nil},
 		// One point three times off a linear sweep.
 		{"an outlier point", points(powersOf2, func(n float64) float64 {
 			if n == 64 {
