@@ -305,6 +305,8 @@ func (v *validator) sweep(path string, s Sweep) {
 		v.fail(path+".selected", "a fitted sweep selects exactly one model (selected %s, %d marked)", modelText(s.Selected), selected)
 	case s.Status != SweepFitted && (s.Selected != nil || selected != 0):
 		v.fail(path+".selected", "a sweep %s selects no model", s.Status)
+	case s.Status == SweepFitted && (s.Best == nil || *s.Best != *s.Selected):
+		v.fail(path+".best", "%s, but a fitted sweep selects its best model, %s", modelText(s.Best), modelText(s.Selected))
 	case s.Status != SweepUnavailable && len(s.Models) == 0:
 		v.fail(path+".models", "a sweep %s has its models' fits", s.Status)
 	}

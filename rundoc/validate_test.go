@@ -140,6 +140,8 @@ func TestReadRefusesValues(t *testing.T) {
 			"sweeps[0]: model linear is not among the sweep's models"},
 		{"fitted without a selection", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Selected = nil; d.Sweeps[0].Models[2].Selected = false },
 			"sweeps[0].selected: a fitted sweep selects exactly one model (selected null, 0 marked)"},
+		{"fitted other than the best", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Best = ptrModel(rundoc.ModelNLogN) },
+			`sweeps[0].best: "nlogn", but a fitted sweep selects its best model, "linear"`},
 		{"two models marked", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models[3].Selected = true },
 			`sweeps[0].models[3].selected: true, but the sweep's selected model is "linear"`},
 		{"ambiguous with a selection", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Status = rundoc.SweepAmbiguous },
@@ -189,6 +191,8 @@ func TestReadRefusesValues(t *testing.T) {
 		})
 	}
 }
+
+func ptrModel(m rundoc.Model) *rundoc.Model { return &m }
 
 func sweepDoc() rundoc.Document {
 	d := rundoctest.GreenDoc()
