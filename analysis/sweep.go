@@ -571,8 +571,8 @@ func fitModels(sw *rundoc.Sweep) {
 				names = append(names, sweepModels[j].model.Text())
 			}
 		}
-		sw.Reason = fmt.Sprintf("%s fit about equally (squared log residuals within %.3g of the best, %.3g; a selection needs %.3g)",
-			strings.Join(names, ", "), ss[order[1]]-ss[best], ss[best], margin)
+		sw.Reason = fmt.Sprintf("%s fit about equally: the runner-up's squared log residuals exceed the best's by %.2g, less than the %.2g a selection needs at this noise",
+			strings.Join(names, ", "), ss[order[1]]-ss[best], margin)
 	default:
 		sw.Status = rundoc.SweepFitted
 		sw.Selected = &bestModel
