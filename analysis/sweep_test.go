@@ -401,3 +401,23 @@ func TestCompareSweeps(t *testing.T) {
 	unavailable.Package, unavailable.Family = linear.Package, linear.Family
 	assert.Empty(t, analysis.CompareSweeps([]rundoc.Sweep{linear}, []rundoc.Sweep{unavailable}))
 }
+
+// TestFitSweepRealMeasurement fits a real sweep: xxhash v2.3.0's
+// BenchmarkSum64 (4B..10MB), measured with `go test -bench 'Sum64$'
+// -benchtime 300ms -cpu 1` on this project's VM. A fixed cost of about
+// 5 ns plus a linear term is none of the six models: a poor fit, with the
+// observed exponent (0.84) beside it, never "linear".
+func TestFitSweepRealMeasurement(t *testing.T) {
+	values := []int64{4, 16, 100, 4000, 10000000}
+	ns := []float64{5.639, 6.498, 15.09, 356.1, 860371}
+	var pts []rundoc.SweepPoint
+	for i, v := range values {
+		pts = append(pts, rundoc.SweepPoint{Value: float64(v), ValueExact: big.NewInt(v).String(), Name: "BenchmarkSum64/" + analysis.FormatSweepValue(big.NewInt(v).String()), MedianNs: ns[i]})
+	}
+	sw := analysis.FitSweep(pts)
+	assert.Equal(t, rundoc.SweepPoorFit, sw.Status, sw.Reason)
+	assert.Equal(t, rundoc.ModelLinear, *sw.Best)
+	assert.InDelta(t, 0.84, *sw.ObservedExponent, 0.01)
+	// Its three largest sizes alone are too few points to fit.
+	assert.Equal(t, rundoc.SweepUnavailable, analysis.FitSweep(pts[2:]).Status)
+}
