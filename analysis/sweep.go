@@ -94,7 +94,7 @@ const (
 // maxSweepExponent its decimal exponent, so that a hostile name costs
 // little.
 const (
-	maxSweepLiteral  = 64
+	maxSweepLiteral  = 320 // the decimal digits of the largest float64, and a few
 	maxSweepExponent = 400
 )
 
@@ -119,7 +119,7 @@ var sweepSuffixes = []struct {
 // while "0", "-1", "1e-3" and "1.5" are refused (a sweep is over sizes
 // and counts). Leading zeros are decimal ("08" is 8, as testing's
 // "%02d" names mean), so "08" and "8" are the same value. No sign, hex,
-// underscore, Inf or NaN; at most 64 bytes, and a value must fit a
+// underscore, Inf or NaN; at most 320 bytes, and a value must fit a
 // float64 (below about 1.8e308). The result is exact: values past
 // float64's exact integers (2^53) keep every digit.
 func ParseSweepValue(s string) (*big.Int, bool) {

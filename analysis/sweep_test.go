@@ -31,7 +31,7 @@ func TestParseSweepValue(t *testing.T) {
 		{"0", ""}, {"0KiB", ""}, {"-1", ""}, {"+1", ""}, {"1e-3", ""}, {"1.5", ""}, {"1.0001K", ""}, {"0.5KiB", "512"},
 		{"", ""}, {".5K", ""}, {"1.", ""}, {"1.K", ""}, {"1e", ""}, {"e4", ""}, {"1e4.5", ""}, {"0x10", ""}, {"1_000", ""},
 		{"Inf", ""}, {"NaN", ""}, {"1KiBB", ""}, {"1Ki", "1024"}, {"4Mi", "4194304"}, {"1TiB", "1099511627776"}, {"1T", "1000000000000"}, {"1kiB", ""}, {"1m", ""}, {"1mb", ""}, {"1 K", ""}, {"1e400", ""}, {"1e309", ""}, {"1e308GiB", ""},
-		{"1e9999", ""}, {strings.Repeat("9", 65), ""}, {"small", ""}, {"8#01", ""}, {"8-4", ""},
+		{"1e9999", ""}, {strings.Repeat("9", 65), strings.Repeat("9", 65)}, {strings.Repeat("9", 321), ""}, {"small", ""}, {"8#01", ""}, {"8-4", ""},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, ok := analysis.ParseSweepValue(tc.in)
@@ -420,4 +420,29 @@ func TestFitSweepRealMeasurement(t *testing.T) {
 	assert.InDelta(t, 0.84, *sw.ObservedExponent, 0.01)
 	// Its three largest sizes alone are too few points to fit.
 	assert.Equal(t, rundoc.SweepUnavailable, analysis.FitSweep(pts[2:]).Status)
+}
+
+// FuzzParseSweepValue: whatever a name holds, a value read is a positive
+// integer that a float64 holds without overflow, and its decimal reads
+// back as itself.
+func FuzzParseSweepValue(f *testing.F) {
+	for _, s := range []string{"1", "08", "1e4", "1.5KiB", "10MB", "1e-3", "0", "-1", "1e300", "9007199254740993", "4B", "1Ki"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := analysis.ParseSweepValue(s)
+		if !ok {
+			return
+		}
+		if v.Sign() <= 0 {
+			t.Fatalf("%q: %v is not positive", s, v)
+		}
+		if fl, _ := new(big.Float).SetInt(v).Float64(); math.IsInf(fl, 0) {
+			t.Fatalf("%q: %v overflows a float64", s, v)
+		}
+		back, ok := analysis.ParseSweepValue(v.String())
+		if !ok || back.Cmp(v) != 0 {
+			t.Fatalf("%q: %v reads back as %v, %v", s, v, back, ok)
+		}
+	})
 }
