@@ -27,11 +27,12 @@ import (
 //	quadratic  g = n²             nominal exponent 2
 //	cubic      g = n³             nominal exponent 3
 //
-// The nominal exponent is the power of n, a logarithmic factor counting 0. The logarithm is log2(2n) = 1+log2(n), not
-// log2(n): values are positive integers and sweeps often start at n=1,
-// where log n is 0 and log g would be minus infinity; the shift keeps the
-// two log models defined there without refusing the point, and changes
-// their growth by a constant factor at most 2 that tends to 1.
+// The nominal exponent is the power of n, a logarithmic factor counting
+// 0. The logarithm is log2(2n) = 1+log2(n), not log2(n): values are
+// positive integers and sweeps often start at n=1, where log n is 0 and
+// log g would be minus infinity; the shift keeps the two log models
+// defined there without refusing the point, and changes their growth by
+// a constant factor at most 2 that tends to 1.
 //
 // Selection, with k points, SS the residual sum of squares (natural-log
 // units) of a model, best the lowest, σ̂² = SS_best/(k−1) the noise the
