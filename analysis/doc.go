@@ -11,6 +11,10 @@
 //   - Gate: the regression gate (--fail-on) over a comparison's verdicts.
 //   - SummarizeWindows: workload windows summarized across processes.
 //   - Durations, BenchKey: what each benchmark function cost, for sharding.
+//   - FindSweeps, FitSweep, Sweeps, CompareSweeps: sub-benchmarks over a
+//     size (n=1Ki, n=1Mi) found as families, the six scaling models fitted
+//     to them, and compared between runs: empirical scaling over the
+//     measured range, not proof of big-O.
 //
 // What it deliberately does not do: run processes, read or write files, or
 // read clocks. It takes and returns package rundoc's types, so the

@@ -60,3 +60,33 @@ func ExampleSummarize() {
 	// Output:
 	// median 101 ns/op over 3 processes (8 samples), range 98 to 120
 }
+
+// Find the sweep families among a run's rows and fit them: a family of
+// sub-benchmarks over a size, its selected model and the observed
+// exponent beside it. What it says is empirical scaling over the measured
+// range, not proof of big-O.
+func ExampleSweeps() {
+	row := func(name string, ns float64) rundoc.Row {
+		return rundoc.Row{Package: "example.com/sort", Name: name, Kind: rundoc.KindBenchmark, Outcome: rundoc.OutcomeOK,
+			Summary: &rundoc.Summary{Processes: 5, MedianNs: ns}}
+	}
+	doc := &rundoc.Document{Rows: []rundoc.Row{
+		row("BenchmarkSort/n=1Ki", 21_000), row("BenchmarkSort/n=4Ki", 98_000),
+		row("BenchmarkSort/n=16Ki", 470_000), row("BenchmarkSort/n=64Ki", 2_150_000),
+		row("BenchmarkSort/n=256Ki", 9_700_000), row("BenchmarkSort/n=1Mi", 43_000_000),
+		row("BenchmarkLookup/n=10", 20), row("BenchmarkLookup/n=100", 21),
+	}}
+	for _, sw := range analysis.Sweeps(doc) {
+		fmt.Printf("%s: %s", sw.Family, sw.Status)
+		if sw.Selected != nil {
+			fmt.Printf(" %s, exponent %.2f over %s–%s", sw.Selected.Text(), *sw.ObservedExponent,
+				analysis.FormatSweepValue(sw.Range.MinExact), analysis.FormatSweepValue(sw.Range.MaxExact))
+		} else {
+			fmt.Printf(" (%s)", sw.Reason)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// BenchmarkSort/n=*: fitted n log n, exponent 1.10 over 1Ki–1Mi
+	// BenchmarkLookup/n=*: unavailable (2 points with a measured time; a fit needs at least 4)
+}

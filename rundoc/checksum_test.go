@@ -97,6 +97,7 @@ func TestDocumentMembers(t *testing.T) {
 		return out
 	}
 	full := rundoctest.Summarized(rundoctest.WindowDoc())
+	full.Sweeps = rundoctest.SweepsFixture()
 	full.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
 	var buf bytes.Buffer
 	require.NoError(t, rundoc.WriteJSON(&buf, full))
@@ -104,7 +105,9 @@ func TestDocumentMembers(t *testing.T) {
 	embedded := buf.String()[strings.Index(buf.String(), `"comparisons": [`):]
 	assert.Contains(t, embedded, `"mismatches": null`, "a run document's comparisons are written as they are")
 	buf.Reset()
-	require.NoError(t, rundoc.WriteComparisonJSON(&buf, rundoctest.ComparisonFixture()))
+	withSweeps := rundoctest.ComparisonFixture()
+	withSweeps.Sweeps = rundoctest.SweepChangesFixture()
+	require.NoError(t, rundoc.WriteComparisonJSON(&buf, withSweeps))
 	assert.Equal(t, tags(rundoc.Comparison{}), keys(buf.Bytes()))
 }
 

@@ -32,6 +32,10 @@ type Comparison struct {
 	// identities compared on both sides (as benchstat's geomean line): a
 	// summary, with no interval and no verdict.
 	Geomeans []Geomean `json:"geomeans"`
+	// Sweeps holds a line per sweep family whose scaling differs between
+	// the sides beyond what their fits can tell apart (each point keeps
+	// its own row and verdict above); absent when none does.
+	Sweeps []SweepChange `json:"sweeps,omitempty"`
 }
 
 // ComparedRun names one side of a comparison.
@@ -276,6 +280,9 @@ func writeComparison(s *jsonStream, depth int, c Comparison, norm func(Compariso
 		})
 	}
 	o.member("geomeans", c.Geomeans)
+	if len(c.Sweeps) > 0 {
+		o.member("sweeps", c.Sweeps)
+	}
 	if depth > 0 {
 		o.close()
 	}

@@ -1,6 +1,7 @@
 // Package rundoc is the run document: what a benchsup run measured
-// (Document, Row, ProcessResult, Summary, Window, ...), what a comparison of
-// two runs found (Comparison, ComparisonRow, Geomean), and their JSON
+// (Document, Row, ProcessResult, Summary, Window, Sweep, ...), what a
+// comparison of two runs found (Comparison, ComparisonRow, Geomean,
+// SweepChange), and their JSON
 // reader and writer, checksum, validation and merge.
 //
 // The JSON documents it writes (a run's, a comparison's) end with a

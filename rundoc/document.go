@@ -23,6 +23,10 @@ type Document struct {
 	// workload and window name) across its processes, in order of first
 	// measurement: what the table shows. Absent when no workload ran.
 	WindowSummaries []WindowSummary `json:"windowSummaries,omitempty"`
+	// Sweeps holds the run's sweep families and their scaling fits
+	// (package analysis), one per family; absent when the run has none,
+	// so a document without sweeps keeps its earlier bytes.
+	Sweeps []Sweep `json:"sweeps,omitempty"`
 	// Comparisons holds, for a run with --against or --baseline, how the
 	// working tree's numbers compare with each other build's; absent
 	// otherwise.

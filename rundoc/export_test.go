@@ -34,5 +34,13 @@ func Normalize(doc Document) Document {
 	} else {
 		doc.Windows = nil
 	}
+	sweeps := make([]Sweep, len(doc.Sweeps))
+	for i, sw := range doc.Sweeps {
+		sweeps[i] = normalizeSweep(sw)
+	}
+	if len(sweeps) == 0 {
+		sweeps = nil
+	}
+	doc.Sweeps = sweeps
 	return doc
 }

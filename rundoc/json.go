@@ -91,11 +91,23 @@ func writeDocument(s *jsonStream, doc Document) {
 		o.key("windowSummaries")
 		streamArray(s, 1, doc.WindowSummaries, func(w WindowSummary) { s.value(2, w) })
 	}
+	if len(doc.Sweeps) > 0 {
+		o.key("sweeps")
+		streamArray(s, 1, doc.Sweeps, func(sw Sweep) { s.value(2, normalizeSweep(sw)) })
+	}
 	if len(doc.Comparisons) > 0 {
 		o.key("comparisons")
 		// As they are: a run document's comparisons keep their nulls.
 		streamArray(s, 1, doc.Comparisons, func(c Comparison) { writeComparison(s, 2, c, nil) })
 	}
+}
+
+// normalizeSweep returns a copy of sw whose points and models are empty
+// rather than nil.
+func normalizeSweep(sw Sweep) Sweep {
+	sw.Points = orEmpty(sw.Points)
+	sw.Models = orEmpty(sw.Models)
+	return sw
 }
 
 // normalizeMeta returns a copy of m whose collections are empty rather

@@ -53,6 +53,9 @@ type MergeOptions struct {
 // parts' rows of a comparison with the same sides are the whole run's. The
 // geomeans, which span identities, are left empty for the caller to
 // recompute (they are statistics, which this package does not compute).
+// Sweeps, and a comparison's sweep lines, are joined part by part: a sweep
+// family lies within one benchmark function, and a shard holds whole
+// functions, so every part's families are whole.
 func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%w: no documents", ErrNotMergeable)
@@ -149,7 +152,7 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 	workers := map[string]bool{}
 	columns := map[string]bool{}
 	for _, c := range parts[0].Comparisons {
-		c.Rows, c.Geomeans = nil, nil
+		c.Rows, c.Geomeans, c.Sweeps = nil, nil, nil
 		out.Comparisons = append(out.Comparisons, c)
 	}
 	for _, d := range parts {
@@ -160,8 +163,10 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 			mp.Mismatches = ref.Meta.Fingerprint().Diff(d.Meta.Fingerprint())
 		}
 		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, mp)
+		out.Sweeps = append(out.Sweeps, d.Sweeps...)
 		for j, c := range d.Comparisons {
 			out.Comparisons[j].Rows = append(out.Comparisons[j].Rows, c.Rows...)
+			out.Comparisons[j].Sweeps = append(out.Comparisons[j].Sweeps, c.Sweeps...)
 			for _, m := range c.Mismatches {
 				if !slices.Contains(out.Comparisons[j].Mismatches, m) {
 					out.Comparisons[j].Mismatches = append(out.Comparisons[j].Mismatches, m)

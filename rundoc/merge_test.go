@@ -163,3 +163,16 @@ func TestMergeEmptyPart(t *testing.T) {
 	}
 	assert.Len(t, got.Rows, len(rundoctest.GreenDoc().Rows)+1)
 }
+
+func TestMergeSweeps(t *testing.T) {
+	docs := shards(2)
+	sweeps := rundoctest.SweepsFixture()
+	// Each family in the part that ran its function.
+	docs[0].Sweeps = sweeps[1:]
+	docs[1].Sweeps = sweeps[:1]
+	got, err := rundoc.Merge([]*rundoc.Document{docs[1], docs[0]}, rundoc.MergeOptions{})
+	require.NoError(t, err)
+	require.Len(t, got.Sweeps, 2)
+	assert.Equal(t, sweeps[1].Family, got.Sweeps[0].Family, "part by part")
+	assert.Equal(t, sweeps[0].Family, got.Sweeps[1].Family)
+}

@@ -36,7 +36,11 @@ func (e *ValueError) Unwrap() error { return ErrInvalidValue }
 //     against its samples, a process's retakes against its retaken
 //     samples, a row's interference against the sum over its processes,
 //     a window summary's processes and unmeasured ones against the
-//     windows of its name (when the document has them).
+//     windows of its name (when the document has them);
+//   - a sweep's status and models are known ones, a fitted sweep selects
+//     exactly one of its fitted models and any other status none, its
+//     points ascend with exact decimal values that round to their
+//     float64s, and a family is not repeated.
 //
 // Values that can legitimately be negative (b.ReportMetric units, counted
 // metrics after a subtraction) are not constrained.
@@ -165,6 +169,7 @@ func validateDocument(doc *Document) error {
 			v.matches(path+".unmeasured", s.Unmeasured, unmeasured[k], "the document has %d unmeasured windows of it")
 		}
 	}
+	v.sweeps("", doc.Sweeps)
 	for i := range doc.Comparisons {
 		v.comparison(idx("comparisons", i)+".", &doc.Comparisons[i])
 	}
@@ -507,6 +512,7 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			return
 		}
 	}
+	v.sweepChanges(prefix, c.Sweeps)
 	metrics := map[string]int{}
 	for i, g := range c.Geomeans {
 		path := idx(prefix+"geomeans", i)

@@ -19,10 +19,15 @@ import (
 func fixtureDocs() map[string]rundoc.Document {
 	withComparison := rundoctest.GreenDoc()
 	withComparison.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
+	withSweeps := rundoctest.GreenDoc()
+	withSweeps.Sweeps = rundoctest.SweepsFixture()
+	sweepComparison := rundoctest.ComparisonFixture()
+	sweepComparison.Sweeps = rundoctest.SweepChangesFixture()
+	withSweeps.Comparisons = []rundoc.Comparison{sweepComparison}
 	return map[string]rundoc.Document{
 		"green": rundoctest.GreenDoc(), "errors": rundoctest.ErrorDoc(), "tests": rundoctest.TestsDoc(), "counted": rundoctest.CountedDoc(),
 		"windows": rundoctest.Summarized(rundoctest.WindowDoc()), "windows-only": rundoctest.Summarized(rundoctest.WindowsOnlyDoc()),
-		"with comparison": withComparison,
+		"with comparison": withComparison, "with sweeps": withSweeps,
 	}
 }
 
@@ -127,6 +132,44 @@ func TestReadRefusesValues(t *testing.T) {
 			"windows[1].wallNs: negative time -7"},
 		{"window summary count", func() rundoc.Document { return rundoctest.Summarized(rundoctest.WindowDoc()) }, func(d *rundoc.Document) { d.WindowSummaries[0].Processes++ },
 			"windowSummaries[0].processes: records 3, but the document has 2 measured windows of it"},
+		{"unknown sweep status", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Status = "maybe" },
+			`sweeps[0].status: "maybe" is not a sweep status`},
+		{"unknown model", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models[2].Model = "exponential" },
+			`sweeps[0].models[2].model: "exponential" is not a model`},
+		{"selected model not fitted", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models = d.Sweeps[0].Models[:2] },
+			"sweeps[0]: model linear is not among the sweep's models"},
+		{"fitted without a selection", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Selected = nil; d.Sweeps[0].Models[2].Selected = false },
+			"sweeps[0].selected: a fitted sweep selects exactly one model (selected null, 0 marked)"},
+		{"fitted other than the best", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Best = ptrModel(rundoc.ModelNLogN) },
+			`sweeps[0].best: "nlogn", but a fitted sweep selects its best model, "linear"`},
+		{"two models marked", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models[3].Selected = true },
+			`sweeps[0].models[3].selected: true, but the sweep's selected model is "linear"`},
+		{"ambiguous with a selection", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Status = rundoc.SweepAmbiguous },
+			"sweeps[0].selected: a sweep ambiguous selects no model"},
+		{"poor fit without models", sweepDoc, func(d *rundoc.Document) { d.Sweeps[1].Status = rundoc.SweepPoorFit },
+			"sweeps[1].models: a sweep poor-fit has its models' fits"},
+		{"inexact value", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Points[1].ValueExact = "4097" },
+			"sweeps[0].points[1].valueExact: 4097 does not round to 4096"},
+		{"exact value not decimal", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Range.MaxExact = "64Ki" },
+			`sweeps[0].range.maxExact: "64Ki" is not a positive decimal integer`},
+		{"points out of order", sweepDoc, func(d *rundoc.Document) {
+			p := d.Sweeps[0].Points
+			p[0], p[1] = p[1], p[0]
+		}, "sweeps[0].points[1].value: 1024 is below the previous point's 4096"},
+		{"negative residual", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models[0].RMSLogResidual = -1 },
+			"sweeps[0].models[0].rmsLogResidual: negative value -1"},
+		{"r2 above 1", sweepDoc, func(d *rundoc.Document) { d.Sweeps[0].Models[0].R2 = rundoctest.Fptr(1.5) },
+			"sweeps[0].models[0].r2: 1.5 is above 1"},
+		{"duplicate family", sweepDoc, func(d *rundoc.Document) { d.Sweeps[1].Family = d.Sweeps[0].Family },
+			"sweeps[1]: family example.com/p BenchmarkCount/size=* repeats sweeps[0]"},
+		{"sweep change model", func() rundoc.Document {
+			d := rundoctest.GreenDoc()
+			c := rundoctest.ComparisonFixture()
+			c.Sweeps = rundoctest.SweepChangesFixture()
+			d.Comparisons = []rundoc.Comparison{c}
+			return d
+		}, func(d *rundoc.Document) { d.Comparisons[0].Sweeps[0].StdError = -0.1 },
+			"comparisons[0].sweeps[0].stdError: negative value -0.1"},
 		{"embedded comparison", func() rundoc.Document {
 			d := rundoctest.GreenDoc()
 			d.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
@@ -147,6 +190,14 @@ func TestReadRefusesValues(t *testing.T) {
 			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
 	}
+}
+
+func ptrModel(m rundoc.Model) *rundoc.Model { return &m }
+
+func sweepDoc() rundoc.Document {
+	d := rundoctest.GreenDoc()
+	d.Sweeps = rundoctest.SweepsFixture()
+	return d
 }
 
 func TestReadComparisonRefusesValues(t *testing.T) {

@@ -570,3 +570,45 @@ func ComparisonFixture() rundoc.Comparison {
 }
 
 func Fptr2(s string) *string { return &s }
+
+// SweepsFixture is a fitted sweep and an unavailable one, as package
+// analysis writes them.
+func SweepsFixture() []rundoc.Sweep {
+	linear := rundoc.ModelLinear
+	point := func(v float64, exact, name string, ns float64) rundoc.SweepPoint {
+		return rundoc.SweepPoint{Value: v, ValueExact: exact, Name: name, MedianNs: ns,
+			Interval:   &rundoc.Interval{LowNs: ns * 0.98, HighNs: ns * 1.03, Confidence: 0.9375},
+			Throughput: &rundoc.Throughput{Unit: "B/s", WorkPerOp: v, Median: v / ns * 1e9, Low: Fptr(v / (ns * 1.03) * 1e9), High: Fptr(v / (ns * 0.98) * 1e9)}}
+	}
+	fit := func(m rundoc.Model, c, e, r2, rms, max float64) rundoc.ModelFit {
+		return rundoc.ModelFit{Model: m, Coefficient: c, NominalExponent: e, R2: Fptr(r2), RMSLogResidual: rms, MaxLogResidual: max, Selected: m == linear}
+	}
+	return []rundoc.Sweep{
+		{Package: "example.com/p", Family: "BenchmarkCount/size=*", Parameter: "size", Status: rundoc.SweepFitted,
+			Selected: &linear, Best: &linear,
+			Points: []rundoc.SweepPoint{
+				point(1024, "1024", "BenchmarkCount/size=1KiB", 2048), point(4096, "4096", "BenchmarkCount/size=4KiB", 8100),
+				point(16384, "16384", "BenchmarkCount/size=16KiB", 33000), point(65536, "65536", "BenchmarkCount/size=64KiB", 130000)},
+			Models: []rundoc.ModelFit{
+				fit(rundoc.ModelConstant, 17000, 0, 0, 1.56, 2.07), fit(rundoc.ModelLog, 1300, 0, 0.22, 1.38, 1.8),
+				fit(rundoc.ModelLinear, 2.0, 1, 0.9999, 0.008, 0.012), fit(rundoc.ModelNLogN, 0.15, 1, 0.97, 0.27, 0.35),
+				fit(rundoc.ModelQuadratic, 0.0001, 2, -1.6, 1.56, 2.07), fit(rundoc.ModelCubic, 1e-9, 3, -7.7, 3.1, 4.1)},
+			Range:            &rundoc.SweepRange{Min: 1024, Max: 65536, MinExact: "1024", MaxExact: "65536"},
+			ObservedExponent: Fptr(0.998), ExponentStdError: Fptr(0.004),
+			Omitted: []rundoc.SweepOmission{{Name: "BenchmarkCount/size=0KiB", Reason: `"0KiB" is not a positive number`}}},
+		{Package: "example.com/p", Family: "BenchmarkHash/impl=fnv/n=*", Parameter: "n", Status: rundoc.SweepUnavailable,
+			Reason: "2 points with a measured time; a fit needs at least 4",
+			Points: []rundoc.SweepPoint{
+				{Value: 8, ValueExact: "8", Name: "BenchmarkHash/impl=fnv/n=8", MedianNs: 12},
+				{Value: 1.8446744073709552e19, ValueExact: "18446744073709551617", Name: "BenchmarkHash/impl=fnv/n=18446744073709551617", MedianNs: 99}},
+			Range: &rundoc.SweepRange{Min: 8, Max: 1.8446744073709552e19, MinExact: "8", MaxExact: "18446744073709551617"}},
+	}
+}
+
+// SweepChangesFixture is a comparison's sweep lines.
+func SweepChangesFixture() []rundoc.SweepChange {
+	linear, nlogn := rundoc.ModelLinear, rundoc.ModelNLogN
+	return []rundoc.SweepChange{{Package: "example.com/p", Family: "BenchmarkCount/size=*", Old: &linear, New: &nlogn,
+		OldExponent: 1.0, NewExponent: 1.09, Difference: 0.09, StdError: 0.01, ModelChanged: true, ExponentChanged: true,
+		Text: "linear → n log n over 1KiB–1MiB"}}
+}
