@@ -102,8 +102,10 @@ func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, 
 	cmp := comparer{cfg: cfg.withDefaults()}
 	// A run with --against holds other builds' rows too; a document
 	// stands for its working tree.
-	c.Rows = cmp.rows(workingTree(old.Rows), workingTree(new.Rows), nil)
+	oldRows, newRows := workingTree(old.Rows), workingTree(new.Rows)
+	c.Rows = cmp.rows(oldRows, newRows, nil)
 	c.Geomeans = Geomeans(c.Rows)
+	c.Sweeps = compareSweepsOf(oldRows, newRows)
 	return c, nil
 }
 
@@ -121,6 +123,7 @@ func ComparePaired(old, new []rundoc.Row, cfg CompareConfig, oldFirst func(k int
 	cmp := comparer{cfg: cfg.withDefaults()}
 	c.Rows = cmp.rows(old, new, oldFirst)
 	c.Geomeans = Geomeans(c.Rows)
+	c.Sweeps = compareSweepsOf(old, new)
 	return c, nil
 }
 
@@ -605,4 +608,10 @@ func ptr[T any](v T) *T { return &v }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// compareSweepsOf fits the sweeps of each side's rows afresh, so that both
+// sides are judged by this version's rules whatever version wrote them.
+func compareSweepsOf(old, new []rundoc.Row) []rundoc.SweepChange {
+	return CompareSweeps(Sweeps(&rundoc.Document{Rows: old}), Sweeps(&rundoc.Document{Rows: new}))
 }

@@ -274,6 +274,7 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 			"sameidentities": cmdSameIdentities,
 			"requirelimits":  cmdRequireLimits,
 			"peak":           cmdPeak,
+			"sweep":          cmdSweep,
 		},
 		Condition: condition,
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -162,6 +163,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 		s.finishWindows(doc, benchRows)
 		s.results(benchRows)
 		rows = append(rows, benchRows...)
+		doc.Sweeps = analysis.Sweeps(&rundoc.Document{Rows: benchRows})
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
 		s.packageOrder(rows)
