@@ -1,0 +1,115 @@
+package report
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// fittedSweep fits points at values whose times follow f, with the
+// multiplicative wobble given per point, as package analysis would.
+func fittedSweep(family, param string, values []int64, wobble []float64, f func(n float64) float64) rundoc.Sweep {
+	var pts []rundoc.SweepPoint
+	for i, v := range values {
+		ns := f(float64(v)) * (1 + wobble[i%len(wobble)])
+		name := strings.Replace(family, "*", param+strconv.FormatInt(v, 10), 1)
+		pts = append(pts, rundoc.SweepPoint{Value: float64(v), ValueExact: strconv.FormatInt(v, 10), Name: name, MedianNs: ns,
+			Interval: &rundoc.Interval{LowNs: ns * 0.97, HighNs: ns * 1.04, Confidence: 0.9375}})
+	}
+	sw := analysis.FitSweep(pts)
+	sw.Package, sw.Family = "example.com/p", strings.Replace(family, "*", param+"*", 1)
+	sw.Parameter = strings.TrimSuffix(param, "=")
+	return sw
+}
+
+// sweepDoc is GreenDoc with a sweep in every state: the fixtures' fitted
+// and unavailable ones, an ambiguous one (linear or n log n over a
+// narrow range) and a poor fit (a fixed cost plus a linear term).
+func sweepDoc(t *testing.T) rundoc.Document {
+	doc := rundoctest.GreenDoc()
+	doc.Sweeps = rundoctest.SweepsFixture()
+	amb := fittedSweep("BenchmarkSort/*", "n=", []int64{1000, 1300, 1700, 2200}, []float64{0.01, -0.01, 0.012, -0.008},
+		func(n float64) float64 { return 3 * n })
+	poor := fittedSweep("BenchmarkLookup/*", "n=", []int64{1, 4, 16, 64, 256, 1024}, []float64{0},
+		func(n float64) float64 { return 500 + 20*n })
+	require.Equal(t, rundoc.SweepAmbiguous, amb.Status, amb.Reason)
+	require.Equal(t, rundoc.SweepPoorFit, poor.Status, poor.Reason)
+	doc.Sweeps = append(doc.Sweeps, amb, poor)
+	for i := range doc.Sweeps {
+		doc.Sweeps[i].Package = doc.Rows[0].Package // named as the run's rows are
+	}
+	return doc
+}
+
+func TestWriteTableSweeps(t *testing.T) {
+	doc := sweepDoc(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	rundoctest.Golden(t, "sweeps.table", buf.Bytes())
+	out := buf.String()
+	assert.Contains(t, out, "\n"+sweepsTitle+"\n", "the block says what a fit is worth")
+	block := out[strings.Index(out, sweepsTitle):]
+	for _, sw := range doc.Sweeps {
+		assert.Contains(t, block, sw.Family, "one line per family")
+	}
+	assert.Contains(t, block, "1KiB–64KiB", "the range in the names' own style")
+	assert.Contains(t, block, "8–18446744073709551617", "a value past 2^53 keeps every digit")
+	assert.Contains(t, block, "unavailable: 2 points, 4 needed")
+	assert.Contains(t, block, "ambiguous: ")
+	assert.Contains(t, block, "poor-fit: closest ")
+	assert.Contains(t, block, "1 member left out: BenchmarkCount/size=0KiB")
+	assert.NotRegexp(t, `(?m)^BenchmarkHash/impl=fnv/n=\*.*\b0\.0+\b`, block, "no fit: no number stands in for one")
+}
+
+func TestSweepCells(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		name, got, want string
+	}{
+		{"R² near 1 is not rounded to a perfect fit", formatR2(f(0.99996)), ">0.9999"},
+		{"a perfect R²", formatR2(f(1)), "1.0000"},
+		{"a negative R²", formatR2(f(-1.6)), "−1.6000"},
+		{"no R²", formatR2(nil), dash},
+		{"exponent to its standard error's precision", formatExponent(f(0.998), f(0.004)), "0.998 ±0.004"},
+		{"at least two decimals", formatExponent(f(1.4321), f(0.12)), "1.43 ±0.12"},
+		{"at most four", formatExponent(f(2), f(1e-9)), "2.0000 ±0.0000"},
+		{"no standard error", formatExponent(f(-0.5), nil), "−0.50"},
+		{"no exponent", formatExponent(nil, f(0.1)), dash},
+		{"names' style", sweepValueText("BenchmarkX/size=*/k=2", "BenchmarkX/size=1KiB/k=2", "1024"), "1KiB"},
+		{"a name that does not hold the value", sweepValueText("BenchmarkX/n=*", "BenchmarkY", "1048576"), "1Mi"},
+		{"one of two wildcards", sweepValueText("BenchmarkX/a*b/n=*", "BenchmarkX/a*b/n=1e4", "10000"), "1e4"},
+		{"or list", orList([]string{"linear", "n log n", "quadratic"}), "linear, n log n or quadratic"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
+	}
+	t.Run("a range under a factor of 2", func(t *testing.T) {
+		sw := fittedSweep("BenchmarkX/*", "n=", []int64{100, 110, 120, 130}, []float64{0}, func(n float64) float64 { return n })
+		assert.Equal(t, "unavailable: range under ×2", sweepModelCell(sw), sw.Reason)
+	})
+	t.Run("a value given twice", func(t *testing.T) {
+		sw := rundoc.Sweep{Status: rundoc.SweepUnavailable, Points: []rundoc.SweepPoint{{ValueExact: "8"}, {ValueExact: "8"}}}
+		assert.Equal(t, "unavailable: a value given twice", sweepModelCell(sw))
+	})
+}
+
+func TestWriteComparisonTableSweeps(t *testing.T) {
+	c := rundoctest.ComparisonFixture()
+	c.Sweeps = rundoctest.SweepChangesFixture()
+	var buf bytes.Buffer
+	require.NoError(t, WriteComparisonTable(&buf, c))
+	rundoctest.Golden(t, "comparison-sweeps.golden", buf.Bytes())
+	assert.Contains(t, buf.String(), "scaling changes ("+rundoc.ScalingCaveat+")")
+	assert.Regexp(t, `\n  BenchmarkCount/size=\*\s+linear → n log n over 1KiB–1MiB\n`, buf.String())
+
+	buf.Reset()
+	require.NoError(t, WriteComparisonTable(&buf, rundoctest.ComparisonFixture()))
+	assert.NotContains(t, buf.String(), "scaling changes", "no sweep line, no block")
+}
