@@ -113,3 +113,76 @@ func TestWriteComparisonTableSweeps(t *testing.T) {
 	require.NoError(t, WriteComparisonTable(&buf, rundoctest.ComparisonFixture()))
 	assert.NotContains(t, buf.String(), "scaling changes", "no sweep line, no block")
 }
+
+// wantSweepColumns is the documented contract of the sweep columns.
+var wantSweepColumns = []string{"sweep:parameter", "sweep:status", "sweep:reason", "sweep:selected", "sweep:best",
+	"sweep:candidates", "sweep:points", "sweep:range_min", "sweep:range_max", "sweep:observed_exponent",
+	"sweep:exponent_stderr", "sweep:omitted", "sweep:model", "sweep:model_selected", "sweep:coefficient",
+	"sweep:nominal_exponent", "sweep:r2", "sweep:rms_log_residual", "sweep:max_log_residual"}
+
+func TestWriteCSVSweeps(t *testing.T) {
+	doc := sweepDoc(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, doc, CSVOptions{}))
+	rundoctest.Golden(t, "csv/sweeps-wide.golden", buf.Bytes())
+	header, rows := readCSV(t, buf.Bytes())
+	require.Equal(t, wantSweepColumns, header[len(header)-len(wantSweepColumns):], "the sweep columns come last")
+
+	require.GreaterOrEqual(t, len(rows), len(doc.Rows))
+	for i, r := range rows[:len(doc.Rows)] {
+		for _, c := range wantSweepColumns {
+			assert.Equal(t, "", r[c], "row %d (%s): %s belongs to sweep rows", i, r["name"], c)
+		}
+	}
+	sweepRows := rows[len(doc.Rows):]
+	n := 0
+	for _, sw := range doc.Sweeps {
+		fits := max(len(sw.Models), 1)
+		require.GreaterOrEqual(t, len(sweepRows), n+fits)
+		selected := 0
+		for j, r := range sweepRows[n : n+fits] {
+			what := sw.Family + " row " + strconv.Itoa(j)
+			assert.Equal(t, "sweep", r["kind"], what)
+			assert.Equal(t, sw.Package, r["package"], what)
+			assert.Equal(t, sw.Family, r["name"], what)
+			assert.Equal(t, string(sw.Status), r["sweep:status"], what)
+			assert.Equal(t, sw.Reason, r["sweep:reason"], what)
+			assert.Equal(t, strconv.Itoa(len(sw.Points)), r["sweep:points"], what)
+			assert.Equal(t, sw.Range.MinExact, r["sweep:range_min"], what)
+			assert.Equal(t, sw.Range.MaxExact, r["sweep:range_max"], what)
+			assertFloat(t, sw.ObservedExponent, r["sweep:observed_exponent"], what)
+			assertFloat(t, sw.ExponentStdError, r["sweep:exponent_stderr"], what)
+			for _, c := range []string{"outcome", "median_ns", "processes", "metric:B/op"} {
+				assert.Equal(t, "", r[c], "%s: %s is a row's", what, c)
+			}
+			if len(sw.Models) == 0 {
+				for _, c := range wantSweepColumns[12:] {
+					assert.Equal(t, "", r[c], "%s: no fit, no %s", what, c)
+				}
+				continue
+			}
+			f := sw.Models[j]
+			assert.Equal(t, string(f.Model), r["sweep:model"], what)
+			assert.Equal(t, strconv.FormatBool(f.Selected), r["sweep:model_selected"], what)
+			assertFloat(t, &f.Coefficient, r["sweep:coefficient"], what)
+			assertFloat(t, f.R2, r["sweep:r2"], what)
+			assertFloat(t, &f.RMSLogResidual, r["sweep:rms_log_residual"], what)
+			assertFloat(t, &f.MaxLogResidual, r["sweep:max_log_residual"], what)
+			if f.Selected {
+				selected++
+			}
+		}
+		if sw.Status == rundoc.SweepFitted {
+			assert.Equal(t, 1, selected, "%s: a fitted family selects one model", sw.Family)
+		} else {
+			assert.Equal(t, 0, selected, "%s: a %s family selects none", sw.Family, sw.Status)
+		}
+		n += fits
+	}
+	assert.Len(t, sweepRows, n, "one row per family and model, no more")
+	assert.Equal(t, "18446744073709551617", sweepRows[6]["sweep:range_max"], "a value past 2^53 keeps every digit")
+
+	buf.Reset()
+	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
+	assert.NotContains(t, buf.String(), "sweep:", "a run without sweeps keeps its columns")
+}
