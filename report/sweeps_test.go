@@ -190,3 +190,27 @@ func TestWriteCSVSweeps(t *testing.T) {
 	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
 	assert.NotContains(t, buf.String(), "sweep:", "a run without sweeps keeps its columns")
 }
+
+// TestSweepModelG checks the plot's g(n) against the fit's: data made
+// exactly c·g(n) by sweepModelG must be fitted with coefficient c, so the
+// drawn curve passes through the points package analysis fitted.
+func TestSweepModelG(t *testing.T) {
+	for _, m := range rundoc.AllModels {
+		t.Run(string(m), func(t *testing.T) {
+			const c = 3.5
+			var pts []rundoc.SweepPoint
+			for _, v := range []int64{1, 8, 64, 512, 4096} {
+				pts = append(pts, rundoc.SweepPoint{Value: float64(v), ValueExact: strconv.FormatInt(v, 10),
+					Name: "BenchmarkX/n=" + strconv.FormatInt(v, 10), MedianNs: c * sweepModelG(m, float64(v))})
+			}
+			sw := analysis.FitSweep(pts)
+			require.NotEmpty(t, sw.Models, sw.Reason)
+			for _, f := range sw.Models {
+				if f.Model == m {
+					assert.InEpsilon(t, c, f.Coefficient, 1e-9)
+					assert.InDelta(t, 0, f.MaxLogResidual, 1e-9)
+				}
+			}
+		})
+	}
+}
