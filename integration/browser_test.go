@@ -448,7 +448,11 @@ func testBrowserReport(t *testing.T) {
 	w.windows = len(newDoc.WindowSummaries)
 	w.sweeps = map[string]int{}
 	for _, sw := range newDoc.Sweeps {
-		w.sweeps[sw.Package+" "+sw.Family] += len(sw.Points)
+		id := sw.Package + " " + sw.Family
+		if sw.Build != "" {
+			id += " @" + sw.Build
+		}
+		w.sweeps[id] += len(sw.Points)
 	}
 	if w.windows != 2 {
 		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
@@ -477,7 +481,7 @@ type want struct {
 	oldProcs map[string]int // processes of each identity of the old run
 	forest   []string       // identity of each sec/op row of the comparison
 	windows  int            // window summaries of the run
-	sweeps   map[string]int // points of each sweep family ("PKG FAMILY") of the run
+	sweeps   map[string]int // points of each sweep family ("PKG FAMILY", " @build" for another build's) of the run
 }
 
 // checkPage loads a report in a fresh tab of the browser and checks it against w;

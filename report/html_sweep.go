@@ -25,6 +25,16 @@ type htmlSweep struct {
 	Fits     [][]string
 }
 
+// sweepIdentity names a sweep on the page and in its data-family hooks:
+// "PKG FAMILY", with " @build" for another build's (--against).
+func sweepIdentity(sw rundoc.Sweep) string {
+	id := sw.Package + " " + sw.Family
+	if sw.Build != "" {
+		id += " @" + sw.Build
+	}
+	return id
+}
+
 // sweepModelG is g(n) of a model, as package analysis fits it
 // (docs/design.md#sweeps): log2(2n) keeps the log models defined at n=1.
 func sweepModelG(m rundoc.Model, n float64) float64 {
@@ -50,10 +60,9 @@ func sweepModelG(m rundoc.Model, n float64) float64 {
 func sweepsView(sweeps []rundoc.Sweep) []htmlSweep {
 	var out []htmlSweep
 	for i, sw := range sweeps {
-		v := htmlSweep{Identity: sw.Package + " " + sw.Family, Package: sw.Package, Family: sw.Family, Status: string(sw.Status),
+		v := htmlSweep{Identity: sweepIdentity(sw), Package: sw.Package, Family: sw.Family, Status: string(sw.Status),
 			Reason: sw.Reason}
 		if sw.Build != "" {
-			v.Identity += " @" + sw.Build
 			v.Family += " @" + sw.Build
 		}
 		v.Summary = sweepSummary(sw)
@@ -137,7 +146,7 @@ func sweepSVG(sw rundoc.Sweep, i int) (template.HTML, string) {
 	}
 	id := "sweep" + strconv.Itoa(i)
 	var b svgBuilder
-	b.f(`<svg class="sweep" data-family="`, esc(sw.Package+" "+sw.Family), `" data-status="`, esc(string(sw.Status)),
+	b.f(`<svg class="sweep" data-family="`, esc(sweepIdentity(sw)), `" data-status="`, esc(string(sw.Status)),
 		`" data-points="`, strconv.Itoa(len(pts)), `" viewBox="0 0 `, px(sweepWidth), ` `, px(sweepHeight),
 		`" role="img" aria-labelledby="`, id, `-title `, id, `-desc">`)
 	b.f(`<title id="`, id, `-title">`, esc(sw.Family+": ns/op against "+param+", log-log"), `</title>`)

@@ -269,7 +269,7 @@ func TestWriteHTMLHooks(t *testing.T) {
 			plots := regexp.MustCompile(`(?s)<svg class="sweep" data-family="([^"]*)"[^>]*data-points="(\d+)".*?</svg>`).FindAllStringSubmatch(page, -1)
 			require.Len(t, plots, len(tt.r.Run.Sweeps), "one plot per sweep family")
 			for i, sw := range tt.r.Run.Sweeps {
-				assert.Equal(t, esc(sw.Package+" "+sw.Family), plots[i][1])
+				assert.Equal(t, esc(sweepIdentity(sw)), plots[i][1])
 				assert.Equal(t, strconv.Itoa(len(sw.Points)), plots[i][2], "%s: every point is drawn", sw.Family)
 				assert.Equal(t, len(sw.Points), strings.Count(plots[i][0], `<g class="point" `), "%s: one group per point", sw.Family)
 			}

@@ -91,6 +91,8 @@ func TestSweepCells(t *testing.T) {
 		{"a name that does not hold the value", sweepValueText("BenchmarkX/n=*", "BenchmarkY", "1048576"), "1Mi"},
 		{"one of two wildcards", sweepValueText("BenchmarkX/a*b/n=*", "BenchmarkX/a*b/n=1e4", "10000"), "1e4"},
 		{"or list", orList([]string{"linear", "n log n", "quadratic"}), "linear, n log n or quadratic"},
+		{"another build's family", sweepDisplayName(rundoc.Sweep{Package: "p", Family: "B/n=*", Build: "v1.0"}, map[string]string{"p": "p", "q": "q"}), "p.B/n=* @v1.0"},
+		{"its hook", sweepIdentity(rundoc.Sweep{Package: "p", Family: "B/n=*", Build: "v1.0"}), "p B/n=* @v1.0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
 	}
