@@ -22,7 +22,10 @@ type htmlSweep struct {
 	Omitted  []string
 	SVG      template.HTML
 	Curve    string // "selected", "best" (dashed) or "": the legend's line
-	Fits     [][]string
+	// Fits is the models table: per model its name, c, nominal
+	// exponent, R², RMS and max log residual, and its part in the
+	// selection ("" for none).
+	Fits [][]string
 }
 
 // sweepIdentity names a sweep on the page and in its data-family hooks:
@@ -72,14 +75,17 @@ func sweepsView(sweeps []rundoc.Sweep) []htmlSweep {
 		v.SVG, v.Curve = sweepSVG(sw, i)
 		for _, f := range sw.Models {
 			sel := ""
-			if f.Selected {
+			switch {
+			case f.Selected:
 				sel = "selected"
-			} else if sw.Best != nil && *sw.Best == f.Model {
+			case sw.Best != nil && *sw.Best == f.Model:
 				sel = "closest, not selected"
+			case slices.Contains(sw.Candidates, f.Model):
+				sel = "too close to the closest to call"
 			}
 			v.Fits = append(v.Fits, []string{f.Model.Text(), strconv.FormatFloat(f.Coefficient, 'g', 4, 64),
 				strconv.FormatFloat(f.NominalExponent, 'f', -1, 64), formatR2(f.R2),
-				strconv.FormatFloat(f.RMSLogResidual, 'f', 3, 64), strconv.FormatFloat(f.MaxLogResidual, 'f', 3, 64), orDash(sel)})
+				strconv.FormatFloat(f.RMSLogResidual, 'f', 3, 64), strconv.FormatFloat(f.MaxLogResidual, 'f', 3, 64), sel})
 		}
 		out = append(out, v)
 	}

@@ -173,7 +173,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 </figure>
 {{if .Omitted}}<ul class="plain muted">{{range .Omitted}}<li>left out: {{.}}</li>{{end}}</ul>{{end}}
 {{if .Fits}}<details><summary>the six models' fits (in log space: c by least squares; residuals in natural-log units)</summary><div class="wide"><table>
-<tr><th>model</th><th>c (ns per g(n))</th><th>nominal exponent</th><th>R²</th><th>RMS log residual</th><th>max log residual</th><th></th></tr>
+<tr><th>model</th><th>c (ns per g(n))</th><th>nominal exponent</th><th>R²</th><th>RMS log residual</th><th>max log residual</th><th>selection</th></tr>
 {{range .Fits}}<tr>{{range $i, $v := .}}{{if $i}}<td class="num">{{$v}}</td>{{else}}<td>{{$v}}</td>{{end}}{{end}}</tr>
 {{end}}</table></div></details>{{end}}
 </section>

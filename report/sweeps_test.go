@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,4 +216,29 @@ func TestSweepModelG(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWriteHTMLSweeps(t *testing.T) {
+	d := sweepsHTMLDoc()
+	page := renderHTML(t, HTMLReport{Run: d})
+	assert.Contains(t, page, rundoc.ScalingCaveat, "the page says what a fit is worth")
+	assert.Contains(t, page, "<strong>Scaling changes</strong>")
+	assert.Contains(t, page, esc("example.com/p BenchmarkCount/size=*: linear → n log n over 1KiB–1MiB"))
+	for i, sw := range d.Sweeps {
+		svg := regexp.MustCompile(`(?s)<svg class="sweep" data-family="` + regexp.QuoteMeta(esc(sweepIdentity(sw))) + `".*?</svg>`).FindString(page)
+		require.NotEmpty(t, svg, sw.Family)
+		assert.Contains(t, svg, `aria-labelledby="sweep`+strconv.Itoa(i)+`-title sweep`+strconv.Itoa(i)+`-desc"`, "%s: titled and described", sw.Family)
+		assert.Contains(t, svg, `<desc id="sweep`+strconv.Itoa(i)+`-desc">`+esc(string(sw.Status)), sw.Family)
+		switch sw.Status {
+		case rundoc.SweepFitted:
+			assert.Contains(t, svg, `data-model="`+string(*sw.Selected)+`" data-curve="selected"`, "%s: the selected model's curve, solid", sw.Family)
+			assert.NotContains(t, svg, `data-curve="best"`, sw.Family)
+		case rundoc.SweepUnavailable:
+			assert.NotContains(t, svg, `class="model"`, "%s: no fit, no curve", sw.Family)
+		default:
+			assert.Contains(t, svg, `data-model="`+string(*sw.Best)+`" data-curve="best"`, "%s: the closest model's curve, dashed", sw.Family)
+			assert.NotContains(t, svg, `data-curve="selected"`, "%s: nothing selected, nothing drawn as selected", sw.Family)
+		}
+	}
+	assert.Contains(t, page, "left out: BenchmarkCount/size=0KiB: ")
 }
