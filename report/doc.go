@@ -21,10 +21,10 @@
 // shown apart from the decomposition and never attributed to it.
 //
 // Sweeps (Document.Sweeps, fitted by package analysis) appear in the
-// table, the wide CSV and the HTML report, each time with the words
-// "empirical scaling over the measured range, not proof of big-O"; the
-// benchmark format leaves them out, as their points are its lines
-// already. The plot draws a model's curve from the fit's coefficient;
+// table and the HTML report, with the words "empirical scaling over the
+// measured range, not proof of big-O", and in the wide CSV as rows of
+// their own; the benchmark format leaves them out, as their points are
+// its lines already. The plot draws a model's curve from the fit's coefficient;
 // nothing is fitted here.
 //
 // What it deliberately does not do: run anything, decide exit status, or
