@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -260,18 +261,20 @@ type section struct {
 }
 
 // census is what the browser found in the rendered report: per benchmark
-// section its strip plots and their processes, the forest plots' rows and
-// the windows.
+// section its strip plots and their processes, the forest plots' rows,
+// the windows and the sweep plots.
 type census struct {
 	Sections   []section `json:"sections"`
 	Forests    []string  `json:"forests"`    // data-metric of each svg.forest
 	ForestRows []string  `json:"forestRows"` // data-identity of each g.forest-row
 	Verdicts   []string  `json:"verdicts"`   // data-verdict of each g.forest-row
 	Windows    int       `json:"windows"`
+	// Sweeps maps each svg.sweep's data-family to its g.point count.
+	Sweeps map[string]int `json:"sweeps"`
 }
 
 const censusJS = `(() => {
-	const out = {sections: [], forests: [], forestRows: [], verdicts: [], windows: 0};
+	const out = {sections: [], forests: [], forestRows: [], verdicts: [], windows: 0, sweeps: {}};
 	for (const s of document.querySelectorAll('section.benchmark')) {
 		const strips = s.querySelectorAll('svg.strip');
 		const procs = strips.length ? [...strips[0].querySelectorAll('g.process')] : [];
@@ -290,6 +293,10 @@ const censusJS = `(() => {
 		out.verdicts.push(g.getAttribute('data-verdict') || '');
 	}
 	out.windows = document.querySelectorAll('svg.windows g.window').length;
+	for (const s of document.querySelectorAll('section.sweep svg.sweep')) {
+		const f = s.getAttribute('data-family') || '';
+		out.sweeps[f] = (out.sweeps[f] || 0) + s.querySelectorAll('g.point').length;
+	}
 	return out;
 })()`
 
@@ -439,6 +446,14 @@ func testBrowserReport(t *testing.T) {
 	w.procs, w.order, w.failed = processCounts(newDoc)
 	w.oldProcs, _, _ = processCounts(readJSON[rundoc.Document](t, oldJSON))
 	w.windows = len(newDoc.WindowSummaries)
+	w.sweeps = map[string]int{}
+	for _, sw := range newDoc.Sweeps {
+		id := sw.Package + " " + sw.Family
+		if sw.Build != "" {
+			id += " @" + sw.Build
+		}
+		w.sweeps[id] += len(sw.Points)
+	}
 	if w.windows != 2 {
 		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
 	}
@@ -466,6 +481,7 @@ type want struct {
 	oldProcs map[string]int // processes of each identity of the old run
 	forest   []string       // identity of each sec/op row of the comparison
 	windows  int            // window summaries of the run
+	sweeps   map[string]int // points of each sweep family ("PKG FAMILY", " @build" for another build's) of the run
 }
 
 // checkPage loads a report in a fresh tab of the browser and checks it against w;
@@ -578,6 +594,14 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 		}
 	})
 
+	// The fixture has no numeric family (BenchmarkSizes is small and
+	// large), so this holds the page to the document: no plot it lacks.
+	t.Run("sweeps", func(t *testing.T) {
+		if !maps.Equal(c.Sweeps, w.sweeps) {
+			t.Errorf("svg.sweep g.point per family %v, want %v, one plot per sweep family and a point per member", c.Sweeps, w.sweeps)
+		}
+	})
+
 	t.Run("fits 1280px", func(t *testing.T) {
 		for _, step := range []struct{ name, js string }{{"as loaded", ""}, {"with every <details> open", openDetailsJS}} {
 			if step.js != "" {
@@ -630,6 +654,7 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 			"svg.strip g.process":         sum(c.Sections),
 			"svg.forest g.forest-row":     len(wantForest),
 			"svg.windows g.window":        w.windows,
+			"svg.sweep g.point":           sumValues(w.sweeps),
 		} {
 			n, err := p.countDOM(sel)
 			if err != nil {
@@ -640,6 +665,15 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 			}
 		}
 	})
+}
+
+// sumValues adds m's values.
+func sumValues(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // sum counts the g.process of sections.

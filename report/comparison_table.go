@@ -23,7 +23,9 @@ const maxCompareName = 60
 // (new/old − 1) with its interval and p-value, and the verdict, and a
 // geomean line (a metric other than time that is the same for every
 // identity gets one line instead); then the fingerprint differences a comparison was allowed
-// to ignore, and the notes. An unavailable cell is an em dash.
+// to ignore; the sweep families whose scaling changed (Comparison.Sweeps,
+// one line each under its package: "linear → n log n over 1Ki–1Mi"); and
+// the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "old: %s\nnew: %s\n", sideLabel(c.Old), sideLabel(c.New))
@@ -55,6 +57,10 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	}
 	if len(unchanged) > 0 {
 		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(unchanged, ", "))
+	}
+
+	if len(c.Sweeps) > 0 {
+		writeSweepChanges(bw, c.Sweeps)
 	}
 
 	var notes []string

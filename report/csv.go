@@ -35,6 +35,15 @@ var (
 		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
 		"foreign", "disturbed", "retaken",
 	}
+	// csvSweepColumns follow every other column of the wide form when
+	// the run has sweeps.
+	csvSweepColumns = []string{
+		"sweep:parameter", "sweep:status", "sweep:reason", "sweep:selected", "sweep:best", "sweep:candidates",
+		"sweep:points", "sweep:range_min", "sweep:range_max", "sweep:observed_exponent", "sweep:exponent_stderr",
+		"sweep:omitted",
+		"sweep:model", "sweep:model_selected", "sweep:coefficient", "sweep:nominal_exponent", "sweep:r2",
+		"sweep:rms_log_residual", "sweep:max_log_residual",
+	}
 	csvComparisonColumns = []string{
 		"package", "name", "metric",
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
@@ -51,7 +60,8 @@ var (
 // true or false; a row's build is empty for the working tree.
 //
 // The wide form (the default) has one row per Row of the document, in
-// document order: benchmarks, tests, package rows and workload rows. Its
+// document order: benchmarks, tests, package rows and workload rows (then
+// the sweep rows, below). Its
 // columns are package, name, kind, build, outcome, error, skipped;
 // processes (processes with samples), samples, iterations (N per sample of
 // the first process), median_ns, ci_low_ns, ci_high_ns, ci_confidence,
@@ -69,6 +79,23 @@ var (
 // each Document.Columns metric, in its order, "counted:<name>",
 // "counted:<name>:uncertainty" and "counted:<name>:estimated" (empty when
 // the value is).
+//
+// A run with sweep families (Document.Sweeps) has, after its rows, one
+// row per family and model, kind "sweep": package, name (the family,
+// BenchmarkHash/n=*) and build set, every other fixed, metric and counted
+// column empty. Their fields are the columns csvSweepColumns appends to
+// the header (only when the run has sweeps, so a run without keeps its
+// columns): the family's sweep:parameter, sweep:status, sweep:reason,
+// sweep:selected (the selected model, empty unless fitted), sweep:best,
+// sweep:candidates (space-separated), sweep:points (how many),
+// sweep:range_min and sweep:range_max (exact decimal integers, even past
+// 2^53), sweep:observed_exponent and sweep:exponent_stderr, sweep:omitted
+// ("name: reason" joined by "; "), repeated on each of its rows; then the
+// model's sweep:model, sweep:model_selected, sweep:coefficient (ns per
+// unit of g(n)), sweep:nominal_exponent, sweep:r2, sweep:rms_log_residual
+// and sweep:max_log_residual (natural-log units). A family without fits
+// (unavailable) has one row, its model fields empty. A sweep row's
+// columns are empty on every other row.
 //
 // The long form (opt.Samples) has one row per raw sample of every process
 // of every row, with columns package, name, build, process (the process
@@ -149,6 +176,10 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	for _, c := range doc.Columns {
 		header = append(header, "counted:"+c.Name, "counted:"+c.Name+":uncertainty", "counted:"+c.Name+":estimated")
 	}
+	rowWidth := len(header)
+	if len(doc.Sweeps) > 0 {
+		header = append(header, csvSweepColumns...)
+	}
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
@@ -203,10 +234,54 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 			}
 			rec = append(rec, csvFloat(*v), unc, strconv.FormatBool(slices.Contains(s.EstimatedMetrics, c.Name)))
 		}
-		records = append(records, rec)
+		records = append(records, append(rec, make([]string, len(header)-len(rec))...))
+	}
+	for _, sw := range doc.Sweeps {
+		records = append(records, csvSweepRecords(sw, rowWidth)...)
 	}
 	return records
 }
+
+// csvSweepRecords are a sweep's rows of the wide form: one per model
+// fitted, or one with empty model fields when none was; lead is the
+// width of the columns before the sweep columns.
+func csvSweepRecords(sw rundoc.Sweep, lead int) [][]string {
+	rec := make([]string, lead, lead+len(csvSweepColumns))
+	rec[0], rec[1], rec[2], rec[3] = sw.Package, sw.Family, csvKindSweep, sw.Build
+	model := func(m *rundoc.Model) string {
+		if m == nil {
+			return ""
+		}
+		return string(*m)
+	}
+	candidates := make([]string, len(sw.Candidates))
+	for i, m := range sw.Candidates {
+		candidates[i] = string(m)
+	}
+	omitted := make([]string, len(sw.Omitted))
+	for i, o := range sw.Omitted {
+		omitted[i] = o.Name + ": " + o.Reason
+	}
+	lo, hi := "", ""
+	if sw.Range != nil {
+		lo, hi = sw.Range.MinExact, sw.Range.MaxExact
+	}
+	rec = append(rec, sw.Parameter, string(sw.Status), sw.Reason, model(sw.Selected), model(sw.Best),
+		strings.Join(candidates, " "), strconv.Itoa(len(sw.Points)), lo, hi,
+		csvFloatPtr(sw.ObservedExponent), csvFloatPtr(sw.ExponentStdError), strings.Join(omitted, "; "))
+	if len(sw.Models) == 0 {
+		return [][]string{append(rec, "", "", "", "", "", "", "")}
+	}
+	var out [][]string
+	for _, f := range sw.Models {
+		out = append(out, append(slices.Clone(rec), string(f.Model), strconv.FormatBool(f.Selected), csvFloat(f.Coefficient),
+			csvFloat(f.NominalExponent), csvFloatPtr(f.R2), csvFloat(f.RMSLogResidual), csvFloat(f.MaxLogResidual)))
+	}
+	return out
+}
+
+// csvKindSweep is the kind column of a sweep's rows in the wide form.
+const csvKindSweep = "sweep"
 
 func csvSampleRecords(doc rundoc.Document) [][]string {
 	var units []string

@@ -20,6 +20,13 @@
 // windows out. The system-wide PSI stall of a window is a diagnostic,
 // shown apart from the decomposition and never attributed to it.
 //
+// Sweeps (Document.Sweeps, fitted by package analysis) appear in the
+// table and the HTML report, with the words "empirical scaling over the
+// measured range, not proof of big-O", and in the wide CSV as rows of
+// their own; the benchmark format leaves them out, as their points are
+// its lines already. The plot draws a model's curve from the fit's coefficient;
+// nothing is fitted here.
+//
 // What it deliberately does not do: run anything, decide exit status, or
 // change a number's meaning between formats.
 package report

@@ -113,7 +113,7 @@ func pointOffset(s string) int {
 		switch {
 		case r == '.':
 			return n
-		case r >= '0' && r <= '9', r == '-', r == '+':
+		case r >= '0' && r <= '9', r == '-', r == '+', r == '−':
 			n++
 		default:
 			if n > 0 {

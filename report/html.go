@@ -32,6 +32,14 @@ type HTMLReport struct {
 // renderer it reads only the documents: an unavailable value is an em dash
 // with its reason, never 0, and nothing is dropped. The same input gives
 // the same bytes.
+//
+// A run with sweep families (Document.Sweeps) has a Sweeps section after
+// the benchmarks: per family a log-log plot of its points (median ns/op
+// with its interval) and of the selected model's curve c·g(n) over the
+// measured values (the closest model's, dashed, when none was selected),
+// its conclusion in a line, and the six models' fits; a comparison lists
+// the families whose scaling changed. Each says it is empirical scaling
+// over the measured range, not proof of big-O.
 func WriteHTML(w io.Writer, r HTMLReport) error {
 	if r.Run == nil {
 		return fmt.Errorf("html report: no run document")
@@ -54,6 +62,8 @@ type htmlPage struct {
 	Benchmarks  []htmlBench
 	Comparisons []htmlComparison
 	Windows     *htmlWindows
+	Sweeps      []htmlSweep
+	Caveat      string        // what a sweep's fit is worth, said beside each
 	Tests       []htmlFailure // test mode: failed and skipped tests
 	Failures    []htmlFailure // rows not shown in a benchmark section (build failures)
 	TestMode    bool
@@ -102,6 +112,7 @@ type htmlComparison struct {
 	Statistics string
 	Mismatches []string
 	Geomeans   []string
+	Sweeps     []string // the families whose scaling changed
 	Forests    []htmlForest
 	Table      []htmlCompareRow
 	Notes      []string
@@ -170,6 +181,7 @@ func buildPage(r HTMLReport) htmlPage {
 	if len(doc.WindowSummaries) > 0 {
 		p.Windows = windowsView(doc.WindowSummaries)
 	}
+	p.Sweeps, p.Caveat = sweepsView(doc.Sweeps), rundoc.ScalingCaveat
 	return p
 }
 
@@ -747,6 +759,7 @@ func comparisonView(c rundoc.Comparison) htmlComparison {
 	for _, g := range c.Geomeans {
 		v.Geomeans = append(v.Geomeans, g.Metric+": "+ratioLabel(g.Ratio)+" ("+formatChange(g.Ratio)+") over "+strconv.Itoa(g.Identities)+" identities")
 	}
+	v.Sweeps = sweepChangeLines(c.Sweeps)
 	var metrics []string
 	for _, r := range c.Rows {
 		metrics = appendNew(metrics, r.Metric)

@@ -35,8 +35,8 @@ p.headline{margin:4px 0}
 table.metrics td{font-variant-numeric:tabular-nums;padding-right:24px}
 details{margin:4px 0}
 details summary{cursor:pointer}
-section.benchmark,section.comparison,figure{break-inside:avoid;page-break-inside:avoid}
-section.benchmark{margin:18px 0 26px}
+section.benchmark,section.comparison,section.sweep,figure{break-inside:avoid;page-break-inside:avoid}
+section.benchmark,section.sweep{margin:18px 0 26px}
 figure{margin:8px 0}
 svg{width:100%;height:auto;display:block;font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
 svg text{fill:var(--fg)}
@@ -72,6 +72,9 @@ svg .wall-outline{fill:none;stroke:#1a202c;stroke-width:1}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;color:var(--muted);font-size:12px;margin:2px 0 6px}
 .legend span{display:inline-flex;align-items:center;gap:5px}
 .legend svg{width:auto;height:14px;display:inline}
+svg .curve{fill:none;stroke:#2b6cb0;stroke-width:2}
+svg .curve.best{stroke:#a86b12;stroke-dasharray:6 4}
+svg .sweep-dot{fill:#1a202c;stroke:#fff;stroke-width:1}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #0003}
 ul.plain{margin:4px 0;padding-left:18px}
 .repair{border-left:3px solid #dd6b20;background:#fffaf0;padding:4px 10px;margin:6px 0;overflow-wrap:anywhere}
@@ -152,6 +155,31 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{end}}
 {{end}}
 
+{{if .Sweeps}}
+<h2 id="sweeps">Sweeps</h2>
+<p class="muted">How time per operation grows with the size a family of sub-benchmarks varies: {{.Caveat}}. Log-log axes; each point a member's median ns/op with its interval; the line the selected model c·g(n) over the measured values, dashed the closest model when the fit selected none.</p>
+{{range .Sweeps}}
+<section class="sweep" data-family="{{.Identity}}" data-status="{{.Status}}">
+<h3>{{.Family}} <span class="muted" style="font-weight:400">{{.Package}}</span></h3>
+<p class="headline"><strong>{{.Status}}:</strong> {{.Summary}}</p>
+{{if .Reason}}<p class="muted">{{.Reason}}</p>{{end}}
+<figure>
+{{.SVG}}
+<figcaption class="legend">
+<span><svg viewBox="0 0 12 16" width="12" height="16"><line x1="6" y1="1" x2="6" y2="15" stroke="#2d3748" stroke-width="1.5"/><circle cx="6" cy="8" r="3.5" fill="#1a202c"/></svg>member: median ns/op and its interval</span>
+{{if eq .Curve "selected"}}<span><svg viewBox="0 0 24 12" width="24" height="12"><line x1="0" y1="6" x2="24" y2="6" stroke="#2b6cb0" stroke-width="2"/></svg>selected model</span>{{end}}
+{{if eq .Curve "best"}}<span><svg viewBox="0 0 24 12" width="24" height="12"><line x1="0" y1="6" x2="24" y2="6" stroke="#a86b12" stroke-width="2" stroke-dasharray="6 4"/></svg>closest model, not selected</span>{{end}}
+</figcaption>
+</figure>
+{{if .Omitted}}<ul class="plain muted">{{range .Omitted}}<li>left out: {{.}}</li>{{end}}</ul>{{end}}
+{{if .Fits}}<details><summary>the six models' fits (in log space: c by least squares; residuals in natural-log units)</summary><div class="wide"><table>
+<tr><th>model</th><th>c (ns per g(n))</th><th>nominal exponent</th><th>R²</th><th>RMS log residual</th><th>max log residual</th><th>selection</th></tr>
+{{range .Fits}}<tr>{{range $i, $v := .}}{{if $i}}<td class="num">{{$v}}</td>{{else}}<td>{{$v}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div></details>{{end}}
+</section>
+{{end}}
+{{end}}
+
 {{if .Failures}}
 <h2 id="failures">Other failures</h2>
 {{range .Failures}}{{template "failure" .}}{{end}}
@@ -177,6 +205,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 </figcaption>
 </figure>{{end}}
 {{if .Geomeans}}<p><strong>Geomean</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Sweeps}}<p><strong>Scaling changes</strong> <span class="muted">({{$.Caveat}})</span></p><ul class="plain">{{range .Sweeps}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="wide"><table>
 <tr><th>identity</th><th>metric</th><th>old</th><th>new</th><th>change</th><th>interval</th><th>p</th><th>verdict</th></tr>
 {{range .Table}}<tr><td>{{.Identity}}</td><td>{{.Metric}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Change}}</td><td class="num">{{.Interval}}</td><td class="num">{{.P}}</td><td>{{.Verdict}}</td></tr>

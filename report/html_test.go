@@ -159,7 +159,18 @@ func htmlCases() []struct {
 		{"against", HTMLReport{Run: againstDoc(), Comparisons: []rundoc.Comparison{rundoctest.ComparisonFixture()}, Title: "against v1.0"}},
 		{"hostile", HTMLReport{Run: hostileDoc()}},
 		{"hygiene", HTMLReport{Run: hygieneDoc()}},
+		{"sweeps", HTMLReport{Run: sweepsHTMLDoc()}},
 	}
+}
+
+// sweepsHTMLDoc is sweepDoc run against a baseline whose comparison
+// found a family's scaling changed.
+func sweepsHTMLDoc() *rundoc.Document {
+	d := sweepDoc()
+	c := rundoctest.ComparisonFixture()
+	c.Sweeps = rundoctest.SweepChangesFixture()
+	d.Comparisons = []rundoc.Comparison{c}
+	return &d
 }
 
 func TestWriteHTMLSkeleton(t *testing.T) {
@@ -254,6 +265,14 @@ func TestWriteHTMLHooks(t *testing.T) {
 			assert.Equal(t, timeRows, strings.Count(page, `<g class="forest-row"`), "other metrics' forests hold no g.forest-row")
 
 			assert.Equal(t, len(tt.r.Run.WindowSummaries), strings.Count(page, `<g class="window" `), "one group per window summary")
+
+			plots := regexp.MustCompile(`(?s)<svg class="sweep" data-family="([^"]*)"[^>]*data-points="(\d+)".*?</svg>`).FindAllStringSubmatch(page, -1)
+			require.Len(t, plots, len(tt.r.Run.Sweeps), "one plot per sweep family")
+			for i, sw := range tt.r.Run.Sweeps {
+				assert.Equal(t, esc(sweepIdentity(sw)), plots[i][1])
+				assert.Equal(t, strconv.Itoa(len(sw.Points)), plots[i][2], "%s: every point is drawn", sw.Family)
+				assert.Equal(t, len(sw.Points), strings.Count(plots[i][0], `<g class="point" `), "%s: one group per point", sw.Family)
+			}
 		})
 	}
 }

@@ -128,6 +128,16 @@ func (opt TableOptions) noteWidth() int {
 // each note a cell cut and each regime that carries a note or missed its
 // request, with its residency. A run with windows and no rows prints the
 // header lines and the windows table only.
+//
+// When the run has sweep families (Document.Sweeps), a table titled
+// "sweeps (empirical scaling over the measured range, not proof of
+// big-O)" follows the windows: one line per family, with its points, its
+// range in the names' own style (1KiB–64KiB), the selected model or the
+// state and why in brief (ambiguous: linear or n log n; poor-fit: closest
+// n log n; unavailable: 3 points, 4 needed), the R² of the selected model
+// (else of the best one) and the observed exponent with its standard
+// error; an em dash where there is no value. A "sweep notes" block gives
+// each family's reason in full and the members left out of its points.
 func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	if doc.Meta.Mode != rundoc.ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
@@ -202,6 +212,12 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			bw.WriteString("\n")
 		}
 		writeWindows(bw, doc, prefixes, opt, p)
+	}
+	if len(doc.Sweeps) > 0 {
+		if len(rows) > 0 || len(doc.Windows) > 0 {
+			bw.WriteString("\n")
+		}
+		writeSweeps(bw, doc.Sweeps, prefixes, opt, p)
 	}
 	writeErrorBlocks(bw, rows, prefixes)
 	if err := bw.Flush(); err != nil {
