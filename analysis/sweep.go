@@ -374,18 +374,32 @@ func throughput(r rundoc.Row) *rundoc.Throughput {
 	return t
 }
 
-// setBytes recovers b.SetBytes' value from the exact samples' MB/s
-// (bytes × N / elapsed ns × 1e3): every such sample must give the same
-// whole number.
+// setBytes recovers b.SetBytes' value from the samples' MB/s (bytes × N
+// / elapsed ns × 1e3): every sample must give the same whole number, and
+// each must prove it. An exact sample's totals give it outright. A sample
+// rebuilt from testing's printed line (a sub-benchmark's: the worker sees
+// only the line) has ns/op and MB/s rounded as testing prints them, so its
+// estimate counts only when those roundings cannot move it by half a byte:
+// small sizes, and fast ones, recover; a sample that cannot prove its
+// value leaves the rate out rather than guess it (the MB/s column still
+// shows testing's own figure).
 func setBytes(r rundoc.Row) (float64, bool) {
 	var got int64
 	for _, p := range r.Processes {
 		for _, x := range p.Samples {
 			mbs, ok := x.Extra["MB/s"]
-			if !ok || !x.Exact || x.Iterations <= 0 || x.ElapsedNs <= 0 {
+			if !ok || x.Iterations <= 0 || x.ElapsedNs <= 0 || !(mbs > 0) {
 				continue
 			}
-			b := int64(math.Round(mbs * float64(x.ElapsedNs) / float64(x.Iterations) / 1e3))
+			nsPerOp := float64(x.ElapsedNs) / float64(x.Iterations)
+			est := mbs * nsPerOp / 1e3
+			b := int64(math.Round(est))
+			if !x.Exact {
+				bound := est * (0.005/mbs + printedHalfUnit(nsPerOp)/nsPerOp)
+				if bound >= 0.5 || math.Abs(est-float64(b)) > bound {
+					return 0, false
+				}
+			}
 			if b <= 0 || (got != 0 && b != got) {
 				return 0, false
 			}
@@ -393,6 +407,18 @@ func setBytes(r rundoc.Row) (float64, bool) {
 		}
 	}
 	return float64(got), got > 0
+}
+
+// printedHalfUnit is half the last digit testing prints of an ns/op
+// value (its prettyPrint: whole numbers from 999.95, below that four
+// significant figures), the most that rounding for the printed line moved
+// it. (MB/s is printed with two decimals: 0.005.)
+func printedHalfUnit(v float64) float64 {
+	t, h := 999.95, 0.5
+	for v < t && h > 1e-9 {
+		t, h = t/10, h/10
+	}
+	return h
 }
 
 // sweepModel is one model's log g(n) as a function of x = ln n.

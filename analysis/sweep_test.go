@@ -337,12 +337,14 @@ func TestSweepsOfTheDemoRun(t *testing.T) {
 	assert.Equal(t, rundoc.SweepUnavailable, sw.Status)
 	assert.Equal(t, "2 points with a measured time; a fit needs at least 4", sw.Reason)
 	require.Len(t, sw.Points, 2)
-	for _, p := range sw.Points {
-		// The demo calls b.SetBytes, but this document's samples were
-		// rebuilt from printed lines (exact false): MB/s to two decimals
-		// does not give the bytes back exactly, so no rate is made up.
-		assert.Nil(t, p.Throughput)
-	}
+	// The demo calls b.SetBytes(len(text)), and this document's samples
+	// were rebuilt from printed lines (exact false): ns/op to four
+	// figures and MB/s to two decimals. At 1KiB that rounding moves the
+	// bytes by at most 0.11, so every sample proves the corpus's 1026
+	// bytes; at 64KiB it could move them by tens, so no rate is made up.
+	require.NotNil(t, sw.Points[0].Throughput)
+	assert.Equal(t, 1026.0, sw.Points[0].Throughput.WorkPerOp)
+	assert.Nil(t, sw.Points[1].Throughput)
 	// The sweeps go into the document and read back.
 	doc.Sweeps = sweeps
 	var buf strings.Builder
@@ -445,4 +447,41 @@ func FuzzParseSweepValue(f *testing.F) {
 			t.Fatalf("%q: %v reads back as %v, %v", s, v, back, ok)
 		}
 	})
+}
+
+// TestThroughputFromPrintedLines: a sample rebuilt from testing's printed
+// line gives b.SetBytes' value only when the printing's rounding cannot
+// move it by half a byte.
+func TestThroughputFromPrintedLines(t *testing.T) {
+	row := func(name string, n int64, nsPerOp, mbs float64) rundoc.Row {
+		r := benchRow(name, nsPerOp, 0)
+		r.Processes = []rundoc.ProcessResult{{Samples: []rundoc.Sample{{
+			Iterations: n, ElapsedNs: int64(nsPerOp * float64(n)), Extra: map[string]float64{"MB/s": mbs},
+		}}}}
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		nsPerOp float64
+		mbs     float64 // as testing prints it
+		want    float64 // 0: no rate
+	}{
+		{"small and slow: proven", 14459, 70.96, 1026},
+		{"small and fast: proven", 302.9, 3380.88, 1024},
+		{"large: rounding could move it by bytes", 1002966, 65.34, 0},
+		{"not near a whole number", 14459, 70.99, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			other := row("BenchmarkX/n=2", 1000, 500, 2)
+			fams := analysis.FindSweeps([]rundoc.Row{row("BenchmarkX/n=1", 1000, tc.nsPerOp, tc.mbs), other})
+			require.Len(t, fams, 1)
+			tp := fams[0].Points[0].Throughput
+			if tc.want == 0 {
+				assert.Nil(t, tp)
+				return
+			}
+			require.NotNil(t, tp)
+			assert.Equal(t, tc.want, tp.WorkPerOp)
+		})
+	}
 }
