@@ -457,8 +457,8 @@ func testBrowserReport(t *testing.T) {
 	if w.windows != 2 {
 		t.Fatalf("fixture run has %d window summaries, want 2 (BenchmarkPipeline's fill and sum)", w.windows)
 	}
-	if len(w.order) != 4 || w.failed != 1 || w.procs["example.com/browser BenchmarkCrashOnce"] < 2 {
-		t.Fatalf("fixture run has %d benchmark identities (want 4), %d failed processes (want 1), processes %v; want a good process before the failed one", len(w.order), w.failed, w.procs)
+	if len(w.order) != 8 || w.failed != 1 || w.procs["example.com/browser BenchmarkCrashOnce"] < 2 {
+		t.Fatalf("fixture run has %d benchmark identities (want 8: Sum, Sizes/small and /large, Grow/n=10 to 10000, CrashOnce), %d failed processes (want 1), processes %v; want a good process before the failed one", len(w.order), w.failed, w.procs)
 	}
 	for _, r := range readJSON[rundoc.Comparison](t, cmpJSON).Rows {
 		if r.Metric == rundoc.MetricTime {
@@ -594,9 +594,12 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 		}
 	})
 
-	// The fixture has no numeric family (BenchmarkSizes is small and
-	// large), so this holds the page to the document: no plot it lacks.
+	// The fixture's BenchmarkGrow/n=* is a sweep family (BenchmarkSizes,
+	// small and large, is not): a plot per family, a point per member.
 	t.Run("sweeps", func(t *testing.T) {
+		if len(w.sweeps) == 0 {
+			t.Error("the document has no sweep: the fixture's BenchmarkGrow/n=* family was not found")
+		}
 		if !maps.Equal(c.Sweeps, w.sweeps) {
 			t.Errorf("svg.sweep g.point per family %v, want %v, one plot per sweep family and a point per member", c.Sweeps, w.sweeps)
 		}

@@ -1,10 +1,11 @@
 // Package browser is the fixture of integration/browser_test.go: a few
-// quick benchmarks, one with sub-benchmarks, one whose second measuring
+// quick benchmarks, one with sub-benchmarks, one sweeping n, one whose second measuring
 // process crashes (so the report shows a failed process beside a good one),
 // and a workload of two windows (workload_test.go).
 package browser
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,17 @@ func BenchmarkSizes(b *testing.B) {
 		b.Run(n.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				work(n.n)
+			}
+		})
+	}
+}
+
+// BenchmarkGrow sweeps n: a sweep family, drawn as a log-log plot.
+func BenchmarkGrow(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				work(n)
 			}
 		})
 	}
