@@ -485,3 +485,43 @@ func TestThroughputFromPrintedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareCarriesSweeps: a comparison of two runs (compare, --baseline)
+// and one of two builds in pairs (--against) both carry the scaling changes
+// of the families on both sides, fitted afresh from their rows.
+func TestCompareCarriesSweeps(t *testing.T) {
+	side := func(grow func(n float64) float64) []rundoc.Row {
+		var rows []rundoc.Row
+		for _, n := range []float64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18} {
+			rows = append(rows, benchRow(fmt.Sprintf("BenchmarkScan/n=%d", int(n)), grow(n), 0))
+		}
+		return rows
+	}
+	linear := side(func(n float64) float64 { return 3 * n })
+	quadratic := side(func(n float64) float64 { return n * n / 100 })
+	doc := func(rows []rundoc.Row) *rundoc.Document {
+		return &rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeBench}, Rows: rows}
+	}
+	want := []string{"BenchmarkScan/n=* linear → quadratic"}
+	text := func(changes []rundoc.SweepChange) []string {
+		var out []string
+		for _, c := range changes {
+			out = append(out, c.Family+" "+c.Text)
+		}
+		return out
+	}
+
+	c, err := analysis.Compare(doc(linear), doc(quadratic), analysis.CompareConfig{})
+	require.NoError(t, err)
+	require.Len(t, c.Sweeps, 1)
+	assert.True(t, strings.HasPrefix(text(c.Sweeps)[0], want[0]), "compare: %v", text(c.Sweeps))
+
+	paired, err := analysis.ComparePaired(linear, quadratic, analysis.CompareConfig{}, func(int) bool { return true })
+	require.NoError(t, err)
+	require.Len(t, paired.Sweeps, 1)
+	assert.True(t, strings.HasPrefix(text(paired.Sweeps)[0], want[0]), "paired: %v", text(paired.Sweeps))
+
+	same, err := analysis.Compare(doc(linear), doc(linear), analysis.CompareConfig{})
+	require.NoError(t, err)
+	assert.Empty(t, same.Sweeps, "the same scaling on both sides: no line")
+}
