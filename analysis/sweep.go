@@ -464,7 +464,7 @@ func tQuantile(dof int) float64 {
 // selects nothing (every ModelFit.Selected false, Selected nil) but names
 // its Best and, when ambiguous, the Candidates too close to call.
 func FitSweep(points []rundoc.SweepPoint) rundoc.Sweep {
-	sw := rundoc.Sweep{Status: rundoc.SweepUnavailable, Points: slices.Clone(points), Models: []rundoc.ModelFit{}}
+	sw := rundoc.Sweep{Status: rundoc.SweepUnavailable, Caveat: rundoc.ScalingCaveat, Points: slices.Clone(points), Models: []rundoc.ModelFit{}}
 	exact := make(map[string]*big.Int, len(points))
 	for _, p := range points {
 		v, ok := new(big.Int).SetString(p.ValueExact, 10)

@@ -38,7 +38,7 @@ var (
 	// csvSweepColumns follow every other column of the wide form when
 	// the run has sweeps.
 	csvSweepColumns = []string{
-		"sweep:parameter", "sweep:status", "sweep:reason", "sweep:selected", "sweep:best", "sweep:candidates",
+		"sweep:parameter", "sweep:status", "sweep:caveat", "sweep:reason", "sweep:selected", "sweep:best", "sweep:candidates",
 		"sweep:points", "sweep:range_min", "sweep:range_max", "sweep:observed_exponent", "sweep:exponent_stderr",
 		"sweep:omitted",
 		"sweep:model", "sweep:model_selected", "sweep:coefficient", "sweep:nominal_exponent", "sweep:r2",
@@ -85,7 +85,8 @@ var (
 // BenchmarkHash/n=*) and build set, every other fixed, metric and counted
 // column empty. Their fields are the columns csvSweepColumns appends to
 // the header (only when the run has sweeps, so a run without keeps its
-// columns): the family's sweep:parameter, sweep:status, sweep:reason,
+// columns): the family's sweep:parameter, sweep:status, sweep:caveat
+// (rundoc.ScalingCaveat), sweep:reason,
 // sweep:selected (the selected model, empty unless fitted), sweep:best,
 // sweep:candidates (space-separated), sweep:points (how many),
 // sweep:range_min and sweep:range_max (exact decimal integers, even past
@@ -266,7 +267,7 @@ func csvSweepRecords(sw rundoc.Sweep, lead int) [][]string {
 	if sw.Range != nil {
 		lo, hi = sw.Range.MinExact, sw.Range.MaxExact
 	}
-	rec = append(rec, sw.Parameter, string(sw.Status), sw.Reason, model(sw.Selected), model(sw.Best),
+	rec = append(rec, sw.Parameter, string(sw.Status), sw.Caveat, sw.Reason, model(sw.Selected), model(sw.Best),
 		strings.Join(candidates, " "), strconv.Itoa(len(sw.Points)), lo, hi,
 		csvFloatPtr(sw.ObservedExponent), csvFloatPtr(sw.ExponentStdError), strings.Join(omitted, "; "))
 	if len(sw.Models) == 0 {

@@ -122,7 +122,7 @@ func TestWriteComparisonTableSweeps(t *testing.T) {
 }
 
 // wantSweepColumns is the documented contract of the sweep columns.
-var wantSweepColumns = []string{"sweep:parameter", "sweep:status", "sweep:reason", "sweep:selected", "sweep:best",
+var wantSweepColumns = []string{"sweep:parameter", "sweep:status", "sweep:caveat", "sweep:reason", "sweep:selected", "sweep:best",
 	"sweep:candidates", "sweep:points", "sweep:range_min", "sweep:range_max", "sweep:observed_exponent",
 	"sweep:exponent_stderr", "sweep:omitted", "sweep:model", "sweep:model_selected", "sweep:coefficient",
 	"sweep:nominal_exponent", "sweep:r2", "sweep:rms_log_residual", "sweep:max_log_residual"}

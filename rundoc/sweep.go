@@ -24,6 +24,9 @@ type Sweep struct {
 	// Parameter is the varying element's key, "" for a bare element.
 	Parameter string      `json:"parameter"`
 	Status    SweepStatus `json:"status"`
+	// Caveat is ScalingCaveat: every sweep says what a fit can claim,
+	// in the document as in every rendering of it.
+	Caveat string `json:"caveat"`
 	// Reason says why the status is not fitted, or qualifies a fit; ""
 	// when there is nothing to say.
 	Reason string `json:"reason,omitempty"`

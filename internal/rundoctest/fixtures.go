@@ -584,7 +584,7 @@ func SweepsFixture() []rundoc.Sweep {
 		return rundoc.ModelFit{Model: m, Coefficient: c, NominalExponent: e, R2: Fptr(r2), RMSLogResidual: rms, MaxLogResidual: max, Selected: m == linear}
 	}
 	return []rundoc.Sweep{
-		{Package: "example.com/p", Family: "BenchmarkCount/size=*", Parameter: "size", Status: rundoc.SweepFitted,
+		{Package: "example.com/p", Family: "BenchmarkCount/size=*", Parameter: "size", Status: rundoc.SweepFitted, Caveat: rundoc.ScalingCaveat,
 			Selected: &linear, Best: &linear,
 			Points: []rundoc.SweepPoint{
 				point(1024, "1024", "BenchmarkCount/size=1KiB", 2048), point(4096, "4096", "BenchmarkCount/size=4KiB", 8100),
@@ -596,7 +596,7 @@ func SweepsFixture() []rundoc.Sweep {
 			Range:            &rundoc.SweepRange{Min: 1024, Max: 65536, MinExact: "1024", MaxExact: "65536"},
 			ObservedExponent: Fptr(0.998), ExponentStdError: Fptr(0.004),
 			Omitted: []rundoc.SweepOmission{{Name: "BenchmarkCount/size=0KiB", Reason: `"0KiB" is not a positive number`}}},
-		{Package: "example.com/p", Family: "BenchmarkHash/impl=fnv/n=*", Parameter: "n", Status: rundoc.SweepUnavailable,
+		{Package: "example.com/p", Family: "BenchmarkHash/impl=fnv/n=*", Parameter: "n", Status: rundoc.SweepUnavailable, Caveat: rundoc.ScalingCaveat,
 			Reason: "2 points with a measured time; a fit needs at least 4",
 			Points: []rundoc.SweepPoint{
 				{Value: 8, ValueExact: "8", Name: "BenchmarkHash/impl=fnv/n=8", MedianNs: 12},
