@@ -107,6 +107,8 @@ func TestDocumentMembers(t *testing.T) {
 	buf.Reset()
 	withSweeps := rundoctest.ComparisonFixture()
 	withSweeps.Sweeps = rundoctest.SweepChangesFixture()
+	withSweeps.Variants = &rundoc.VariantComparison{Key: "impl", Reference: "fnv", Contender: "xxh", Iterations: "own",
+		Groups: []rundoc.VariantGroup{{Group: "BenchmarkHash/impl=*", Members: []string{"fnv", "xxh"}, Schedule: [][]int{{0, 1}, {1, 0}}}}}
 	require.NoError(t, rundoc.WriteComparisonJSON(&buf, withSweeps))
 	assert.Equal(t, tags(rundoc.Comparison{}), keys(buf.Bytes()))
 }

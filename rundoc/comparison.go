@@ -36,6 +36,41 @@ type Comparison struct {
 	// the sides beyond what their fits can tell apart (each point keeps
 	// its own row and verdict above); absent when none does.
 	Sweeps []SweepChange `json:"sweeps,omitempty"`
+	// Variants is set when the two sides are variants of one benchmark
+	// measured inside one run (--vs=KEY): Old is the reference variant,
+	// New the contender, and each row's Name is a group's identity (the
+	// key's element written "KEY=*"). Absent for comparisons of builds.
+	Variants *VariantComparison `json:"variants,omitempty"`
+}
+
+// VariantComparison says which variants a comparison holds and how their
+// processes were scheduled (--vs=KEY).
+type VariantComparison struct {
+	// Key is the name element the variants differ in ("impl"); Reference
+	// and Contender its values on the Old and New sides ("fnv", "xxh").
+	Key       string `json:"key"`
+	Reference string `json:"reference"`
+	Contender string `json:"contender"`
+	// Iterations is how each variant's N was chosen: "own" (each variant
+	// calibrated to the same timed slice) or "shared" (the reference's).
+	Iterations string `json:"iterations"`
+	// Groups are the groups the contender was compared in, one per
+	// combination of the other elements (BenchmarkHash/impl=*/n=8 and
+	// BenchmarkHash/impl=*/n=64 are two groups), in the run's order.
+	Groups []VariantGroup `json:"groups"`
+}
+
+// VariantGroup is one group of variants and the order they ran in.
+type VariantGroup struct {
+	// Group is the members' shared name with the key's element written
+	// "KEY=*"; Members are the key's values in the group, the reference
+	// first, then source order.
+	Group   string   `json:"group"`
+	Members []string `json:"members"`
+	// Schedule holds one round per process of each member: the indices
+	// into Members in the order their processes ran. Process k of a
+	// member's row ran in round k.
+	Schedule [][]int `json:"schedule"`
 }
 
 // ComparedRun names one side of a comparison.
@@ -130,7 +165,12 @@ type ComparisonRow struct {
 	// did (1: none); a diagnostic of drift within pairs, which balanced
 	// order cancels from Ratio.
 	OrderEffect *float64 `json:"orderEffect,omitempty"`
-	Note        string   `json:"note,omitempty"`
+	// Wins and Losses (paired runs, time rows) count the pairs in which
+	// New measured less time than Old, and more; equal pairs are in
+	// neither.
+	Wins   *int   `json:"wins,omitempty"`
+	Losses *int   `json:"losses,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // ComparedValue is one side of a comparison row.
@@ -282,6 +322,9 @@ func writeComparison(s *jsonStream, depth int, c Comparison, norm func(Compariso
 	o.member("geomeans", c.Geomeans)
 	if len(c.Sweeps) > 0 {
 		o.member("sweeps", c.Sweeps)
+	}
+	if c.Variants != nil {
+		o.member("variants", c.Variants)
 	}
 	if depth > 0 {
 		o.close()
