@@ -49,12 +49,14 @@
 //
 // # What it costs
 //
-// Begin+Finish measured beside two time.Now calls in one `go test -bench`
-// run (BenchmarkBeginFinish, BenchmarkTimeNowTwice, BenchmarkTimeSinceTwice;
-// 2-core amd64 VM, medians of 10): on one goroutine 0.65× two time.Now
-// calls (time.Now reads the wall clock too; 1.15× two monotonic reads);
-// with two goroutines recording one identity, 1.7× (the identity's
-// counters are shared, and their cache line moves between cores). It
+// Begin+Finish measured beside two time.Now calls in the same `go test
+// -bench` run (BenchmarkBeginFinish, BenchmarkTimeNowTwice,
+// BenchmarkTimeSinceTwice; medians, three runs on a shared 2-core amd64
+// VM at load 3 to 5): on one goroutine 0.65 to 0.76 times two time.Now
+// calls (time.Now reads the wall clock too; 1.15 to 1.4 times two
+// monotonic reads, time.Since); with two goroutines recording one
+// identity 0.8 to 1.7 times, the identity's counters moving between the
+// cores' caches (the less certain figure on that loaded host). It
 // allocates nothing.
 //
 // # What it deliberately does not do yet
