@@ -6,8 +6,9 @@ import (
 )
 
 // BenchmarkBeginFinish is the boundary path's cost: one Begin and one
-// Finish of the zero Config (a reservoir of 10,000, so after the first
-// 10,000 spans most are counted and not stored). Compare it with
+// Finish, retained in a reservoir of 10,000 (the zero Config: after the
+// first 10,000 spans most are counted, not stored) or the latest 10,000
+// (every span stored). Compare it with
 // BenchmarkTimeNowTwice in the same run: the ratio, not the time, is what
 // carries from one machine to another.
 func BenchmarkBeginFinish(b *testing.B) {

@@ -115,7 +115,7 @@ type Recorder struct {
 	cfg Config
 
 	mu      sync.Mutex // guards what follows; never taken by Begin or Finish
-	state   int        // stateNew, stateRunning, stateStopped
+	state   uint32     // stateNew, stateRunning, stateStopped
 	ids     []*Identity
 	byName  map[string]*Identity
 	base    time.Time
@@ -171,7 +171,7 @@ func (r *Recorder) Register(name string) *Identity {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state != int(stateNew) {
+	if r.state != stateNew {
 		panic(fmt.Sprintf("record: Register(%q) after Start: identities are fixed before recording begins, so Begin and Finish never allocate or lock", name))
 	}
 	if id, ok := r.byName[name]; ok {
@@ -197,7 +197,7 @@ func (r *Recorder) Register(name string) *Identity {
 func (r *Recorder) Start() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state != int(stateNew) {
+	if r.state != stateNew {
 		panic("record: Start called twice, or after Stop: a Recorder records once")
 	}
 	r.base = time.Now()
@@ -205,7 +205,7 @@ func (r *Recorder) Start() {
 		id.base = r.base // written before state's store, read after its load
 		id.state.Store(stateRunning)
 	}
-	r.state = int(stateRunning)
+	r.state = stateRunning
 }
 
 // Stop ends recording. Spans begun and not finished count as unfinished;
@@ -218,9 +218,9 @@ func (r *Recorder) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch r.state {
-	case int(stateStopped):
+	case stateStopped:
 		return r.err
-	case int(stateNew):
+	case stateNew:
 		r.base = time.Now()
 	}
 	r.elapsed = int64(time.Since(r.base))
@@ -234,7 +234,7 @@ func (r *Recorder) Stop() error {
 			runtime.Gosched()
 		}
 	}
-	r.state = int(stateStopped)
+	r.state = stateStopped
 	r.results = make([]Result, len(r.ids))
 	for i, id := range r.ids {
 		r.results[i] = id.result(r.cfg)
@@ -266,9 +266,9 @@ func (r *Recorder) ElapsedNs() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch r.state {
-	case int(stateRunning):
+	case stateRunning:
 		return int64(time.Since(r.base))
-	case int(stateStopped):
+	case stateStopped:
 		return r.elapsed
 	}
 	return 0
