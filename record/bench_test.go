@@ -1,0 +1,89 @@
+package record
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkBeginFinish is the boundary path's cost: one Begin and one
+// Finish, retained in a reservoir of 10,000 (the zero Config: after the
+// first 10,000 spans most are counted, not stored) or the latest 10,000
+// (every span stored). Compare it with
+// BenchmarkTimeNowTwice in the same run: the ratio, not the time, is what
+// carries from one machine to another.
+func BenchmarkBeginFinish(b *testing.B) {
+	for _, p := range []Policy{Reservoir, LatestN} {
+		b.Run("policy="+string(p)+"/single", func(b *testing.B) {
+			rec := New(Config{Retention: Retention{Policy: p}})
+			id := rec.Register("x")
+			rec.Start()
+			defer rec.Stop()
+			b.ReportAllocs()
+			for b.Loop() {
+				s := id.Begin()
+				s.Finish(Success)
+			}
+		})
+		b.Run("policy="+string(p)+"/parallel", func(b *testing.B) {
+			rec := New(Config{Retention: Retention{Policy: p}})
+			id := rec.Register("x")
+			rec.Start()
+			defer rec.Stop()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					s := id.Begin()
+					s.Finish(Success)
+				}
+			})
+		})
+	}
+}
+
+var sinkTime time.Time
+
+// BenchmarkTimeNowTwice is the floor a span's two clock reads set: what
+// an ad-hoc timer around the same work costs.
+func BenchmarkTimeNowTwice(b *testing.B) {
+	b.Run("single", func(b *testing.B) {
+		for b.Loop() {
+			sinkTime = time.Now()
+			sinkTime = time.Now()
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var t time.Time
+			for pb.Next() {
+				t = time.Now()
+				t = time.Now()
+			}
+			_ = t
+		})
+	})
+}
+
+var sinkDuration time.Duration
+
+// BenchmarkTimeSinceTwice is two monotonic clock reads, as Begin and
+// Finish make them (time.Since of a monotonic base reads one clock;
+// time.Now reads the wall clock too).
+func BenchmarkTimeSinceTwice(b *testing.B) {
+	base := time.Now()
+	b.Run("single", func(b *testing.B) {
+		for b.Loop() {
+			sinkDuration = time.Since(base)
+			sinkDuration = time.Since(base)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var d time.Duration
+			for pb.Next() {
+				d = time.Since(base)
+				d = time.Since(base)
+			}
+			_ = d
+		})
+	})
+}
