@@ -129,3 +129,21 @@ func TestMatrixCell(t *testing.T) {
 		})
 	}
 }
+
+// WriteComparisonTable shows one contender's comparison (and any paired
+// run's) with the pairs won and lost.
+func TestWriteComparisonTableVariant(t *testing.T) {
+	_, cs := variantRun(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteComparisonTable(&buf, cs[0]))
+	out := buf.String()
+	rundoctest.Golden(t, "variants-comparison.table", buf.Bytes())
+	assert.Contains(t, out, "variants of impl: old is the reference impl=fnv, new impl=xxh")
+	assert.Contains(t, out, "won–lost")
+	assert.Contains(t, out, "BenchmarkHash/impl=*/n=64")
+	assert.Regexp(t, `BenchmarkHash/impl=\*/n=8 .* 8–0 +faster`, out)
+	// Unpaired comparisons have no such column.
+	buf.Reset()
+	require.NoError(t, WriteComparisonTable(&buf, rundoctest.ComparisonFixture()))
+	assert.NotContains(t, buf.String(), "won–lost")
+}
