@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,7 @@ type variantSet struct {
 // rows).
 type variantGroupLines struct {
 	pkg, group string
+	vg         rundoc.VariantGroup
 	ref        *rundoc.ComparedValue
 	lines      []variantLine
 	matrix     *analysis.VariantMatrix
@@ -87,14 +89,6 @@ func variantSets(rows []rundoc.Row, cs []rundoc.Comparison) ([]variantSet, error
 	}
 	for si := range sets {
 		set := &sets[si]
-		groupMembers := map[string][]string{}
-		for _, c := range set.cs {
-			for _, g := range c.Variants.Groups {
-				if groupMembers[g.Group] == nil {
-					groupMembers[g.Group] = g.Members
-				}
-			}
-		}
 		type gkey struct{ pkg, group string }
 		byKey := map[gkey]*variantGroupLines{}
 		lines := map[gkey]map[string]rundoc.ComparisonRow{}
@@ -107,6 +101,11 @@ func variantSets(rows []rundoc.Row, cs []rundoc.Comparison) ([]variantSet, error
 				g := byKey[gk]
 				if g == nil {
 					g = &variantGroupLines{pkg: r.Package, group: r.Name}
+					// The group's members and schedule as this package's
+					// comparison holds them.
+					if i := slices.IndexFunc(c.Variants.Groups, func(vg rundoc.VariantGroup) bool { return vg.Group == r.Name }); i >= 0 {
+						g.vg = c.Variants.Groups[i]
+					}
 					byKey[gk] = g
 					lines[gk] = map[string]rundoc.ComparisonRow{}
 					set.groups = append(set.groups, g)
@@ -117,29 +116,48 @@ func variantSets(rows []rundoc.Row, cs []rundoc.Comparison) ([]variantSet, error
 				}
 			}
 		}
-		for gk, g := range byKey {
-			for _, m := range groupMembers[gk.group] {
+		k := set.knobs
+		cfg := analysis.CompareConfig{Threshold: k.Threshold,
+			Bootstrap: analysis.Bootstrap{Confidence: k.Confidence, Resamples: k.Resamples, Seed: k.Seed}}
+		for _, g := range set.groups {
+			gk := gkey{g.pkg, g.group}
+			for _, m := range g.vg.Members {
 				if r, ok := lines[gk][m]; ok {
 					g.lines = append(g.lines, variantLine{m, r})
 				}
 			}
-		}
-		if len(rows) == 0 {
-			continue
-		}
-		k := set.knobs
-		ms, err := analysis.VariantMatrices(rows, matrixGroups(set.vc, set.cs), analysis.CompareConfig{Threshold: k.Threshold,
-			Bootstrap: analysis.Bootstrap{Confidence: k.Confidence, Resamples: k.Resamples, Seed: k.Seed}})
-		if err != nil {
-			return nil, fmt.Errorf("the vs matrix: %w", err)
-		}
-		for _, m := range ms {
-			if g := byKey[gkey{m.Package, m.Group}]; g != nil && len(m.Members) >= 3 {
-				g.matrix = &m
+			if len(rows) == 0 || len(g.vg.Members) < 3 {
+				continue
 			}
+			// A group's identity is unique inside its package: its
+			// matrix is computed from that package's rows.
+			var pkgRows []rundoc.Row
+			for _, r := range rows {
+				if r.Package == g.pkg {
+					pkgRows = append(pkgRows, r)
+				}
+			}
+			vc := rundoc.VariantComparison{Key: set.vc.Key, Reference: set.vc.Reference, Iterations: set.vc.Iterations,
+				Groups: []rundoc.VariantGroup{g.vg}}
+			ms, err := analysis.VariantMatrices(pkgRows, vc, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("the vs matrix of %s %s: %w", g.pkg, g.group, err)
+			}
+			g.matrix = &ms[0]
 		}
 	}
 	return sets, nil
+}
+
+// contenders are the set's contender values, each once, in order.
+func (set variantSet) contenders() []string {
+	var out []string
+	for _, c := range set.cs {
+		if !slices.Contains(out, c.Variants.Contender) {
+			out = append(out, c.Variants.Contender)
+		}
+	}
+	return out
 }
 
 // statistics says how a set's comparisons were measured and computed.
@@ -155,7 +173,7 @@ func (set variantSet) statistics() string {
 
 func (set variantSet) title() string {
 	vc := set.vc
-	return fmt.Sprintf("vs %s, reference %s=%s: %d contender(s)", vc.Key, vc.Key, vc.Reference, len(set.cs))
+	return fmt.Sprintf("vs %s, reference %s=%s: %d contender(s)", vc.Key, vc.Key, vc.Reference, len(set.contenders()))
 }
 
 // cells are a line's ratio, interval and pairs won and lost, as text.
@@ -177,13 +195,22 @@ func (l variantLine) cells(confidence float64) (ratio, interval, won string) {
 	return ratio, interval, won
 }
 
-// geomeans are each contender's geometric mean over its groups.
+// geomeans are each contender's geometric mean over its groups, one per
+// comparison (with its package when the set spans several).
 func (set variantSet) geomeans() []string {
+	pkgs := map[string]bool{}
+	for _, g := range set.groups {
+		pkgs[g.pkg] = true
+	}
 	var out []string
 	for _, c := range set.cs {
 		for _, g := range c.Geomeans {
 			if g.Metric == rundoc.MetricTime && g.Identities > 1 {
-				out = append(out, fmt.Sprintf("%s=%s %s over %d groups", set.vc.Key, c.Variants.Contender, formatRatio(g.Ratio), g.Identities))
+				where := ""
+				if len(pkgs) > 1 && len(c.Rows) > 0 {
+					where = " in " + c.Rows[0].Package
+				}
+				out = append(out, fmt.Sprintf("%s=%s %s over %d groups%s", set.vc.Key, c.Variants.Contender, formatRatio(g.Ratio), g.Identities, where))
 			}
 		}
 	}
@@ -245,33 +272,6 @@ func writeVariantSet(bw *bufio.Writer, set variantSet) {
 			bw.WriteString("  " + n + "\n")
 		}
 	}
-}
-
-// matrixGroups is vc with every group of cs: each comparison holds only
-// the groups of its contender. A group name that several packages hold
-// is kept as often as a comparison holds it.
-func matrixGroups(vc rundoc.VariantComparison, cs []rundoc.Comparison) rundoc.VariantComparison {
-	vc.Contender, vc.Groups = "", nil
-	var names []string
-	count := map[string]int{}
-	first := map[string]rundoc.VariantGroup{}
-	for _, c := range cs {
-		here := map[string]int{}
-		for _, g := range c.Variants.Groups {
-			here[g.Group]++
-			if _, ok := first[g.Group]; !ok {
-				names = append(names, g.Group)
-				first[g.Group] = g
-			}
-			count[g.Group] = max(count[g.Group], here[g.Group])
-		}
-	}
-	for _, n := range names {
-		for range count[n] {
-			vc.Groups = append(vc.Groups, first[n])
-		}
-	}
-	return vc
 }
 
 // writeVariantMatrix writes m as rows and columns of its members.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,4 +178,40 @@ func TestWriteComparisonTableVariant(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteComparisonTable(&buf, rundoctest.ComparisonFixture()))
 	assert.NotContains(t, buf.String(), "won–lost")
+}
+
+// A run compares each package's groups on their own (a group's identity
+// is unique only inside its package): one table per key, each package's
+// groups with their matrix, the contenders counted once.
+func TestWriteVariantTablesPackages(t *testing.T) {
+	rows, cs := variantRun(t)
+	var both []rundoc.Row
+	var comps []rundoc.Comparison
+	for _, pkg := range []string{"example.com/a", "example.com/b"} {
+		var pkgRows []rundoc.Row
+		for _, r := range rows {
+			r.Package = pkg
+			pkgRows = append(pkgRows, r)
+		}
+		vc := *cs[0].Variants
+		vc.Contender, vc.Groups = "", nil
+		for _, c := range cs {
+			for _, g := range c.Variants.Groups {
+				if !slices.ContainsFunc(vc.Groups, func(h rundoc.VariantGroup) bool { return h.Group == g.Group }) {
+					vc.Groups = append(vc.Groups, g)
+				}
+			}
+		}
+		pc, err := analysis.CompareVariants(pkgRows, vc, analysis.CompareConfig{Bootstrap: analysis.Bootstrap{Seed: 1}})
+		require.NoError(t, err)
+		both, comps = append(both, pkgRows...), append(comps, pc...)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteVariantTables(&buf, both, comps))
+	out := buf.String()
+	assert.Equal(t, 1, strings.Count(out, "vs impl, reference impl=fnv: 3 contender(s)"), out)
+	assert.Equal(t, 2, strings.Count(out, "vs matrix"), "a matrix per package's group of four")
+	assert.Contains(t, out, "over 2 groups in example.com/a")
+	assert.Contains(t, out, "over 2 groups in example.com/b")
+	assert.Less(t, strings.Index(out, "example.com/a\n"), strings.Index(out, "example.com/b\n"))
 }
