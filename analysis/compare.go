@@ -421,12 +421,15 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 			}
 		}
 		r, err = stats.ComparePairs(ol, nl, b)
-		if err == nil && metric == rundoc.MetricTime {
+		if metric == rundoc.MetricTime && len(ol) > 0 {
 			om, nm := make([]float64, len(ol)), make([]float64, len(nl))
 			for i := range ol {
 				om[i], nm[i] = medianOf(ol[i]), medianOf(nl[i])
 			}
-			if e, ok := stats.OrderEffect(om, nm, first); ok {
+			// Pairs won and lost are counted whatever the interval: they
+			// are measurements of each pair, not an inference.
+			row.Wins, row.Losses = winsLosses(om, nm)
+			if e, ok := stats.OrderEffect(om, nm, first); ok && err == nil {
 				row.OrderEffect = ptr(e)
 			}
 		}
@@ -456,6 +459,21 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 		row.Note = notes
 	}
 	return row
+}
+
+// winsLosses counts the pairs whose new median is below the old one
+// (wins) and above it (losses); equal pairs count as neither.
+func winsLosses(old, new []float64) (wins, losses *int) {
+	w, l := 0, 0
+	for i := range old {
+		switch {
+		case new[i] < old[i]:
+			w++
+		case new[i] > old[i]:
+			l++
+		}
+	}
+	return &w, &l
 }
 
 func compareErrorNote(err error) string {
