@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/benchsup/benchsup/rundoc"
 )
@@ -256,4 +257,78 @@ func isPermutation(s []int, n int) bool {
 		seen[v] = true
 	}
 	return true
+}
+
+// VariantMatrix is every member of one group against every other: the
+// "vs" table of --vs with three or more variants.
+type VariantMatrix struct {
+	Package string
+	Group   string
+	Members []string // as the group's, the reference first
+	// Cells[i][j] is member i's time compared with member j's (the ratio
+	// i/j, i as New and j as Old), paired by round as CompareVariants
+	// pairs a contender with the reference; nil when i == j.
+	Cells [][]*rundoc.ComparisonRow
+}
+
+// VariantMatrices compares, in every group of vc.Groups, every ordered
+// pair of members by their time rows, paired by round; one matrix per
+// group, in vc's order. Rows are looked up as CompareVariants looks them
+// up; a missing or failed member's cells carry that outcome. vc is
+// checked as CompareVariants checks it.
+func VariantMatrices(rows []rundoc.Row, vc rundoc.VariantComparison, cfg CompareConfig) ([]VariantMatrix, error) {
+	if err := checkVariants(vc); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	found, err := variantRows(workingTree(rows), vc)
+	if err != nil {
+		return nil, err
+	}
+	cmp := comparer{cfg: cfg.withDefaults()}
+	out := make([]VariantMatrix, len(vc.Groups))
+	for gi, g := range vc.Groups {
+		m := VariantMatrix{Package: found[gi].pkg, Group: g.Group, Members: slices.Clone(g.Members),
+			Cells: make([][]*rundoc.ComparisonRow, len(g.Members))}
+		for i := range g.Members {
+			m.Cells[i] = make([]*rundoc.ComparisonRow, len(g.Members))
+			for j := range g.Members {
+				if i == j {
+					continue
+				}
+				m.Cells[i][j] = variantCell(cmp, found[gi], g, vc.Key, i, j)
+			}
+		}
+		out[gi] = m
+	}
+	return out, nil
+}
+
+// variantCell compares member i (new) with member j (old) of group g.
+func variantCell(cmp comparer, found groupRows, g rundoc.VariantGroup, key string, i, j int) *rundoc.ComparisonRow {
+	o, oOK := renamed(found.rows[j], g.Group)
+	n, nOK := renamed(found.rows[i], g.Group)
+	if !oOK || !nOK {
+		var missing []string
+		for _, k := range []int{j, i} {
+			if found.rows[k] == nil {
+				missing = append(missing, key+"="+g.Members[k])
+			}
+		}
+		return &rundoc.ComparisonRow{Package: found.pkg, Name: g.Group, Metric: rundoc.MetricTime,
+			Verdict: rundoc.VerdictUnavailable, Note: strings.Join(missing, " and ") + " has no row in the run"}
+	}
+	rows := cmp.rows([]rundoc.Row{o}, []rundoc.Row{n}, func(k int) bool {
+		round := g.Schedule[k]
+		return slices.Index(round, j) < slices.Index(round, i)
+	})
+	for _, r := range rows {
+		if r.Metric == rundoc.MetricTime {
+			return &r
+		}
+	}
+	// cmp.rows gives every compared identity a time row.
+	panic("analysis: no time row for " + g.Group)
 }

@@ -246,3 +246,90 @@ func TestComparePairedWinsLosses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, u.Rows[0].Wins)
 }
+
+func TestVariantMatrices(t *testing.T) {
+	base := []float64{100, 103, 98, 101, 99, 102}
+	sched := [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}}
+	vc := rundoc.VariantComparison{Key: "impl", Reference: "fnv", Iterations: "own", Groups: []rundoc.VariantGroup{
+		{Group: "BenchmarkHash/impl=*", Members: []string{"fnv", "xxh", "crc"}, Schedule: sched},
+		{Group: "BenchmarkSum/impl=*", Members: []string{"fnv", "xxh"}, Schedule: [][]int{{0, 1}, {1, 0}}},
+	}}
+	rows := []rundoc.Row{
+		benchRow("BenchmarkHash/impl=fnv", 0, base...),
+		benchRow("BenchmarkHash/impl=xxh", 0, scaled(0.8, base...)...),
+		benchRow("BenchmarkHash/impl=crc", 0, scaled(2, base...)...),
+		benchRow("BenchmarkSum/impl=fnv", 0, 5, 5),
+	}
+	ms, err := VariantMatrices(rows, vc, CompareConfig{})
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	m := ms[0]
+	assert.Equal(t, "BenchmarkHash/impl=*", m.Group)
+	assert.Equal(t, "example.com/p", m.Package)
+	assert.Equal(t, []string{"fnv", "xxh", "crc"}, m.Members)
+	for _, tc := range []struct {
+		i, j    int
+		ratio   float64
+		verdict rundoc.Verdict
+	}{
+		{1, 0, 0.8, rundoc.VerdictFaster},
+		{0, 1, 1.25, rundoc.VerdictSlower},
+		{2, 0, 2, rundoc.VerdictSlower},
+		{2, 1, 2.5, rundoc.VerdictSlower},
+		{1, 2, 0.4, rundoc.VerdictFaster},
+		{0, 2, 0.5, rundoc.VerdictFaster},
+	} {
+		t.Run(m.Members[tc.i]+" vs "+m.Members[tc.j], func(t *testing.T) {
+			c := m.Cells[tc.i][tc.j]
+			require.NotNil(t, c)
+			require.NotNil(t, c.Ratio)
+			assert.InDelta(t, tc.ratio, *c.Ratio, 1e-9)
+			assert.Equal(t, tc.verdict, c.Verdict)
+			assert.Equal(t, 6, *c.Wins+*c.Losses)
+		})
+	}
+	for i := range m.Members {
+		assert.Nil(t, m.Cells[i][i], "the diagonal")
+	}
+	// The matrix's reference column is CompareVariants' rows.
+	cs, err := CompareVariants(rows, vc, CompareConfig{})
+	require.NoError(t, err)
+	for ci, c := range cs {
+		r := timeRow(t, c, "BenchmarkHash/impl=*")
+		assert.Equal(t, r, *m.Cells[ci+1][0], c.New.Label)
+	}
+	sum := ms[1]
+	require.NotNil(t, sum.Cells[1][0])
+	assert.Equal(t, rundoc.VerdictUnavailable, sum.Cells[1][0].Verdict)
+	assert.Equal(t, "impl=xxh has no row in the run", sum.Cells[1][0].Note)
+}
+
+// Each cell pairs by its own two members' places in the rounds: with the
+// first process of a round 10% slower, every cell's order effect is
+// (1/1.1)/1.1.
+func TestVariantMatricesOrder(t *testing.T) {
+	sched := [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}}
+	members := []string{"a", "b", "c"}
+	var rows []rundoc.Row
+	for mi, m := range members {
+		ns := make([]float64, len(sched))
+		for k, round := range sched {
+			ns[k] = 100
+			if round[0] == mi {
+				ns[k] = 110
+			}
+		}
+		rows = append(rows, benchRow("BenchmarkX/v="+m, 0, ns...))
+	}
+	vc := rundoc.VariantComparison{Key: "v", Reference: "a", Groups: []rundoc.VariantGroup{{Group: "BenchmarkX/v=*", Members: members, Schedule: sched}}}
+	ms, err := VariantMatrices(rows, vc, CompareConfig{})
+	require.NoError(t, err)
+	for i := range members {
+		for j := range members {
+			if i != j {
+				require.NotNil(t, ms[0].Cells[i][j].OrderEffect, "%d vs %d", i, j)
+				assert.InDelta(t, (100.0/110)/(110.0/100), *ms[0].Cells[i][j].OrderEffect, 1e-9, "%d vs %d", i, j)
+			}
+		}
+	}
+}

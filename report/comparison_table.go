@@ -20,7 +20,8 @@ const maxCompareName = 60
 // order the metrics first appear (sec/op first), like benchstat: a header
 // naming the two sides and the statistics, then per section one line per
 // identity (grouped under its package) with both sides' centers, the change
-// (new/old − 1) with its interval and p-value, and the verdict, and a
+// (new/old − 1) with its interval and p-value, in a paired run the pairs
+// new won and lost ("5–1"), and the verdict, and a
 // geomean line (a metric other than time that is the same for every
 // identity gets one line instead); then the fingerprint differences a comparison was allowed
 // to ignore; the sweep families whose scaling changed (Comparison.Sweeps,
@@ -28,6 +29,9 @@ const maxCompareName = 60
 // the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	bw := bufio.NewWriter(w)
+	if v := c.Variants; v != nil {
+		fmt.Fprintf(bw, "variants of %s: old is the reference %s=%s, new %s=%s; rows are groups\n", v.Key, v.Key, v.Reference, v.Key, v.Contender)
+	}
 	fmt.Fprintf(bw, "old: %s\nnew: %s\n", sideLabel(c.Old), sideLabel(c.New))
 	k := c.Knobs
 	design := "independent processes, hierarchical bootstrap"
@@ -110,6 +114,18 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 		{metric, alignLeft}, {"old", alignDecimal}, {"new", alignDecimal},
 		{"change", alignRight}, {"interval", alignLeft}, {"p", alignRight}, {"verdict", alignLeft},
 	}}
+	// Paired runs count the pairs each side won: a column of its own,
+	// before the verdict, only where a row has them.
+	paired := slices.ContainsFunc(c.Rows, func(r rundoc.ComparisonRow) bool { return r.Metric == metric && r.Wins != nil })
+	if paired {
+		g.cols = slices.Insert(g.cols, 6, column{"won–lost", alignRight})
+	}
+	cell := func(cells []string, won string) []string {
+		if paired {
+			return slices.Insert(cells, 6, won)
+		}
+		return cells
+	}
 	pkg := ""
 	for _, r := range c.Rows {
 		if r.Metric != metric {
@@ -117,7 +133,7 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 		}
 		if r.Package != pkg {
 			pkg = r.Package
-			g.cells = append(g.cells, []string{pkg, "", "", "", "", "", ""})
+			g.cells = append(g.cells, cell([]string{pkg, "", "", "", "", "", ""}, ""))
 		}
 		name := r.Name
 		if name == "" {
@@ -138,12 +154,16 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 		if r.P != nil {
 			p = formatP(*r.P)
 		}
-		g.cells = append(g.cells, []string{"  " + truncate(name, maxCompareName),
-			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, string(r.Verdict)})
+		won := ""
+		if r.Wins != nil && r.Losses != nil {
+			won = strconv.Itoa(*r.Wins) + "–" + strconv.Itoa(*r.Losses)
+		}
+		g.cells = append(g.cells, cell([]string{"  " + truncate(name, maxCompareName),
+			formatCenter(metric, r.Old), formatCenter(metric, r.New), change, interval, p, string(r.Verdict)}, won))
 	}
 	for _, gm := range c.Geomeans {
 		if gm.Metric == metric && gm.Identities > 1 {
-			g.cells = append(g.cells, []string{fmt.Sprintf("geomean (%d)", gm.Identities), "", "", formatChange(gm.Ratio), "", "", ""})
+			g.cells = append(g.cells, cell([]string{fmt.Sprintf("geomean (%d)", gm.Identities), "", "", formatChange(gm.Ratio), "", "", ""}, ""))
 		}
 	}
 	header, rows := g.layout()

@@ -49,6 +49,7 @@ var (
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
 		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
+		"wins", "losses", "vs:key", "vs:reference", "vs:contender",
 	}
 )
 
@@ -132,11 +133,33 @@ func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
 // name, metric; for each side (old_, new_) center, uncertainty (counted
 // metrics), processes, outliers (process indexes, space-separated), outcome
 // and error, all empty when the side is missing; then ratio, low, high,
-// confidence, p, method, verdict, order_effect and note. The geomeans, the
+// confidence, p, method, verdict, order_effect and note; then wins and
+// losses (paired runs' time rows, empty otherwise) and, for variants
+// (--vs), vs:key, vs:reference and vs:contender. The geomeans, the
 // fingerprints and the knobs are not in the CSV: they are in the JSON
 // comparison document.
 func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
+	return WriteComparisonsCSV(w, []rundoc.Comparison{c})
+}
+
+// WriteComparisonsCSV writes the rows of every comparison of cs under one
+// header, as WriteComparisonCSV writes one: a run's comparisons (one per
+// revision of --against, one per contender of --vs), told apart by the
+// vs: columns and, for builds, by the order of cs.
+func WriteComparisonsCSV(w io.Writer, cs []rundoc.Comparison) error {
 	records := [][]string{csvComparisonColumns}
+	for _, c := range cs {
+		records = append(records, csvComparisonRecords(c)...)
+	}
+	return csvWriteRecords(w, records)
+}
+
+func csvComparisonRecords(c rundoc.Comparison) [][]string {
+	var records [][]string
+	var vs [3]string
+	if v := c.Variants; v != nil {
+		vs = [3]string{v.Key, v.Reference, v.Contender}
+	}
 	for _, r := range c.Rows {
 		rec := []string{r.Package, r.Name, r.Metric}
 		for _, v := range []*rundoc.ComparedValue{r.Old, r.New} {
@@ -152,10 +175,18 @@ func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
 				strings.Join(outliers, " "), string(v.Outcome), csvString(v.Error))
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
-			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note)
+			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note,
+			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2])
 		records = append(records, rec)
 	}
-	return csvWriteRecords(w, records)
+	return records
+}
+
+func csvIntPtr(p *int) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(*p)
 }
 
 func csvWideRecords(doc rundoc.Document) [][]string {

@@ -28,7 +28,8 @@ var (
 	wantComparisonHeader = []string{"package", "name", "metric",
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
-		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note"}
+		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
+		"wins", "losses", "vs:key", "vs:reference", "vs:contender"}
 )
 
 // trickyName holds every character RFC 4180 must quote.
@@ -363,6 +364,35 @@ func TestWriteComparisonCSV(t *testing.T) {
 			}
 		})
 	}
+
+	// Variant comparisons: every contender's rows under one header, with
+	// the key, the reference and the contender, and the pairs won and
+	// lost.
+	t.Run("variants", func(t *testing.T) {
+		_, cs := variantRun(t)
+		var buf bytes.Buffer
+		require.NoError(t, WriteComparisonsCSV(&buf, cs))
+		header, rows := readCSV(t, buf.Bytes())
+		assert.Equal(t, wantComparisonHeader, header)
+		i := 0
+		for _, c := range cs {
+			for _, r := range c.Rows {
+				got := rows[i]
+				i++
+				assert.Equal(t, r.Name, got["name"])
+				assert.Equal(t, []string{"impl", "fnv", c.Variants.Contender}, []string{got["vs:key"], got["vs:reference"], got["vs:contender"]})
+				if r.Metric == rundoc.MetricTime {
+					assert.Equal(t, strconv.Itoa(*r.Wins), got["wins"])
+					assert.Equal(t, strconv.Itoa(*r.Losses), got["losses"])
+				} else {
+					assert.Equal(t, "", got["wins"], "only time rows count pairs")
+				}
+			}
+		}
+		assert.Len(t, rows, i, "one record per row of every comparison")
+		assert.Equal(t, 3+1, i, "xxh in two groups, crc and copy in one")
+		rundoctest.Golden(t, "csv/variants.golden", buf.Bytes())
+	})
 
 	// The fixture's failed and only-old rows, by hand.
 	var buf bytes.Buffer

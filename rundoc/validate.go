@@ -40,7 +40,13 @@ func (e *ValueError) Unwrap() error { return ErrInvalidValue }
 //   - a sweep's status and models are known ones, a fitted sweep selects
 //     exactly one of its fitted models and any other status none, its
 //     points ascend with exact decimal values that round to their
-//     float64s, and a family is not repeated.
+//     float64s, and a family is not repeated;
+//   - a paired row has no more pairs won and lost than its sides'
+//     processes form; a variant comparison (--vs) names its key,
+//     reference and contender, its groups' members are non-empty and
+//     distinct, the reference first and the contender among them, each
+//     round of a schedule is an order of the members, and iterations are
+//     "own" or "shared".
 //
 // Values that can legitimately be negative (b.ReportMetric units, counted
 // metrics after a subtraction) are not constrained.
@@ -479,6 +485,7 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 		if r.OrderEffect != nil {
 			v.nonNegative(path+".orderEffect", *r.OrderEffect)
 		}
+		v.winsLosses(path, r)
 		for _, side := range []struct {
 			name string
 			cv   *ComparedValue
@@ -513,6 +520,9 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 		}
 	}
 	v.sweepChanges(prefix, c.Sweeps)
+	if c.Variants != nil {
+		v.variants(prefix+"variants", c.Variants)
+	}
 	metrics := map[string]int{}
 	for i, g := range c.Geomeans {
 		path := idx(prefix+"geomeans", i)
@@ -524,6 +534,91 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 		v.count(path+".identities", int64(g.Identities))
 		if g.Identities > perMetric[g.Metric] {
 			v.fail(path+".identities", "%d, but the comparison has %d rows of %s", g.Identities, perMetric[g.Metric], g.Metric)
+		}
+	}
+}
+
+// winsLosses checks a paired row's pairs won and lost: counts, and no
+// more of them than the pairs its sides' processes can form.
+func (v *validator) winsLosses(path string, r ComparisonRow) {
+	var w, l int
+	if r.Wins != nil {
+		w = *r.Wins
+		v.count(path+".wins", int64(w))
+	}
+	if r.Losses != nil {
+		l = *r.Losses
+		v.count(path+".losses", int64(l))
+	}
+	if r.Wins == nil && r.Losses == nil {
+		return
+	}
+	pairs := 0
+	if r.Old != nil && r.New != nil {
+		pairs = min(r.Old.Processes, r.New.Processes)
+	}
+	if w+l > pairs {
+		v.fail(path, "%d pairs won and %d lost, but the sides have %d pairs", w, l, pairs)
+	}
+}
+
+// variants checks a variant comparison's groups: a key, a reference that
+// is every group's first member, a contender in every group, members
+// non-empty and distinct, each round an order of the members, and how
+// iterations were chosen a known way.
+func (v *validator) variants(path string, vc *VariantComparison) {
+	switch {
+	case vc.Key == "":
+		v.fail(path+".key", "empty")
+	case vc.Reference == "":
+		v.fail(path+".reference", "empty")
+	case vc.Contender == "" || vc.Contender == vc.Reference:
+		v.fail(path+".contender", "%q is not a value besides the reference %q", vc.Contender, vc.Reference)
+	case vc.Iterations != "own" && vc.Iterations != "shared":
+		v.fail(path+".iterations", "%q is neither \"own\" nor \"shared\"", vc.Iterations)
+	case len(vc.Groups) == 0:
+		v.fail(path+".groups", "none")
+	}
+	for i, g := range vc.Groups {
+		gp := idx(path+".groups", i)
+		if g.Group == "" {
+			v.fail(gp+".group", "empty")
+		}
+		if len(g.Members) < 2 {
+			v.fail(gp+".members", "%d member(s), not two or more", len(g.Members))
+		}
+		has := false
+		for j, m := range g.Members {
+			mp := idx(gp+".members", j)
+			if m == "" {
+				v.fail(mp, "empty")
+			}
+			for k := range j {
+				if g.Members[k] == m {
+					v.fail(mp, "%q repeats members[%d]", m, k)
+				}
+			}
+			has = has || m == vc.Contender
+		}
+		if len(g.Members) > 0 && g.Members[0] != vc.Reference {
+			v.fail(idx(gp+".members", 0), "%q, not the reference %q", g.Members[0], vc.Reference)
+		}
+		if !has {
+			v.fail(gp+".members", "no member %q (the contender)", vc.Contender)
+		}
+		for k, round := range g.Schedule {
+			rp := idx(gp+".schedule", k)
+			seen := make([]bool, len(g.Members))
+			if len(round) != len(g.Members) {
+				v.fail(rp, "%d places for %d members", len(round), len(g.Members))
+			}
+			for _, m := range round {
+				if m < 0 || m >= len(g.Members) || seen[m] {
+					v.fail(rp, "%v is not an order of the members 0..%d", round, len(g.Members)-1)
+					break
+				}
+				seen[m] = true
+			}
 		}
 	}
 }

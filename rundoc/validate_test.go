@@ -200,6 +200,31 @@ func sweepDoc() rundoc.Document {
 	return d
 }
 
+// withVariants makes the fixture a variant comparison (--vs) whose first
+// row won 4 of its 5 pairs.
+func withVariants(c *rundoc.Comparison) {
+	c.Variants = &rundoc.VariantComparison{Key: "impl", Reference: "fnv", Contender: "xxh", Iterations: "own",
+		Groups: []rundoc.VariantGroup{
+			{Group: "BenchmarkHash/impl=*/n=8", Members: []string{"fnv", "xxh", "crc"}, Schedule: [][]int{{0, 1, 2}, {2, 0, 1}, {1, 2, 0}}},
+			{Group: "BenchmarkHash/impl=*/n=64", Members: []string{"fnv", "xxh"}, Schedule: [][]int{{1, 0}, {0, 1}}},
+		}}
+	c.Rows[0].Wins, c.Rows[0].Losses = ptrInt(4), ptrInt(1)
+}
+
+func ptrInt(i int) *int { return &i }
+
+func TestReadComparisonVariants(t *testing.T) {
+	c := rundoctest.ComparisonFixture()
+	withVariants(&c)
+	var buf bytes.Buffer
+	require.NoError(t, rundoc.WriteComparisonJSON(&buf, c))
+	got, _, err := rundoc.ReadComparison(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, c.Variants, got.Variants)
+	assert.Equal(t, 4, *got.Rows[0].Wins)
+	assert.Equal(t, 1, *got.Rows[0].Losses)
+}
+
 func TestReadComparisonRefusesValues(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -220,6 +245,38 @@ func TestReadComparisonRefusesValues(t *testing.T) {
 		{"geomean over more identities than rows", func(c *rundoc.Comparison) { c.Geomeans[0].Identities = 9 },
 			"geomeans[0].identities: 9, but the comparison has 4 rows of sec/op"},
 		{"negative resamples", func(c *rundoc.Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
+		{"more pairs won and lost than pairs", func(c *rundoc.Comparison) { withVariants(c); c.Rows[0].Wins = ptrInt(5) },
+			"rows[0]: 5 pairs won and 1 lost, but the sides have 5 pairs"},
+		{"wins without a side", func(c *rundoc.Comparison) { c.Rows[3].Wins = ptrInt(1) },
+			"rows[3]: 1 pairs won and 0 lost, but the sides have 0 pairs"},
+		{"negative losses", func(c *rundoc.Comparison) { withVariants(c); c.Rows[0].Losses = ptrInt(-1) }, "rows[0].losses: negative count -1"},
+		{"variants without a key", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Key = "" }, "variants.key: empty"},
+		{"variants without a reference", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Reference = "" }, "variants.reference: empty"},
+		{"contender is the reference", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Contender = "fnv" },
+			`variants.contender: "fnv" is not a value besides the reference "fnv"`},
+		{"unknown iterations", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Iterations = "fixed" },
+			`variants.iterations: "fixed" is neither "own" nor "shared"`},
+		{"no groups", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups = nil }, "variants.groups: none"},
+		{"one member", func(c *rundoc.Comparison) {
+			withVariants(c)
+			c.Variants.Groups[1].Members, c.Variants.Groups[1].Schedule = []string{"fnv"}, nil
+		}, "variants.groups[1].members: 1 member(s), not two or more"},
+		{"empty member", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[0].Members[2] = "" },
+			"variants.groups[0].members[2]: empty"},
+		{"member twice", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[0].Members[2] = "xxh" },
+			`variants.groups[0].members[2]: "xxh" repeats members[1]`},
+		{"reference not first", func(c *rundoc.Comparison) {
+			withVariants(c)
+			c.Variants.Groups[1].Members = []string{"xxh", "fnv"}
+		}, `variants.groups[1].members[0]: "xxh", not the reference "fnv"`},
+		{"contender not a member", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[1].Members[1] = "crc" },
+			`variants.groups[1].members: no member "xxh" (the contender)`},
+		{"round repeats a member", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[0].Schedule[1] = []int{2, 2, 1} },
+			"variants.groups[0].schedule[1]: [2 2 1] is not an order of the members 0..2"},
+		{"round out of range", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[1].Schedule[0] = []int{0, 2} },
+			"variants.groups[1].schedule[0]: [0 2] is not an order of the members 0..1"},
+		{"round too short", func(c *rundoc.Comparison) { withVariants(c); c.Variants.Groups[0].Schedule[2] = []int{1, 0} },
+			"variants.groups[0].schedule[2]: 2 places for 3 members"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := rundoctest.ComparisonFixture()

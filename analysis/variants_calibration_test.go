@@ -1,0 +1,147 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// variantDesign is a synthetic --vs experiment: n variants measured in
+// the default rounds, one process each per round, each process's median
+// drawn around its variant's true time.
+type variantDesign struct {
+	name    string
+	n       int
+	between float64 // process-to-process spread (log scale)
+	drift   float64 // per round, shared by the round's processes
+	// first slows the first process of a round (a cold cache); slope
+	// drifts the processes of a round by position (log scale per place).
+	first, slope float64
+	datasets     int
+}
+
+// rows draws one dataset: rows of the group's members, whose
+// true times are exp(logTrue[v]), in the schedule's rounds.
+func (d variantDesign) rows(rng *rand.Rand, sched [][]int, logTrue []float64) []rundoc.Row {
+	ns := make([][]float64, d.n)
+	for _, round := range sched {
+		shift := rng.NormFloat64() * d.drift
+		for pos, v := range round {
+			e := shift + float64(pos)*d.slope + rng.NormFloat64()*d.between
+			if pos == 0 {
+				e += d.first
+			}
+			ns[v] = append(ns[v], 100*math.Exp(logTrue[v]+e))
+		}
+	}
+	rows := make([]rundoc.Row, d.n)
+	for v := range rows {
+		rows[v] = benchRow(fmt.Sprintf("BenchmarkX/v=%d", v), 0, ns[v]...)
+	}
+	return rows
+}
+
+// variantStudy measures, over d.datasets datasets, how often every
+// contender's interval covered its true ratio (1.05) and how often an A/A
+// contender (identical code) got a verdict of faster or slower, and the
+// mean confidence the intervals reported.
+func variantStudy(t *testing.T, d variantDesign, seed uint64) (coverage, aaVerdicts, aaExcludes1, promised float64) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	rounds := VariantRounds(d.n, 6)
+	members := make([]string, d.n)
+	for i := range members {
+		members[i] = fmt.Sprint(i)
+	}
+	const trueRatio = 1.05
+	var covered, calls, excl, total int
+	for k := range d.datasets {
+		sched := VariantSchedule(d.n, rounds, uint64(k))
+		vc := rundoc.VariantComparison{Key: "v", Reference: "0", Iterations: "own",
+			Groups: []rundoc.VariantGroup{{Group: "BenchmarkX/v=*", Members: members, Schedule: sched}}}
+		cfg := CompareConfig{Bootstrap: Bootstrap{Seed: uint64(k)}}
+		ab := make([]float64, d.n)
+		for v := 1; v < d.n; v++ {
+			ab[v] = math.Log(trueRatio)
+		}
+		for _, aa := range []bool{false, true} {
+			logTrue := ab
+			if aa {
+				logTrue = make([]float64, d.n)
+			}
+			cs, err := CompareVariants(d.rows(rng, sched, logTrue), vc, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				r := c.Rows[0]
+				if r.Low == nil {
+					t.Fatalf("no interval: %+v", r)
+				}
+				if aa {
+					if r.Verdict == rundoc.VerdictFaster || r.Verdict == rundoc.VerdictSlower {
+						calls++
+					}
+					if *r.Low > 1 || *r.High < 1 {
+						excl++
+					}
+					continue
+				}
+				total++
+				promised += *r.Confidence
+				if *r.Low <= trueRatio && trueRatio <= *r.High {
+					covered++
+				}
+			}
+		}
+	}
+	n := float64(total)
+	return float64(covered) / n, float64(calls) / n, float64(excl) / n, promised / n
+}
+
+// TestCompareVariantsCalibration checks CompareVariants' statistics on
+// synthetic rounds with fixed seeds, as TestCompareCalibration does
+// --against's pairs: at 2, 3 and 4 variants in the default rounds, the
+// intervals cover every contender's true ratio about as often as the
+// confidence they report promises, and identical code is called faster
+// or slower (at the default 2% threshold) under 5% of the time, also
+// when the first process of a round, or every later one, runs slower.
+func TestCompareVariantsCalibration(t *testing.T) {
+	var designs []variantDesign
+	for _, n := range []int{2, 3, 4} {
+		designs = append(designs,
+			variantDesign{name: fmt.Sprintf("%d variants, drift between rounds", n), n: n, between: 0.01, drift: 0.05, datasets: 1500},
+			variantDesign{name: fmt.Sprintf("%d variants, first of a round 3%% slower", n), n: n, between: 0.01, drift: 0.05, first: 0.03, datasets: 1500},
+			variantDesign{name: fmt.Sprintf("%d variants, 1%% slower per place in a round", n), n: n, between: 0.01, drift: 0.05, slope: 0.01, datasets: 1500},
+			variantDesign{name: fmt.Sprintf("%d variants, quiet", n), n: n, between: 0.002, drift: 0.02, datasets: 1500},
+		)
+	}
+	if testing.Short() {
+		for i := range designs {
+			designs[i].datasets /= 4
+		}
+	}
+	for i, d := range designs {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			cov, calls, excl, promised := variantStudy(t, d, uint64(i)+1)
+			t.Logf("%s: coverage %.1f%% (reported %.1f%%), A/A verdicts %.1f%%, A/A intervals excluding 1 %.1f%% (%d datasets)",
+				d.name, 100*cov, 100*promised, 100*calls, 100*excl, d.datasets)
+			slack := 0.015
+			if testing.Short() {
+				slack = 0.03
+			}
+			if cov < promised-slack {
+				t.Errorf("coverage %.1f%% is more than %.1f points below the %.1f%% reported", 100*cov, 100*slack, 100*promised)
+			}
+			if excl > 1-promised+slack {
+				t.Errorf("A/A intervals excluded 1 %.1f%% of the time, more than %.1f points above the %.1f%% promised", 100*excl, 100*slack, 100*(1-promised))
+			}
+			if calls > 0.05 {
+				t.Errorf("identical code called faster or slower %.1f%% of the time", 100*calls)
+			}
+		})
+	}
+}
