@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -340,7 +341,20 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 		if opts.verbose {
 			writeSchedules(stdout, doc.Comparisons)
 		}
+		// A --vs run's comparisons as one table per key (report's
+		// variant tables, with the vs matrix); each contender's full
+		// comparison (B/op, allocs/op, every note) under -v.
+		variants := slices.ContainsFunc(doc.Comparisons, func(c rundoc.Comparison) bool { return c.Variants != nil })
+		if variants {
+			fmt.Fprintln(stdout)
+			if err := report.WriteVariantTables(stdout, doc.Rows, doc.Comparisons); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+		}
 		for _, cmp := range doc.Comparisons {
+			if cmp.Variants != nil && !opts.verbose {
+				continue
+			}
 			fmt.Fprintln(stdout)
 			if err := report.WriteComparisonTable(stdout, cmp); err != nil {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
