@@ -214,37 +214,45 @@ func TestVariantsPlanning(t *testing.T) {
 	}
 }
 
-func TestVariantsConfig(t *testing.T) {
-	tests := []struct {
-		name  string
-		cfg   Config
-		field string
-	}{
-		{"a key in benchmark mode", Config{Mode: ModeBench, Vs: "impl", VsReference: "fnv", VsIterations: VsShared}, ""},
-		{"a key in test mode", Config{Vs: "impl"}, "Vs"},
-		{"a key with builds to compare", Config{Mode: ModeBench, Vs: "impl", Against: []string{"HEAD~1"}}, "Vs"},
-		{"a key that is an element", Config{Mode: ModeBench, Vs: "impl=fnv"}, "Vs"},
-		{"a key of two levels", Config{Mode: ModeBench, Vs: "a/b"}, "Vs"},
-		{"a reference without a key", Config{Mode: ModeBench, VsReference: "fnv"}, "VsReference"},
-		{"iterations without a key", Config{Mode: ModeBench, VsIterations: VsShared}, "VsIterations"},
-		{"unknown iterations", Config{Mode: ModeBench, Vs: "impl", VsIterations: "mine"}, "VsIterations"},
-		{"a comparison setting out of range", Config{Mode: ModeBench, Vs: "impl", Compare: analysis.CompareConfig{Threshold: -1}}, "Threshold"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if tt.field == "" {
-				assert.NoError(t, err)
-				return
-			}
-			var ce *ConfigError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tt.field, ce.Field)
-		})
-	}
+func TestVariantsDefaults(t *testing.T) {
 	var c Config
 	c.Vs = "impl"
 	c.applyDefaults()
 	assert.Equal(t, VsOwn, c.VsIterations, "own N by default")
-	assert.True(t, c.defaultRounds)
+	assert.True(t, c.defaultRounds, "each group's own default rounds")
+	c = Config{Vs: "impl", Repetitions: 4}
+	c.applyDefaults()
+	assert.False(t, c.defaultRounds, "--repetitions given: the rounds")
+}
+
+// TestVariantsReferenceFailed: a reference that fails in calibration is
+// its row's failure; the other members still run every round, and the
+// comparison says the reference failed rather than dropping the group.
+func TestVariantsReferenceFailed(t *testing.T) {
+	v := hashScript(t)
+	play := v.play
+	v.n["BenchmarkHash/impl=fnv"] = -1 // marks the failure below
+	sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
+		msgs, class := play(req)
+		for i, m := range msgs {
+			if l, ok := m.(protocol.Listing); ok && len(l.Identities) == 1 && l.Identities[0].Iterations == -1 {
+				msgs[i] = protocol.Listing{Identities: []protocol.Listed{{Name: l.Identities[0].Name, Kind: protocol.ListedBenchmark, Problem: "boom"}}}
+			}
+		}
+		return msgs, class
+	}}
+	s := scriptedSupervisor(t, Config{Mode: ModeBench, Vs: "impl", Repetitions: 3}, sc)
+	rows, _, err := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", v.funcs, nil)}, nil)
+	require.NoError(t, err)
+	got := rowsByName(rows)
+	assert.Equal(t, rundoc.Outcome("benchmark-failure"), got["BenchmarkHash/impl=fnv"].Outcome)
+	assert.Len(t, got["BenchmarkHash/impl=xxh"].Processes, 3, "the others run every round")
+	assert.Len(t, got["BenchmarkHash/impl=crc"].Processes, 3)
+	cs, err := s.compareVariants(rows, s.variants)
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	for _, c := range cs {
+		require.NotEmpty(t, c.Rows)
+		assert.Equal(t, rundoc.VerdictFailed, c.Rows[0].Verdict, c.New.Label)
+	}
 }
