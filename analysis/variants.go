@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // MaxVariants is the most variants --vs compares in one group: the
@@ -24,26 +25,49 @@ func VariantRounds(n, pairs int) int {
 
 // VariantSchedule returns the order in which n variants' processes run:
 // rounds rounds, each a permutation of 0..n-1 (the variants, reference
-// first). Rounds come in blocks of n, the rows of a cyclic Latin square
-// (round r of a block runs variant (r+i) mod n at position i), so within
-// each whole block every variant takes every position once; the blocks'
-// rounds are shuffled with seed, so the same seed gives the same schedule.
-// For two variants that is interleaved pairs in balanced order, each first
-// in half of them. A last, partial block (rounds not a multiple of n) is
-// balanced as far as it goes. It panics if n is outside 2..MaxVariants or
-// rounds is negative: callers check those first.
+// first). Rounds come in blocks of n, the rows of a Williams square, every
+// second block's rows reversed, so that
+//
+//   - within each whole block every variant takes every position once;
+//   - of any two variants, each runs before the other in half the rounds
+//     of a block (n even) or of two blocks (n odd; one block is one round
+//     off, the least an odd count allows). A cyclic Latin square, balanced
+//     for positions only, runs variant i+1 right after i in n−1 of n
+//     rounds: position effects (a cold cache, drift within a round) then
+//     move the median of the pair ratios (docs/design.md#comparison).
+//
+// The blocks' rounds are shuffled with seed, so the same seed gives the
+// same schedule. For two variants that is interleaved pairs in balanced
+// order, each first in half of them. A last, partial block (rounds not a
+// multiple of n) is balanced as far as it goes. It panics if n is outside
+// 2..MaxVariants or rounds is negative: callers check those first.
 func VariantSchedule(n, rounds int, seed uint64) [][]int {
 	if n < 2 || n > MaxVariants || rounds < 0 {
 		panic(fmt.Sprintf("analysis.VariantSchedule(%d, %d): want 2..%d variants and rounds >= 0", n, rounds, MaxVariants))
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	// The Williams square's first row: 0, 1, n−1, 2, n−2, ...; row r adds
+	// r to every entry, mod n.
+	first := make([]int, 0, n)
+	first = append(first, 0)
+	for lo, hi := 1, n-1; len(first) < n; {
+		first = append(first, lo)
+		lo++
+		if len(first) < n {
+			first = append(first, hi)
+			hi--
+		}
+	}
 	out := make([][]int, 0, rounds)
-	for len(out) < rounds {
+	for b := 0; len(out) < rounds; b++ {
 		block := make([][]int, n)
 		for r := range block {
 			block[r] = make([]int, n)
-			for i := range n {
-				block[r][i] = (r + i) % n
+			for i, v := range first {
+				block[r][i] = (v + r) % n
+			}
+			if b%2 == 1 {
+				slices.Reverse(block[r])
 			}
 		}
 		rng.Shuffle(len(block), func(i, j int) { block[i], block[j] = block[j], block[i] })

@@ -12,7 +12,7 @@ import (
 )
 
 func TestVariantSchedule(t *testing.T) {
-	for _, tc := range []struct{ n, rounds int }{{2, 6}, {3, 6}, {4, 8}, {5, 10}, {16, 16}, {3, 7}, {2, 0}} {
+	for _, tc := range []struct{ n, rounds int }{{2, 6}, {3, 6}, {4, 8}, {5, 10}, {6, 6}, {7, 14}, {16, 16}, {3, 7}, {2, 0}} {
 		s := analysis.VariantSchedule(tc.n, tc.rounds, 42)
 		require.Len(t, s, tc.rounds, "n=%d", tc.n)
 		// Every round runs every variant once.
@@ -33,6 +33,26 @@ func TestVariantSchedule(t *testing.T) {
 			}
 			assert.Len(t, seen, tc.n*tc.n, "n=%d block %d: a variant missed a position", tc.n, b/tc.n)
 		}
+		// Of any two variants, each runs first in half the rounds of a
+		// block (n even) or of two blocks (n odd), one round off in a
+		// single block of odd n.
+		for b := 0; b+tc.n <= tc.rounds; b += tc.n {
+			span, slack := tc.n, tc.n%2
+			if tc.n%2 == 1 && b+2*tc.n <= tc.rounds && (b/tc.n)%2 == 0 {
+				span, slack = 2*tc.n, 0
+			}
+			for i := range tc.n {
+				for j := i + 1; j < tc.n; j++ {
+					before := 0
+					for _, round := range s[b : b+span] {
+						if slices.Index(round, i) < slices.Index(round, j) {
+							before++
+						}
+					}
+					assert.LessOrEqual(t, abs(2*before-span), slack, "n=%d rounds %d..%d: %d runs before %d in %d of %d", tc.n, b, b+span, i, j, before, span)
+				}
+			}
+		}
 		assert.Equal(t, s, analysis.VariantSchedule(tc.n, tc.rounds, 42), "deterministic for a seed")
 	}
 	two := analysis.VariantSchedule(2, 6, 1)
@@ -50,6 +70,13 @@ func TestVariantSchedule(t *testing.T) {
 	assert.True(t, differ, "the seed shuffles the rounds")
 	assert.Panics(t, func() { analysis.VariantSchedule(1, 6, 0) })
 	assert.Panics(t, func() { analysis.VariantSchedule(analysis.MaxVariants+1, 6, 0) })
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func TestVariantRounds(t *testing.T) {

@@ -61,6 +61,7 @@ type htmlPage struct {
 	Absent      []string   // per-row absences, one line each
 	Benchmarks  []htmlBench
 	Comparisons []htmlComparison
+	Variants    []htmlVariants // comparisons of variants (--vs), by key
 	Windows     *htmlWindows
 	Sweeps      []htmlSweep
 	Caveat      string        // what a sweep's fit is worth, said beside each
@@ -175,9 +176,15 @@ func buildPage(r HTMLReport) htmlPage {
 			comps = append(comps, c)
 		}
 	}
+	var variants []rundoc.Comparison
 	for _, c := range comps {
+		if c.Variants != nil {
+			variants = append(variants, c)
+			continue
+		}
 		p.Comparisons = append(p.Comparisons, comparisonView(c))
 	}
+	p.Variants = variantsView(doc.Rows, variants)
 	if len(doc.WindowSummaries) > 0 {
 		p.Windows = windowsView(doc.WindowSummaries)
 	}
@@ -808,6 +815,11 @@ func hasInterval(c rundoc.Comparison, m string) bool {
 // with its interval, on a log axis, over the threshold band and a line at
 // 1.
 func forestSVG(c rundoc.Comparison, m string) template.HTML {
+	return forestSVGAxis(c, m, "new/old "+m+" (log axis; left is less)")
+}
+
+// forestSVGAxis is forestSVG with the axis's label.
+func forestSVGAxis(c rundoc.Comparison, m, axis string) template.HTML {
 	var rows []rundoc.ComparisonRow
 	for _, r := range c.Rows {
 		if r.Metric == m {
@@ -855,7 +867,7 @@ func forestSVG(c rundoc.Comparison, m string) template.HTML {
 		b.rect(a.pos(1-t), top, a.pos(1+t)-a.pos(1-t), bottom-top, "threshold",
 			"practical threshold ±"+trimPercent(100*t)+": differences inside are equivalent")
 	}
-	b.drawAxis(a, top, bottom, ratioLabel, "new/old "+m+" (log axis; left is less)")
+	b.drawAxis(a, top, bottom, ratioLabel, axis)
 	b.line(a.pos(1), top, a.pos(1), bottom, "one")
 	y := top
 	for _, r := range rows {

@@ -214,6 +214,36 @@ ul.plain{margin:4px 0;padding-left:18px}
 </section>
 {{end}}
 
+{{range .Variants}}
+<section class="variants">
+<h2>{{.Title}}</h2>
+<table class="facts"><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
+{{range .Groups}}<figure>
+<h3>{{.Package}} {{.Group}}: each variant / {{.Reference}}</h3>
+{{.SVG}}
+<figcaption class="legend">
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster than the reference</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
+<span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>
+<span>the reference is the line at 1</span>
+</figcaption>
+</figure>
+<div class="wide"><table>
+<tr><th>variant</th><th>time</th><th>ratio to {{.Reference}}</th><th>interval</th><th>won–lost</th><th>verdict</th></tr>
+{{range .Lines}}<tr><td>{{.Variant}}</td><td class="num">{{.Time}}</td><td class="num">{{.Ratio}}</td><td class="num">{{.Interval}}</td><td class="num">{{.Won}}</td><td>{{.Verdict}}</td></tr>
+{{end}}</table></div>
+{{with .Matrix}}<div class="wide"><table class="vs-matrix">
+<tr><th>vs</th>{{range .Members}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Name}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table><p class="muted">{{.Legend}}</p></div>{{end}}
+{{end}}
+{{if .Geomeans}}<p><strong>Geomean over the groups</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+</section>
+{{end}}
+
 {{with .Windows}}
 <h2 id="workloads">Workload windows</h2>
 <p class="muted">Each bar is one window's median wall-clock time split into the median of each component across processes, scaled to that window's own wall (component medians are summarized apart and need not add up to it). An unattributed component is not drawn; the table shows it as an em dash with the reason.</p>

@@ -160,6 +160,7 @@ func htmlCases() []struct {
 		{"hostile", HTMLReport{Run: hostileDoc()}},
 		{"hygiene", HTMLReport{Run: hygieneDoc()}},
 		{"sweeps", HTMLReport{Run: sweepsHTMLDoc()}},
+		{"variants", HTMLReport{Run: variantsHTMLDoc()}},
 	}
 }
 
@@ -246,16 +247,26 @@ func TestWriteHTMLHooks(t *testing.T) {
 					comps = append(comps, c)
 				}
 			}
-			assert.Equal(t, len(comps), strings.Count(page, `<section class="comparison">`), "comparisons are shown once each")
+			// Comparisons of builds have a section and a time forest each;
+			// variant comparisons (--vs) a forest per group.
+			builds := 0
 			timeRows := 0
+			groups := map[[2]string]bool{}
 			for _, c := range comps {
+				if c.Variants == nil {
+					builds++
+				}
 				for _, r := range c.Rows {
 					if r.Metric == rundoc.MetricTime {
 						timeRows++
+						if c.Variants != nil {
+							groups[[2]string{r.Package, r.Name}] = true
+						}
 					}
 				}
 			}
-			assert.Equal(t, len(comps), strings.Count(page, `<svg class="forest" data-metric="sec/op"`))
+			assert.Equal(t, builds, strings.Count(page, `<section class="comparison">`), "comparisons are shown once each")
+			assert.Equal(t, builds+len(groups), strings.Count(page, `<svg class="forest" data-metric="sec/op"`))
 			forest := regexp.MustCompile(`(?s)<svg class="forest" data-metric="sec/op".*?</svg>`).FindAllString(page, -1)
 			rows := 0
 			for _, f := range forest {

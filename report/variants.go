@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"html/template"
 	"io"
 	"math"
 	"strconv"
@@ -28,147 +29,171 @@ const matrixLegend = "cells: row time / column time; < faster, > slower, = equiv
 // marker. Then the notes. A group whose rows are not in rows gets no
 // matrix.
 func WriteVariantTables(w io.Writer, rows []rundoc.Row, cs []rundoc.Comparison) error {
+	sets, err := variantSets(rows, cs)
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
-	var keys []string
-	byKey := map[string][]rundoc.Comparison{}
+	for i, set := range sets {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		writeVariantSet(bw, set)
+	}
+	return bw.Flush()
+}
+
+// variantSet is the comparisons of one key and reference, by group.
+type variantSet struct {
+	vc     rundoc.VariantComparison // Key, Reference, Iterations
+	knobs  rundoc.CompareKnobs
+	cs     []rundoc.Comparison
+	groups []*variantGroupLines
+}
+
+// variantGroupLines is one group's time rows, one per contender in the
+// group's order, and its matrix (three or more variants, with the run's
+// rows).
+type variantGroupLines struct {
+	pkg, group string
+	ref        *rundoc.ComparedValue
+	lines      []variantLine
+	matrix     *analysis.VariantMatrix
+}
+
+type variantLine struct {
+	contender string
+	row       rundoc.ComparisonRow
+}
+
+// variantSets groups the variant comparisons of cs by key and reference,
+// and each set's time rows by group: a group name several packages hold
+// is one group per package.
+func variantSets(rows []rundoc.Row, cs []rundoc.Comparison) ([]variantSet, error) {
+	var sets []variantSet
+	index := map[string]int{}
 	for _, c := range cs {
 		if c.Variants == nil {
 			continue
 		}
 		k := c.Variants.Key + "\x00" + c.Variants.Reference
-		if byKey[k] == nil {
-			keys = append(keys, k)
+		i, ok := index[k]
+		if !ok {
+			i = len(sets)
+			index[k] = i
+			sets = append(sets, variantSet{vc: *c.Variants, knobs: c.Knobs})
 		}
-		byKey[k] = append(byKey[k], c)
+		sets[i].cs = append(sets[i].cs, c)
 	}
-	for i, k := range keys {
-		if i > 0 {
-			bw.WriteString("\n")
-		}
-		if err := writeVariantKey(bw, rows, byKey[k]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
-
-// variantGroupKey identifies a group's rows: a group name several
-// packages hold is one group per package.
-type variantGroupKey struct{ pkg, group string }
-
-func writeVariantKey(bw *bufio.Writer, rows []rundoc.Row, cs []rundoc.Comparison) error {
-	vc := *cs[0].Variants
-	k := cs[0].Knobs
-	iter := "each variant calibrated to the same timed slice (its own N)"
-	if vc.Iterations == "shared" {
-		iter = "every variant runs the reference's N"
-	}
-	fmt.Fprintf(bw, "vs %s, reference %s=%s: %d contender(s); %s\n", vc.Key, vc.Key, vc.Reference, len(cs), iter)
-	fmt.Fprintf(bw, "statistics: rounds of one process per variant in balanced order, paired by round, order-statistic intervals of the pair ratios; %s confidence asked, seed %d; threshold ±%s\n",
-		trimPercent(100*k.Confidence), k.Seed, trimPercent(100*k.Threshold))
-
-	// The groups, in the order the comparisons' rows first name them,
-	// with their members and each contender's time row.
-	var order []variantGroupKey
-	members := map[variantGroupKey][]string{}
-	lines := map[variantGroupKey]map[string]rundoc.ComparisonRow{}
-	refCenter := map[variantGroupKey]*rundoc.ComparedValue{}
-	groupMembers := map[string][]string{}
-	for _, c := range cs {
-		for _, g := range c.Variants.Groups {
-			if groupMembers[g.Group] == nil {
-				groupMembers[g.Group] = g.Members
-			}
-		}
-	}
-	for _, c := range cs {
-		for _, r := range c.Rows {
-			if r.Metric != rundoc.MetricTime {
-				continue
-			}
-			gk := variantGroupKey{r.Package, r.Name}
-			if lines[gk] == nil {
-				order = append(order, gk)
-				lines[gk] = map[string]rundoc.ComparisonRow{}
-				members[gk] = groupMembers[r.Name]
-			}
-			lines[gk][c.Variants.Contender] = r
-			if refCenter[gk] == nil && r.Old != nil && r.Old.Center != nil {
-				refCenter[gk] = r.Old
-			}
-		}
-	}
-
-	matrices := map[variantGroupKey]analysis.VariantMatrix{}
-	if len(rows) > 0 {
-		ms, err := analysis.VariantMatrices(rows, matrixGroups(vc, cs), analysis.CompareConfig{Threshold: k.Threshold,
-			Bootstrap: analysis.Bootstrap{Confidence: k.Confidence, Resamples: k.Resamples, Seed: k.Seed}})
-		if err != nil {
-			return fmt.Errorf("the vs matrix: %w", err)
-		}
-		for _, m := range ms {
-			if len(m.Members) >= 3 {
-				matrices[variantGroupKey{m.Package, m.Group}] = m
-			}
-		}
-	}
-
-	pkg := ""
-	for _, gk := range order {
-		bw.WriteString("\n")
-		if gk.pkg != pkg {
-			pkg = gk.pkg
-			bw.WriteString(pkg + "\n")
-		}
-		g := grid{cols: []column{
-			{truncate(gk.group, maxCompareName), alignLeft}, {"time", alignDecimal}, {"vs " + vc.Reference, alignDecimal},
-			{"interval", alignLeft}, {"won–lost", alignRight}, {"verdict", alignLeft},
-		}}
-		g.cells = append(g.cells, []string{"  " + vc.Key + "=" + vc.Reference, formatCenter(rundoc.MetricTime, refCenter[gk]), "1", "", "", "reference"})
-		for _, m := range members[gk] {
-			r, ok := lines[gk][m]
-			if !ok {
-				continue
-			}
-			ratio, interval, won := dash, dash, dash
-			if r.Ratio != nil {
-				ratio = formatRatio(*r.Ratio)
-			}
-			if r.Low != nil && r.High != nil {
-				interval = "[" + formatRatio(*r.Low) + ", " + formatRatio(*r.High) + "]"
-				if r.Confidence != nil && math.Abs(*r.Confidence-k.Confidence) > 1e-9 {
-					interval += " @" + trimPercent(100**r.Confidence)
+	for si := range sets {
+		set := &sets[si]
+		groupMembers := map[string][]string{}
+		for _, c := range set.cs {
+			for _, g := range c.Variants.Groups {
+				if groupMembers[g.Group] == nil {
+					groupMembers[g.Group] = g.Members
 				}
 			}
-			if r.Wins != nil && r.Losses != nil {
-				won = strconv.Itoa(*r.Wins) + "–" + strconv.Itoa(*r.Losses)
+		}
+		type gkey struct{ pkg, group string }
+		byKey := map[gkey]*variantGroupLines{}
+		lines := map[gkey]map[string]rundoc.ComparisonRow{}
+		for _, c := range set.cs {
+			for _, r := range c.Rows {
+				if r.Metric != rundoc.MetricTime {
+					continue
+				}
+				gk := gkey{r.Package, r.Name}
+				g := byKey[gk]
+				if g == nil {
+					g = &variantGroupLines{pkg: r.Package, group: r.Name}
+					byKey[gk] = g
+					lines[gk] = map[string]rundoc.ComparisonRow{}
+					set.groups = append(set.groups, g)
+				}
+				lines[gk][c.Variants.Contender] = r
+				if g.ref == nil && r.Old != nil && r.Old.Center != nil {
+					g.ref = r.Old
+				}
 			}
-			g.cells = append(g.cells, []string{"  " + vc.Key + "=" + m, formatCenter(rundoc.MetricTime, r.New), ratio, interval, won, string(r.Verdict)})
 		}
-		header, cells := g.layout()
-		bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
-		for _, row := range cells {
-			bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
+		for gk, g := range byKey {
+			for _, m := range groupMembers[gk.group] {
+				if r, ok := lines[gk][m]; ok {
+					g.lines = append(g.lines, variantLine{m, r})
+				}
+			}
 		}
-		if m, ok := matrices[gk]; ok {
-			writeVariantMatrix(bw, m)
+		if len(rows) == 0 {
+			continue
+		}
+		k := set.knobs
+		ms, err := analysis.VariantMatrices(rows, matrixGroups(set.vc, set.cs), analysis.CompareConfig{Threshold: k.Threshold,
+			Bootstrap: analysis.Bootstrap{Confidence: k.Confidence, Resamples: k.Resamples, Seed: k.Seed}})
+		if err != nil {
+			return nil, fmt.Errorf("the vs matrix: %w", err)
+		}
+		for _, m := range ms {
+			if g := byKey[gkey{m.Package, m.Group}]; g != nil && len(m.Members) >= 3 {
+				g.matrix = &m
+			}
 		}
 	}
+	return sets, nil
+}
 
-	var gm []string
-	for _, c := range cs {
+// statistics says how a set's comparisons were measured and computed.
+func (set variantSet) statistics() string {
+	k := set.knobs
+	iter := "each variant calibrated to the same timed slice (its own N)"
+	if set.vc.Iterations == "shared" {
+		iter = "every variant runs the reference's N"
+	}
+	return fmt.Sprintf("rounds of one process per variant in balanced order, paired by round, order-statistic intervals of the pair ratios; %s; %s confidence asked, seed %d; threshold ±%s",
+		iter, trimPercent(100*k.Confidence), k.Seed, trimPercent(100*k.Threshold))
+}
+
+func (set variantSet) title() string {
+	vc := set.vc
+	return fmt.Sprintf("vs %s, reference %s=%s: %d contender(s)", vc.Key, vc.Key, vc.Reference, len(set.cs))
+}
+
+// cells are a line's ratio, interval and pairs won and lost, as text.
+func (l variantLine) cells(confidence float64) (ratio, interval, won string) {
+	r := l.row
+	ratio, interval, won = dash, dash, dash
+	if r.Ratio != nil {
+		ratio = formatRatio(*r.Ratio)
+	}
+	if r.Low != nil && r.High != nil {
+		interval = "[" + formatRatio(*r.Low) + ", " + formatRatio(*r.High) + "]"
+		if r.Confidence != nil && math.Abs(*r.Confidence-confidence) > 1e-9 {
+			interval += " @" + trimPercent(100**r.Confidence)
+		}
+	}
+	if r.Wins != nil && r.Losses != nil {
+		won = strconv.Itoa(*r.Wins) + "–" + strconv.Itoa(*r.Losses)
+	}
+	return ratio, interval, won
+}
+
+// geomeans are each contender's geometric mean over its groups.
+func (set variantSet) geomeans() []string {
+	var out []string
+	for _, c := range set.cs {
 		for _, g := range c.Geomeans {
 			if g.Metric == rundoc.MetricTime && g.Identities > 1 {
-				gm = append(gm, fmt.Sprintf("%s=%s %s", vc.Key, c.Variants.Contender, formatRatio(g.Ratio)))
+				out = append(out, fmt.Sprintf("%s=%s %s over %d groups", set.vc.Key, c.Variants.Contender, formatRatio(g.Ratio), g.Identities))
 			}
 		}
 	}
-	if len(gm) > 0 {
-		fmt.Fprintf(bw, "\ngeomean over the groups, vs %s=%s: %s\n", vc.Key, vc.Reference, strings.Join(gm, ", "))
-	}
+	return out
+}
 
+func (set variantSet) notes() []string {
+	vc, k := set.vc, set.knobs
 	var notes []string
-	for _, c := range cs {
+	for _, c := range set.cs {
 		for _, r := range c.Rows {
 			if r.Note != "" {
 				notes = append(notes, fmt.Sprintf("%s %s %s=%s (%s): %s", r.Package, r.Name, vc.Key, c.Variants.Contender, r.Metric, oneLine(r.Note)))
@@ -179,13 +204,47 @@ func writeVariantKey(bw *bufio.Writer, rows []rundoc.Row, cs []rundoc.Comparison
 			}
 		}
 	}
-	if len(notes) > 0 {
+	return notes
+}
+
+func writeVariantSet(bw *bufio.Writer, set variantSet) {
+	vc := set.vc
+	bw.WriteString(set.title() + "\n")
+	bw.WriteString("statistics: " + set.statistics() + "\n")
+	pkg := ""
+	for _, gl := range set.groups {
+		bw.WriteString("\n")
+		if gl.pkg != pkg {
+			pkg = gl.pkg
+			bw.WriteString(pkg + "\n")
+		}
+		g := grid{cols: []column{
+			{truncate(gl.group, maxCompareName), alignLeft}, {"time", alignDecimal}, {"vs " + vc.Reference, alignDecimal},
+			{"interval", alignLeft}, {"won–lost", alignRight}, {"verdict", alignLeft},
+		}}
+		g.cells = append(g.cells, []string{"  " + vc.Key + "=" + vc.Reference, formatCenter(rundoc.MetricTime, gl.ref), "1", "", "", "reference"})
+		for _, l := range gl.lines {
+			ratio, interval, won := l.cells(set.knobs.Confidence)
+			g.cells = append(g.cells, []string{"  " + vc.Key + "=" + l.contender, formatCenter(rundoc.MetricTime, l.row.New), ratio, interval, won, string(l.row.Verdict)})
+		}
+		header, cells := g.layout()
+		bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
+		for _, row := range cells {
+			bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
+		}
+		if gl.matrix != nil {
+			writeVariantMatrix(bw, *gl.matrix)
+		}
+	}
+	if gm := set.geomeans(); len(gm) > 0 {
+		fmt.Fprintf(bw, "\ngeomean over the groups, vs %s=%s: %s\n", vc.Key, vc.Reference, strings.Join(gm, ", "))
+	}
+	if notes := set.notes(); len(notes) > 0 {
 		bw.WriteString("\nnotes:\n")
 		for _, n := range notes {
 			bw.WriteString("  " + n + "\n")
 		}
 	}
-	return nil
 }
 
 // matrixGroups is vc with every group of cs: each comparison holds only
@@ -251,4 +310,77 @@ func matrixCell(r *rundoc.ComparisonRow) string {
 		return dash
 	}
 	return formatRatio(*r.Ratio) + marker
+}
+
+// htmlVariants is one key's variant comparisons on the page.
+type htmlVariants struct {
+	Title, Statistics string
+	Groups            []htmlVariantGroup
+	Geomeans, Notes   []string
+}
+
+type htmlVariantGroup struct {
+	Package, Group, Reference string
+	SVG                       template.HTML
+	Lines                     []htmlVariantLine
+	Matrix                    *htmlMatrix
+}
+
+type htmlVariantLine struct{ Variant, Time, Ratio, Interval, Won, Verdict string }
+
+type htmlMatrix struct {
+	Members []string
+	Rows    []htmlMatrixRow
+	Legend  string
+}
+
+type htmlMatrixRow struct {
+	Name  string
+	Cells []string
+}
+
+// variantsView is the page's view of the variant comparisons cs: per
+// group a forest of the contenders' ratios to the reference (the line at
+// 1), labelled "impl=xxh vs impl=fnv", their table, and the vs matrix.
+func variantsView(rows []rundoc.Row, cs []rundoc.Comparison) []htmlVariants {
+	sets, err := variantSets(rows, cs)
+	if err != nil {
+		// The matrices need rows that agree with the schedules; the
+		// forests and tables do not.
+		sets, _ = variantSets(nil, cs)
+	}
+	var out []htmlVariants
+	for _, set := range sets {
+		vc := set.vc
+		ref := vc.Key + "=" + vc.Reference
+		v := htmlVariants{Title: set.title(), Statistics: set.statistics(), Geomeans: set.geomeans(), Notes: set.notes()}
+		for _, gl := range set.groups {
+			g := htmlVariantGroup{Package: gl.pkg, Group: gl.group, Reference: ref}
+			forest := rundoc.Comparison{Knobs: set.knobs}
+			g.Lines = append(g.Lines, htmlVariantLine{Variant: ref, Time: formatCenter(rundoc.MetricTime, gl.ref), Ratio: "1", Verdict: "reference"})
+			for _, l := range gl.lines {
+				r := l.row
+				r.Name = vc.Key + "=" + l.contender + " vs " + ref
+				forest.Rows = append(forest.Rows, r)
+				ratio, interval, won := l.cells(set.knobs.Confidence)
+				g.Lines = append(g.Lines, htmlVariantLine{Variant: vc.Key + "=" + l.contender, Time: formatCenter(rundoc.MetricTime, r.New),
+					Ratio: ratio, Interval: interval, Won: won, Verdict: string(r.Verdict)})
+			}
+			g.SVG = forestSVGAxis(forest, rundoc.MetricTime, "variant / "+ref+" time (log axis; left is faster)")
+			if m := gl.matrix; m != nil {
+				hm := &htmlMatrix{Members: m.Members, Legend: matrixLegend}
+				for i, name := range m.Members {
+					row := htmlMatrixRow{Name: name}
+					for j := range m.Members {
+						row.Cells = append(row.Cells, matrixCell(m.Cells[i][j]))
+					}
+					hm.Rows = append(hm.Rows, row)
+				}
+				g.Matrix = hm
+			}
+			v.Groups = append(v.Groups, g)
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -23,6 +23,12 @@ import (
 // round's 3% drift, which pairing cancels.
 func variantRun(t *testing.T) ([]rundoc.Row, []rundoc.Comparison) {
 	t.Helper()
+	rows, cs, err := variantRunRows()
+	require.NoError(t, err)
+	return rows, cs
+}
+
+func variantRunRows() ([]rundoc.Row, []rundoc.Comparison, error) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	vc := rundoc.VariantComparison{Key: "impl", Reference: "fnv", Iterations: "own"}
 	var rows []rundoc.Row
@@ -53,8 +59,33 @@ func variantRun(t *testing.T) ([]rundoc.Row, []rundoc.Comparison) {
 		rows = append(rows, member...)
 	}
 	cs, err := analysis.CompareVariants(rows, vc, analysis.CompareConfig{Bootstrap: analysis.Bootstrap{Seed: 1}})
-	require.NoError(t, err)
-	return rows, cs
+	return rows, cs, err
+}
+
+// variantsHTMLDoc is variantRun's run document, its comparisons in it.
+func variantsHTMLDoc() *rundoc.Document {
+	rows, cs, err := variantRunRows()
+	if err != nil {
+		panic(err)
+	}
+	d := rundoctest.GreenDoc()
+	d.Rows, d.Comparisons = rows, cs
+	return &d
+}
+
+// The page shows a --vs run's comparisons per group: a forest whose rows
+// read "impl=xxh vs impl=fnv", the table, the matrix of the group of four.
+func TestWriteHTMLVariants(t *testing.T) {
+	page := renderHTML(t, HTMLReport{Run: variantsHTMLDoc()})
+	assert.Equal(t, 1, strings.Count(page, `<section class="variants">`))
+	assert.Equal(t, 0, strings.Count(page, `<section class="comparison">`), "variant comparisons are not shown again as comparisons of builds")
+	assert.Equal(t, 2, strings.Count(page, `<svg class="forest" data-metric="sec/op"`), "a forest per group")
+	for _, label := range []string{"impl=xxh vs impl=fnv", "impl=crc vs impl=fnv", "impl=copy vs impl=fnv"} {
+		assert.Contains(t, page, ">"+label+"</text>")
+	}
+	assert.Equal(t, 1, strings.Count(page, `<table class="vs-matrix">`))
+	assert.Contains(t, page, "<td class=\"num\">0.801&lt;</td>")
+	assert.Contains(t, page, "variant / impl=fnv time")
 }
 
 func TestWriteVariantTables(t *testing.T) {
