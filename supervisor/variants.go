@@ -180,12 +180,18 @@ func (s *supervisor) compareVariants(rows []rundoc.Row, groups []*variantGroup) 
 	return out, nil
 }
 
-// order says how the run scheduled its processes (rundoc.Knobs.Order).
+// order says how the run scheduled its processes (rundoc.Knobs.Order):
+// with --vs, also how many rounds the groups ran, which Knobs.Repetitions
+// (the other leaves' processes) does not say when they were defaulted.
 func (s *supervisor) order() string {
 	const interleaved = "interleaved: repetition k of every benchmark runs before repetition k+1 of any"
 	if s.cfg.Vs == "" {
 		return interleaved
 	}
-	return interleaved + "; --vs=" + s.cfg.Vs + " groups run as rounds, one process of every variant back to back " +
+	rounds := "the repetitions"
+	if s.cfg.defaultRounds {
+		rounds = fmt.Sprintf("%d pairs' worth, rounded up to whole blocks of one round per variant", DefaultPairs)
+	}
+	return interleaved + "; --vs=" + s.cfg.Vs + " groups run as rounds (" + rounds + "), one process of every variant back to back " +
 		"in the group's schedule (comparisons[].variants.groups[].schedule), round k with repetition k"
 }
