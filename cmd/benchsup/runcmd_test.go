@@ -141,6 +141,11 @@ func TestRunOptions(t *testing.T) {
 				t.Errorf("vs %q, reference %q, iterations %q, repetitions %d", o.cfg.Vs, o.cfg.VsReference, o.cfg.VsIterations, o.cfg.Repetitions)
 			}
 		}},
+		{"--vs KEY as its own argument, go test style", []string{"-bench=.", "-vs", "impl", "./..."}, "", func(t *testing.T, o runOptions) {
+			if o.cfg.Vs != "impl" || !slices.Equal(o.cfg.Packages, []string{"./..."}) {
+				t.Errorf("vs %q, packages %v", o.cfg.Vs, o.cfg.Packages)
+			}
+		}},
 		{"--vs with a file to save", []string{"--bench", "--vs=impl", "--save-baseline=b.json"}, "", func(t *testing.T, o runOptions) {
 			if o.save != "b.json" || o.cfg.Vs != "impl" {
 				t.Errorf("save %q, vs %q", o.save, o.cfg.Vs)
