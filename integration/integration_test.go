@@ -275,6 +275,7 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 			"requirelimits":  cmdRequireLimits,
 			"peak":           cmdPeak,
 			"sweep":          cmdSweep,
+			"variants":       cmdVariants,
 		},
 		Condition: condition,
 	}

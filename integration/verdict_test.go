@@ -5,19 +5,28 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/benchsup/benchsup/rundoc"
 )
 
-// cmdVerdict: verdict FILE NAME REGEXP [METRIC] checks that every
-// comparison in FILE (a run document's comparisons, or a comparison
+// cmdVerdict: verdict [-new=LABEL] FILE NAME REGEXP [METRIC] checks that
+// every comparison in FILE (a run document's comparisons, or a comparison
 // document) gives identity NAME's METRIC row (sec/op by default) a verdict
-// matching REGEXP, anchored.
+// matching REGEXP, anchored. With -new=LABEL, only the comparisons whose
+// new side is LABEL are checked (a --vs run's contender, "impl=copy"), and
+// there must be one.
 func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
+	newLabel, only := "", false
+	if len(args) > 0 && strings.HasPrefix(args[0], "-new=") {
+		newLabel, only = strings.TrimPrefix(args[0], "-new="), true
+		args = args[1:]
+	}
 	if len(args) < 3 || len(args) > 4 || neg {
-		ts.Fatalf("usage: verdict FILE NAME REGEXP [METRIC]")
+		ts.Fatalf("usage: verdict [-new=LABEL] FILE NAME REGEXP [METRIC]")
 	}
 	metric := rundoc.MetricTime
 	if len(args) == 4 {
@@ -37,8 +46,11 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(json.Unmarshal(data, &c))
 		comparisons = []rundoc.Comparison{c}
 	}
+	if only {
+		comparisons = slices.DeleteFunc(comparisons, func(c rundoc.Comparison) bool { return c.New.Label != newLabel })
+	}
 	if len(comparisons) == 0 {
-		ts.Fatalf("%s holds no comparison", args[0])
+		ts.Fatalf("%s holds no comparison (with new side %q)", args[0], newLabel)
 	}
 	for _, c := range comparisons {
 		found := false
@@ -48,8 +60,8 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			found = true
 			if !re.MatchString(string(r.Verdict)) {
-				ts.Fatalf("%s %s against %s: verdict %s, want %s (ratio %v, interval %v..%v, note %q)",
-					args[1], metric, c.Old.Label, r.Verdict, args[2], num(r.Ratio), num(r.Low), num(r.High), r.Note)
+				ts.Fatalf("%s %s, %s against %s: verdict %s, want %s (ratio %v, interval %v..%v, note %q)",
+					args[1], metric, c.New.Label, c.Old.Label, r.Verdict, args[2], num(r.Ratio), num(r.Low), num(r.High), r.Note)
 			}
 		}
 		if !found {

@@ -115,7 +115,13 @@ func (s *supervisor) discoverRevisions(ctx context.Context, ids []*benchIdentity
 // the repetition so that each build runs first equally often. With one
 // revision that is the balanced order A B, B A, A B, ...: drift of the
 // host between the two processes of a pair favours neither build.
+//
+// The reference of a --vs group runs the group's round rep instead: every
+// member once, in the order the group's schedule gives (variants.go).
 func (id *benchIdentity) group(rep int) []*benchIdentity {
+	if g := id.variantOf; g != nil {
+		return g.round(rep)
+	}
 	// Absent partners keep their places, so that every build's position
 	// in a repetition is the same whichever others exist (see oldFirst).
 	sides := append(append([]*benchIdentity(nil), id.partners...), id)

@@ -88,7 +88,7 @@ func TestAgainst(t *testing.T) {
 	oldPlan.builds[0].binary = "/rev/p.test"
 	oldPlan.builds[0].variant = "HEAD~1"
 	rev := &revision{tree: &revisionTree{rev: "HEAD~1", commit: "0123456789abcdef0123"}, plans: []*pkgPlan{oldPlan}}
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, []*revision{rev})
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, []*revision{rev})
 
 	require.Len(t, rows, 2)
 	assert.Equal(t, "", rows[0].Build)

@@ -41,6 +41,10 @@ type benchIdentity struct {
 	stopped  bool   // skipped or failed: no further repetitions
 	notRun   string // why a repetition was not started
 
+	// variantOf is the --vs group the leaf is a member of, if any: the
+	// group's reference runs the whole group's rounds (see group).
+	variantOf *variantGroup
+
 	// n is the calibrated N every process measures; calibration its runs.
 	n           int64
 	calibration []rundoc.Sample
@@ -71,10 +75,13 @@ type benchIdentity struct {
 }
 
 // benchmarks discovers every package's leaves (see discoverAll; no
-// measurement runs yet), then measures them serially.
-func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]rundoc.Row, []rundoc.Window) {
+// measurement runs yet), groups them by --vs if asked (planVariants, kept
+// in s.variants for the comparison), then measures them serially. The
+// error is a --vs that cannot be planned: nothing is measured then.
+func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*revision) ([]rundoc.Row, []rundoc.Window, error) {
 	var ids []*benchIdentity
-	for _, f := range s.discoverAll(ctx, plans, true) {
+	found := s.discoverAll(ctx, plans, true)
+	for _, f := range found {
 		ids = append(ids, f...)
 	}
 	all := ids
@@ -89,6 +96,16 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*r
 		}
 		ids = append(ids, unpaired...)
 		all = append(all, unpaired...)
+	}
+	if s.cfg.Vs != "" {
+		var err error
+		if s.variants, err = s.planVariants(found); err != nil {
+			return nil, nil, err
+		}
+		// A group runs through its reference (see group).
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id *benchIdentity) bool {
+			return id.variantOf != nil && id.variantOf.members[0] != id
+		})
 	}
 	s.measure(ctx, ids)
 	rows := make([]rundoc.Row, 0, len(all))
@@ -106,7 +123,7 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*r
 			}
 		}
 	}
-	return rows, windows
+	return rows, windows, nil
 }
 
 // discoverAll discovers the leaves of every built package's benchmark
@@ -438,10 +455,24 @@ type job struct {
 //
 // An identity with partners (other builds of it, --against) runs as a
 // group: its builds back to back, in an order rotated every repetition.
+// So does a --vs group: its members back to back, one round per
+// repetition, in the schedule's order; ids then holds only the group's
+// reference, which stands for the group. A round is never split: an
+// interference retake or pause happens inside one process, and the
+// quiescence preflight runs before the first.
 func interleave(ids []*benchIdentity, reps int) []job {
+	rounds := reps
+	for _, id := range ids {
+		if g := id.variantOf; g != nil {
+			rounds = max(rounds, len(g.schedule))
+		}
+	}
 	var jobs []job
-	for rep := 0; rep < reps; rep++ {
+	for rep := 0; rep < rounds; rep++ {
 		for _, id := range ids {
+			if id.variantOf == nil && rep >= reps {
+				continue // a --vs group may run more rounds than the repetitions of the rest
+			}
 			for _, b := range id.group(rep) {
 				if b.row == nil {
 					jobs = append(jobs, job{b, rep})

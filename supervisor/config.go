@@ -84,7 +84,10 @@ func (c Config) Validate() error {
 			return &ConfigError{Field: "Against", Problem: "names an empty revision"}
 		}
 	}
-	if len(c.Against) > 0 {
+	if err := c.validateVs(); err != nil {
+		return err
+	}
+	if len(c.Against) > 0 || c.Vs != "" {
 		if err := c.Compare.Validate(); err != nil {
 			var ce *analysis.ConfigError
 			if errors.As(err, &ce) {
@@ -131,6 +134,43 @@ func splitPattern(pattern string) []string {
 		}
 	}
 	return append(elems, pattern[start:])
+}
+
+// Config.VsIterations values.
+const (
+	// VsOwn calibrates each variant to the same timed slice: its own N.
+	VsOwn = "own"
+	// VsShared runs every variant at its reference's calibrated N.
+	VsShared = "shared"
+)
+
+// validateVs checks the --vs fields: a key needs benchmark mode and no
+// Against (a run compares variants of one build or builds, not both:
+// their comparisons would pair the same processes two ways); the
+// reference and the iterations need a key.
+func (c Config) validateVs() error {
+	if c.Vs == "" {
+		switch {
+		case c.VsReference != "":
+			return &ConfigError{Field: "VsReference", Problem: "names the reference variant of Vs: it needs Vs"}
+		case c.VsIterations != "":
+			return &ConfigError{Field: "VsIterations", Problem: "sets the N of Vs's variants: it needs Vs"}
+		}
+		return nil
+	}
+	switch {
+	case c.Mode != ModeBench:
+		return &ConfigError{Field: "Vs", Problem: "compares benchmarks: it needs benchmark mode"}
+	case len(c.Against) > 0:
+		return &ConfigError{Field: "Vs", Problem: "compares variants inside one build, Against compares builds: one kind of comparison per run"}
+	case strings.ContainsAny(c.Vs, "=/ \t\n") || strings.TrimSpace(c.Vs) != c.Vs:
+		return &ConfigError{Field: "Vs", Problem: fmt.Sprintf("must be the key of a name element such as impl (in BenchmarkHash/impl=fnv), got %q", c.Vs)}
+	case strings.ContainsAny(c.VsReference, "/"):
+		return &ConfigError{Field: "VsReference", Problem: fmt.Sprintf("must be one element's value, got %q", c.VsReference)}
+	case c.VsIterations != "" && c.VsIterations != VsOwn && c.VsIterations != VsShared:
+		return &ConfigError{Field: "VsIterations", Problem: fmt.Sprintf("must be %s or %s, got %q", VsOwn, VsShared, c.VsIterations)}
+	}
+	return nil
 }
 
 // Mode says what a run does.
@@ -188,7 +228,11 @@ type Config struct {
 	// Run is the `go test -run` pattern selecting tests; "" means all.
 	Run string
 	// Repetitions is the number of fresh processes per benchmark; zero
-	// means DefaultRepetitions, or DefaultPairs with Against.
+	// means DefaultRepetitions, or DefaultPairs with Against. With Vs, it
+	// is also each group's number of rounds; zero gives a group of n
+	// variants analysis.VariantRounds(n, DefaultPairs) rounds (6 pairs'
+	// worth, a whole number of blocks in which every variant takes every
+	// position), and every leaf in no group DefaultRepetitions.
 	Repetitions int
 	// Against are git revisions of the repository holding Dir whose builds
 	// of the same packages are measured with the working tree's
@@ -197,7 +241,24 @@ type Config struct {
 	// tree's processes in a balanced order. The document then holds one
 	// comparison per revision. Empty means none.
 	Against []string
-	// Compare configures the comparisons of Against (threshold, interval).
+	// Vs is the name element whose values make variants of one benchmark
+	// (--vs=KEY, ModeBench): leaves whose names differ only in KEY's value
+	// form a group, whose members run in rounds (one process of each, back
+	// to back, every member in every position equally often) and are
+	// compared with the group's reference, pair by round. The document
+	// then holds one comparison per contender value. Leaves in no group
+	// run as usual. "" means none; Against cannot be combined with it.
+	Vs string
+	// VsReference is the KEY value each group is compared with; "" means
+	// each group's first member in source order.
+	VsReference string
+	// VsIterations is how each variant's N is chosen: VsOwn calibrates
+	// every variant to SampleTime (the same timed slice, each its own N),
+	// VsShared gives every variant its reference's calibrated N (the same
+	// work). "" means VsOwn.
+	VsIterations string
+	// Compare configures the comparisons of Against and Vs (threshold,
+	// interval).
 	Compare analysis.CompareConfig
 	// SampleTime is the time one sample should take: N is calibrated
 	// once per benchmark, in discovery, for it, and every process
@@ -300,6 +361,10 @@ type Config struct {
 	// Waiting, when set, is told what the run waits for (a quiet host, a
 	// claim another run holds), at most once per change.
 	Waiting func(msg string)
+
+	// defaultRounds records that Repetitions was zero when the defaults
+	// were applied: Vs groups then get their own default rounds.
+	defaultRounds bool
 }
 
 func (c *Config) applyDefaults() {
@@ -307,10 +372,14 @@ func (c *Config) applyDefaults() {
 		c.Packages = []string{"."}
 	}
 	if c.Repetitions <= 0 {
+		c.defaultRounds = true
 		c.Repetitions = DefaultRepetitions
 		if len(c.Against) > 0 {
 			c.Repetitions = DefaultPairs
 		}
+	}
+	if c.Vs != "" && c.VsIterations == "" {
+		c.VsIterations = VsOwn
 	}
 	if c.SampleTime <= 0 {
 		c.SampleTime = DefaultSampleTime

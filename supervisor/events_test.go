@@ -247,7 +247,7 @@ func TestEventsOfFailingProcesses(t *testing.T) {
 	p := fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)
 	// The build and the results are Run's to emit: here, as Run would.
 	s.emit(rundoc.Event{Kind: rundoc.EventBuild, Package: "example.com/p", Outcome: rundoc.OutcomeOK})
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{p}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{p}, nil)
 	s.results(rows)
 	events := es.events(t)
 	checkShape(t, events, &rundoc.Document{Rows: rows})

@@ -94,7 +94,7 @@ func TestInterferenceRows(t *testing.T) {
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2, CPUs: []int{1},
 		Interference: InterferenceConfig{Response: protocol.ResponseRetake, MaxRetakes: 3}}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
 	for _, req := range sc.requests {
 		if req.Mode == protocol.ModeDiscover {
 			assert.Nil(t, req.Config.Interference, "discovery is not watched")

@@ -34,7 +34,7 @@ func TestLongNameNotesAndUnmeasured(t *testing.T) {
 		return []protocol.Message{protocol.Log{Text: "held stdout"}, r}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA"}, nil)}, nil)
 	require.Len(t, rows, 1)
 	row := rows[0]
 	assert.Equal(t, full, row.Name)

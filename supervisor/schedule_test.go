@@ -177,7 +177,7 @@ func TestDiscoveryOneChildPerFunction(t *testing.T) {
 			protocol.Listing{Identities: []protocol.Listed{{Name: fn, Kind: protocol.ListedWorkload}}}}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", funcs, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", funcs, nil)}, nil)
 	got := rowsByName(rows)
 
 	var names []string
@@ -221,7 +221,7 @@ func TestDiscoveryOfAPackageThatNeverStarts(t *testing.T) {
 		return nil, sandbox.ClassExit
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkA", "BenchmarkB", "BenchmarkC"}, nil)}, nil)
 	require.Len(t, rows, 1)
 	assert.Equal(t, rundoc.KindPackage, rows[0].Kind)
 	assert.Equal(t, rundoc.Outcome("exit"), rows[0].Outcome)
@@ -266,7 +266,7 @@ func TestDiscoveryInParallelWithinBounds(t *testing.T) {
 		return []protocol.Message{progress(protocol.PhaseDiscovery, int64(i), 4), leaves(fn), calibrated(fn, 10)}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 1, Parallel: 3}, sc)
-	rows, _ := s.benchmarks(context.Background(), pkgs, nil)
+	rows, _, _ := s.benchmarks(context.Background(), pkgs, nil)
 	require.Len(t, rows, 8)
 	for k, r := range rows {
 		assert.Equal(t, pkgs[k/4].pkg.ImportPath, r.Package)
@@ -310,7 +310,7 @@ func TestScheduleInterleavesRepetitions(t *testing.T) {
 		return []protocol.Message{result(req, 5)}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 3}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
 	var order []string
 	seeds := map[uint64]bool{}
 	for _, r := range sc.requests[1:] {
@@ -339,7 +339,7 @@ func TestFailFastStopsScheduling(t *testing.T) {
 		return []protocol.Message{result(req, 5)}, sandbox.ClassSuccess
 	}}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2, FailFast: true}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
 	got := rowsByName(rows)
 	assert.Equal(t, rundoc.Outcome("benchmark-failure"), got["BenchmarkX/a"].Outcome)
 	assert.Equal(t, rundoc.OutcomeNotRun, got["BenchmarkX/b"].Outcome)
@@ -363,7 +363,7 @@ func TestCancelLeavesTheRestNotRun(t *testing.T) {
 		}
 	}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 2}, sc)
-	rows, _ := s.benchmarks(ctx, []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(ctx, []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkX"}, nil)}, nil)
 	got := rowsByName(rows)
 	a, b := got["BenchmarkX/a"], got["BenchmarkX/b"]
 	require.Len(t, a.Processes, 1, "a measured once before the cancel")
@@ -458,7 +458,7 @@ func TestLeftoverProcessesAreNoted(t *testing.T) {
 		}
 	}
 	s := scriptedSupervisor(t, Config{Mode: ModeBench, Repetitions: 3}, sc)
-	rows, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkDaemon", "BenchmarkClean"}, nil)}, nil)
+	rows, _, _ := s.benchmarks(context.Background(), []*pkgPlan{fakePackage("example.com/p", []string{"BenchmarkDaemon", "BenchmarkClean"}, nil)}, nil)
 	got := rowsByName(rows)
 	assert.Equal(t, rundoc.Outcome("ok"), got["BenchmarkDaemon"].Outcome, "what it left does not fail it")
 	assert.Equal(t, []string{"in discovery: " + left, left + " (2 of its processes left something running)"}, got["BenchmarkDaemon"].Notes)

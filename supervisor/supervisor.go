@@ -47,6 +47,8 @@ type supervisor struct {
 
 	placement *rundoc.Placement // Config.CPUs as checked (placement.go); nil: not pinned
 
+	variants []*variantGroup // the --vs groups, once discovery planned them
+
 	mu    sync.Mutex // guards what children report below
 	hello *protocol.Hello
 	first *sandbox.Outcome // the first spawned child: environment and containment facts
@@ -159,7 +161,9 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	// crashes take (tests.go).
 	if s.cfg.Mode == ModeBench {
 		var benchRows []rundoc.Row
-		benchRows, doc.Windows = s.benchmarks(ctx, plans, revs)
+		if benchRows, doc.Windows, err = s.benchmarks(ctx, plans, revs); err != nil {
+			return nil, err
+		}
 		s.finishWindows(doc, benchRows)
 		s.results(benchRows)
 		rows = append(rows, benchRows...)
@@ -175,6 +179,15 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	s.finishMeta(&doc.Meta)
 	if len(revs) > 0 {
 		doc.Comparisons = s.compareRevisions(rows, revs, doc.Meta.Fingerprint())
+	}
+	if len(s.variants) > 0 {
+		if doc.Comparisons, err = s.compareVariants(rows, s.variants); err != nil {
+			return nil, err
+		}
+		fp := doc.Meta.Fingerprint()
+		for i := range doc.Comparisons {
+			doc.Comparisons[i].Old.Fingerprint, doc.Comparisons[i].New.Fingerprint = fp, fp
+		}
 	}
 	return doc, nil
 }
@@ -640,7 +653,7 @@ func (s *supervisor) meta(plans []*pkgPlan) rundoc.Meta {
 			Repetitions:      s.cfg.Repetitions,
 			TimeoutNs:        int64(s.cfg.Timeout),
 			StartupTimeoutNs: int64(s.cfg.StartupTimeout),
-			Order:            "interleaved: repetition k of every benchmark runs before repetition k+1 of any",
+			Order:            s.order(),
 			Metrics:          append([]string{}, s.cfg.Metrics...),
 			PerfIters:        s.cfg.PerfIters,
 			PerfBatch:        s.cfg.PerfBatch,

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/sandbox"
 )
@@ -66,6 +67,15 @@ func TestConfigValidate(t *testing.T) {
 		{"a foreign-load limit past the whole host", Config{Mode: ModeBench, Interference: InterferenceConfig{MaxForeign: 2}}, "Interference"},
 		{"the watch off takes no limit", Config{Interference: InterferenceConfig{Off: true, MaxForeign: 2}}, ""},
 		{"a preflight in test mode", Config{Quiescence: &host.QuiescenceConfig{}}, "Quiescence"},
+		{"--vs in benchmark mode", Config{Mode: ModeBench, Vs: "impl", VsReference: "fnv", VsIterations: VsShared}, ""},
+		{"--vs in test mode", Config{Vs: "impl"}, "Vs"},
+		{"--vs with builds to compare", Config{Mode: ModeBench, Vs: "impl", Against: []string{"HEAD~1"}}, "Vs"},
+		{"--vs with an element for a key", Config{Mode: ModeBench, Vs: "impl=fnv"}, "Vs"},
+		{"--vs with a key of two levels", Config{Mode: ModeBench, Vs: "a/b"}, "Vs"},
+		{"a --vs reference without a key", Config{Mode: ModeBench, VsReference: "fnv"}, "VsReference"},
+		{"--vs iterations without a key", Config{Mode: ModeBench, VsIterations: VsShared}, "VsIterations"},
+		{"--vs iterations of another kind", Config{Mode: ModeBench, Vs: "impl", VsIterations: "mine"}, "VsIterations"},
+		{"--vs with a threshold out of range", Config{Mode: ModeBench, Vs: "impl", Compare: analysis.CompareConfig{Threshold: -1}}, "Threshold"},
 		{"a preflight with its timeout under its stable interval", Config{Mode: ModeBench, Quiescence: &host.QuiescenceConfig{Stable: time.Second, Timeout: time.Millisecond}}, "Quiescence"},
 	}
 	for _, tt := range tests {

@@ -217,6 +217,8 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "window-metrics", Usage: "read `LIST` at every workload window's edges, as --metrics selects; other sources than tier0 are counters enabled over the window, and each window's note gives their measured cost",
 			DefaultText: "tier0's metrics, which every window reads anyway"},
 		&cli.StringSliceFlag{Name: "against", Usage: "also build the packages at git revision `REV` (exported outside your tree) and run both builds' processes in interleaved pairs; prints how this tree compares (repeatable; --repetitions then counts pairs, 6 unless given)"},
+		&cli.StringFlag{Name: "vs", Usage: "compare the variants of each benchmark that differ only in the name element `KEY`=VALUE (BenchmarkHash/impl=fnv, impl=xxh) inside this run: their processes run in rounds, every variant in every position equally often, and each is compared with the group's first (KEY:VALUE names the reference); --repetitions then counts rounds, 6 pairs' worth unless given"},
+		&cli.StringFlag{Name: "vs-iterations", Value: supervisor.VsOwn, Usage: "with --vs, how each variant's N is chosen: own (each calibrated to the same sample time) or shared (every variant runs its reference's N)"},
 		&cli.StringFlag{Name: "baseline", Usage: "compare this run with the run document in `FILE` (as --save-baseline wrote it); its fingerprint must match"},
 		&cli.StringFlag{Name: "shard", Usage: "run part `K/N` of the benchmark functions (by a hash of each name, or balanced by --baseline's durations); benchsup merge joins the parts"},
 		&cli.StringFlag{Name: "save-baseline", Usage: "write this run's document to `FILE` atomically, for later --baseline runs"},
@@ -322,6 +324,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
 	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
 	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime", "Shard": "--shard",
+	"Vs": "--vs", "VsReference": "--vs", "VsIterations": "--vs-iterations",
 }
 
 // configUsage turns a Config validation error into a usage error that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -108,6 +109,9 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, err
 	}
 	o.baseline, o.save = c.String("baseline"), c.String("save-baseline")
+	if err := applyVs(c, &cfg, o); err != nil {
+		return o, err
+	}
 	comparing := len(cfg.Against) > 0 || o.baseline != ""
 	switch {
 	case o.failOn != "" && !comparing:
@@ -155,6 +159,9 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return o, usagef("--test-timeout must be positive, got 0s")
 	}
+	if cfg.Vs != "" && !c.IsSet("repetitions") && !c.IsSet("count") {
+		cfg.Repetitions = 0 // each group's own default rounds (supervisor.Config.Repetitions)
+	}
 	if err := applyPlacement(c, &cfg, probe.placement); err != nil {
 		return o, err
 	}
@@ -196,6 +203,38 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 	o.json, o.html = c.String("json"), c.String("html")
 	o.cfg = cfg
 	return o, nil
+}
+
+// applyVs reads --vs=KEY[:VALUE] and --vs-iterations, and refuses what
+// cannot go with them. A run compares one kind of thing: variants inside
+// this build (--vs) or this build with another (--against, --baseline),
+// so that each comparison's rows are paired one way; and --fail-on gates
+// a change against an old build, which variants do not have.
+func applyVs(c *cli.Context, cfg *supervisor.Config, o runOptions) error {
+	vs := c.String("vs")
+	if !c.IsSet("vs") {
+		if c.IsSet("vs-iterations") {
+			return usagef("--vs-iterations sets the N of --vs's variants: add --vs=KEY")
+		}
+		return nil
+	}
+	key, ref, hasRef := strings.Cut(vs, ":")
+	switch {
+	case strings.TrimSpace(key) == "":
+		return usagef("--vs wants KEY or KEY:VALUE, the key of a name element such as impl in BenchmarkHash/impl=fnv; got %q", vs)
+	case hasRef && ref == "":
+		return usagef("--vs=%s: give the reference value after the colon (KEY:VALUE), or no colon for each group's first variant", vs)
+	case cfg.Mode != supervisor.ModeBench:
+		return usagef("--vs compares benchmarks: add --bench")
+	case len(cfg.Against) > 0:
+		return usagef("--vs and --against: --vs compares variants inside this build, --against compares builds; one kind of comparison per run")
+	case o.baseline != "":
+		return usagef("--vs and --baseline: --vs compares variants inside this run, --baseline compares this run with another; one kind of comparison per run (save this run with --save-baseline and compare the two with benchsup compare)")
+	case o.failOn != "":
+		return usagef("--fail-on gates a change against an old build; --vs compares variants of one build, with no old side to gate")
+	}
+	cfg.Vs, cfg.VsReference, cfg.VsIterations = key, ref, c.String("vs-iterations")
+	return nil
 }
 
 // runOutputs are the files the run writes at its end, opened before it.
@@ -299,7 +338,23 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 		errs = append(errs, fmt.Errorf("writing results: %w", err))
 	}
 	if opts.format == "table" {
+		if opts.verbose {
+			writeSchedules(stdout, doc.Comparisons)
+		}
+		// A --vs run's comparisons as one table per key (report's
+		// variant tables, with the vs matrix); each contender's full
+		// comparison (B/op, allocs/op, every note) under -v.
+		variants := slices.ContainsFunc(doc.Comparisons, func(c rundoc.Comparison) bool { return c.Variants != nil })
+		if variants {
+			fmt.Fprintln(stdout)
+			if err := report.WriteVariantTables(stdout, doc.Rows, doc.Comparisons); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+		}
 		for _, cmp := range doc.Comparisons {
+			if cmp.Variants != nil && !opts.verbose {
+				continue
+			}
 			fmt.Fprintln(stdout)
 			if err := report.WriteComparisonTable(stdout, cmp); err != nil {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
@@ -331,6 +386,37 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 		return errFailed
 	}
 	return nil
+}
+
+// writeSchedules prints, under -v, the rounds each --vs group ran in:
+// "BenchmarkHash/impl=*/n=8: rounds fnv xxh crc | xxh crc fnv | ...". A
+// group is in every comparison of its contenders; it is printed once.
+func writeSchedules(w io.Writer, comparisons []rundoc.Comparison) {
+	seen := map[string]bool{}
+	for _, c := range comparisons {
+		if c.Variants == nil {
+			continue
+		}
+		for _, g := range c.Variants.Groups {
+			key := c.Variants.Key + "\x00" + g.Group + "\x00" + strings.Join(g.Members, "\x00")
+			if seen[key] {
+				continue
+			}
+			if len(seen) == 0 {
+				fmt.Fprintln(w) // apart from the table above
+			}
+			seen[key] = true
+			rounds := make([]string, len(g.Schedule))
+			for k, round := range g.Schedule {
+				names := make([]string, len(round))
+				for i, m := range round {
+					names[i] = g.Members[m]
+				}
+				rounds[k] = strings.Join(names, " ")
+			}
+			fmt.Fprintf(w, "%s: rounds %s\n", g.Group, strings.Join(rounds, " | "))
+		}
+	}
 }
 
 // errLine is err on one line, as run prints it: the errors errors.Join

@@ -131,6 +131,35 @@ func TestRunOptions(t *testing.T) {
 				t.Errorf("CPUs %v", o.cfg.CPUs)
 			}
 		}},
+		{"--vs names a key; rounds default per group", []string{"--bench", "--vs=impl"}, "", func(t *testing.T, o runOptions) {
+			if o.cfg.Vs != "impl" || o.cfg.VsReference != "" || o.cfg.VsIterations != supervisor.VsOwn || o.cfg.Repetitions != 0 {
+				t.Errorf("vs %q, reference %q, iterations %q, repetitions %d", o.cfg.Vs, o.cfg.VsReference, o.cfg.VsIterations, o.cfg.Repetitions)
+			}
+		}},
+		{"--vs=KEY:VALUE names the reference; --repetitions counts rounds", []string{"--bench", "--vs=impl:xxh", "--vs-iterations=shared", "--repetitions=8"}, "", func(t *testing.T, o runOptions) {
+			if o.cfg.Vs != "impl" || o.cfg.VsReference != "xxh" || o.cfg.VsIterations != supervisor.VsShared || o.cfg.Repetitions != 8 {
+				t.Errorf("vs %q, reference %q, iterations %q, repetitions %d", o.cfg.Vs, o.cfg.VsReference, o.cfg.VsIterations, o.cfg.Repetitions)
+			}
+		}},
+		{"--vs KEY as its own argument, go test style", []string{"-bench=.", "-vs", "impl", "./..."}, "", func(t *testing.T, o runOptions) {
+			if o.cfg.Vs != "impl" || !slices.Equal(o.cfg.Packages, []string{"./..."}) {
+				t.Errorf("vs %q, packages %v", o.cfg.Vs, o.cfg.Packages)
+			}
+		}},
+		{"--vs with a file to save", []string{"--bench", "--vs=impl", "--save-baseline=b.json"}, "", func(t *testing.T, o runOptions) {
+			if o.save != "b.json" || o.cfg.Vs != "impl" {
+				t.Errorf("save %q, vs %q", o.save, o.cfg.Vs)
+			}
+		}},
+		{"--vs in test mode", []string{"--vs=impl"}, "--vs compares benchmarks: add --bench", nil},
+		{"--vs with a gate", []string{"--bench", "--vs=impl", "--fail-on=slower"}, "--fail-on gates a change against an old build; --vs compares variants", nil},
+		{"--vs with --against", []string{"--bench", "--vs=impl", "--against=HEAD~1"}, "--vs and --against: ", nil},
+		{"--vs with --baseline", []string{"--bench", "--vs=impl", "--baseline=old.json"}, "--vs and --baseline: ", nil},
+		{"--vs with an empty reference", []string{"--bench", "--vs=impl:"}, "--vs=impl:: give the reference value", nil},
+		{"--vs without a key", []string{"--bench", "--vs=:fnv"}, "--vs wants KEY or KEY:VALUE", nil},
+		{"--vs with an element for a key", []string{"--bench", "--vs=impl=fnv"}, "--vs must be the key of a name element", nil},
+		{"--vs-iterations of another kind", []string{"--bench", "--vs=impl", "--vs-iterations=mine"}, "--vs-iterations must be own or shared", nil},
+		{"--vs-iterations without --vs", []string{"--bench", "--vs-iterations=shared"}, "--vs-iterations sets the N of --vs's variants", nil},
 		{"--events=- with a document format", []string{"--format=json", "--events=-"}, "--events=- takes stdout", nil},
 		{"--csv-samples without csv", []string{"--csv-samples"}, "--csv-samples is a form of --format=csv", nil},
 		{"a gate without a comparison", []string{"--bench", "--fail-on=slower"}, "--fail-on gates a comparison", nil},
@@ -253,5 +282,24 @@ func TestErrLine(t *testing.T) {
 				t.Errorf("errLine = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestWriteSchedules(t *testing.T) {
+	g := rundoc.VariantGroup{Group: "BenchmarkHash/impl=*/n=8", Members: []string{"fnv", "xxh", "crc"},
+		Schedule: [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}}}
+	vc := func(contender string) *rundoc.VariantComparison {
+		return &rundoc.VariantComparison{Key: "impl", Reference: "fnv", Contender: contender, Groups: []rundoc.VariantGroup{g}}
+	}
+	var b bytes.Buffer
+	writeSchedules(&b, []rundoc.Comparison{{}, {Variants: vc("xxh")}, {Variants: vc("crc")}})
+	want := "\nBenchmarkHash/impl=*/n=8: rounds fnv xxh crc | xxh crc fnv | crc fnv xxh\n"
+	if b.String() != want {
+		t.Errorf("schedules %q, want %q: each group once, its members by name", b.String(), want)
+	}
+	b.Reset()
+	writeSchedules(&b, []rundoc.Comparison{{}})
+	if b.Len() != 0 {
+		t.Errorf("a comparison of builds printed %q", b.String())
 	}
 }
