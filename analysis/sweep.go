@@ -421,6 +421,18 @@ func printedHalfUnit(v float64) float64 {
 	return h
 }
 
+// ModelG is model m's g(n), the function its fitted coefficient
+// multiplies (the table in the doc comment above): a renderer draws a fit
+// as Coefficient·ModelG(Model, n). An unknown model is NaN.
+func ModelG(m rundoc.Model, n float64) float64 {
+	for _, sm := range sweepModels {
+		if sm.model == m {
+			return math.Exp(sm.logG(math.Log(n)))
+		}
+	}
+	return math.NaN()
+}
+
 // sweepModel is one model's log g(n) as a function of x = ln n.
 type sweepModel struct {
 	model    rundoc.Model

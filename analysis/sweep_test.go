@@ -54,25 +54,6 @@ func TestFormatSweepValue(t *testing.T) {
 	}
 }
 
-// logG is the model's g(n), as the doc comment of analysis/sweep.go
-// defines it.
-func g(m rundoc.Model, n float64) float64 {
-	l := math.Log2(2 * n)
-	switch m {
-	case rundoc.ModelConstant:
-		return 1
-	case rundoc.ModelLog:
-		return l
-	case rundoc.ModelLinear:
-		return n
-	case rundoc.ModelNLogN:
-		return n * l
-	case rundoc.ModelQuadratic:
-		return n * n
-	}
-	return n * n * n
-}
-
 func points(values []int64, f func(n float64) float64) []rundoc.SweepPoint {
 	var pts []rundoc.SweepPoint
 	for _, v := range values {
@@ -91,7 +72,7 @@ func TestFitSweepRecoversEachModel(t *testing.T) {
 				const c = 3.5
 				rng := rand.New(rand.NewPCG(1, uint64(len(m))))
 				sw := analysis.FitSweep(points(powersOf2, func(n float64) float64 {
-					return c * g(m, n) * math.Exp(sigma*rng.NormFloat64())
+					return c * analysis.ModelG(m, n) * math.Exp(sigma*rng.NormFloat64())
 				}))
 				require.Equal(t, rundoc.SweepFitted, sw.Status, sw.Reason)
 				require.NotNil(t, sw.Selected)
@@ -524,4 +505,23 @@ func TestCompareCarriesSweeps(t *testing.T) {
 	same, err := analysis.Compare(doc(linear), doc(linear), analysis.CompareConfig{})
 	require.NoError(t, err)
 	assert.Empty(t, same.Sweeps, "the same scaling on both sides: no line")
+}
+
+func TestModelG(t *testing.T) {
+	for _, tc := range []struct {
+		m    rundoc.Model
+		n    float64
+		want float64
+	}{
+		{rundoc.ModelConstant, 1000, 1},
+		{rundoc.ModelLog, 1, 1}, // log2(2n): defined at n=1
+		{rundoc.ModelLog, 512, 10},
+		{rundoc.ModelLinear, 5, 5},
+		{rundoc.ModelNLogN, 4, 12},
+		{rundoc.ModelQuadratic, 3, 9},
+		{rundoc.ModelCubic, 2, 8},
+	} {
+		assert.InEpsilon(t, tc.want, analysis.ModelG(tc.m, tc.n), 1e-12, "%s(%v)", tc.m, tc.n)
+	}
+	assert.True(t, math.IsNaN(analysis.ModelG("quartic", 2)))
 }

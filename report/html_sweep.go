@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -36,27 +37,6 @@ func sweepIdentity(sw rundoc.Sweep) string {
 		id += " @" + sw.Build
 	}
 	return id
-}
-
-// sweepModelG is g(n) of a model, as package analysis fits it
-// (docs/design.md#sweeps): log2(2n) keeps the log models defined at n=1.
-func sweepModelG(m rundoc.Model, n float64) float64 {
-	l := math.Log2(2 * n)
-	switch m {
-	case rundoc.ModelConstant:
-		return 1
-	case rundoc.ModelLog:
-		return l
-	case rundoc.ModelLinear:
-		return n
-	case rundoc.ModelNLogN:
-		return n * l
-	case rundoc.ModelQuadratic:
-		return n * n
-	case rundoc.ModelCubic:
-		return n * n * n
-	}
-	return math.NaN()
 }
 
 // sweepsView lays out every sweep of the run, in the document's order.
@@ -192,7 +172,7 @@ func sweepSVG(sw rundoc.Sweep, i int) (template.HTML, string) {
 	if fit != nil {
 		for k := 0; k <= steps; k++ {
 			n := math.Exp(math.Log(xlo) + (math.Log(xhi)-math.Log(xlo))*float64(k)/steps)
-			v := fit.Coefficient * sweepModelG(fit.Model, n)
+			v := fit.Coefficient * analysis.ModelG(fit.Model, n)
 			curveAt = append(curveAt, v)
 			grow(v)
 		}

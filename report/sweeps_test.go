@@ -195,7 +195,7 @@ func TestWriteCSVSweeps(t *testing.T) {
 }
 
 // TestSweepModelG checks the plot's g(n) against the fit's: data made
-// exactly c·g(n) by sweepModelG must be fitted with coefficient c, so the
+// exactly c·g(n) by analysis.ModelG must be fitted with coefficient c, so the
 // drawn curve passes through the points package analysis fitted.
 func TestSweepModelG(t *testing.T) {
 	for _, m := range rundoc.AllModels {
@@ -204,7 +204,7 @@ func TestSweepModelG(t *testing.T) {
 			var pts []rundoc.SweepPoint
 			for _, v := range []int64{1, 8, 64, 512, 4096} {
 				pts = append(pts, rundoc.SweepPoint{Value: float64(v), ValueExact: strconv.FormatInt(v, 10),
-					Name: "BenchmarkX/n=" + strconv.FormatInt(v, 10), MedianNs: c * sweepModelG(m, float64(v))})
+					Name: "BenchmarkX/n=" + strconv.FormatInt(v, 10), MedianNs: c * analysis.ModelG(m, float64(v))})
 			}
 			sw := analysis.FitSweep(pts)
 			require.NotEmpty(t, sw.Models, sw.Reason)
