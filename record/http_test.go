@@ -28,7 +28,7 @@ func TestHandlerOutcomes(t *testing.T) {
 		{"404", nil, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, Success},
 		{"499", nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(499) }, Success},
 		{"500", nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }, Failure},
-		{"503", nil, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", 503) }, Failure},
+		{"503", nil, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }, Failure},
 		{"599", nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(599) }, Failure},
 		{"100 then 500", nil, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(100); w.WriteHeader(500) }, Failure},
 		{"body then 500", nil, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok"); w.WriteHeader(500) }, Success},

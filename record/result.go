@@ -87,6 +87,9 @@ type SpanRecord struct {
 	Outcome     Outcome `json:"outcome"`
 }
 
+// count is how many of the identity's spans finished with o.
+func (id *Identity) count(o Outcome) int64 { return id.outcomes[o-Success].Load() }
+
 // result reads the identity's counts and retained spans. The recorder
 // has stopped and no Finish is in flight, so the reads are consistent.
 func (id *Identity) result(cfg Config) Result {
@@ -96,10 +99,10 @@ func (id *Identity) result(cfg Config) Result {
 		SampleSemantics: SampleSemantics,
 	}
 	res.Outcomes = Outcomes{
-		Success:  id.outcomes[Success-Success].Load(),
-		Failure:  id.outcomes[Failure-Success].Load(),
-		Timeout:  id.outcomes[Timeout-Success].Load(),
-		Canceled: id.outcomes[Canceled-Success].Load(),
+		Success:  id.count(Success),
+		Failure:  id.count(Failure),
+		Timeout:  id.count(Timeout),
+		Canceled: id.count(Canceled),
 	}
 	res.Observations = id.obs.Load()
 	// A copy of a span finished twice counts twice (see Finish), so
@@ -223,7 +226,7 @@ func (r *Recorder) Snapshot() Snapshot {
 		// Finished before begun: a span finishing between the reads then
 		// shows as neither active nor completed rather than as both.
 		completed := id.obs.Load()
-		errs := id.outcomes[Failure-Success].Load() + id.outcomes[Timeout-Success].Load() + id.outcomes[Canceled-Success].Load()
+		errs := id.count(Failure) + id.count(Timeout) + id.count(Canceled)
 		active := max(id.begun.Load()-completed, 0)
 		is := IdentitySnapshot{Identity: id.name, Completed: completed, Active: active, Errors: errs}
 		m := int(min(completed, recentSize))
