@@ -30,13 +30,7 @@ var ErrInvalidVariants = errors.New("invalid variant comparison")
 // are matched to those packages in the order vc.Groups and rows list
 // them.
 func CompareVariants(rows []rundoc.Row, vc rundoc.VariantComparison, cfg CompareConfig) ([]rundoc.Comparison, error) {
-	if err := checkVariants(vc); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	found, err := variantRows(workingTree(rows), vc)
+	found, err := variantInputs(rows, vc, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +128,18 @@ func memberName(group, key, value string) string {
 type groupRows struct {
 	rows []*rundoc.Row
 	pkg  string
+}
+
+// variantInputs checks vc and cfg and finds each group's member rows
+// among rows of the working tree, for CompareVariants and VariantMatrices.
+func variantInputs(rows []rundoc.Row, vc rundoc.VariantComparison, cfg CompareConfig) ([]groupRows, error) {
+	if err := checkVariants(vc); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return variantRows(workingTree(rows), vc)
 }
 
 // variantRows finds every group's member rows. A group name several
@@ -277,13 +283,7 @@ type VariantMatrix struct {
 // up; a missing or failed member's cells carry that outcome. vc is
 // checked as CompareVariants checks it.
 func VariantMatrices(rows []rundoc.Row, vc rundoc.VariantComparison, cfg CompareConfig) ([]VariantMatrix, error) {
-	if err := checkVariants(vc); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	found, err := variantRows(workingTree(rows), vc)
+	found, err := variantInputs(rows, vc, cfg)
 	if err != nil {
 		return nil, err
 	}
