@@ -454,7 +454,11 @@ func (v *validator) windowSummary(path string, s WindowSummary) {
 // timeLike reports whether a comparison metric cannot be negative: time
 // and the allocation counts (user metrics can).
 func timeLike(metric string) bool {
-	return metric == MetricTime || metric == MetricBytes || metric == MetricAllocs
+	switch metric {
+	case MetricTime, MetricBytes, MetricAllocs, MetricSpanMedian, MetricSpanP95, MetricSpanP99:
+		return true
+	}
+	return false
 }
 
 func (v *validator) comparison(prefix string, c *Comparison) {
@@ -495,6 +499,9 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			v.nonNegative(path+".orderEffect", *r.OrderEffect)
 		}
 		v.winsLosses(path, r)
+		if r.ComparisonDesign != "" && r.ComparisonDesign != DesignIndependent {
+			v.fail(path+".comparisonDesign", "%q is not a comparison design", r.ComparisonDesign)
+		}
 		for _, side := range []struct {
 			name string
 			cv   *ComparedValue
@@ -505,6 +512,9 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			}
 			sp := path + "." + side.name
 			v.count(sp+".processes", int64(cv.Processes))
+			if cv.Spans != nil {
+				v.count(sp+".spans", *cv.Spans)
+			}
 			if positive && cv.Center != nil {
 				v.nonNegative(sp+".center", *cv.Center)
 			}
