@@ -32,6 +32,13 @@ func MinSpansFor(q float64) int64 {
 	return int64(float64(minTailSpans)/(1-q) + 0.5)
 }
 
+// MinSpansForNote is the start of the note of a quantile's row whose
+// sides have too few spans for it.
+func MinSpansForNote(q float64) string {
+	m := map[float64]string{0.5: rundoc.MetricSpanMedian, 0.95: rundoc.MetricSpanP95, 0.99: rundoc.MetricSpanP99}[q]
+	return fmt.Sprintf("%s needs %d retained spans per side", m, MinSpansFor(q))
+}
+
 // NoSpansNote is the note of a recording's rows when a side kept no spans.
 const NoSpansNote = "record with --spans to compare distributions"
 
@@ -132,7 +139,7 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 			row.Note = NoSpansNote
 		case int64(len(o.Spans)) < need || int64(len(n.Spans)) < need:
 			row.Verdict = rundoc.VerdictUnavailable
-			row.Note = fmt.Sprintf("%s needs %d retained spans per side, has %d old and %d new", sq.metric, need, len(o.Spans), len(n.Spans))
+			row.Note = fmt.Sprintf("%s, has %d old and %d new", MinSpansForNote(sq.q), len(o.Spans), len(n.Spans))
 		default:
 			qs, at = append(qs, sq.q), append(at, i)
 		}

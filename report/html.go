@@ -758,6 +758,7 @@ func comparisonView(c rundoc.Comparison) htmlComparison {
 	if k.Paired {
 		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
 	}
+	design = withSpanDesign(design, c.Rows)
 	v.Statistics = design + "; " + trimPercent(100*k.Confidence) + " confidence asked, " + strconv.Itoa(k.Resamples) +
 		" resamples, seed " + strconv.FormatUint(k.Seed, 10) + "; practical threshold ±" + trimPercent(100*k.Threshold)
 	for _, d := range c.Mismatches {

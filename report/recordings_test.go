@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// recordingsDoc is the green run with the recordings fixture and a third
+// identity whose reservoir omitted spans.
+func recordingsDoc() rundoc.Document {
+	doc := rundoctest.GreenDoc()
+	doc.Recordings = rundoctest.RecordingsFixture()
+	sampled := rundoctest.RecordingOf("./cmd/server", "checkout", false, 3_100_000, 2_900_000, 3_400_000, 12_000_000)
+	sampled.Observations += 96
+	sampled.Outcomes.Success += 90
+	sampled.Outcomes.Timeout += 6
+	sampled.Outcomes.Unfinished = 2
+	sampled.Omitted = 96
+	sampled.Retention.Capacity = 4
+	sampled.Summary.PercentilesOver = rundoc.OverRetained
+	doc.Recordings = append(doc.Recordings, sampled)
+	return doc
+}
+
+func TestWriteTableRecordings(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, recordingsDoc(), TableOptions{}))
+	rundoctest.Golden(t, "recordings.table", buf.Bytes())
+	out := buf.String()
+	block := out[strings.Index(out, recordingsTitle):]
+	assert.Equal(t, 1, strings.Count(out, "individual spans"), "said once")
+	assert.Regexp(t, `\nrequest\s+\./cmd/server\s+10\s+2\s+0\s+0\s+0\s+1\.\d+ms`, block)
+	assert.Contains(t, block, "4 of 100 (reservoir)")
+	assert.Contains(t, block, "checkout: median, p95 and p99 are of the 4 retained spans (reservoir, capacity 4), not all 100; max is of all")
+}
+
+func TestWriteComparisonTableRecordings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	spans := func(n int, median float64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(median*math.Exp(0.4*rng.NormFloat64())) + 1
+		}
+		return out
+	}
+	old := []rundoc.Recording{rundoctest.RecordingOf("./cmd/server", "request", true, spans(400, 1e6)...)}
+	new := []rundoc.Recording{rundoctest.RecordingOf("./cmd/server", "request", true, spans(400, 1.3e6)...)}
+	rows, err := analysis.CompareRecordings(old, new, analysis.CompareConfig{Bootstrap: analysis.Bootstrap{Resamples: 1000, Seed: 1}})
+	require.NoError(t, err)
+	c := rundoctest.ComparisonFixture()
+	c.Rows, c.Geomeans = rows, analysis.Geomeans(rows)
+	c.Knobs.Resamples = 1000
+	var buf bytes.Buffer
+	require.NoError(t, WriteComparisonTable(&buf, c))
+	rundoctest.Golden(t, "comparison-recordings.golden", buf.Bytes())
+	out := buf.String()
+	assert.Contains(t, out, "statistics: "+spanDesign+";")
+	assert.Contains(t, out, "span-median")
+	assert.Contains(t, out, "slower")
+	assert.Contains(t, out, analysis.MinSpansForNote(0.99))
+}
