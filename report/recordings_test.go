@@ -69,3 +69,29 @@ func TestWriteComparisonTableRecordings(t *testing.T) {
 	assert.Contains(t, out, "slower")
 	assert.Contains(t, out, analysis.MinSpansForNote(0.99))
 }
+
+func TestWriteCSVRecordings(t *testing.T) {
+	doc := recordingsDoc()
+	doc.Recordings = append(doc.Recordings, rundoc.Recording{Identity: "idle", SampleSemantics: rundoc.SampleSemanticsSpan,
+		Retention: rundoc.RecordingRetention{Policy: "reservoir", Capacity: 10000}})
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, doc, CSVOptions{}))
+	rundoctest.Golden(t, "csv/recordings-wide.golden", buf.Bytes())
+	header, rows := readCSV(t, buf.Bytes())
+	require.Equal(t, csvRecordingColumns, header[len(header)-len(csvRecordingColumns):], "the recording columns come last")
+	require.Len(t, rows, len(doc.Rows)+len(doc.Recordings))
+	for i, r := range rows[:len(doc.Rows)] {
+		for _, c := range csvRecordingColumns {
+			assert.Equal(t, "", r[c], "row %d (%s): %s belongs to recording rows", i, r["name"], c)
+		}
+	}
+	rec := rows[len(doc.Rows):]
+	assert.Equal(t, "recording", rec[0]["kind"])
+	assert.Equal(t, "request", rec[0]["name"])
+	assert.Equal(t, "./cmd/server", rec[0]["package"])
+	assert.Equal(t, "10", rec[0]["recording:observations"])
+	assert.Equal(t, "", rec[0]["median_ns"], "a recording's median is not a benchmark's")
+	assert.Equal(t, "retained-sample", rec[2]["recording:percentiles_over"])
+	assert.Equal(t, "", rec[3]["recording:median_ns"], "no span finished: empty, never 0")
+	assert.Equal(t, "0", rec[3]["recording:observations"])
+}
