@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,4 +95,30 @@ func TestWriteCSVRecordings(t *testing.T) {
 	assert.Equal(t, "retained-sample", rec[2]["recording:percentiles_over"])
 	assert.Equal(t, "", rec[3]["recording:median_ns"], "no span finished: empty, never 0")
 	assert.Equal(t, "0", rec[3]["recording:observations"])
+}
+
+func TestWriteHTMLRecordings(t *testing.T) {
+	doc := recordingsDoc()
+	page := renderHTML(t, HTMLReport{Run: &doc})
+	assert.Contains(t, page, `<h2 id="recordings">Recordings</h2>`)
+	assert.Contains(t, page, "percentiles of individual spans")
+	for _, r := range doc.Recordings {
+		svg := regexp.MustCompile(`(?s)<svg class="ecdf" data-identity="` + regexp.QuoteMeta(r.Identity) + `".*?</svg>`).FindString(page)
+		require.NotEmpty(t, svg, r.Identity)
+		if len(r.Spans) == 0 {
+			assert.Contains(t, svg, "record with --spans", r.Identity)
+			assert.NotContains(t, svg, "<path", r.Identity)
+			continue
+		}
+		path := regexp.MustCompile(`data-curve="ecdf"[^>]* d="([^"]*)"`).FindStringSubmatch(svg)
+		require.Len(t, path, 2, r.Identity)
+		// One horizontal and one vertical move per distinct duration,
+		// the last reaching the top (100%).
+		distinct := map[int64]bool{}
+		for _, sp := range r.Spans {
+			distinct[sp.DurationNs] = true
+		}
+		assert.Equal(t, len(distinct), strings.Count(path[1], " H"), r.Identity)
+		assert.True(t, strings.HasSuffix(path[1], " V"+px(ecdfTop)), "%s: ends at 100%%: %s", r.Identity, path[1])
+	}
 }
