@@ -81,11 +81,14 @@ func (e *MismatchError) Unwrap() error { return ErrFingerprintMismatch }
 // Compare compares two benchmark runs identity by identity. Identities of
 // one side only are listed with their side, failures with their outcome;
 // nothing is dropped. Runs whose fingerprints differ are refused with a
-// *MismatchError unless cfg.AllowMismatch.
+// *MismatchError unless cfg.AllowMismatch. A document of another mode than
+// bench is compared when it holds recordings (a test that recorded spans,
+// a recorded program): its recordings' rows (CompareRecordings) follow
+// the benchmarks'.
 func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, error) {
 	for _, d := range []*rundoc.Document{old, new} {
-		if d.Meta.Mode != rundoc.ModeBench {
-			return nil, fmt.Errorf("a %q run has no benchmarks to compare", d.Meta.Mode)
+		if d.Meta.Mode != rundoc.ModeBench && len(d.Recordings) == 0 {
+			return nil, fmt.Errorf("a %q run has no benchmarks or recordings to compare", d.Meta.Mode)
 		}
 	}
 	c, err := newComparison(cfg)
@@ -104,6 +107,13 @@ func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, 
 	// stands for its working tree.
 	oldRows, newRows := workingTree(old.Rows), workingTree(new.Rows)
 	c.Rows = cmp.rows(oldRows, newRows, nil)
+	if len(old.Recordings) > 0 || len(new.Recordings) > 0 {
+		rec, err := CompareRecordings(old.Recordings, new.Recordings, cfg)
+		if err != nil {
+			return nil, err
+		}
+		c.Rows = append(c.Rows, rec...)
+	}
 	c.Geomeans = Geomeans(c.Rows)
 	c.Sweeps = compareSweepsOf(oldRows, newRows)
 	return c, nil

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/benchsup/benchsup/rundoc"
 )
@@ -41,8 +42,10 @@ type GateResult struct {
 	Identities []string
 }
 
-// Gate applies policy to a comparison. Only time rows are gated; the other
-// metrics inform. A crash or a missing identity outranks a regression; a
+// Gate applies policy to a comparison. Only time rows are gated, and a
+// recording's span-median and span-p95 rows (its span-p99 row too once it
+// could be compared: a p99 unavailable for want of 1000 spans does not
+// fail a fail-closed gate); the other metrics inform. A crash or a missing identity outranks a regression; a
 // new identity (only in the new run) passes.
 func Gate(c rundoc.Comparison, policy FailOn) GateResult {
 	if policy == FailOnNone {
@@ -50,17 +53,23 @@ func Gate(c rundoc.Comparison, policy FailOn) GateResult {
 	}
 	var slower, undecided, incomplete []string
 	for _, r := range c.Rows {
-		if r.Metric != rundoc.MetricTime {
+		if !gated(r) {
 			continue
 		}
 		id := r.Package + " " + r.Name
+		add := func(ids []string) []string {
+			if slices.Contains(ids, id) { // a recording's median and p95 are one identity
+				return ids
+			}
+			return append(ids, id)
+		}
 		switch {
 		case r.Verdict.Regressed():
-			slower = append(slower, id)
+			slower = add(slower)
 		case r.Verdict.Undecided():
-			undecided = append(undecided, id)
+			undecided = add(undecided)
 		case r.Verdict.Incomplete():
-			incomplete = append(incomplete, id)
+			incomplete = add(incomplete)
 		}
 	}
 	switch {
@@ -72,4 +81,15 @@ func Gate(c rundoc.Comparison, policy FailOn) GateResult {
 		return GateResult{GateRegression, "undecided (fail-closed gate)", undecided}
 	}
 	return GateResult{}
+}
+
+// gated reports whether a row counts toward the gate.
+func gated(r rundoc.ComparisonRow) bool {
+	switch r.Metric {
+	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95:
+		return true
+	case rundoc.MetricSpanP99:
+		return r.Verdict != rundoc.VerdictUnavailable
+	}
+	return false
 }

@@ -35,6 +35,16 @@ func TestGate(t *testing.T) {
 		{"missing outranks slower", analysis.FailOnSlower, []rundoc.ComparisonRow{time("A", rundoc.VerdictSlower), time("B", rundoc.VerdictOnlyOld)},
 			analysis.GateResult{Status: analysis.GateIncomplete, Reason: "identities crashed or are missing on a side", Identities: []string{"p B"}}},
 		{"a new benchmark passes", analysis.FailOnInconclusive, []rundoc.ComparisonRow{time("A", rundoc.VerdictOnlyNew)}, analysis.GateResult{}},
+		{"a recording's median and p95 gate, once per identity", analysis.FailOnSlower, []rundoc.ComparisonRow{
+			row("request", rundoc.MetricSpanMedian, rundoc.VerdictSlower), row("request", rundoc.MetricSpanP95, rundoc.VerdictSlower)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "slower beyond the threshold", Identities: []string{"p request"}}},
+		{"a compared p99 gates", analysis.FailOnSlower, []rundoc.ComparisonRow{row("request", rundoc.MetricSpanP99, rundoc.VerdictSlower)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "slower beyond the threshold", Identities: []string{"p request"}}},
+		{"a p99 short of spans does not fail closed", analysis.FailOnInconclusive, []rundoc.ComparisonRow{
+			row("request", rundoc.MetricSpanMedian, rundoc.VerdictEquivalent), row("request", rundoc.MetricSpanP99, rundoc.VerdictUnavailable)},
+			analysis.GateResult{}},
+		{"a p95 short of spans fails closed", analysis.FailOnInconclusive, []rundoc.ComparisonRow{row("request", rundoc.MetricSpanP95, rundoc.VerdictUnavailable)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "undecided (fail-closed gate)", Identities: []string{"p request"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,7 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	if k.Paired {
 		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
 	}
+	design = withSpanDesign(design, c.Rows)
 	fmt.Fprintf(bw, "statistics: %s; %s confidence asked, %d resamples, seed %d; threshold ±%s\n",
 		design, trimPercent(100*k.Confidence), k.Resamples, k.Seed, trimPercent(100*k.Threshold))
 	for _, d := range c.Mismatches {
@@ -180,7 +181,7 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 	}
 	var s string
 	switch metric {
-	case rundoc.MetricTime:
+	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
 		s = formatDuration(*v.Center)
 	default:
 		s = formatNumber(*v.Center)

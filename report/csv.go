@@ -35,6 +35,15 @@ var (
 		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
 		"foreign", "disturbed", "retaken",
 	}
+	// csvRecordingColumns follow every other column of the wide form
+	// when the run has recordings.
+	csvRecordingColumns = []string{
+		"recording:success", "recording:failure", "recording:timeout", "recording:canceled", "recording:unfinished",
+		"recording:observations", "recording:retained", "recording:omitted", "recording:policy", "recording:capacity",
+		"recording:percentiles_over", "recording:spans", "recording:median_ns", "recording:p90_ns", "recording:p95_ns",
+		"recording:p99_ns", "recording:min_ns", "recording:max_ns", "recording:mean_ns",
+		"recording:median_low_ns", "recording:median_high_ns", "recording:median_confidence",
+	}
 	// csvSweepColumns follow every other column of the wide form when
 	// the run has sweeps.
 	csvSweepColumns = []string{
@@ -98,6 +107,17 @@ var (
 // and sweep:max_log_residual (natural-log units). A family without fits
 // (unavailable) has one row, its model fields empty. A sweep row's
 // columns are empty on every other row.
+//
+// A run that recorded spans (Document.Recordings) has, after those, one
+// row per recorded identity, kind "recording": package (the recording's
+// source, empty when unknown) and name (the identity) set, every other
+// column before its own empty. Their fields are the columns
+// csvRecordingColumns appends last (only when the run has recordings):
+// the outcome counts, observations, retained, omitted, the retention
+// policy and capacity, then the summary's percentiles_over, spans,
+// median_ns, p90_ns, p95_ns, p99_ns (of individual spans), min_ns, max_ns,
+// mean_ns and the median's interval, all prefixed "recording:"; the
+// summary's fields are empty when no span finished.
 //
 // The long form (opt.Samples) has one row per raw sample of every process
 // of every row, with columns package, name, build, process (the process
@@ -212,6 +232,10 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	if len(doc.Sweeps) > 0 {
 		header = append(header, csvSweepColumns...)
 	}
+	recordingLead := len(header)
+	if len(doc.Recordings) > 0 {
+		header = append(header, csvRecordingColumns...)
+	}
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
@@ -269,7 +293,12 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		records = append(records, append(rec, make([]string, len(header)-len(rec))...))
 	}
 	for _, sw := range doc.Sweeps {
-		records = append(records, csvSweepRecords(sw, rowWidth)...)
+		for _, rec := range csvSweepRecords(sw, rowWidth) {
+			records = append(records, append(rec, make([]string, len(header)-len(rec))...))
+		}
+	}
+	for _, r := range doc.Recordings {
+		records = append(records, csvRecordingRecord(r, recordingLead))
 	}
 	return records
 }
@@ -410,4 +439,28 @@ func csvString(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// csvKindRecording is the kind of a recording's row in the wide form.
+const csvKindRecording = "recording"
+
+// csvRecordingRecord is a recording's row of the wide form; lead is the
+// width of the columns before the recording columns.
+func csvRecordingRecord(r rundoc.Recording, lead int) []string {
+	rec := make([]string, lead, lead+len(csvRecordingColumns))
+	rec[0], rec[1], rec[2] = r.Source, r.Identity, csvKindRecording
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	o := r.Outcomes
+	rec = append(rec, i64(o.Success), i64(o.Failure), i64(o.Timeout), i64(o.Canceled), i64(o.Unfinished),
+		i64(r.Observations), i64(r.Retained), i64(r.Omitted), r.Retention.Policy, strconv.Itoa(r.Retention.Capacity))
+	s := r.Summary
+	if s == nil {
+		return append(rec, make([]string, 12)...)
+	}
+	rec = append(rec, s.PercentilesOver, i64(s.Spans), csvFloat(s.MedianNs), csvFloat(s.P90Ns), csvFloat(s.P95Ns),
+		csvFloat(s.P99Ns), i64(s.MinNs), i64(s.MaxNs), csvFloat(s.MeanNs))
+	if in := s.Interval; in != nil {
+		return append(rec, csvFloat(in.LowNs), csvFloat(in.HighNs), csvFloat(in.Confidence))
+	}
+	return append(rec, "", "", "")
 }

@@ -64,6 +64,7 @@ type htmlPage struct {
 	Variants    []htmlVariants // comparisons of variants (--vs), by key
 	Windows     *htmlWindows
 	Sweeps      []htmlSweep
+	Recordings  []htmlRecording
 	Caveat      string        // what a sweep's fit is worth, said beside each
 	Tests       []htmlFailure // test mode: failed and skipped tests
 	Failures    []htmlFailure // rows not shown in a benchmark section (build failures)
@@ -189,6 +190,9 @@ func buildPage(r HTMLReport) htmlPage {
 		p.Windows = windowsView(doc.WindowSummaries)
 	}
 	p.Sweeps, p.Caveat = sweepsView(doc.Sweeps), rundoc.ScalingCaveat
+	if len(doc.Recordings) > 0 {
+		p.Recordings = recordingsView(doc.Recordings)
+	}
 	return p
 }
 
@@ -758,6 +762,7 @@ func comparisonView(c rundoc.Comparison) htmlComparison {
 	if k.Paired {
 		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
 	}
+	design = withSpanDesign(design, c.Rows)
 	v.Statistics = design + "; " + trimPercent(100*k.Confidence) + " confidence asked, " + strconv.Itoa(k.Resamples) +
 		" resamples, seed " + strconv.FormatUint(k.Seed, 10) + "; practical threshold ±" + trimPercent(100*k.Threshold)
 	for _, d := range c.Mismatches {

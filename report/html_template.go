@@ -155,6 +155,18 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{end}}
 {{end}}
 
+{{if .Recordings}}
+<h2 id="recordings">Recordings</h2>
+<p class="muted">Spans the program marked, per identity: percentiles of individual spans, not per-process medians. Each plot is the share of retained spans at or below each duration (an ECDF).</p>
+{{range .Recordings}}
+<section class="recording" data-identity="{{.Identity}}">
+<h3>{{.Identity}} {{if .Source}}<span class="muted" style="font-weight:400">{{.Source}}</span>{{end}}</h3>
+<p class="headline">{{.Summary}}</p>
+<figure>{{.SVG}}</figure>
+</section>
+{{end}}
+{{end}}
+
 {{if .Sweeps}}
 <h2 id="sweeps">Sweeps</h2>
 <p class="muted">How time per operation grows with the size a family of sub-benchmarks varies: {{.Caveat}}. Log-log axes; each point a member's median ns/op with its interval; the line the selected model c·g(n) over the measured values, dashed the closest model when the fit selected none.</p>

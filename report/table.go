@@ -138,6 +138,10 @@ func (opt TableOptions) noteWidth() int {
 // (else of the best one) and the observed exponent with its standard
 // error; an em dash where there is no value. A "sweep notes" block gives
 // each family's reason in full and the members left out of its points.
+//
+// When the run recorded spans (Document.Recordings), a table titled
+// "recordings (percentiles of individual spans)" follows the sweeps (see
+// writeRecordings).
 func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	if doc.Meta.Mode != rundoc.ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
@@ -218,6 +222,12 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			bw.WriteString("\n")
 		}
 		writeSweeps(bw, doc.Sweeps, prefixes, opt, p)
+	}
+	if len(doc.Recordings) > 0 {
+		if len(rows) > 0 || len(doc.Windows) > 0 || len(doc.Sweeps) > 0 {
+			bw.WriteString("\n")
+		}
+		writeRecordings(bw, doc.Recordings, opt, p)
 	}
 	writeErrorBlocks(bw, rows, prefixes)
 	if err := bw.Flush(); err != nil {

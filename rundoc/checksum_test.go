@@ -98,6 +98,7 @@ func TestDocumentMembers(t *testing.T) {
 	}
 	full := rundoctest.Summarized(rundoctest.WindowDoc())
 	full.Sweeps = rundoctest.SweepsFixture()
+	full.Recordings = rundoctest.RecordingsFixture()
 	full.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
 	var buf bytes.Buffer
 	require.NoError(t, rundoc.WriteJSON(&buf, full))

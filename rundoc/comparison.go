@@ -103,6 +103,11 @@ const (
 	MetricTime   = "sec/op"
 	MetricBytes  = "B/op"
 	MetricAllocs = "allocs/op"
+	// A recording's rows: the median, p95 and p99 of its individual
+	// spans' durations (ns).
+	MetricSpanMedian = "span-median"
+	MetricSpanP95    = "span-p95"
+	MetricSpanP99    = "span-p99"
 )
 
 // Verdicts of comparison rows. Time rows say faster or slower; every other
@@ -168,10 +173,17 @@ type ComparisonRow struct {
 	// Wins and Losses (paired runs, time rows) count the pairs in which
 	// New measured less time than Old, and more; equal pairs are in
 	// neither.
-	Wins   *int   `json:"wins,omitempty"`
-	Losses *int   `json:"losses,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Wins   *int `json:"wins,omitempty"`
+	Losses *int `json:"losses,omitempty"`
+	// ComparisonDesign is "independent" for a recording's rows: each
+	// side's individual spans resampled on their own (a recording has no
+	// processes to resample, nor pairs); absent for benchmark rows.
+	ComparisonDesign string `json:"comparisonDesign,omitempty"`
+	Note             string `json:"note,omitempty"`
 }
+
+// DesignIndependent is the ComparisonDesign of a recording's rows.
+const DesignIndependent = "independent"
 
 // ComparedValue is one side of a comparison row.
 type ComparedValue struct {
@@ -183,6 +195,9 @@ type ComparedValue struct {
 	// counted, never dropped).
 	Processes int   `json:"processes"`
 	Outliers  []int `json:"outliers"`
+	// Spans counts the retained spans a recording's row compares; nil
+	// for a benchmark's rows.
+	Spans *int64 `json:"spans,omitempty"`
 	// Uncertainty is a counted metric's uncertainty; nil otherwise.
 	Uncertainty *float64 `json:"uncertainty,omitempty"`
 	// Outcome and Error are the identity's on this side when it failed.

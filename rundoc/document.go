@@ -27,6 +27,11 @@ type Document struct {
 	// (package analysis), one per family; absent when the run has none,
 	// so a document without sweeps keeps its earlier bytes.
 	Sweeps []Sweep `json:"sweeps,omitempty"`
+	// Recordings holds one recording per identity of package record (a
+	// program run by benchsup record, or a test that recorded spans);
+	// absent when nothing was recorded, so other documents keep their
+	// bytes.
+	Recordings []Recording `json:"recordings,omitempty"`
 	// Comparisons holds, for a run with --against or --baseline, how the
 	// working tree's numbers compare with each other build's; absent
 	// otherwise.

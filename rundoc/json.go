@@ -95,6 +95,10 @@ func writeDocument(s *jsonStream, doc Document) {
 		o.key("sweeps")
 		streamArray(s, 1, doc.Sweeps, func(sw Sweep) { s.value(2, normalizeSweep(sw)) })
 	}
+	if len(doc.Recordings) > 0 {
+		o.key("recordings")
+		streamArray(s, 1, doc.Recordings, func(r Recording) { s.value(2, r) })
+	}
 	if len(doc.Comparisons) > 0 {
 		o.key("comparisons")
 		// As they are: a run document's comparisons keep their nulls.

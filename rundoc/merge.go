@@ -164,6 +164,7 @@ func Merge(docs []*Document, opt MergeOptions) (*Document, error) {
 		}
 		out.Meta.Shard.Merged = append(out.Meta.Shard.Merged, mp)
 		out.Sweeps = append(out.Sweeps, d.Sweeps...)
+		out.Recordings = append(out.Recordings, d.Recordings...)
 		for j, c := range d.Comparisons {
 			out.Comparisons[j].Rows = append(out.Comparisons[j].Rows, c.Rows...)
 			out.Comparisons[j].Sweeps = append(out.Comparisons[j].Sweeps, c.Sweeps...)

@@ -46,7 +46,15 @@ func (e *ValueError) Unwrap() error { return ErrInvalidValue }
 //     reference and contender, its groups' members are non-empty and
 //     distinct, the reference first and the contender among them, each
 //     round of a schedule is an order of the members, and iterations are
-//     "own" or "shared".
+//     "own" or "shared";
+//   - a recording's counts add up exactly: observations are the finished
+//     outcomes, retained and omitted the observations (retained within
+//     the capacity, of a known policy), its summary's percentiles are
+//     ordered min <= median <= p90 <= p95 <= p99 <= max with the median's
+//     interval around the median and the mean within the extremes, and
+//     its retained spans, when present, are as many as retained, in
+//     observation order, of known outcomes; an identity (with its source)
+//     is not repeated.
 //
 // Values that can legitimately be negative (b.ReportMetric units, counted
 // metrics after a subtraction) are not constrained.
@@ -176,6 +184,7 @@ func validateDocument(doc *Document) error {
 		}
 	}
 	v.sweeps("", doc.Sweeps)
+	v.recordings(doc.Recordings)
 	for i := range doc.Comparisons {
 		v.comparison(idx("comparisons", i)+".", &doc.Comparisons[i])
 	}
@@ -445,7 +454,11 @@ func (v *validator) windowSummary(path string, s WindowSummary) {
 // timeLike reports whether a comparison metric cannot be negative: time
 // and the allocation counts (user metrics can).
 func timeLike(metric string) bool {
-	return metric == MetricTime || metric == MetricBytes || metric == MetricAllocs
+	switch metric {
+	case MetricTime, MetricBytes, MetricAllocs, MetricSpanMedian, MetricSpanP95, MetricSpanP99:
+		return true
+	}
+	return false
 }
 
 func (v *validator) comparison(prefix string, c *Comparison) {
@@ -486,6 +499,9 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			v.nonNegative(path+".orderEffect", *r.OrderEffect)
 		}
 		v.winsLosses(path, r)
+		if r.ComparisonDesign != "" && r.ComparisonDesign != DesignIndependent {
+			v.fail(path+".comparisonDesign", "%q is not a comparison design", r.ComparisonDesign)
+		}
 		for _, side := range []struct {
 			name string
 			cv   *ComparedValue
@@ -496,6 +512,9 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			}
 			sp := path + "." + side.name
 			v.count(sp+".processes", int64(cv.Processes))
+			if cv.Spans != nil {
+				v.count(sp+".spans", *cv.Spans)
+			}
 			if positive && cv.Center != nil {
 				v.nonNegative(sp+".center", *cv.Center)
 			}

@@ -24,10 +24,13 @@ func fixtureDocs() map[string]rundoc.Document {
 	sweepComparison := rundoctest.ComparisonFixture()
 	sweepComparison.Sweeps = rundoctest.SweepChangesFixture()
 	withSweeps.Comparisons = []rundoc.Comparison{sweepComparison}
+	withRecordings := rundoctest.GreenDoc()
+	withRecordings.Recordings = rundoctest.RecordingsFixture()
 	return map[string]rundoc.Document{
 		"green": rundoctest.GreenDoc(), "errors": rundoctest.ErrorDoc(), "tests": rundoctest.TestsDoc(), "counted": rundoctest.CountedDoc(),
 		"windows": rundoctest.Summarized(rundoctest.WindowDoc()), "windows-only": rundoctest.Summarized(rundoctest.WindowsOnlyDoc()),
 		"with comparison": withComparison, "with sweeps": withSweeps,
+		"with recordings": withRecordings,
 	}
 }
 

@@ -612,3 +612,61 @@ func SweepChangesFixture() []rundoc.SweepChange {
 		OldExponent: 1.0, NewExponent: 1.09, Difference: 0.09, StdError: 0.01, ModelChanged: true, ExponentChanged: true,
 		Text: "linear → n log n over 1KiB–1MiB"}}
 }
+
+// RecordingOf builds a recording of one identity whose spans (durations in
+// ns, outcomes cycling success, success, success, failure) are all
+// retained, its summary computed the way package record specifies (type 7
+// percentiles, exact extremes and mean), so it is consistent with itself.
+func RecordingOf(source, identity string, withSpans bool, durations ...int64) rundoc.Recording {
+	r := rundoc.Recording{Source: source, Identity: identity, SampleSemantics: rundoc.SampleSemanticsSpan,
+		Retention: rundoc.RecordingRetention{Policy: "reservoir", Capacity: 10000}}
+	sorted := make([]float64, len(durations))
+	var sum float64
+	for i, d := range durations {
+		o := "success"
+		if i%4 == 3 {
+			o = "failure"
+			r.Outcomes.Failure++
+		} else {
+			r.Outcomes.Success++
+		}
+		if withSpans {
+			r.Spans = append(r.Spans, rundoc.RecordedSpan{Observation: int64(i + 1), StartNs: int64(i) * 1_000_000, DurationNs: d, Outcome: o})
+		}
+		sorted[i] = float64(d)
+		sum += float64(d)
+	}
+	n := int64(len(durations))
+	r.Observations, r.Retained = n, n
+	if n == 0 {
+		return r
+	}
+	slices.Sort(sorted)
+	q := func(p float64) float64 {
+		h := p * float64(n-1)
+		lo := int(h)
+		if lo+1 >= len(sorted) {
+			return sorted[lo]
+		}
+		return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+	}
+	s := &rundoc.RecordingSummary{PercentilesOver: rundoc.OverAll, Spans: n,
+		MedianNs: q(0.5), P90Ns: q(0.9), P95Ns: q(0.95), P99Ns: q(0.99),
+		MinNs: int64(sorted[0]), MaxNs: int64(sorted[n-1]), MeanNs: sum / float64(n)}
+	if n >= 2 {
+		// The whole range: the interval of the fewest spans, at the
+		// confidence 1 - 2^(1-n) it then achieves.
+		s.Interval = &rundoc.RecordingInterval{LowNs: sorted[0], HighNs: sorted[n-1], Confidence: 1 - 2/float64(int64(1)<<min(n, 62))}
+	}
+	r.Summary = s
+	return r
+}
+
+// RecordingsFixture is two recorded identities of a program: "request"
+// with its retained spans, "job" whose spans were not kept.
+func RecordingsFixture() []rundoc.Recording {
+	return []rundoc.Recording{
+		RecordingOf("./cmd/server", "request", true, 1_210_000, 980_000, 1_050_000, 2_400_000, 1_120_000, 1_010_000, 990_000, 5_800_000, 1_100_000, 1_030_000),
+		RecordingOf("./cmd/server", "job", false, 40_000_000, 38_500_000, 41_200_000, 39_900_000),
+	}
+}

@@ -1,0 +1,197 @@
+package analysis
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/rundoc"
+)
+
+// lognormalSpans draws n span durations around medianNs with a right
+// tail (sigma 0.5), as request latencies have.
+func lognormalSpans(rng *rand.Rand, n int, medianNs float64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(medianNs*math.Exp(0.5*rng.NormFloat64())) + 1
+	}
+	return out
+}
+
+func spanRecording(identity string, durations []int64) rundoc.Recording {
+	return rundoctest.RecordingOf("./cmd/server", identity, true, durations...)
+}
+
+func rowOf(t *testing.T, rows []rundoc.ComparisonRow, metric string) rundoc.ComparisonRow {
+	t.Helper()
+	for _, r := range rows {
+		if r.Metric == metric {
+			return r
+		}
+	}
+	t.Fatalf("no %s row in %+v", metric, rows)
+	return rundoc.ComparisonRow{}
+}
+
+// TestCompareRecordingsAA compares two independent samples of one
+// distribution many times: an interval excluding 1 (p < 0.05 at 95%)
+// must be about as rare as 5%, and a verdict of slower or faster against
+// the 2% threshold rarer still.
+func TestCompareRecordingsAA(t *testing.T) {
+	const trials, n = 100, 400
+	rng := rand.New(rand.NewPCG(1, 2))
+	cfg := CompareConfig{Bootstrap: Bootstrap{Resamples: 1000, Seed: 3}}
+	for _, metric := range []string{rundoc.MetricSpanMedian, rundoc.MetricSpanP95} {
+		t.Run(metric, func(t *testing.T) {
+			excluded, called := 0, 0
+			for range trials {
+				rows, err := CompareRecordings(
+					[]rundoc.Recording{spanRecording("request", lognormalSpans(rng, n, 1e6))},
+					[]rundoc.Recording{spanRecording("request", lognormalSpans(rng, n, 1e6))}, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := rowOf(t, rows, metric)
+				if r.Low == nil || r.High == nil {
+					t.Fatalf("no interval: %+v", r)
+				}
+				if *r.Low > 1 || *r.High < 1 {
+					excluded++
+				}
+				if r.Verdict.Regressed() || r.Verdict == rundoc.VerdictFaster {
+					called++
+				}
+				if r.ComparisonDesign != rundoc.DesignIndependent || r.Method != "independent-bootstrap" {
+					t.Fatalf("design %q, method %q", r.ComparisonDesign, r.Method)
+				}
+			}
+			// Nominal 5%; 100 trials of a 5% event exceed 12 with
+			// probability under 0.2%.
+			if excluded > 12 {
+				t.Errorf("the interval excluded 1 in %d of %d A/A comparisons", excluded, trials)
+			}
+			if called > 5 {
+				t.Errorf("a difference beyond 2%% was called in %d of %d A/A comparisons", called, trials)
+			}
+			t.Logf("%s: interval excluded 1 in %d/%d, difference called in %d/%d", metric, excluded, trials, called, trials)
+		})
+	}
+}
+
+// TestCompareRecordingsShift finds a 20% slowdown of every span, and the
+// reverse as faster, at the median and p95. The p99 of 1200 spans rests on
+// a dozen of them: its interval is about ±20% wide, so it must not call the
+// opposite, and may not call the shift.
+func TestCompareRecordingsShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	cfg := CompareConfig{Bootstrap: Bootstrap{Resamples: 2000, Seed: 6}}
+	base := []rundoc.Recording{spanRecording("request", lognormalSpans(rng, 1200, 1e6))}
+	slow := []rundoc.Recording{spanRecording("request", lognormalSpans(rng, 1200, 1.2e6))}
+	for _, tc := range []struct {
+		name     string
+		old, new []rundoc.Recording
+		want     rundoc.Verdict
+	}{
+		{"slower", base, slow, rundoc.VerdictSlower},
+		{"faster", slow, base, rundoc.VerdictFaster},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := CompareRecordings(tc.old, tc.new, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 3 {
+				t.Fatalf("%d rows, want median, p95 and p99", len(rows))
+			}
+			for _, m := range []string{rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99} {
+				r := rowOf(t, rows, m)
+				if m == rundoc.MetricSpanP99 {
+					if r.Low == nil || (r.Verdict != tc.want && r.Verdict != rundoc.VerdictInconclusive) {
+						t.Errorf("%s: verdict %s, want %s or inconclusive, with an interval", m, r.Verdict, tc.want)
+					}
+				} else if r.Verdict != tc.want {
+					t.Errorf("%s: verdict %s (ratio %v [%v, %v]), want %s", m, r.Verdict, *r.Ratio, *r.Low, *r.High, tc.want)
+				}
+				if *r.Old.Spans != 1200 || r.Old.Center == nil {
+					t.Errorf("%s: old side %+v", m, r.Old)
+				}
+			}
+		})
+	}
+}
+
+func TestCompareRecordingsUnavailable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cfg := CompareConfig{Bootstrap: Bootstrap{Resamples: 1000}}
+	few := spanRecording("request", lognormalSpans(rng, 250, 1e6))
+	noSpans := few
+	noSpans.Spans = nil
+	only := spanRecording("job", lognormalSpans(rng, 30, 1e6))
+	for _, tc := range []struct {
+		name     string
+		old, new []rundoc.Recording
+		metric   string
+		verdict  rundoc.Verdict
+		note     string
+	}{
+		{"p99 needs 1000 spans", []rundoc.Recording{few}, []rundoc.Recording{few}, rundoc.MetricSpanP99, rundoc.VerdictUnavailable,
+			"span-p99 needs 1000 retained spans per side, has 250 old and 250 new"},
+		// 250 spans are enough for a p95; the same spans on both sides
+		// give a ratio of 1, whose interval is wider than 2% either way.
+		{"p95 has enough", []rundoc.Recording{few}, []rundoc.Recording{few}, rundoc.MetricSpanP95, rundoc.VerdictInconclusive, ""},
+		{"no spans kept", []rundoc.Recording{noSpans}, []rundoc.Recording{few}, rundoc.MetricSpanMedian, rundoc.VerdictUnavailable, NoSpansNote},
+		{"only old", []rundoc.Recording{few, only}, []rundoc.Recording{few}, rundoc.MetricSpanMedian, rundoc.VerdictOnlyOld, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := CompareRecordings(tc.old, tc.new, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rows[0]
+			if tc.verdict == rundoc.VerdictOnlyOld {
+				r = rows[len(rows)-1]
+			}
+			r = func() rundoc.ComparisonRow {
+				for _, x := range rows {
+					if x.Metric == tc.metric && x.Name == r.Name {
+						return x
+					}
+				}
+				return r
+			}()
+			if r.Verdict != tc.verdict || r.Note != tc.note {
+				t.Errorf("%s: verdict %s note %q, want %s %q", r.Metric, r.Verdict, r.Note, tc.verdict, tc.note)
+			}
+			if tc.verdict == rundoc.VerdictUnavailable && r.Ratio == nil {
+				t.Errorf("the summaries' ratio is a measurement: it should be there without an interval")
+			}
+		})
+	}
+}
+
+// TestCompareDocumentsWithRecordings: Compare takes documents of another
+// mode when they hold recordings, and still refuses those with neither
+// benchmarks nor recordings.
+func TestCompareDocumentsWithRecordings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	old, new := benchDoc(), benchDoc()
+	old.Meta.Mode, new.Meta.Mode = rundoc.ModeTest, rundoc.ModeTest
+	if _, err := Compare(old, new, CompareConfig{}); err == nil || !strings.Contains(err.Error(), "no benchmarks or recordings") {
+		t.Fatalf("a test run without recordings: %v", err)
+	}
+	old.Recordings = []rundoc.Recording{spanRecording("request", lognormalSpans(rng, 300, 1e6))}
+	new.Recordings = []rundoc.Recording{spanRecording("request", lognormalSpans(rng, 300, 2e6))}
+	c, err := Compare(old, new, CompareConfig{Bootstrap: Bootstrap{Resamples: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rowOf(t, c.Rows, rundoc.MetricSpanMedian).Verdict; got != rundoc.VerdictSlower {
+		t.Errorf("median verdict %s, want slower", got)
+	}
+	if _, err := CompareRecordings(nil, nil, CompareConfig{Threshold: 2}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("threshold 2: %v", err)
+	}
+}
