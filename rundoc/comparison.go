@@ -192,8 +192,9 @@ type ComparedValue struct {
 	Center *float64 `json:"center"`
 	// Processes counts the processes with a value; Outliers lists the
 	// indexes of those whose median is far from the others' (flagged and
-	// counted, never dropped).
-	Processes int   `json:"processes"`
+	// counted, never dropped). A recording's rows have no processes (their
+	// unit is the span: Spans), and omit it rather than write a 0.
+	Processes int   `json:"processes,omitempty"`
 	Outliers  []int `json:"outliers"`
 	// Spans counts the retained spans a recording's row compares; nil
 	// for a benchmark's rows.

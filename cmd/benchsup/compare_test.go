@@ -40,8 +40,11 @@ func TestGate(t *testing.T) {
 			}
 		})
 	}
-	if got := run([]string{"compare", "--fail-on=maybe", "a", "b"}, io.Discard, io.Discard); got != exitUsage {
-		t.Errorf("a bad --fail-on exits %d, want %d", got, exitUsage)
+	// args[0] is the program's name, as os.Args gives it; the error must
+	// be --fail-on's, not some other usage error.
+	var stderr strings.Builder
+	if got := run([]string{"benchsup", "compare", "--fail-on=maybe", "a", "b"}, io.Discard, &stderr); got != exitUsage || !strings.Contains(stderr.String(), "fail-on") {
+		t.Errorf("a bad --fail-on exits %d (%q), want %d naming --fail-on", got, stderr.String(), exitUsage)
 	}
 }
 
