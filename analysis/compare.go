@@ -641,5 +641,5 @@ func firstLine(s string) string {
 // compareSweepsOf fits the sweeps of each side's rows afresh, so that both
 // sides are judged by this version's rules whatever version wrote them.
 func compareSweepsOf(old, new []rundoc.Row) []rundoc.SweepChange {
-	return CompareSweeps(Sweeps(&rundoc.Document{Rows: old}), Sweeps(&rundoc.Document{Rows: new}))
+	return CompareSweeps(Sweeps(old), Sweeps(new))
 }

@@ -76,7 +76,7 @@ func ExampleSweeps() {
 		row("BenchmarkSort/n=256Ki", 9_700_000), row("BenchmarkSort/n=1Mi", 43_000_000),
 		row("BenchmarkLookup/n=10", 20), row("BenchmarkLookup/n=100", 21),
 	}}
-	for _, sw := range analysis.Sweeps(doc) {
+	for _, sw := range analysis.Sweeps(doc.Rows) {
 		fmt.Printf("%s: %s", sw.Family, sw.Status)
 		if sw.Selected != nil {
 			fmt.Printf(" %s, exponent %.2f over %s–%s", sw.Selected.Text(), *sw.ObservedExponent,

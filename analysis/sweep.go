@@ -623,12 +623,12 @@ func fitModels(sw *rundoc.Sweep) {
 // multiplies by.
 func logPercent(l float64) string { return fmt.Sprintf("%.0f%%", (math.Exp(l)-1)*100) }
 
-// Sweeps finds the sweep families among doc's rows (FindSweeps) and fits
-// each (FitSweep): the entry point of the run, merge and compare commands.
-// Nil when there is none.
-func Sweeps(doc *rundoc.Document) []rundoc.Sweep {
+// Sweeps finds the sweep families among a run's rows (FindSweeps) and
+// fits each (FitSweep): the entry point of the run, merge and compare
+// commands. Nil when there is none.
+func Sweeps(rows []rundoc.Row) []rundoc.Sweep {
 	var out []rundoc.Sweep
-	for _, f := range FindSweeps(doc.Rows) {
+	for _, f := range FindSweeps(rows) {
 		sw := FitSweep(f.Points)
 		sw.Package, sw.Build, sw.Family, sw.Parameter = f.Package, f.Build, f.Family, f.Parameter
 		sw.Omitted = f.Omitted

@@ -310,7 +310,7 @@ func TestThroughputFromReportMetric(t *testing.T) {
 
 func TestSweepsOfTheDemoRun(t *testing.T) {
 	doc := readDoc("../rundoc/testdata/demo-run.json")
-	sweeps := analysis.Sweeps(doc)
+	sweeps := analysis.Sweeps(doc.Rows)
 	require.Len(t, sweeps, 1)
 	sw := sweeps[0]
 	assert.Equal(t, "BenchmarkCount/size=*", sw.Family)

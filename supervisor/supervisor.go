@@ -167,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 		s.finishWindows(doc, benchRows)
 		s.results(benchRows)
 		rows = append(rows, benchRows...)
-		doc.Sweeps = analysis.Sweeps(&rundoc.Document{Rows: benchRows})
+		doc.Sweeps = analysis.Sweeps(benchRows)
 	} else {
 		rows = append(rows, s.testPackages(ctx, plans)...)
 		s.packageOrder(rows)
