@@ -89,6 +89,16 @@ type VariantPlan struct {
 	Names   []string
 }
 
+// SkippedGroup is a group PlanVariants cannot compare: the group as found
+// (its members in the order given) and why.
+type SkippedGroup struct {
+	VariantPlan
+	Reason string
+}
+
+// String is the group's identity and the reason, as a note says them.
+func (g SkippedGroup) String() string { return g.Group + ": " + g.Reason }
+
 // ErrNoVariants: no name given has an element KEY=VALUE.
 var ErrNoVariants = fmt.Errorf("no benchmark has the element")
 
@@ -99,7 +109,7 @@ var ErrNoVariants = fmt.Errorf("no benchmark has the element")
 // member only, no member valued reference, a value given twice (a "#01"
 // duplicate). A group of more than MaxVariants is an error (refused, not
 // cut), as is a key no name holds (ErrNoVariants).
-func PlanVariants(names []string, key, reference string) (plans []VariantPlan, skipped []string, err error) {
+func PlanVariants(names []string, key, reference string) (plans []VariantPlan, skipped []SkippedGroup, err error) {
 	parsed := make([]Name, len(names))
 	for i, n := range names {
 		parsed[i] = ParseName(n)
@@ -129,13 +139,13 @@ func PlanVariants(names []string, key, reference string) (plans []VariantPlan, s
 		case len(p.Members) > MaxVariants:
 			return nil, nil, fmt.Errorf("%s has %d variants of %s; --vs compares at most %d in a group (every round runs each once)", g.Family, len(p.Members), key, MaxVariants)
 		case len(p.Members) == 1:
-			skipped = append(skipped, fmt.Sprintf("%s: one variant only (%s=%s), nothing to compare it with", g.Family, key, p.Members[0]))
+			skipped = append(skipped, SkippedGroup{p, fmt.Sprintf("one variant only (%s=%s), nothing to compare it with", key, p.Members[0])})
 			continue
 		case dup != "":
-			skipped = append(skipped, fmt.Sprintf("%s: %s=%s is given twice, so its variants cannot be told apart", g.Family, key, dup))
+			skipped = append(skipped, SkippedGroup{p, fmt.Sprintf("%s=%s is given twice, so its variants cannot be told apart", key, dup)})
 			continue
 		case ref < 0:
-			skipped = append(skipped, fmt.Sprintf("%s: no variant %s=%s to compare the others with", g.Family, key, reference))
+			skipped = append(skipped, SkippedGroup{p, fmt.Sprintf("no variant %s=%s to compare the others with", key, reference)})
 			continue
 		}
 		// The reference first, the others in the order given.

@@ -58,15 +58,9 @@ func (s *supervisor) planVariants(found [][]*benchIdentity) ([]*variantGroup, er
 			return nil, fmt.Errorf("--vs=%s: %s: %w", s.cfg.Vs, pkg, err)
 		}
 		anyKey = true
-		for _, why := range skipped {
-			// The reason starts with the group's identity; its first
-			// leaf in source order carries it.
-			for _, id := range ids {
-				if f := familyOf(id.rowName(), s.cfg.Vs); id.name != "" && f != "" && strings.HasPrefix(why, f+": ") {
-					id.addNote("--vs=" + s.cfg.Vs + ": " + why)
-					break
-				}
-			}
+		for _, g := range skipped {
+			// The group's first leaf in source order carries why.
+			byName[g.Names[0]].addNote("--vs=" + s.cfg.Vs + ": " + g.String())
 		}
 		for _, p := range plans {
 			g := &variantGroup{pkg: pkg, plan: p}
@@ -100,17 +94,6 @@ func (s *supervisor) planVariants(found [][]*benchIdentity) ([]*variantGroup, er
 		fmt.Fprintf(s.cfg.Warnings, "--vs=%s: no discovered benchmark has the element %s=…; some could not be discovered (their rows say why)\n", s.cfg.Vs, s.cfg.Vs)
 	}
 	return groups, nil
-}
-
-// familyOf is name's group identity under key ("BenchmarkHash/impl=*/n=8"),
-// "" when name has no element key=VALUE.
-func familyOf(name, key string) string {
-	n := analysis.ParseName(name)
-	i := n.Index(key)
-	if i < 0 {
-		return ""
-	}
-	return n.Family(i)
 }
 
 // scheduleSeed seeds a group's schedule: the comparison's seed (--seed),
