@@ -421,6 +421,34 @@ func printedHalfUnit(v float64) float64 {
 	return h
 }
 
+// SweepShortfall says in a few words why an unavailable sweep has no fit,
+// by the rules FitSweep applies ("3 points, 4 needed", "range under ×2",
+// "a value given twice"), for a table cell; the sweep's Reason says it
+// whole. "see notes" when the cause is none of those.
+func SweepShortfall(sw rundoc.Sweep) string {
+	k := len(sw.Points)
+	for i := 1; i < k; i++ {
+		if sw.Points[i].ValueExact == sw.Points[i-1].ValueExact {
+			return "a value given twice"
+		}
+	}
+	switch {
+	case k == 0:
+		return "no measured point"
+	case k == 1:
+		return fmt.Sprintf("1 point, %d needed", MinSweepPoints)
+	case k < MinSweepPoints:
+		return fmt.Sprintf("%d points, %d needed", k, MinSweepPoints)
+	case sw.Range != nil:
+		lo, okLo := new(big.Int).SetString(sw.Range.MinExact, 10)
+		hi, okHi := new(big.Int).SetString(sw.Range.MaxExact, 10)
+		if okLo && okHi && new(big.Int).Mul(lo, big.NewInt(MinSweepSpan)).Cmp(hi) > 0 {
+			return fmt.Sprintf("range under ×%d", MinSweepSpan)
+		}
+	}
+	return "see notes"
+}
+
 // ModelG is model m's g(n), the function its fitted coefficient
 // multiplies (the table in the doc comment above): a renderer draws a fit
 // as Coefficient·ModelG(Model, n). An unknown model is NaN.

@@ -525,3 +525,30 @@ func TestModelG(t *testing.T) {
 	}
 	assert.True(t, math.IsNaN(analysis.ModelG("quartic", 2)))
 }
+
+func TestSweepShortfall(t *testing.T) {
+	pts := func(values ...string) []rundoc.SweepPoint {
+		var out []rundoc.SweepPoint
+		for _, v := range values {
+			out = append(out, rundoc.SweepPoint{ValueExact: v, MedianNs: 10})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		values []string
+		want   string
+	}{
+		{"none", nil, "no measured point"},
+		{"one", []string{"8"}, "1 point, 4 needed"},
+		{"three", []string{"1", "2", "4"}, "3 points, 4 needed"},
+		{"narrow", []string{"10", "12", "14", "16"}, "range under ×2"},
+		{"twice", []string{"1", "8", "8", "64"}, "a value given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := analysis.FitSweep(pts(tc.values...))
+			require.Equal(t, rundoc.SweepUnavailable, sw.Status)
+			assert.Equal(t, tc.want, analysis.SweepShortfall(sw))
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -98,7 +97,7 @@ func sweepModelCell(sw rundoc.Sweep) string {
 			return "poor-fit: closest " + sw.Best.Text()
 		}
 	case rundoc.SweepUnavailable:
-		return "unavailable: " + unavailableWhy(sw)
+		return "unavailable: " + analysis.SweepShortfall(sw)
 	}
 	return orDash(string(sw.Status))
 }
@@ -112,30 +111,6 @@ func orList(words []string) string {
 		return words[0]
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}
-
-// unavailableWhy says briefly why a sweep has no fit, from its points
-// rather than its reason's words (the reason is in the notes, whole).
-func unavailableWhy(sw rundoc.Sweep) string {
-	k := len(sw.Points)
-	for i := 1; i < k; i++ {
-		if sw.Points[i].ValueExact == sw.Points[i-1].ValueExact {
-			return "a value given twice"
-		}
-	}
-	switch {
-	case k == 0:
-		return "no measured point"
-	case k < analysis.MinSweepPoints:
-		return fmt.Sprintf("%d %s, %d needed", k, plural(k, "point", "points"), analysis.MinSweepPoints)
-	case sw.Range != nil:
-		lo, okLo := new(big.Int).SetString(sw.Range.MinExact, 10)
-		hi, okHi := new(big.Int).SetString(sw.Range.MaxExact, 10)
-		if okLo && okHi && new(big.Int).Mul(lo, big.NewInt(analysis.MinSweepSpan)).Cmp(hi) > 0 {
-			return fmt.Sprintf("range under ×%d", analysis.MinSweepSpan)
-		}
-	}
-	return "see notes"
 }
 
 // formatR2 writes a coefficient of determination to four decimals, never
