@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"strings"
 	"unicode/utf8"
 )
@@ -174,4 +175,26 @@ func (g *grid) fit(width, name, notes int) {
 	}
 	shrink(notes, minNoteWidth, truncate)
 	shrink(name, minNameWidth, shortenName)
+}
+
+// writeGrid writes g's header (in bold when p paints) and its rows, a
+// line each.
+func writeGrid(w *bufio.Writer, g *grid, p painter) {
+	header, cells := g.layout()
+	w.WriteString(p.paint(bold, joinCells(header)) + "\n")
+	for _, row := range cells {
+		w.WriteString(joinCells(row) + "\n")
+	}
+}
+
+// writeNotes writes a block of notes, if any: a blank line, its title,
+// then each note indented.
+func writeNotes(w *bufio.Writer, title string, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	w.WriteString("\n" + title + "\n")
+	for _, n := range notes {
+		w.WriteString("  " + n + "\n")
+	}
 }

@@ -60,18 +60,9 @@ func writeRecordings(w *bufio.Writer, recs []rundoc.Recording, opt TableOptions,
 	if opt.Width > 0 {
 		g.fit(opt.Width, 0, -1)
 	}
-	header, cells := g.layout()
 	w.WriteString(recordingsTitle + "\n")
-	w.WriteString(p.paint(bold, joinCells(header)) + "\n")
-	for _, row := range cells {
-		w.WriteString(joinCells(row) + "\n")
-	}
-	if len(notes) > 0 {
-		w.WriteString("\nrecording notes\n")
-		for _, n := range notes {
-			w.WriteString("  " + n + "\n")
-		}
-	}
+	writeGrid(w, &g, p)
+	writeNotes(w, "recording notes", notes)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -216,18 +216,9 @@ func writeSweeps(w *bufio.Writer, sweeps []rundoc.Sweep, prefixes map[string]str
 	if opt.Width > 0 {
 		g.fit(opt.Width, 0, -1)
 	}
-	header, cells := g.layout()
 	w.WriteString(sweepsTitle + "\n")
-	w.WriteString(p.paint(bold, joinCells(header)) + "\n")
-	for _, row := range cells {
-		w.WriteString(joinCells(row) + "\n")
-	}
-	if notes := sweepNotes(sweeps, prefixes); len(notes) > 0 {
-		w.WriteString("\nsweep notes\n")
-		for _, n := range notes {
-			w.WriteString("  " + n + "\n")
-		}
-	}
+	writeGrid(w, g, p)
+	writeNotes(w, "sweep notes", sweepNotes(sweeps, prefixes))
 }
 
 // writeSweepChanges writes a comparison's sweep lines, grouped under

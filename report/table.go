@@ -191,12 +191,8 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			bw.WriteString(joinCells(row) + "\n")
 		}
 		if g := diagnosticGrid(rows, prefixes, diagnostic); g != nil {
-			header, cells := g.layout()
 			bw.WriteString("\n" + diagnosticsTitle + "\n")
-			bw.WriteString(p.paint(bold, joinCells(header)) + "\n")
-			for _, row := range cells {
-				bw.WriteString(joinCells(row) + "\n")
-			}
+			writeGrid(bw, g, p)
 		}
 	}
 	notes := d.notes
@@ -205,12 +201,7 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			notes = append(notes, displayName(r, prefixes)+": "+oneLine(n))
 		}
 	}
-	if len(notes) > 0 {
-		bw.WriteString("\nnotes\n")
-		for _, n := range notes {
-			bw.WriteString("  " + n + "\n")
-		}
-	}
+	writeNotes(bw, "notes", notes)
 	if len(doc.Windows) > 0 {
 		if len(rows) > 0 {
 			bw.WriteString("\n")

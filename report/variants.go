@@ -254,11 +254,7 @@ func writeVariantSet(bw *bufio.Writer, set variantSet) {
 			ratio, interval, won := l.cells(set.knobs.Confidence)
 			g.cells = append(g.cells, []string{"  " + vc.Key + "=" + l.contender, formatCenter(rundoc.MetricTime, l.row.New), ratio, interval, won, string(l.row.Verdict)})
 		}
-		header, cells := g.layout()
-		bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
-		for _, row := range cells {
-			bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
-		}
+		writeGrid(bw, &g, false)
 		if gl.matrix != nil {
 			writeVariantMatrix(bw, *gl.matrix)
 		}
@@ -266,12 +262,7 @@ func writeVariantSet(bw *bufio.Writer, set variantSet) {
 	if gm := set.geomeans(); len(gm) > 0 {
 		fmt.Fprintf(bw, "\ngeomean over the groups, vs %s=%s: %s\n", vc.Key, vc.Reference, strings.Join(gm, ", "))
 	}
-	if notes := set.notes(); len(notes) > 0 {
-		bw.WriteString("\nnotes:\n")
-		for _, n := range notes {
-			bw.WriteString("  " + n + "\n")
-		}
-	}
+	writeNotes(bw, "notes:", set.notes())
 }
 
 // writeVariantMatrix writes m as rows and columns of its members.
@@ -289,11 +280,7 @@ func writeVariantMatrix(bw *bufio.Writer, m analysis.VariantMatrix) {
 		}
 		g.cells = append(g.cells, row)
 	}
-	header, cells := g.layout()
-	bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
-	for _, row := range cells {
-		bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
-	}
+	writeGrid(bw, &g, false)
 }
 
 // matrixCell is a ratio with its verdict's marker: "0.91<", "1.25>",

@@ -447,10 +447,5 @@ func writeWindows(w *bufio.Writer, doc rundoc.Document, prefixes map[string]stri
 		}
 		w.WriteString(joinCells(row) + "\n")
 	}
-	if ns := windowNotes(doc, prefixes, opt); len(ns) > 0 {
-		w.WriteString("\nwindow notes\n")
-		for _, n := range ns {
-			w.WriteString("  " + n + "\n")
-		}
-	}
+	writeNotes(w, "window notes", windowNotes(doc, prefixes, opt))
 }
