@@ -19,6 +19,9 @@ const (
 	// UsageCgroup: the child's own cgroup v2 (cpu.stat usage_usec,
 	// memory.current), which holds every process it started.
 	UsageCgroup = "cgroup"
+	// UsageCgroupV1: the child's cgroup v1 memory cgroup
+	// (memory.usage_in_bytes), where a hybrid host accounts memory.
+	UsageCgroupV1 = "cgroup v1"
 	// UsageProcessGroup: the sum over the child's process group of
 	// /proc/PID/stat utime+stime (and cutime+cstime: the descendants it
 	// reaped), in clock ticks. A process that left the group is missed.
@@ -40,9 +43,10 @@ type Usage struct {
 	CPUNote   string // why CPUSource is "" or the cgroup's was not used
 
 	// Memory is the resident memory in bytes: the cgroup's charge
-	// (memory.current: anonymous and page cache) or the root's VmRSS.
+	// (memory.current or v1 memory.usage_in_bytes: anonymous and page
+	// cache) or the root's VmRSS.
 	Memory       int64
-	MemorySource string // UsageCgroup, UsageRootProcess or "" (not measured)
+	MemorySource string // UsageCgroup, UsageCgroupV1, UsageRootProcess or "" (not measured)
 	MemoryNote   string // why MemorySource is "" or the cgroup's was not used
 }
 
@@ -64,7 +68,8 @@ func parseCPUStat(data []byte) (time.Duration, error) {
 	return 0, errors.New("cpu.stat has no usage_usec line")
 }
 
-// parseMemoryCurrent returns the bytes of a cgroup v2 memory.current file.
+// parseMemoryCurrent returns the bytes of a cgroup v2 memory.current (or
+// v1 memory.usage_in_bytes) file.
 func parseMemoryCurrent(data []byte) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	if err != nil || v < 0 {

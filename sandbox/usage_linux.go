@@ -53,6 +53,14 @@ func (c *Child) Usage() (Usage, error) {
 			u.CPUNote += "; " + err.Error()
 		}
 	}
+	if u.MemorySource == "" && c.memV1 != "" {
+		// A hybrid host: memory is accounted in a v1 hierarchy.
+		if data, err := os.ReadFile(filepath.Join(c.memV1, "memory.usage_in_bytes")); err == nil {
+			if u.Memory, err = parseMemoryCurrent(data); err == nil {
+				u.MemorySource = UsageCgroupV1
+			}
+		}
+	}
 	if u.MemorySource == "" {
 		u.MemoryNote = "cgroup: " + memErr.Error()
 		if data, err := os.ReadFile("/proc/" + strconv.Itoa(c.p.pid) + "/status"); err != nil {

@@ -19,14 +19,19 @@ func TestUsageOfARunningChild(t *testing.T) {
 	cases := []struct {
 		name     string
 		noCgroup bool
+		noLimits bool // no memory cgroup either: /proc alone
 	}{
-		{"as the host allows", false},
-		{"without a cgroup", true},
+		{"as the host allows", false, false},
+		{"without a cgroup", true, false},
+		{"without any cgroup", true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.noCgroup {
 				withCgroupSupport(t, cgroupSupport{note: "disabled by the test"})
+			}
+			if tc.noLimits {
+				withLimitProbe(t, limitProbe{LimitSupport: LimitSupport{MemoryNote: "disabled by the test", PidsNote: "disabled by the test"}})
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -47,12 +52,16 @@ func TestUsageOfARunningChild(t *testing.T) {
 				wantCPU = UsageProcessGroup
 			}
 			assert.Equal(t, wantCPU, second.CPUSource, second.CPUNote)
-			assert.Contains(t, []string{UsageCgroup, UsageRootProcess}, second.MemorySource)
-			if c.base.Cgroup == "" {
+			assert.Contains(t, []string{UsageCgroup, UsageCgroupV1, UsageRootProcess}, second.MemorySource)
+			if c.base.Cgroup == "" && c.memV1 == "" {
 				assert.Equal(t, UsageRootProcess, second.MemorySource)
 				assert.Contains(t, second.MemoryNote, "no cgroup of its own")
 			}
-			if second.MemorySource != UsageCgroup {
+			if tc.noCgroup && tc.noLimits {
+				assert.Equal(t, UsageProcessGroup, second.CPUSource)
+				assert.Equal(t, UsageRootProcess, second.MemorySource)
+			}
+			if second.MemorySource == UsageRootProcess {
 				assert.NotEmpty(t, second.MemoryNote, "why the cgroup's figure was not used")
 			}
 			t.Logf("cpu from %s, memory from %s (%s)", second.CPUSource, second.MemorySource, second.MemoryNote)
