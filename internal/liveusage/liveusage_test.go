@@ -55,9 +55,13 @@ func TestBetween(t *testing.T) {
 			with(reading(2*s, s, 3<<20), func(u *sandbox.Usage) { u.MemorySource = sandbox.UsageRootProcess }),
 			report.LiveUsage{CPUPercent: 100, Cores: 1, NoRSS: true}},
 		{"/proc fallbacks are labeled",
-			with(first, func(u *sandbox.Usage) { u.CPUSource, u.MemorySource = sandbox.UsageProcessGroup, sandbox.UsageRootProcess }),
+			with(first, func(u *sandbox.Usage) {
+				u.CPUSource, u.MemorySource = sandbox.UsageProcessGroup, sandbox.UsageRootProcess
+			}),
 			with(reading(s, s, 0), func(u *sandbox.Usage) { u.CPUSource = sandbox.UsageProcessGroup }),
-			with(reading(2*s, 3*s, 11<<20), func(u *sandbox.Usage) { u.CPUSource, u.MemorySource = sandbox.UsageProcessGroup, sandbox.UsageRootProcess }),
+			with(reading(2*s, 3*s, 11<<20), func(u *sandbox.Usage) {
+				u.CPUSource, u.MemorySource = sandbox.UsageProcessGroup, sandbox.UsageRootProcess
+			}),
 			report.LiveUsage{CPUPercent: 200, Cores: 2, RSS: 11 << 20, RSSGrowth: 1 << 20, Label: "cpu: process group, rss: root process only"}},
 		{"cgroup v1 memory is the cgroup's",
 			with(first, func(u *sandbox.Usage) { u.MemorySource = sandbox.UsageCgroupV1 }),
