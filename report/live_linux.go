@@ -26,16 +26,23 @@ func isTerminal(f *os.File) bool {
 // terminalWidth returns the number of columns of the terminal f; false
 // when f is not a terminal or reports no width.
 func terminalWidth(f *os.File) (int, bool) {
+	cols, _, ok := terminalSize(f)
+	return cols, ok
+}
+
+// terminalSize returns the columns and rows of the terminal f; false when
+// f is not a terminal or reports no width.
+func terminalSize(f *os.File) (cols, rows int, ok bool) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	var ws *unix.Winsize
 	var ioctlErr error
 	if err := rc.Control(func(fd uintptr) {
 		ws, ioctlErr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
 	}); err != nil || ioctlErr != nil || ws.Col == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return int(ws.Col), true
+	return int(ws.Col), int(ws.Row), true
 }

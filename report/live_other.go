@@ -11,3 +11,6 @@ func isTerminal(*os.File) bool { return false }
 
 // terminalWidth reports no width; see isTerminal.
 func terminalWidth(*os.File) (int, bool) { return 0, false }
+
+// terminalSize reports no size; see isTerminal.
+func terminalSize(*os.File) (int, int, bool) { return 0, 0, false }

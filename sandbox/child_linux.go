@@ -36,6 +36,7 @@ type Child struct {
 	ex             *exchange
 	stdout, stderr *stream
 	done           chan struct{} // closed by the monitor once the root was reaped and the streams closed
+	memV1          string        // the cgroup v1 memory directory, for Usage; "" when none
 
 	// Written by the monitor before done is closed, read after.
 	quitSent bool       // SIGQUIT was sent for the stacks
@@ -107,6 +108,9 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	}
 	if sp.cg != nil {
 		c.base.Cgroup = sp.cg.dir
+	}
+	if sp.lim.mem != nil && sp.lim.res.Memory == CgroupV1 {
+		c.memV1 = sp.lim.mem.dir
 	}
 	go p.watchExit()
 	go c.monitor(ctx)

@@ -20,12 +20,23 @@ func Run(cfg Config, req protocol.Request, observe func(protocol.Message)) Outco
 // the child is terminated (SIGTERM, Grace, SIGKILL) and classified
 // ClassCanceled.
 func RunContext(ctx context.Context, cfg Config, req protocol.Request, observe func(protocol.Message)) Outcome {
+	return RunWatched(ctx, cfg, req, observe, nil)
+}
+
+// RunWatched is RunContext that also passes the child, once spawned and
+// before its Hello, to started (when not nil), so that the caller can read
+// its Usage while it runs. started must not call Hello, Send, Receive or
+// Wait.
+func RunWatched(ctx context.Context, cfg Config, req protocol.Request, observe func(protocol.Message), started func(*Child)) Outcome {
 	if _, err := msgpackcodec.AppendFrame(nil, req); err != nil {
 		return startFailure(&cfg, &ConfigError{Field: "Request", Reason: err.Error()})
 	}
 	c, err := StartContext(ctx, cfg)
 	if err != nil {
 		return startFailure(&cfg, err)
+	}
+	if started != nil {
+		started(c)
 	}
 	if observe == nil {
 		observe = func(protocol.Message) {}

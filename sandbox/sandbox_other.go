@@ -56,3 +56,8 @@ func (c *Child) Wait() Outcome {
 }
 
 func signalName(s syscall.Signal) string { return "signal " + strconv.Itoa(int(s)) }
+
+// Usage reports ErrUnavailable: no child runs on this platform.
+func (c *Child) Usage() (Usage, error) {
+	return Usage{}, fmt.Errorf("%w: %w", ErrUnavailable, errUnsupported)
+}

@@ -328,6 +328,11 @@ type Config struct {
 	// about to run, its 1-based position and the number of children
 	// planned.
 	Progress func(identity string, k, n int)
+	// Watch, when set, is called with each child once it is spawned, and
+	// the function it returns (if not nil) once the child has been reaped:
+	// between the two, a live display may read the child's Usage. Children
+	// run in parallel in test mode and discovery, so calls may overlap.
+	Watch func(*sandbox.Child) (end func())
 	// Events, when set, receives the run's events as they happen
 	// (rundoc.Event: builds, discoveries, every child's start and end,
 	// each row once final); it may be called from several goroutines at

@@ -212,6 +212,9 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 		return nil, err
 	}
 	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext, placement: placement}
+	if cfg.Watch != nil {
+		s.start = startWatched(cfg.Watch)
+	}
 	if s.binCache != "" {
 		pruneBinCache(s.binCache, time.Now())
 	}
@@ -219,6 +222,18 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 }
 
 func (s *supervisor) close() { os.RemoveAll(s.tmp) }
+
+// startWatched is sandbox.RunContext passing each child to watch (Config.Watch).
+func startWatched(watch func(*sandbox.Child) func()) startFunc {
+	return func(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
+		var end func()
+		out := sandbox.RunWatched(ctx, cfg, req, observe, func(c *sandbox.Child) { end = watch(c) })
+		if end != nil {
+			end()
+		}
+		return out
+	}
+}
 
 // plan resolves the packages as go test does, finds their functions and
 // writes the overlay that links the worker into each package's test

@@ -257,6 +257,11 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 	}
 	progress := report.NewProgress(stderr, live)
 	cfg.Progress = progress.Update
+	// The running child's CPU and memory, repainted every second: on a
+	// terminal only (nil otherwise), so piped output stays byte-stable.
+	usage := startLiveUsage(progress, live, usagePeriod)
+	cfg.Watch = usage.watcher()
+	defer usage.close()
 
 	defer startRun(stderr, opts.verbose)()
 	// Every file is opened before the run, so that one that cannot be
@@ -293,6 +298,7 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
+	usage.close()
 	progress.Clear()
 	if err != nil && opts.failOn != "" && errors.Is(err, host.ErrNotQuiet) {
 		err = unjudged{err}
