@@ -28,6 +28,17 @@ const maxCompareName = 60
 // one line each under its package: "linear → n log n over 1Ki–1Mi"); and
 // the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
+	return WriteShapedComparisonTable(w, c, Shape{})
+}
+
+// WriteShapedComparisonTable is WriteComparisonTable with each metric's
+// section shaped by s (--row, --col, --sort): projected, a section has a
+// line per row key and a column per column key, each cell the change and
+// its verdict ("+5.43% (slower)"), without the sides' centers, the
+// intervals, p, the pairs won and the geomean (the unshaped table and
+// the JSON have them); sorted only, its lines are ordered by name or by
+// the new side's center within each package.
+func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error {
 	bw := bufio.NewWriter(w)
 	if v := c.Variants; v != nil {
 		fmt.Fprintf(bw, "variants of %s: old is the reference %s=%s, new %s=%s; rows are groups\n", v.Key, v.Key, v.Reference, v.Key, v.Contender)
@@ -51,14 +62,23 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 			metrics = append(metrics, r.Metric)
 		}
 	}
-	var unchanged []string
+	if s.Projected() {
+		bw.WriteString("cells: the change (new/old − 1) and its verdict; the centers, intervals and p-values are in the unshaped table and the JSON\n")
+	}
+	var unchanged, shapeNotes []string
 	for _, m := range metrics {
 		if m != rundoc.MetricTime && allSame(c, m) {
 			unchanged = append(unchanged, m)
 			continue
 		}
 		bw.WriteString("\n")
-		writeMetricSection(bw, c, m)
+		if s.Projected() {
+			g, notes := shapedComparison(c, m, s)
+			writeGrid(bw, g, false)
+			shapeNotes = append(shapeNotes, notes...)
+			continue
+		}
+		writeMetricSection(bw, c, m, s.Sort)
 	}
 	if len(unchanged) > 0 {
 		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(unchanged, ", "))
@@ -68,7 +88,7 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 		writeSweepChanges(bw, c.Sweeps)
 	}
 
-	var notes []string
+	notes := shapeNotes
 	for _, r := range c.Rows {
 		if r.Note != "" {
 			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
@@ -110,7 +130,7 @@ func trimPercent(p float64) string {
 }
 
 // writeMetricSection writes one metric's rows and its geomean.
-func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
+func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric, sortBy string) {
 	g := grid{cols: []column{
 		{metric, alignLeft}, {"old", alignDecimal}, {"new", alignDecimal},
 		{"change", alignRight}, {"interval", alignLeft}, {"p", alignRight}, {"verdict", alignLeft},
@@ -127,11 +147,14 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 		}
 		return cells
 	}
-	pkg := ""
+	var rows []rundoc.ComparisonRow
 	for _, r := range c.Rows {
-		if r.Metric != metric {
-			continue
+		if r.Metric == metric {
+			rows = append(rows, r)
 		}
+	}
+	pkg := ""
+	for _, r := range sortComparisonRows(rows, sortBy) {
 		if r.Package != pkg {
 			pkg = r.Package
 			g.cells = append(g.cells, cell([]string{pkg, "", "", "", "", "", ""}, ""))
@@ -167,11 +190,7 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 			g.cells = append(g.cells, cell([]string{fmt.Sprintf("geomean (%d)", gm.Identities), "", "", formatChange(gm.Ratio), "", "", ""}, ""))
 		}
 	}
-	header, rows := g.layout()
-	bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
-	for _, row := range rows {
-		bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
-	}
+	writeGrid(bw, &g, false)
 }
 
 // formatCenter formats one side's value, with its outlier count.
