@@ -254,3 +254,16 @@ var markdownReplacer = strings.NewReplacer(
 )
 
 func markdownEscape(s string) string { return markdownReplacer.Replace(s) }
+
+// WriteVariantMarkdown writes the variant tables of cs (--vs) as
+// WriteVariantTables writes them, in a text fence under a title: their
+// groups, matrices and legends are laid out for a fixed-width font.
+func WriteVariantMarkdown(w io.Writer, rows []rundoc.Row, cs []rundoc.Comparison) error {
+	var buf bytes.Buffer
+	if err := WriteVariantTables(&buf, rows, cs); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	writeMarkdownFence(bw, "variants", strings.Trim(buf.String(), "\n"))
+	return bw.Flush()
+}
