@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,11 @@ func shapeOf(c *cli.Context) (report.Shape, error) {
 		}
 		if *f.keys, err = report.ParseKeys(c.String(f.name)); err != nil {
 			return s, usagef("--%s: %v", f.name, err)
+		}
+	}
+	for _, r := range s.Row {
+		if slices.Contains(s.Col, r) {
+			return s, usagef("--row and --col both take %s: a key shapes lines or columns, not both", r)
 		}
 	}
 	if s.Sort, err = report.ParseSort(c.String("sort")); err != nil {

@@ -175,6 +175,7 @@ func TestRunOptions(t *testing.T) {
 		{"a bad shard", []string{"--bench", "--shard=3/2"}, "--shard: ", nil},
 		{"markdown in test mode", []string{"--format=markdown"}, "--format=markdown needs --bench", nil},
 		{"a column key that is not one", []string{"--bench", "--col=impl"}, `--col: "impl" is not a key`, nil},
+		{"a key in both row and col", []string{"--bench", "--row=/n", "--col=.name,/n"}, "--row and --col both take /n", nil},
 		{"a sort of another kind", []string{"--bench", "--sort=time"}, `--sort: "time": want name or median`, nil},
 		{"a shape in test mode", []string{"--col=/impl"}, "--row, --col and --sort shape a benchmark table: add --bench", nil},
 		{"a shape of json", []string{"--bench", "--sort=name", "--format=json"}, "--row, --col and --sort shape the table and markdown formats, not --format=json", nil},
