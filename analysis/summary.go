@@ -42,6 +42,9 @@ func Summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 		sum.MinNs = math.Min(sum.MinNs, st.Min)
 		sum.MaxNs = math.Max(sum.MaxNs, st.Max)
 	}
+	if m, ok := MomentsOfMedians(medians); ok {
+		sum.MeanOfProcessMediansNs, sum.SDOfProcessMediansNs, sum.CVOfProcessMedians = ptr(m.Mean), m.SD, m.CV
+	}
 	if iv, ok := stats.MedianInterval(medians, intervalConfidence); ok {
 		sum.Interval = &rundoc.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}

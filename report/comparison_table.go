@@ -28,21 +28,68 @@ const maxCompareName = 60
 // one line each under its package: "linear → n log n over 1Ki–1Mi"); and
 // the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
+	return WriteShapedComparisonTable(w, c, Shape{})
+}
+
+// WriteShapedComparisonTable is WriteComparisonTable with each metric's
+// section shaped by s (--row, --col, --sort): projected, a section has a
+// line per row key and a column per column key, each cell the change and
+// its verdict ("+5.43% (slower)"), without the sides' centers, the
+// intervals, p, the pairs won and the geomean (the unshaped table and
+// the JSON have them); sorted only, its lines are ordered by name or by
+// the new side's center within each package.
+func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error {
+	v := comparisonLayoutOf(c, s)
 	bw := bufio.NewWriter(w)
-	if v := c.Variants; v != nil {
-		fmt.Fprintf(bw, "variants of %s: old is the reference %s=%s, new %s=%s; rows are groups\n", v.Key, v.Key, v.Reference, v.Key, v.Contender)
+	for _, l := range v.header {
+		bw.WriteString(l + "\n")
 	}
-	fmt.Fprintf(bw, "old: %s\nnew: %s\n", sideLabel(c.Old), sideLabel(c.New))
+	for _, g := range v.sections {
+		bw.WriteString("\n")
+		writeGrid(bw, g, false)
+	}
+	if len(v.unchanged) > 0 {
+		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(v.unchanged, ", "))
+	}
+	if len(c.Sweeps) > 0 {
+		writeSweepChanges(bw, c.Sweeps)
+	}
+	if len(v.notes) > 0 {
+		bw.WriteString("\nnotes:\n")
+		for _, n := range v.notes {
+			bw.WriteString("  " + n + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+// comparisonLayout is what a comparison table shows, for the text and the
+// markdown renderers: header lines, a grid per metric section (its first
+// column headed by the metric), the metrics the same for every identity,
+// and the notes.
+type comparisonLayout struct {
+	header    []string
+	sections  []*grid
+	unchanged []string
+	notes     []string
+}
+
+func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
+	var v comparisonLayout
+	if vr := c.Variants; vr != nil {
+		v.header = append(v.header, fmt.Sprintf("variants of %s: old is the reference %s=%s, new %s=%s; rows are groups", vr.Key, vr.Key, vr.Reference, vr.Key, vr.Contender))
+	}
+	v.header = append(v.header, "old: "+sideLabel(c.Old), "new: "+sideLabel(c.New))
 	k := c.Knobs
 	design := "independent processes, hierarchical bootstrap"
 	if k.Paired {
 		design = "interleaved pairs of processes, order-statistic intervals of the pair ratios"
 	}
 	design = withSpanDesign(design, c.Rows)
-	fmt.Fprintf(bw, "statistics: %s; %s confidence asked, %d resamples, seed %d; threshold ±%s\n",
-		design, trimPercent(100*k.Confidence), k.Resamples, k.Seed, trimPercent(100*k.Threshold))
+	v.header = append(v.header, fmt.Sprintf("statistics: %s; %s confidence asked, %d resamples, seed %d; threshold ±%s",
+		design, trimPercent(100*k.Confidence), k.Resamples, k.Seed, trimPercent(100*k.Threshold)))
 	for _, d := range c.Mismatches {
-		fmt.Fprintf(bw, "warning: %s differs (old %q, new %q); compared because --allow-mismatch was given\n", d.Field, d.Old, d.New)
+		v.header = append(v.header, fmt.Sprintf("warning: %s differs (old %q, new %q); compared because --allow-mismatch was given", d.Field, d.Old, d.New))
 	}
 
 	var metrics []string
@@ -51,40 +98,32 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 			metrics = append(metrics, r.Metric)
 		}
 	}
-	var unchanged []string
+	if s.Projected() {
+		v.header = append(v.header, "cells: the change (new/old − 1) and its verdict; the centers, intervals and p-values are in the unshaped table and the JSON")
+	}
 	for _, m := range metrics {
 		if m != rundoc.MetricTime && allSame(c, m) {
-			unchanged = append(unchanged, m)
+			v.unchanged = append(v.unchanged, m)
 			continue
 		}
-		bw.WriteString("\n")
-		writeMetricSection(bw, c, m)
+		if s.Projected() {
+			g, notes := shapedComparison(c, m, s)
+			v.sections = append(v.sections, g)
+			v.notes = append(v.notes, notes...)
+			continue
+		}
+		v.sections = append(v.sections, metricSection(c, m, s.Sort))
 	}
-	if len(unchanged) > 0 {
-		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(unchanged, ", "))
-	}
-
-	if len(c.Sweeps) > 0 {
-		writeSweepChanges(bw, c.Sweeps)
-	}
-
-	var notes []string
 	for _, r := range c.Rows {
 		if r.Note != "" {
-			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
+			v.notes = append(v.notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
 		}
 		if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
-			notes = append(notes, fmt.Sprintf("%s %s: order effect %s (the build that ran first in its pair measured differently; balanced order cancels it from the ratio)",
+			v.notes = append(v.notes, fmt.Sprintf("%s %s: order effect %s (the build that ran first in its pair measured differently; balanced order cancels it from the ratio)",
 				r.Package, r.Name, formatChange(*r.OrderEffect)))
 		}
 	}
-	if len(notes) > 0 {
-		bw.WriteString("\nnotes:\n")
-		for _, n := range notes {
-			bw.WriteString("  " + n + "\n")
-		}
-	}
-	return bw.Flush()
+	return v
 }
 
 // allSame reports whether every row of metric is VerdictSame: its section
@@ -109,8 +148,8 @@ func trimPercent(p float64) string {
 	return strconv.FormatFloat(roundSignificant(p, 4), 'f', -1, 64) + "%"
 }
 
-// writeMetricSection writes one metric's rows and its geomean.
-func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
+// metricSection is one metric's rows and its geomean, as a grid.
+func metricSection(c rundoc.Comparison, metric, sortBy string) *grid {
 	g := grid{cols: []column{
 		{metric, alignLeft}, {"old", alignDecimal}, {"new", alignDecimal},
 		{"change", alignRight}, {"interval", alignLeft}, {"p", alignRight}, {"verdict", alignLeft},
@@ -127,11 +166,14 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 		}
 		return cells
 	}
-	pkg := ""
+	var rows []rundoc.ComparisonRow
 	for _, r := range c.Rows {
-		if r.Metric != metric {
-			continue
+		if r.Metric == metric {
+			rows = append(rows, r)
 		}
+	}
+	pkg := ""
+	for _, r := range sortComparisonRows(rows, sortBy) {
 		if r.Package != pkg {
 			pkg = r.Package
 			g.cells = append(g.cells, cell([]string{pkg, "", "", "", "", "", ""}, ""))
@@ -167,11 +209,7 @@ func writeMetricSection(bw *bufio.Writer, c rundoc.Comparison, metric string) {
 			g.cells = append(g.cells, cell([]string{fmt.Sprintf("geomean (%d)", gm.Identities), "", "", formatChange(gm.Ratio), "", "", ""}, ""))
 		}
 	}
-	header, rows := g.layout()
-	bw.WriteString(strings.TrimRight(strings.Join(header, sep), " ") + "\n")
-	for _, row := range rows {
-		bw.WriteString(strings.TrimRight(strings.Join(row, sep), " ") + "\n")
-	}
+	return &g
 }
 
 // formatCenter formats one side's value, with its outlier count.

@@ -29,6 +29,7 @@ var (
 		"absences", "notes",
 		"interference_disturbed", "interference_retakes", "interference_pauses",
 		"interference_paused_ns", "interference_max_foreign",
+		"mean_of_process_medians_ns", "sd_of_process_medians_ns", "cv_of_process_medians",
 	}
 	csvSampleColumns = []string{
 		"package", "name", "build", "process", "process_outcome", "process_error", "pid",
@@ -83,7 +84,10 @@ var (
 // interference_max_foreign (a fraction of the host's CPU capacity), the
 // interference watch summed over the row's processes (Row.Interference),
 // all empty when no watch ran, interference_max_foreign also when no
-// sample's window was long enough to tell. Then, in a stable order, one
+// sample's window was long enough to tell; mean_of_process_medians_ns,
+// sd_of_process_medians_ns and cv_of_process_medians (Summary's moments
+// of the process medians, the deviation and coefficient empty for one
+// process). Then, in a stable order, one
 // column "metric:<unit>" per Summary.Metrics unit any row has (B/op,
 // allocs/op, MB/s first, the rest sorted, as the table orders them), and for
 // each Document.Columns metric, in its order, "counted:<name>",
@@ -266,6 +270,11 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		} else {
 			rec = append(rec, strconv.Itoa(in.Disturbed), strconv.Itoa(in.Retakes), strconv.Itoa(in.Pauses),
 				strconv.FormatInt(in.PausedNs, 10), csvFloatPtr(in.MaxForeign))
+		}
+		if s == nil {
+			rec = append(rec, "", "", "")
+		} else {
+			rec = append(rec, csvFloatPtr(s.MeanOfProcessMediansNs), csvFloatPtr(s.SDOfProcessMediansNs), csvFloatPtr(s.CVOfProcessMedians))
 		}
 
 		for _, u := range units {

@@ -21,7 +21,8 @@ var (
 	wantWideFixed = []string{"package", "name", "kind", "build", "outcome", "error", "skipped",
 		"processes", "samples", "iterations", "median_ns", "ci_low_ns", "ci_high_ns", "ci_confidence",
 		"within_mad_ns", "min_ns", "max_ns", "short_samples", "elapsed_ns", "absences", "notes",
-		"interference_disturbed", "interference_retakes", "interference_pauses", "interference_paused_ns", "interference_max_foreign"}
+		"interference_disturbed", "interference_retakes", "interference_pauses", "interference_paused_ns", "interference_max_foreign",
+		"mean_of_process_medians_ns", "sd_of_process_medians_ns", "cv_of_process_medians"}
 	wantSampleFixed = []string{"package", "name", "build", "process", "process_outcome", "process_error", "pid",
 		"sample", "iterations", "elapsed_ns", "ns_per_op", "alloc_bytes", "allocs", "exact", "short",
 		"foreign", "disturbed", "retaken"}
@@ -150,9 +151,15 @@ func TestWriteCSVWide(t *testing.T) {
 					}
 					assertFloat(t, low, got["ci_low_ns"], "ci_low_ns")
 					assert.Equal(t, strconv.Itoa(s.Samples), got["samples"])
+					assertFloat(t, s.MeanOfProcessMediansNs, got["mean_of_process_medians_ns"], "mean_of_process_medians_ns")
+					assertFloat(t, s.SDOfProcessMediansNs, got["sd_of_process_medians_ns"], "sd_of_process_medians_ns")
+					assertFloat(t, s.CVOfProcessMedians, got["cv_of_process_medians"], "cv_of_process_medians")
+					if s.Processes == 1 {
+						assert.Equal(t, "", got["sd_of_process_medians_ns"], "one process has no deviation: empty, never 0")
+					}
 				}
 				if in := r.Interference; in == nil {
-					for _, c := range wantWideFixed[21:] {
+					for _, c := range wantWideFixed[21:26] {
 						assert.Equal(t, "", got[c], "%s of a row no watch ran for is empty, never 0", c)
 					}
 				} else {

@@ -39,6 +39,10 @@ type TableOptions struct {
 	// names are elided in the middle until its lines fit, down to
 	// minNameWidth; without it, names are cut at nameWidth.
 	Width int
+	// Shape projects the benchmark table (--row, --col) or orders its
+	// lines (--sort); the zero Shape is the table described at
+	// WriteTable.
+	Shape Shape
 }
 
 // minNameWidth is the narrowest a name is cut to when fitting a table to
@@ -154,6 +158,9 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	writeMetaHeader(bw, doc.Meta, p)
 
 	rows := tableOrder(doc.Rows)
+	if !opt.Shape.Projected() {
+		rows = sortRows(rows, opt.Shape.Sort) // a projection sorts its own lines
+	}
 	prefixes := packagePrefixes(tablePackages(doc.Rows, doc.Windows))
 	quantitative, diagnostic := splitColumns(doc.Columns)
 	var hidden []string
@@ -167,8 +174,15 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	for _, l := range d.header {
 		bw.WriteString(p.paint(yellow, l) + "\n")
 	}
-	if l := intervalLine(rows); l != "" {
+	projected := opt.Shape.Projected() && len(rows) > 0
+	if l := intervalLine(rows); l != "" && !projected {
 		bw.WriteString(l + "\n")
+	}
+	if projected {
+		bw.WriteString(shapeLine + "\n")
+	}
+	if !opt.Shape.IsZero() && (len(doc.Windows) > 0 || len(doc.Sweeps) > 0 || len(doc.Recordings) > 0) {
+		bw.WriteString(shapeOnlyLine + "\n")
 	}
 	bw.WriteString("\n")
 
@@ -177,6 +191,10 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 		bw.WriteString("no benchmark results\n")
 	case len(rows) == 0:
 		// Only workloads ran: no empty benchmark table.
+	case projected:
+		g, shapeNotes := shapedBench(rows, prefixes, opt.Shape)
+		writeGrid(bw, g, p)
+		d.notes = append(d.notes, shapeNotes...)
 	default:
 		g, notes := benchGrid(rows, prefixes, doc.Meta.Knobs.Repetitions, quantitative, opt)
 		if opt.Width > 0 {

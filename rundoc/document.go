@@ -502,8 +502,18 @@ type Summary struct {
 	// process, not a confidence interval. Nil when no process has two
 	// samples.
 	WithinMADNs *float64 `json:"withinMadNs"`
-	MinNs       float64  `json:"minNs"` // smallest sample over all processes
-	MaxNs       float64  `json:"maxNs"` // largest sample over all processes
+	// MeanOfProcessMediansNs, SDOfProcessMediansNs and
+	// CVOfProcessMedians are the mean, the sample standard deviation
+	// (n−1) and the coefficient of variation (sd/mean) of the process
+	// medians, for those who compare with tools that report them; the
+	// table keeps the median. The deviation and the coefficient are
+	// absent for one process (undefined, not 0), the coefficient also for
+	// a mean of 0; all three in documents written before they existed.
+	MeanOfProcessMediansNs *float64 `json:"meanOfProcessMediansNs,omitempty"`
+	SDOfProcessMediansNs   *float64 `json:"sdOfProcessMediansNs,omitempty"`
+	CVOfProcessMedians     *float64 `json:"cvOfProcessMedians,omitempty"`
+	MinNs                  float64  `json:"minNs"` // smallest sample over all processes
+	MaxNs                  float64  `json:"maxNs"` // largest sample over all processes
 	// ShortSamples counts the samples shorter than half the sample target
 	// (their process ran faster than calibration predicted); they are
 	// kept and marked short in Processes.

@@ -288,6 +288,11 @@ func (v *validator) summary(path string, s *Summary, procs []ProcessResult) {
 	v.count(path+".shortSamples", int64(s.ShortSamples))
 	v.time(path+".medianNs", s.MedianNs)
 	v.timePtr(path+".withinMadNs", s.WithinMADNs)
+	v.timePtr(path+".meanOfProcessMediansNs", s.MeanOfProcessMediansNs)
+	v.timePtr(path+".sdOfProcessMediansNs", s.SDOfProcessMediansNs)
+	if cv := s.CVOfProcessMedians; cv != nil && *cv < 0 {
+		v.fail(path+".cvOfProcessMedians", "negative coefficient of variation %v", *cv)
+	}
 	v.time(path+".minNs", s.MinNs)
 	v.time(path+".maxNs", s.MaxNs)
 	v.ordered(path, "minNs", "maxNs", s.MinNs, s.MaxNs)

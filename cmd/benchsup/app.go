@@ -188,7 +188,7 @@ func commonFlags() []cli.Flag {
 
 func runFlags() []cli.Flag {
 	hygiene := append(append(append(placementFlags(), interferenceFlags()...), hostFlags()...), limitFlags()...)
-	return append(append(append(commonFlags(), compareFlags()...), hygiene...),
+	return append(append(append(append(commonFlags(), compareFlags()...), shapeFlags()...), hygiene...),
 		&cli.IntFlag{Name: "repetitions", Value: supervisor.DefaultRepetitions, Usage: "fresh processes per benchmark (go test's -count)"},
 		&cli.IntFlag{Name: "count", Hidden: true, Usage: "go test's -count: --repetitions with --bench; test mode runs each test once"},
 		&cli.DurationFlag{Name: "sample-time", Aliases: []string{"bench-min-time"}, Value: supervisor.DefaultSampleTime,
@@ -201,7 +201,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
 		&cli.StringFlag{Name: "events", Usage: "write the run's events as they happen (build, discovery, process start and end, result, comparison, done) as newline-delimited JSON to `FILE`; - is stdout, and the table then goes to stderr"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, markdown (GitHub-flavored, for a job summary or a PR comment), benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
@@ -337,15 +337,31 @@ func configUsage(err error) error {
 	return usageError{err}
 }
 
-// formatter picks the stdout renderer.
-func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer, rundoc.Document) error, error) {
+// formatter picks the stdout renderer; shape is --row, --col and --sort,
+// which only the table and markdown of a benchmark run take.
+func formatter(name string, mode supervisor.Mode, verbose bool, shape report.Shape) (func(io.Writer, rundoc.Document) error, error) {
+	if !shape.IsZero() {
+		switch {
+		case mode == supervisor.ModeTest:
+			return nil, usagef("--row, --col and --sort shape a benchmark table: add --bench")
+		case name != "table" && name != "markdown":
+			return nil, usagef("--row, --col and --sort shape the table and markdown formats, not --format=%s", name)
+		}
+	}
 	switch name {
 	case "table":
 		if mode == supervisor.ModeTest {
 			return func(w io.Writer, d rundoc.Document) error { return report.WriteTests(w, d, verbose) }, nil
 		}
 		return func(w io.Writer, d rundoc.Document) error {
-			return report.WriteTable(w, d, report.TableOptions{Verbose: verbose, Width: report.TerminalWidth(w)})
+			return report.WriteTable(w, d, report.TableOptions{Verbose: verbose, Width: report.TerminalWidth(w), Shape: shape})
+		}, nil
+	case "markdown":
+		if mode == supervisor.ModeTest {
+			return nil, usagef("--format=markdown needs --bench (a test run's results are go test's lines: --format=table)")
+		}
+		return func(w io.Writer, d rundoc.Document) error {
+			return report.WriteMarkdown(w, d, report.TableOptions{Verbose: verbose, Shape: shape})
 		}, nil
 	case "benchfmt":
 		if mode == supervisor.ModeTest {
@@ -357,7 +373,7 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 	case "csv":
 		return func(w io.Writer, d rundoc.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
-	return nil, usagef("--format must be table, benchfmt, json or csv, got %q", name)
+	return nil, usagef("--format must be table, markdown, benchfmt, json or csv, got %q", name)
 }
 
 func listCommand(c *cli.Context, stdout, stderr io.Writer) error {

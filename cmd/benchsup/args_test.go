@@ -97,8 +97,8 @@ func TestNormalizedArgsParse(t *testing.T) {
 		args []string
 		want string // the usage error run prints, which names the parsed --format value
 	}{
-		{"json after packages", []string{"run", "./...", "-json", "-format=xml"}, "--format must be table, benchfmt, json or csv"},
-		{"format after packages", []string{"run", "./...", "-format", "xml"}, `--format must be table, benchfmt, json or csv, got "xml"`},
+		{"json after packages", []string{"run", "./...", "-json", "-format=xml"}, "--format must be table, markdown, benchfmt, json or csv"},
+		{"format after packages", []string{"run", "./...", "-format", "xml"}, `--format must be table, markdown, benchfmt, json or csv, got "xml"`},
 		{"count in test mode", []string{"run", ".", "-count=3"}, "-count=3: test mode runs each test once"},
 		{"count and repetitions", []string{"run", ".", "-bench=.", "-count=3", "--repetitions=4"}, "-count=3 and --repetitions=4 disagree"},
 		{"benchtime", []string{"run", "-bench=.", "-benchtime=fast"}, "-benchtime=fast: want a positive duration"},

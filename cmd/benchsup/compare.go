@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,13 +42,66 @@ func compareFlags() []cli.Flag {
 	}
 }
 
+// shapeFlags are --row, --col and --sort, of run and compare.
+func shapeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "row", Usage: "one table line per value of `KEYS`, as benchstat's -row: .name (the function), .fullname, /key (a sub-benchmark name element, /size); comma-separated",
+			DefaultText: ".fullname"},
+		&cli.StringFlag{Name: "col", Usage: "one table column per value of `KEYS` (--col=/impl: a column per implementation), as benchstat's -col; each cell the median, or in a comparison the change and its verdict",
+			DefaultText: "one column"},
+		&cli.StringFlag{Name: "sort", Usage: "order the table's lines within each group by name or median (ascending)", DefaultText: "measurement order"},
+	}
+}
+
+// shapeOf reads --row, --col and --sort.
+func shapeOf(c *cli.Context) (report.Shape, error) {
+	var s report.Shape
+	var err error
+	for _, f := range []struct {
+		name string
+		keys *[]report.Key
+	}{{"row", &s.Row}, {"col", &s.Col}} {
+		if !c.IsSet(f.name) {
+			continue
+		}
+		if *f.keys, err = report.ParseKeys(c.String(f.name)); err != nil {
+			return s, usagef("--%s: %v", f.name, err)
+		}
+	}
+	for _, r := range s.Row {
+		if slices.Contains(s.Col, r) {
+			return s, usagef("--row and --col both take %s: a key shapes lines or columns, not both", r)
+		}
+	}
+	if s.Sort, err = report.ParseSort(c.String("sort")); err != nil {
+		return s, usagef("--sort: %v", err)
+	}
+	return s, nil
+}
+
+// checkShape says, in one line, which key of --row or --col no name of
+// names has, and the keys they have.
+func checkShape(s report.Shape, names []string) error {
+	if err := report.CheckShape(s, names); err != nil {
+		flag := "--row/--col"
+		switch {
+		case len(s.Row) == 0:
+			flag = "--col"
+		case len(s.Col) == 0:
+			flag = "--row"
+		}
+		return usagef("%s: %v", flag, err)
+	}
+	return nil
+}
+
 func compareCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare two run documents (--json output of benchsup run --bench): is NEW faster or slower than OLD, and how sure",
 		ArgsUsage: "OLD.json NEW.json",
-		Flags: append(compareFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, json or csv (one row per identity and metric; the columns are in docs/output.md)"},
+		Flags: append(append(compareFlags(), shapeFlags()...),
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, markdown (GitHub-flavored, for a job summary or a PR comment), json or csv (one row per identity and metric; the columns are in docs/output.md)"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison document to `FILE`"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report of NEW, with OLD's processes beside its own and the comparison's forest plot, to `FILE`"},
 		),
@@ -61,8 +115,15 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			format := c.String("format")
-			if format != "table" && format != "json" && format != "csv" {
-				return usagef("--format must be table, json or csv, got %q", format)
+			if format != "table" && format != "markdown" && format != "json" && format != "csv" {
+				return usagef("--format must be table, markdown, json or csv, got %q", format)
+			}
+			shape, err := shapeOf(c)
+			if err != nil {
+				return err
+			}
+			if !shape.IsZero() && format != "table" && format != "markdown" {
+				return usagef("--row, --col and --sort shape the table and markdown formats, not --format=%s", format)
 			}
 			// Opened first, as run does (see outputFile).
 			jsonOut, err := createOutput("--json", c.String("json"))
@@ -88,13 +149,24 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if shape.Projected() {
+				var names []string
+				for _, r := range cmp.Rows {
+					names = append(names, r.Name)
+				}
+				if err := checkShape(shape, names); err != nil {
+					return err
+				}
+			}
 			switch format {
+			case "markdown":
+				err = report.WriteComparisonMarkdown(stdout, *cmp, shape)
 			case "json":
 				err = rundoc.WriteComparisonJSON(stdout, *cmp)
 			case "csv":
 				err = report.WriteComparisonCSV(stdout, *cmp)
 			default:
-				err = report.WriteComparisonTable(stdout, *cmp)
+				err = report.WriteShapedComparisonTable(stdout, *cmp, shape)
 			}
 			var errs []error
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,17 +18,34 @@ import (
 func reportCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "report",
-		Usage:     "write a self-contained HTML report (plots per process, comparisons, workload windows) of a run document and, optionally, a comparison document",
+		Usage:     "write a self-contained HTML report (plots per process, comparisons, workload windows), or markdown, of a run document and, optionally, a comparison document",
 		ArgsUsage: "RUN.json [COMPARISON.json]",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report.html", Usage: "write the page to `FILE` (- for stdout)"},
-		},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report.html", Usage: "write the page to `FILE` (- for stdout)",
+				DefaultText: "report.html; stdout with --format=markdown"},
+			&cli.StringFlag{Name: "format", Value: "html", Usage: "html, or markdown (GitHub-flavored: the run's table and its comparisons, for a job summary)"},
+		}, shapeFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 || c.NArg() > 2 {
 				return usagef("report takes a run document and, optionally, a comparison document; got %d arguments", c.NArg())
 			}
-			out, err := createOutput("--out", outPath(c.String("out")))
+			format := c.String("format")
+			if format != "html" && format != "markdown" {
+				return usagef("--format must be html or markdown, got %q", format)
+			}
+			shape, err := shapeOf(c)
+			if err != nil {
+				return err
+			}
+			if !shape.IsZero() && format != "markdown" {
+				return usagef("--row, --col and --sort shape the markdown format's tables, not --format=%s", format)
+			}
+			outName := c.String("out")
+			if format == "markdown" && !c.IsSet("out") {
+				outName = "-"
+			}
+			out, err := createOutput("--out", outPath(outName))
 			if err != nil {
 				return err
 			}
@@ -44,15 +62,56 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 				}
 				page.Comparisons = append(page.Comparisons, *cmp)
 			}
-			if err := out.commit(func(w io.Writer) error { return report.WriteHTML(w, page) }); err != nil {
+			write := func(w io.Writer) error { return report.WriteHTML(w, page) }
+			if format == "markdown" {
+				if shape.Projected() {
+					var names []string
+					for _, r := range doc.Rows {
+						names = append(names, r.Name)
+					}
+					if err := checkShape(shape, names); err != nil {
+						return err
+					}
+				}
+				write = func(w io.Writer) error { return writeMarkdownReport(w, *doc, page.Comparisons, shape) }
+			}
+			if err := out.commit(write); err != nil {
 				return err
 			}
-			if c.String("out") != "-" {
-				fmt.Fprintf(stderr, "benchsup: wrote %s\n", c.String("out"))
+			if outName != "-" {
+				fmt.Fprintf(stderr, "benchsup: wrote %s\n", outName)
 			}
 			return nil
 		},
 	}
+}
+
+// writeMarkdownReport writes a saved benchmark run as markdown: its
+// table, then each comparison it holds (--baseline, --against, a merge's)
+// and the one given beside it.
+func writeMarkdownReport(w io.Writer, doc rundoc.Document, extra []rundoc.Comparison, shape report.Shape) error {
+	if doc.Meta.Mode != rundoc.ModeBench {
+		return usagef("--format=markdown renders a benchmark run; this document is of mode %q", doc.Meta.Mode)
+	}
+	if err := report.WriteMarkdown(w, doc, report.TableOptions{Shape: shape}); err != nil {
+		return err
+	}
+	var variants bool
+	for _, c := range append(slices.Clone(doc.Comparisons), extra...) {
+		if c.Variants != nil {
+			variants = true
+			continue
+		}
+		fmt.Fprintln(w)
+		if err := report.WriteComparisonMarkdown(w, c, shape); err != nil {
+			return err
+		}
+	}
+	if variants {
+		fmt.Fprintln(w)
+		return report.WriteVariantMarkdown(w, doc.Rows, doc.Comparisons)
+	}
+	return nil
 }
 
 // eventStream is where --events goes: a file written as the run goes (not

@@ -29,6 +29,7 @@ type runOptions struct {
 	cfg      supervisor.Config // without Warnings, Progress and Events, which executeRun sets
 	failOn   analysis.FailOn   // --fail-on: "", slower or inconclusive
 	format   string            // --format
+	shape    report.Shape      // --row, --col, --sort
 	write    func(io.Writer, rundoc.Document) error
 	verbose  bool
 	json     string // --json FILE, or ""
@@ -183,7 +184,10 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, configUsage(err)
 	}
 	o.format, o.verbose = c.String("format"), c.Bool("verbose")
-	if o.write, err = formatter(o.format, cfg.Mode, o.verbose); err != nil {
+	if o.shape, err = shapeOf(c); err != nil {
+		return o, err
+	}
+	if o.write, err = formatter(o.format, cfg.Mode, o.verbose, o.shape); err != nil {
 		return o, err
 	}
 	if c.Bool("csv-samples") {
@@ -338,10 +342,48 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 	if err := out.events.close(); err != nil {
 		errs = append(errs, err)
 	}
+	if opts.shape.Projected() {
+		// The keys are checked against the names measured: a key no name
+		// has is said in one line, and the table is shown unshaped rather
+		// than the run's results lost.
+		var names []string
+		for _, r := range doc.Rows {
+			if r.Kind == rundoc.KindBenchmark {
+				names = append(names, r.Name)
+			}
+		}
+		for _, c := range doc.Comparisons {
+			for _, r := range c.Rows {
+				names = append(names, r.Name)
+			}
+		}
+		if err := checkShape(opts.shape, names); err != nil {
+			fmt.Fprintf(stderr, "benchsup: %s; the table is shown unshaped\n", errLine(err))
+			opts.shape = report.Shape{}
+			opts.write, _ = formatter(opts.format, supervisor.ModeBench, opts.verbose, opts.shape)
+		}
+	}
 	// The table first: a file that cannot be written at the end does not
 	// cost the results on stdout.
 	if err := opts.write(stdout, *doc); err != nil {
 		errs = append(errs, fmt.Errorf("writing results: %w", err))
+	}
+	if opts.format == "markdown" {
+		for _, cmp := range doc.Comparisons {
+			if cmp.Variants != nil {
+				continue
+			}
+			fmt.Fprintln(stdout)
+			if err := report.WriteComparisonMarkdown(stdout, cmp, opts.shape); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+		}
+		if slices.ContainsFunc(doc.Comparisons, func(c rundoc.Comparison) bool { return c.Variants != nil }) {
+			fmt.Fprintln(stdout)
+			if err := report.WriteVariantMarkdown(stdout, doc.Rows, doc.Comparisons); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
+			}
+		}
 	}
 	if opts.format == "table" {
 		if opts.verbose {
@@ -351,6 +393,9 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 		// variant tables, with the vs matrix); each contender's full
 		// comparison (B/op, allocs/op, every note) under -v.
 		variants := slices.ContainsFunc(doc.Comparisons, func(c rundoc.Comparison) bool { return c.Variants != nil })
+		if variants && !opts.shape.IsZero() {
+			fmt.Fprintln(stderr, "benchsup: note: --row, --col and --sort do not shape --vs's variant tables, which are one table per key already")
+		}
 		if variants {
 			fmt.Fprintln(stdout)
 			if err := report.WriteVariantTables(stdout, doc.Rows, doc.Comparisons); err != nil {
@@ -362,7 +407,7 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 				continue
 			}
 			fmt.Fprintln(stdout)
-			if err := report.WriteComparisonTable(stdout, cmp); err != nil {
+			if err := report.WriteShapedComparisonTable(stdout, cmp, opts.shape); err != nil {
 				errs = append(errs, fmt.Errorf("writing the comparison: %w", err))
 			}
 		}

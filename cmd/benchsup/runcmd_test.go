@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benchsup/benchsup/report"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
 	"github.com/benchsup/benchsup/supervisor"
@@ -168,9 +170,21 @@ func TestRunOptions(t *testing.T) {
 		{"zero repetitions before the host's refusal", []string{"--repetitions=0", "--cpus=99"}, "--repetitions must be at least 1", nil},
 		{"a CPU the host refuses", []string{"--cpus=99"}, "--cpus=99: CPU 99 is not online", nil},
 		{"a limit the host cannot apply", []string{"--memory-limit=1GiB"}, "--memory-limit: no cgroup memory controller can be written here: no cgroup here", nil},
-		{"an unknown format", []string{"--format=xml"}, "--format must be table, benchfmt, json or csv", nil},
+		{"an unknown format", []string{"--format=xml"}, "--format must be table, markdown, benchfmt, json or csv", nil},
 		{"benchfmt in test mode", []string{"--format=benchfmt"}, "--format=benchfmt needs --bench", nil},
 		{"a bad shard", []string{"--bench", "--shard=3/2"}, "--shard: ", nil},
+		{"markdown in test mode", []string{"--format=markdown"}, "--format=markdown needs --bench", nil},
+		{"a column key that is not one", []string{"--bench", "--col=impl"}, `--col: "impl" is not a key`, nil},
+		{"a key in both row and col", []string{"--bench", "--row=/n", "--col=.name,/n"}, "--row and --col both take /n", nil},
+		{"a sort of another kind", []string{"--bench", "--sort=time"}, `--sort: "time": want name or median`, nil},
+		{"a shape in test mode", []string{"--col=/impl"}, "--row, --col and --sort shape a benchmark table: add --bench", nil},
+		{"a shape of json", []string{"--bench", "--sort=name", "--format=json"}, "--row, --col and --sort shape the table and markdown formats, not --format=json", nil},
+		{"a shape", []string{"--bench", "--row=/n", "--col=.name,/impl", "--sort=median", "--format=markdown"}, "", func(t *testing.T, o runOptions) {
+			want := report.Shape{Row: []report.Key{{Sub: "n"}}, Col: []report.Key{{Field: ".name"}, {Sub: "impl"}}, Sort: report.SortMedian}
+			if !reflect.DeepEqual(o.shape, want) || o.format != "markdown" {
+				t.Errorf("shape %+v, format %q; want %+v, markdown", o.shape, o.format, want)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

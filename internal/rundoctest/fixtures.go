@@ -7,6 +7,7 @@ package rundoctest
 
 import (
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/benchsup/benchsup/internal/stats"
@@ -85,6 +86,7 @@ func Summarize(procs []rundoc.ProcessResult) *rundoc.Summary {
 	if iv, ok := stats.MedianInterval(medians, 0.95); ok {
 		s.Interval = &rundoc.Interval{LowNs: iv.Low, HighNs: iv.High, Confidence: iv.Confidence}
 	}
+	s.MeanOfProcessMediansNs, s.SDOfProcessMediansNs, s.CVOfProcessMedians = moments(medians)
 	metric := func(unit string, f func(stats.Process) (stats.Stats, bool)) {
 		var ms []stats.Stats
 		for _, p := range mps {
@@ -669,4 +671,28 @@ func RecordingsFixture() []rundoc.Recording {
 		RecordingOf("./cmd/server", "request", true, 1_210_000, 980_000, 1_050_000, 2_400_000, 1_120_000, 1_010_000, 990_000, 5_800_000, 1_100_000, 1_030_000),
 		RecordingOf("./cmd/server", "job", false, 40_000_000, 38_500_000, 41_200_000, 39_900_000),
 	}
+}
+
+// moments are analysis.MomentsOfMedians' mean, sd and cv, which this
+// package cannot import (analysis's tests import it); TestFixtureMoments
+// in analysis checks that the two agree.
+func moments(medians []float64) (mean, sd, cv *float64) {
+	sum := 0.0
+	for _, m := range medians {
+		sum += m
+	}
+	mu := sum / float64(len(medians))
+	if len(medians) < 2 {
+		return &mu, nil, nil
+	}
+	ss := 0.0
+	for _, m := range medians {
+		ss += (m - mu) * (m - mu)
+	}
+	d := math.Sqrt(ss / float64(len(medians)-1))
+	if mu == 0 {
+		return &mu, &d, nil
+	}
+	c := d / mu
+	return &mu, &d, &c
 }
