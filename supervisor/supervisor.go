@@ -36,6 +36,10 @@ type supervisor struct {
 	// binCache is the per-user directory test binaries are linked into;
 	// "" links into tmp.
 	binCache string
+	// cacheMax is the size the cache is trimmed to after the builds, and
+	// began when this run began: binaries used since are never trimmed.
+	cacheMax int64
+	began    time.Time
 	// start starts one child: sandbox.RunContext, or a scripted child in
 	// tests of the schedule and of how results are collected.
 	start startFunc
@@ -207,14 +211,16 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
+	binCache, err := binCacheDir()
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := sandbox.MkdirTemp() // named after its owner: a later run removes it if this one is killed
 	if err != nil {
 		return nil, err
 	}
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext, placement: placement}
-	if s.binCache != "" {
-		pruneBinCache(s.binCache, time.Now())
-	}
+	cacheMax, _ := CacheMax() // binCacheDir checked it
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext, placement: placement}
 	return s, nil
 }
 
@@ -343,6 +349,11 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 		}
 		s.emit(ev)
 	})
+	if s.binCache != "" {
+		// After the builds, so that what this run added counts and
+		// what it uses stays (see pruneBinCache).
+		pruneBinCache(s.binCache, time.Now(), s.cacheMax, s.began)
+	}
 }
 
 // build compiles p's test binary as go test would, with the overlay as
@@ -361,6 +372,10 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		// run with other flags never relinks a binary this one executes.
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
 		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
+		// Used now, before the go command finds it up to date: another
+		// run's trim spares it (see pruneBinCache).
+		now := time.Now()
+		_ = os.Chtimes(target, now, now)
 	}
 	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
 		return err
