@@ -3,7 +3,9 @@ package supervisor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -232,16 +234,17 @@ func (s *supervisor) close() { os.RemoveAll(s.tmp) }
 // run), is a skipped package row saying so, as go test prints
 // "? pkg [no test files]" and "ok pkg [no tests to run]".
 func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []rundoc.Row, error) {
-	if s.cfg.Dir != "" {
-		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("directory %s: not a directory", s.cfg.Dir)
-		}
+	if err := checkDir(s.cfg.Dir); err != nil {
+		return nil, nil, err
 	}
 	var err error
 	if s.env, err = s.readGoEnv(ctx); err != nil {
 		return nil, nil, err
 	}
 	if s.plain, err = s.listPackages(ctx, nil, s.cfg.Packages); err != nil {
+		return nil, nil, err
+	}
+	if err := s.noModule(); err != nil {
 		return nil, nil, err
 	}
 	if s.inj, err = newInjector(filepath.Join(s.tmp, "gen"), benchsupVersion()); err != nil {
@@ -257,7 +260,9 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 	}
 	for _, pkg := range s.plain.roots {
 		if pkg.Error != nil {
-			fail(pkg, firstLine(pkg.Error.Err), pkg.Error.Err)
+			// The first line is the row's error, the rest its output:
+			// the go command's line printed once.
+			fail(pkg, firstLine(pkg.Error.Err), restLines(pkg.Error.Err))
 			continue
 		}
 		if !pkg.hasTests() {
@@ -769,6 +774,47 @@ func packageRow(pkg string, outcome rundoc.Outcome, msg, output string) rundoc.R
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// restLines is s after its first line.
+func restLines(s string) string {
+	_, rest, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return rest
+}
+
+// checkDir refuses a -C directory that is not one, saying which: missing,
+// or something else.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("directory %s: not a directory", dir)
+	}
+	return nil
+}
+
+// noModule says what to do when the go command runs in module mode
+// outside any module (go env GOMOD is the null device) and so found none
+// of the packages: go test's "directory prefix . does not contain main
+// module" never names go.mod.
+func (s *supervisor) noModule() error {
+	if s.env.GOMOD != os.DevNull || len(s.plain.roots) == 0 {
+		return nil
+	}
+	for _, pkg := range s.plain.roots {
+		if pkg.Error == nil {
+			return nil // a standard library package resolves without a module
+		}
+	}
+	dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
+	return fmt.Errorf("go.mod not found in %s or any parent directory: run benchsup in a module (-C DIR), or make one here with go mod init MODULE", dir)
+}
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
