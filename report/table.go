@@ -153,7 +153,7 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	bw := bufio.NewWriter(w)
 	writeMetaHeader(bw, doc.Meta, p)
 
-	rows := tableOrder(doc.Rows)
+	rows, notRun := splitNotRun(tableOrder(doc.Rows))
 	prefixes := packagePrefixes(tablePackages(doc.Rows, doc.Windows))
 	quantitative, diagnostic := splitColumns(doc.Columns)
 	var hidden []string
@@ -195,6 +195,9 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			writeGrid(bw, g, p)
 		}
 	}
+	for _, l := range notRunLines(doc, notRun, func(r rundoc.Row) string { return displayName(r, prefixes) }) {
+		bw.WriteString("\n" + p.paint(yellow, l) + "\n")
+	}
 	notes := d.notes
 	for _, r := range rows {
 		for _, n := range r.Notes {
@@ -220,7 +223,7 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 		}
 		writeRecordings(bw, doc.Recordings, opt, p)
 	}
-	writeErrorBlocks(bw, rows, prefixes)
+	writeErrorBlocks(bw, withoutCanceled(doc, rows), prefixes)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: writing table: %w", err)
 	}
