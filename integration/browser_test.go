@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -318,6 +319,63 @@ var overflowJS = fmt.Sprintf(`(() => {
 	}
 	return out;
 })()`, viewWidth)
+
+// answerFirst is what answerFirstJS reads: whether a comparison precedes
+// the benchmarks, where each comparison row's link leads, and the strip
+// plots' lane labels.
+type answerFirst struct {
+	ComparisonFirst bool `json:"comparisonFirst"`
+	Links           []struct {
+		Href   string `json:"href"`
+		Text   string `json:"text"`
+		Target string `json:"target"` // the linked section's data-identity; "" for none
+	} `json:"links"`
+	Lanes []string `json:"lanes"`
+}
+
+const answerFirstJS = `(() => {
+	const c = document.querySelector('section.comparison'), b = document.querySelector('section.benchmark');
+	const out = {comparisonFirst: !!(c && b && (c.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)), links: [], lanes: []};
+	for (const a of document.querySelectorAll('section.comparison a[href^="#"]')) {
+		const id = decodeURIComponent(a.getAttribute('href').slice(1));
+		const t = document.getElementById(id);
+		out.links.push({href: id, text: a.textContent, target: t && t.matches('section.benchmark') ? (t.getAttribute('data-identity') || '') : ''});
+	}
+	for (const l of document.querySelectorAll('svg.strip g.process text.lane')) {
+		out.lanes.push(l.textContent);
+	}
+	return out;
+})()`
+
+// brokenWordsJS lists the table cells (identities aside) a word of which
+// spans two lines, and the verdict and number cells that wrap or overflow
+// at all.
+const brokenWordsJS = `(() => {
+	const out = [];
+	const lineTops = rects => new Set([...rects].filter(r => r.width > 0).map(r => Math.round(r.top))).size;
+	for (const cell of document.querySelectorAll('main table:not(.facts) td:not(.ident), main table:not(.facts) th')) {
+		if (!cell.getClientRects().length) continue; // in a closed <details>
+		const text = cell.textContent.trim().replace(/\s+/g, ' ').slice(0, 60);
+		if (cell.matches('td.num, td.verdict')) {
+			const r = document.createRange();
+			r.selectNodeContents(cell);
+			if (lineTops(r.getClientRects()) > 1 || cell.scrollWidth > cell.clientWidth + 1) {
+				out.push(cell.className + ' "' + text + '" wraps or overflows');
+				continue;
+			}
+		}
+		const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+		for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+			for (const m of n.data.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(n, m.index);
+				r.setEnd(n, m.index + m[0].length);
+				if (lineTops(r.getClientRects()) > 1) out.push((cell.className || cell.tagName.toLowerCase()) + ' "' + text + '" breaks "' + m[0] + '"');
+			}
+		}
+	}
+	return out;
+})()`
 
 // openDetailsJS unfolds every <details>, whose content must fit too.
 const openDetailsJS = `document.querySelectorAll('details').forEach(d => { d.open = true; }); document.querySelectorAll('details').length`
@@ -631,6 +689,57 @@ func checkPage(t *testing.T, browserCtx context.Context, html string, w want, wi
 			if len(o.Elements) > 0 {
 				t.Errorf("%s: %d elements reach past x=%d:\n\t%s", step.name, len(o.Elements), viewWidth, strings.Join(o.Elements, "\n\t"))
 			}
+		}
+	})
+
+	t.Run("answer first", func(t *testing.T) {
+		var a answerFirst
+		raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]byte](answerFirstJS))
+		if err == nil {
+			err = json.Unmarshal(raw, &a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.ComparisonFirst {
+			t.Error("the first section.comparison does not come before the first section.benchmark")
+		}
+		if len(a.Links) == 0 {
+			t.Error("no comparison row links to its benchmark's section")
+		}
+		for _, l := range a.Links {
+			if l.Target != l.Text {
+				t.Errorf("link %q (#%s) leads to the section of %q", l.Text, l.Href, l.Target)
+			}
+		}
+		lane := regexp.MustCompile(`^p[0-9]+$`)
+		if withOld {
+			lane = regexp.MustCompile(`^(old|new) · p[0-9]+$`)
+		}
+		if len(a.Lanes) == 0 {
+			t.Error("no lane labels")
+		}
+		for _, l := range a.Lanes {
+			if !lane.MatchString(l) {
+				t.Errorf("lane label %q, want %s", l, lane)
+			}
+		}
+	})
+
+	// At 1280 px no table cell breaks a word across lines ("chang|e");
+	// only identities may break, and verdicts and numbers stay on one
+	// line.
+	t.Run("no word broken", func(t *testing.T) {
+		var broken []string
+		raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]byte](brokenWordsJS))
+		if err == nil {
+			err = json.Unmarshal(raw, &broken)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(broken) > 0 {
+			t.Errorf("%d table cells break a word or wrap a verdict or number:\n\t%s", len(broken), strings.Join(broken, "\n\t"))
 		}
 	})
 

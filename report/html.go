@@ -76,6 +76,7 @@ type htmlFact struct{ Name, Value string }
 // htmlBench is one benchmark identity's section.
 type htmlBench struct {
 	Identity string // "PKG NAME"
+	Anchor   string // the section's id, which the comparison tables link to
 	Package  string
 	Name     string
 	Strip    template.HTML
@@ -127,6 +128,7 @@ type htmlForest struct {
 
 type htmlCompareRow struct {
 	Identity, Metric, Old, New, Change, Interval, P, Verdict string
+	Anchor                                                   string // the identity's benchmark section; "" for none
 }
 
 type htmlWindows struct {
@@ -186,6 +188,18 @@ func buildPage(r HTMLReport) htmlPage {
 		p.Comparisons = append(p.Comparisons, comparisonView(c))
 	}
 	p.Variants = variantsView(doc.Rows, variants)
+	// The answer links to its evidence: each compared identity to its
+	// benchmark section.
+	anchors := map[string]string{}
+	for _, b := range p.Benchmarks {
+		anchors[b.Identity] = b.Anchor
+	}
+	for i := range p.Comparisons {
+		for j := range p.Comparisons[i].Table {
+			r := &p.Comparisons[i].Table[j]
+			r.Anchor = anchors[r.Identity]
+		}
+	}
 	if len(doc.WindowSummaries) > 0 {
 		p.Windows = windowsView(doc.WindowSummaries)
 	}
@@ -416,12 +430,15 @@ func benchSections(doc *rundoc.Document, old *rundoc.Document) []htmlBench {
 			add(r, side)
 		}
 	}
+	// A plain run's lanes are p0, p1, ...: "new" says something only
+	// beside another build.
+	plain := old == nil && !slices.ContainsFunc(doc.Rows, func(r rundoc.Row) bool { return r.Build != "" })
 	var out []htmlBench
-	for _, id := range order {
+	for i, id := range order {
 		rows := groups[id]
-		b := htmlBench{Identity: id.pkg + " " + id.name, Package: id.pkg, Name: id.name}
+		b := htmlBench{Identity: id.pkg + " " + id.name, Package: id.pkg, Name: id.name, Anchor: benchAnchor(i, id.name)}
 		var marks stripMarks
-		b.Strip, marks = stripSVG(rows)
+		b.Strip, marks = stripSVG(rows, plain)
 		b.Legend, b.Disturbed, b.Retaken = marks.samples, marks.disturbed, marks.retaken
 		for _, sr := range rows {
 			b.Rows = append(b.Rows, benchRowView(doc.Columns, sr))
@@ -430,6 +447,21 @@ func benchSections(doc *rundoc.Document, old *rundoc.Document) []htmlBench {
 		out = append(out, b)
 	}
 	return out
+}
+
+// benchAnchor is the id of the i-th benchmark section: its position keeps
+// it unique, the name (its letters and digits) readable in a link.
+func benchAnchor(i int, name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return "b" + strconv.Itoa(i) + "-" + strings.TrimSuffix(b.String(), "-")
 }
 
 // metricsTable lays the rows' metrics side by side, metrics in order of
@@ -602,7 +634,7 @@ type stripMarks struct {
 // lane (in no statistic, but never hidden), the process median a tick,
 // and per row the headline median with its interval as a band. It reports
 // what it drew.
-func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
+func stripSVG(rows []sideRow, plain bool) (template.HTML, stripMarks) {
 	var vals []float64
 	nproc := 0
 	for _, sr := range rows {
@@ -662,7 +694,11 @@ func stripSVG(rows []sideRow) (template.HTML, stripMarks) {
 			mid := y + laneHeight/2
 			b.f(`<g class="process" data-process="`, strconv.Itoa(p.Index), `" data-side="`, esc(sr.Side),
 				`" data-outcome="`, esc(string(p.Outcome)), `">`)
-			b.label(stripLabel, mid+4, "end", "lane", sr.Side+" · p"+strconv.Itoa(p.Index), 22)
+			lane := "p" + strconv.Itoa(p.Index)
+			if !plain {
+				lane = sr.Side + " · " + lane
+			}
+			b.label(stripLabel, mid+4, "end", "lane", lane, 22)
 			drawn := 0
 			if have {
 				// Retaken samples first, so that kept ones draw over them.

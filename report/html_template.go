@@ -24,9 +24,12 @@ h3{font-size:15px;margin:0 0 6px;overflow-wrap:anywhere}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:var(--soft);border:1px solid var(--rule);padding:8px 10px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:24em;overflow:auto}
 table{border-collapse:collapse;font-size:13px}
-th,td{text-align:left;padding:3px 10px 3px 0;vertical-align:top;border-bottom:1px solid #eceff3;overflow-wrap:anywhere}
-th{font-weight:600;color:var(--muted)}
+th,td{text-align:left;padding:3px 10px 3px 0;vertical-align:top;border-bottom:1px solid #eceff3;overflow-wrap:break-word}
+th{font-weight:600;color:var(--muted);white-space:nowrap}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
+td.verdict,td.word{white-space:nowrap}
+td.ident{overflow-wrap:anywhere;min-width:14em}
+a{color:var(--new)}
 .wide{overflow-x:auto;max-width:100%}
 .facts td:first-child{color:var(--muted);white-space:nowrap;padding-right:16px}
 .facts td{overflow-wrap:anywhere}
@@ -111,6 +114,65 @@ ul.plain{margin:4px 0;padding-left:18px}
 <ul class="plain">{{range .Absent}}<li>{{.}}</li>
 {{end}}</ul></details>{{end}}
 
+{{range $i, $c := .Comparisons}}
+<section class="comparison">
+<h2>Comparison{{if $i}} {{$i}}{{end}}: new / old</h2>
+<table class="facts"><tr><td>old</td><td>{{.Old}}</td></tr><tr><td>new</td><td>{{.New}}</td></tr><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
+{{if .Mismatches}}<p class="outcome">Fingerprints differ (compared because --allow-mismatch was given):</p>
+<ul class="plain">{{range .Mismatches}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{range .Forests}}<figure>
+<h3>{{.Metric}}: new / old</h3>
+{{.SVG}}
+<figcaption class="legend">
+{{if eq .Metric "sec/op"}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>{{else}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#4a5568"/></svg>decreased</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#4a5568"/></svg>increased (better or worse depends on the metric)</span>{{end}}
+<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent / same</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
+<span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>
+<span>rows without a ratio: verdict in text, no marker</span>
+</figcaption>
+</figure>{{end}}
+{{if .Geomeans}}<p><strong>Geomean</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Sweeps}}<p><strong>Scaling changes</strong> <span class="muted">({{$.Caveat}})</span></p><ul class="plain">{{range .Sweeps}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<div class="wide"><table>
+<tr><th>identity</th><th>metric</th><th>old</th><th>new</th><th>change</th><th>interval</th><th>p</th><th>verdict</th></tr>
+{{range .Table}}<tr><td class="ident">{{if .Anchor}}<a href="#{{.Anchor}}">{{.Identity}}</a>{{else}}{{.Identity}}{{end}}</td><td class="word">{{.Metric}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Change}}</td><td class="num">{{.Interval}}</td><td class="num">{{.P}}</td><td class="verdict">{{.Verdict}}</td></tr>
+{{end}}</table></div>
+{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+</section>
+{{end}}
+
+{{range .Variants}}
+<section class="variants">
+<h2>{{.Title}}</h2>
+<table class="facts"><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
+{{range .Groups}}<figure>
+<h3>{{.Package}} {{.Group}}: each variant / {{.Reference}}</h3>
+{{.SVG}}
+<figcaption class="legend">
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster than the reference</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent</span>
+<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
+<span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>
+<span>the reference is the line at 1</span>
+</figcaption>
+</figure>
+<div class="wide"><table>
+<tr><th>variant</th><th>time</th><th>ratio to {{.Reference}}</th><th>interval</th><th>won–lost</th><th>verdict</th></tr>
+{{range .Lines}}<tr><td class="ident">{{.Variant}}</td><td class="num">{{.Time}}</td><td class="num">{{.Ratio}}</td><td class="num">{{.Interval}}</td><td class="num">{{.Won}}</td><td class="verdict">{{.Verdict}}</td></tr>
+{{end}}</table></div>
+{{with .Matrix}}<div class="wide"><table class="vs-matrix">
+<tr><th>vs</th>{{range .Members}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Name}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table><p class="muted">{{.Legend}}</p></div>{{end}}
+{{end}}
+{{if .Geomeans}}<p><strong>Geomean over the groups</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+</section>
+{{end}}
+
 {{if .TestMode}}
 <h2 id="tests">Failed and skipped tests</h2>
 {{if .Tests}}<div class="wide"><table>
@@ -124,7 +186,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 <h2 id="benchmarks">Benchmarks</h2>
 <p class="muted">One lane per fresh process; the process is the unit, so each lane's samples are evidence about that process only.</p>
 {{range .Benchmarks}}
-<section class="benchmark" data-identity="{{.Identity}}">
+<section class="benchmark" id="{{.Anchor}}" data-identity="{{.Identity}}">
 <h3>{{.Name}} <span class="muted" style="font-weight:400">{{.Package}}</span></h3>
 <figure>
 {{.Strip}}
@@ -195,65 +257,6 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{if .Failures}}
 <h2 id="failures">Other failures</h2>
 {{range .Failures}}{{template "failure" .}}{{end}}
-{{end}}
-
-{{range $i, $c := .Comparisons}}
-<section class="comparison">
-<h2>Comparison{{if $i}} {{$i}}{{end}}: new / old</h2>
-<table class="facts"><tr><td>old</td><td>{{.Old}}</td></tr><tr><td>new</td><td>{{.New}}</td></tr><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
-{{if .Mismatches}}<p class="outcome">Fingerprints differ (compared because --allow-mismatch was given):</p>
-<ul class="plain">{{range .Mismatches}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{range .Forests}}<figure>
-<h3>{{.Metric}}: new / old</h3>
-{{.SVG}}
-<figcaption class="legend">
-{{if eq .Metric "sec/op"}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>{{else}}<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#4a5568"/></svg>decreased</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#4a5568"/></svg>increased (better or worse depends on the metric)</span>{{end}}
-<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent / same</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
-<span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>
-<span>rows without a ratio: verdict in text, no marker</span>
-</figcaption>
-</figure>{{end}}
-{{if .Geomeans}}<p><strong>Geomean</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Sweeps}}<p><strong>Scaling changes</strong> <span class="muted">({{$.Caveat}})</span></p><ul class="plain">{{range .Sweeps}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<div class="wide"><table>
-<tr><th>identity</th><th>metric</th><th>old</th><th>new</th><th>change</th><th>interval</th><th>p</th><th>verdict</th></tr>
-{{range .Table}}<tr><td>{{.Identity}}</td><td>{{.Metric}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Change}}</td><td class="num">{{.Interval}}</td><td class="num">{{.P}}</td><td>{{.Verdict}}</td></tr>
-{{end}}</table></div>
-{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-</section>
-{{end}}
-
-{{range .Variants}}
-<section class="variants">
-<h2>{{.Title}}</h2>
-<table class="facts"><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
-{{range .Groups}}<figure>
-<h3>{{.Package}} {{.Group}}: each variant / {{.Reference}}</h3>
-{{.SVG}}
-<figcaption class="legend">
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 2L13 2L7 13Z" fill="#2f7d4f"/></svg>faster than the reference</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M1 12L13 12L7 1Z" fill="#b83232"/></svg>slower</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><circle cx="7" cy="7" r="5" fill="#fff" stroke="#4a5568" stroke-width="1.5"/></svg>equivalent</span>
-<span><svg viewBox="0 0 14 14" width="14" height="14"><path d="M7 1L13 7L7 13L1 7Z" fill="#fff" stroke="#a86b12" stroke-width="1.5"/></svg>inconclusive</span>
-<span><span class="sw" style="background:#e9edf2"></span>practical threshold</span>
-<span>the reference is the line at 1</span>
-</figcaption>
-</figure>
-<div class="wide"><table>
-<tr><th>variant</th><th>time</th><th>ratio to {{.Reference}}</th><th>interval</th><th>won–lost</th><th>verdict</th></tr>
-{{range .Lines}}<tr><td>{{.Variant}}</td><td class="num">{{.Time}}</td><td class="num">{{.Ratio}}</td><td class="num">{{.Interval}}</td><td class="num">{{.Won}}</td><td>{{.Verdict}}</td></tr>
-{{end}}</table></div>
-{{with .Matrix}}<div class="wide"><table class="vs-matrix">
-<tr><th>vs</th>{{range .Members}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th>{{.Name}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>
-{{end}}</table><p class="muted">{{.Legend}}</p></div>{{end}}
-{{end}}
-{{if .Geomeans}}<p><strong>Geomean over the groups</strong></p><ul class="plain">{{range .Geomeans}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Notes}}<ul class="plain muted">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-</section>
 {{end}}
 
 {{with .Windows}}

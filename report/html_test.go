@@ -187,7 +187,7 @@ func TestWriteHTMLSkeleton(t *testing.T) {
 // TestWriteHTMLSelfContained checks that nothing in the page reaches
 // outside the file and that the page has what a browser needs.
 func TestWriteHTMLSelfContained(t *testing.T) {
-	external := regexp.MustCompile(`(?i)(src=|href=|<link|<script|@import|url\(|https?://)`)
+	external := regexp.MustCompile(`(?i)(src=|href="[^#]|<link|<script|@import|url\(|https?://)`)
 	for _, tt := range htmlCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, tt.r)
@@ -206,7 +206,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 // process of every row drawn, one forest row per time comparison row and
 // One window group per summary.
 func TestWriteHTMLHooks(t *testing.T) {
-	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" data-identity="([^"]*)">(.*?)</section>`)
+	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" id="b[0-9]+-[A-Za-z0-9-]*" data-identity="([^"]*)">(.*?)</section>`)
 	for _, tt := range htmlCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, tt.r)
@@ -372,7 +372,7 @@ func TestWriteHTMLDemo(t *testing.T) {
 	page := renderHTML(t, HTMLReport{Run: &d})
 	for _, r := range d.Rows {
 		if r.Kind == rundoc.KindBenchmark {
-			assert.Contains(t, page, `<section class="benchmark" data-identity="`+esc(r.Package+" "+r.Name)+`">`)
+			assert.Regexp(t, `<section class="benchmark" id="b[0-9]+-[A-Za-z0-9-]*" data-identity="`+regexp.QuoteMeta(esc(r.Package+" "+r.Name))+`">`, page)
 		}
 	}
 	assert.Equal(t, len(d.WindowSummaries), strings.Count(page, `<g class="window" `))
@@ -563,7 +563,7 @@ func TestWriteHTMLHygiene(t *testing.T) {
 	}
 	assert.Equal(t, 1, strings.Count(page, "<td>placement</td>"), "the placement fact is replaced, not repeated")
 
-	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" data-identity="([^"]*)">(.*?)</section>`)
+	sectionRe := regexp.MustCompile(`(?s)<section class="benchmark" id="b[0-9]+-[A-Za-z0-9-]*" data-identity="([^"]*)">(.*?)</section>`)
 	sections := sectionRe.FindAllStringSubmatch(page, -1)
 	require.Len(t, sections, len(doc.Rows))
 	for i, s := range sections {

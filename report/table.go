@@ -157,7 +157,7 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	bw := bufio.NewWriter(w)
 	writeMetaHeader(bw, doc.Meta, p)
 
-	rows := tableOrder(doc.Rows)
+	rows, notRun := splitNotRun(tableOrder(doc.Rows))
 	if !opt.Shape.Projected() {
 		rows = sortRows(rows, opt.Shape.Sort) // a projection sorts its own lines
 	}
@@ -213,6 +213,9 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 			writeGrid(bw, g, p)
 		}
 	}
+	for _, l := range notRunLines(doc, notRun, func(r rundoc.Row) string { return displayName(r, prefixes) }) {
+		bw.WriteString("\n" + p.paint(yellow, l) + "\n")
+	}
 	notes := d.notes
 	for _, r := range rows {
 		for _, n := range r.Notes {
@@ -238,7 +241,7 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 		}
 		writeRecordings(bw, doc.Recordings, opt, p)
 	}
-	writeErrorBlocks(bw, rows, prefixes)
+	writeErrorBlocks(bw, withoutCanceled(doc, rows), prefixes)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: writing table: %w", err)
 	}

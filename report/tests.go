@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,14 @@ func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
 	for _, pkg := range pkgs {
 		writePackage(bw, pkg, doc.Rows, verbose, &c)
 	}
+	_, notRun := splitNotRun(doc.Rows)
+	name := func(r rundoc.Row) string { return r.Name }
+	if slices.ContainsFunc(notRun, func(r rundoc.Row) bool { return r.Package != notRun[0].Package }) {
+		name = func(r rundoc.Row) string { return path.Base(r.Package) + "." + r.Name }
+	}
+	for _, l := range notRunLines(doc, notRun, name) {
+		bw.WriteString(l + "\n")
+	}
 	bw.WriteString(c.String() + "\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: writing test results: %w", err)
@@ -47,6 +56,7 @@ func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
 // testCounts tallies a test run for its summary line.
 type testCounts struct {
 	tests, passed, failed, skipped, crashed int
+	notRun                                  int // never started: listed once, not failures
 	buildFailed, pkgFailed                  int
 }
 
@@ -55,6 +65,9 @@ func (c testCounts) String() string {
 		c.tests, plural(c.tests, "test", "tests"), c.passed, c.failed, c.skipped)
 	if c.crashed > 0 {
 		s += fmt.Sprintf(" (%d crashed)", c.crashed)
+	}
+	if c.notRun > 0 {
+		s += fmt.Sprintf(", %d not run", c.notRun)
 	}
 	if c.buildFailed > 0 {
 		s += fmt.Sprintf("; %d %s failed to build", c.buildFailed, plural(c.buildFailed, "package", "packages"))
@@ -121,6 +134,8 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 				fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
 				writeIndented(w, r.Output)
 			}
+		case rundoc.OutcomeNotRun:
+			c.notRun++ // listed once, after every package (notRunLines)
 		case rundoc.OutcomeSkipped:
 			c.skipped++
 			if verbose {

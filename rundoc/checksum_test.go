@@ -100,6 +100,7 @@ func TestDocumentMembers(t *testing.T) {
 	full.Sweeps = rundoctest.SweepsFixture()
 	full.Recordings = rundoctest.RecordingsFixture()
 	full.Comparisons = []rundoc.Comparison{rundoctest.ComparisonFixture()}
+	full.Interrupted = &rundoc.Interruption{Signal: "SIGTERM"}
 	var buf bytes.Buffer
 	require.NoError(t, rundoc.WriteJSON(&buf, full))
 	assert.Equal(t, tags(rundoc.Document{}), keys(buf.Bytes()))

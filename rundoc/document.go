@@ -10,6 +10,9 @@ const SchemaVersion = 1
 type Document struct {
 	Schema int  `json:"schema"`
 	Meta   Meta `json:"meta"`
+	// Interrupted is set when a signal ended the run early: the results
+	// are partial. Absent for a run that ended by itself.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 	// Columns are the catalog metrics the run selected (package sources),
 	// in the order the table shows them; their values are in each row's
 	// Summary.Counted. Empty when no counting pass was asked for.
@@ -36,6 +39,13 @@ type Document struct {
 	// working tree's numbers compare with each other build's; absent
 	// otherwise.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
+}
+
+// Interruption is the signal that ended a run early, and how many of its
+// identities it left unstarted (the rows with outcome "not-run").
+type Interruption struct {
+	Signal string `json:"signal"` // "SIGINT" or "SIGTERM"
+	NotRun int    `json:"notRun"`
 }
 
 // WindowSummary is one window of one workload across the fresh processes

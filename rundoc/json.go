@@ -76,6 +76,9 @@ func writeDocument(s *jsonStream, doc Document) {
 	o := s.object(0)
 	o.member("schema", doc.Schema)
 	o.member("meta", normalizeMeta(doc.Meta))
+	if doc.Interrupted != nil {
+		o.member("interrupted", doc.Interrupted)
+	}
 	o.member("columns", orEmpty(doc.Columns))
 	o.key("rows")
 	streamArray(s, 1, doc.Rows, func(r Row) { s.value(2, normalizeRow(r, doc.Columns)) })

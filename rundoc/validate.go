@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -182,6 +183,18 @@ func validateDocument(doc *Document) error {
 			v.matches(path+".processes", s.Processes, measured[k], "the document has %d measured windows of it")
 			v.matches(path+".unmeasured", s.Unmeasured, unmeasured[k], "the document has %d unmeasured windows of it")
 		}
+	}
+	if in := doc.Interrupted; in != nil {
+		if !slices.Contains([]string{"SIGINT", "SIGTERM"}, in.Signal) {
+			v.fail("interrupted.signal", "%q is not a signal that ends a run (SIGINT, SIGTERM)", in.Signal)
+		}
+		notRun := 0
+		for _, r := range doc.Rows {
+			if r.Outcome == OutcomeNotRun {
+				notRun++
+			}
+		}
+		v.matches("interrupted.notRun", in.NotRun, notRun, "the document has %d not-run rows")
 	}
 	v.sweeps("", doc.Sweeps)
 	v.recordings(doc.Recordings)

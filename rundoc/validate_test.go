@@ -27,11 +27,23 @@ func fixtureDocs() map[string]rundoc.Document {
 	withRecordings := rundoctest.GreenDoc()
 	withRecordings.Recordings = rundoctest.RecordingsFixture()
 	return map[string]rundoc.Document{
-		"green": rundoctest.GreenDoc(), "errors": rundoctest.ErrorDoc(), "tests": rundoctest.TestsDoc(), "counted": rundoctest.CountedDoc(),
+		"interrupted": interruptedDoc(),
+		"green":       rundoctest.GreenDoc(), "errors": rundoctest.ErrorDoc(), "tests": rundoctest.TestsDoc(), "counted": rundoctest.CountedDoc(),
 		"windows": rundoctest.Summarized(rundoctest.WindowDoc()), "windows-only": rundoctest.Summarized(rundoctest.WindowsOnlyDoc()),
 		"with comparison": withComparison, "with sweeps": withSweeps,
 		"with recordings": withRecordings,
 	}
+}
+
+// interruptedDoc is a run a SIGINT ended before its last benchmark
+// started.
+func interruptedDoc() rundoc.Document {
+	doc := rundoctest.GreenDoc()
+	why := "the run was interrupted before it started"
+	doc.Rows = append(doc.Rows, rundoc.Row{Package: doc.Rows[0].Package, Name: "BenchmarkLater", Kind: rundoc.KindBenchmark,
+		Outcome: rundoc.OutcomeNotRun, Error: &why})
+	doc.Interrupted = &rundoc.Interruption{Signal: "SIGINT", NotRun: 1}
+	return doc
 }
 
 func TestValidFixturesRead(t *testing.T) {
@@ -82,6 +94,10 @@ func TestReadRefusesValues(t *testing.T) {
 		edit func(*rundoc.Document)
 		want string
 	}{
+		{"interrupted by no signal", interruptedDoc, func(d *rundoc.Document) { d.Interrupted.Signal = "" },
+			`interrupted.signal: "" is not a signal that ends a run (SIGINT, SIGTERM)`},
+		{"interrupted, miscounted", interruptedDoc, func(d *rundoc.Document) { d.Interrupted.NotRun = 3 },
+			"interrupted.notRun: records 3, but the document has 1 not-run rows"},
 		{"negative sample time", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[3].Processes[1].Samples[0].ElapsedNs = -12 },
 			"rows[3].processes[1].samples[0].ns: negative time -12"},
 		{"negative iterations", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[0].Processes[0].Samples[2].Iterations = -1 },

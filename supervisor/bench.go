@@ -221,6 +221,12 @@ func (s *supervisor) discover(ctx context.Context, p *pkgPlan, b *build, calibra
 			if failed != nil { // it never reached its function, though the first one did
 				row := errorRow(p.pkg.ImportPath, funcs[i], "benchmark", *failed)
 				row.Error = ptr("before the function started: " + *row.Error)
+				if failed.Class == sandbox.ClassCanceled {
+					// The user ended the run before it reached this
+					// function: not run, as if never spawned.
+					row = rundoc.Row{Package: p.pkg.ImportPath, Name: funcs[i], Kind: "benchmark",
+						Outcome: rundoc.OutcomeNotRun, Error: ptr(interruptedBeforeStart)}
+				}
 				found[i] = []*benchIdentity{{plan: p, build: b, name: funcs[i], row: &row}}
 			}
 		}()
@@ -495,7 +501,7 @@ func (s *supervisor) measure(ctx context.Context, ids []*benchIdentity) {
 		case id.stopped:
 			continue
 		case ctx.Err() != nil:
-			id.notRun = "the run was interrupted before it started"
+			id.notRun = interruptedBeforeStart
 			continue
 		case failed && s.cfg.FailFast:
 			id.notRun = "--fail-fast stopped the run after an earlier failure"
@@ -697,6 +703,10 @@ func samples(in []protocol.Sample) []rundoc.Sample {
 
 // result assembles the identity's row: the first failure decides the
 // outcome, and whatever processes produced samples are summarized.
+// interruptedBeforeStart is the error of a not-run row a signal left
+// unstarted.
+const interruptedBeforeStart = "the run was interrupted before it started"
+
 func (id *benchIdentity) result() rundoc.Row {
 	var row rundoc.Row
 	switch {

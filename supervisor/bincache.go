@@ -3,10 +3,16 @@ package supervisor
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,27 +27,98 @@ import (
 // binCacheMaxAge is how long an unused cached binary is kept.
 const binCacheMaxAge = 7 * 24 * time.Hour
 
-// binCacheDir returns the cache directory for test binaries, or "" when
-// the user has no cache directory, or one another user could write (then
-// every build links afresh).
-func binCacheDir() string {
+// DefaultCacheMax is the size the test-binary cache is trimmed to after a
+// run's builds when BENCHSUP_CACHE_MAX does not say otherwise.
+const DefaultCacheMax int64 = 1 << 30
+
+// Environment variables that place and bound the cache, as GOCACHE places
+// the go command's.
+const (
+	CacheEnv    = "BENCHSUP_CACHE"     // the cache's root directory, or "off"
+	CacheMaxEnv = "BENCHSUP_CACHE_MAX" // the test-binary cache's size cap, as 512MiB or 2GiB
+)
+
+// ErrCacheOff is the cache disabled by BENCHSUP_CACHE=off.
+var ErrCacheOff = errors.New(CacheEnv + "=off: the cache is disabled")
+
+// CacheDir returns benchsup's cache root: $BENCHSUP_CACHE, which must be
+// absolute, or benchsup under os.UserCacheDir. Test binaries are kept in
+// its testbin directory.
+func CacheDir() (string, error) {
+	if v := os.Getenv(CacheEnv); v != "" {
+		switch {
+		case v == "off":
+			return "", ErrCacheOff
+		case !filepath.IsAbs(v):
+			return "", fmt.Errorf("%s=%s is not an absolute path", CacheEnv, v)
+		}
+		return filepath.Clean(v), nil
+	}
 	root, err := os.UserCacheDir()
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("no cache directory: %w (set %s)", err, CacheEnv)
 	}
-	dir := filepath.Join(root, "benchsup", "testbin")
+	return filepath.Join(root, "benchsup"), nil
+}
+
+// CacheMax returns the test-binary cache's size cap: $BENCHSUP_CACHE_MAX
+// or DefaultCacheMax.
+func CacheMax() (int64, error) {
+	v := os.Getenv(CacheMaxEnv)
+	if v == "" {
+		return DefaultCacheMax, nil
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%s: %w", CacheMaxEnv, v, err)
+	}
+	return n, nil
+}
+
+// parseSize reads a size as --memory-limit does: a whole number of bytes,
+// or of K, M, G, T (KiB, MiB, GiB, TiB: powers of 1024).
+func parseSize(v string) (int64, error) {
+	digits := strings.TrimRightFunc(v, func(r rune) bool { return r < '0' || r > '9' })
+	shift, ok := map[string]uint{"": 0, "K": 10, "KiB": 10, "M": 20, "MiB": 20, "G": 30, "GiB": 30, "T": 40, "TiB": 40}[v[len(digits):]]
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if !ok || err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, errors.New("want a positive size such as 512MiB, 2GiB or 1048576 (bytes)")
+	}
+	return n << shift, nil
+}
+
+// binCacheDir returns the cache directory for test binaries, "" when the
+// cache is off, the user has no cache directory, or one another user
+// could write (then every build links afresh), or an error when
+// BENCHSUP_CACHE or BENCHSUP_CACHE_MAX is malformed.
+func binCacheDir() (string, error) {
+	if _, err := CacheMax(); err != nil {
+		return "", err
+	}
+	root, err := CacheDir()
+	if errors.Is(err, ErrCacheOff) || (err != nil && os.Getenv(CacheEnv) == "") {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "testbin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ""
+		return "", nil
 	}
 	// The binaries are executed, as root too: a cache in a directory
 	// another user owns or may write (sudo keeping a user's $HOME, a
 	// $XDG_CACHE_HOME in /tmp) would let that user replace them.
-	for _, d := range []string{root, filepath.Dir(dir), dir} {
+	check := []string{root, dir}
+	if os.Getenv(CacheEnv) == "" {
+		check = append(check, filepath.Dir(root))
+	}
+	for _, d := range check {
 		if !privateDir(d) {
-			return ""
+			return "", nil
 		}
 	}
-	return dir
+	return dir, nil
 }
 
 // binCacheKey names the cached binary of one build: the directory the go
@@ -87,18 +164,127 @@ func useCached(src, dst string) error {
 	return out.Close()
 }
 
-// pruneBinCache removes cached binaries unused for binCacheMaxAge.
-func pruneBinCache(dir string, now time.Time) {
-	entries, err := os.ReadDir(dir)
+// cachedName is the name binCacheKey gives: only such files are
+// benchsup's to remove.
+var cachedName = regexp.MustCompile(`-[0-9a-f]{20}\.test$`)
+
+// cachedBinary is one binary in the cache.
+type cachedBinary struct {
+	name string
+	size int64
+	used time.Time // its modification time: useCached sets it on every use
+}
+
+// openBinCache opens the cache directory for removals. It refuses a link
+// or a directory another user may write: removing goes through the
+// returned root, which never follows a link out of the directory, and
+// only regular files named as binCacheKey names them are listed, so that
+// clean, as root on a shared host, removes nothing benchsup did not put
+// there.
+func openBinCache(dir string) (*os.Root, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory (%s): left alone", dir, fi.Mode().Type())
+	}
+	if !privateDir(dir) {
+		return nil, fmt.Errorf("%s is owned or writable by another user: left alone", dir)
+	}
+	return os.OpenRoot(dir)
+}
+
+// listBinCache returns the cached binaries in r, least recently used first.
+func listBinCache(r *os.Root) ([]cachedBinary, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	var bins []cachedBinary
+	for _, name := range names {
+		if !cachedName.MatchString(name) {
+			continue
+		}
+		fi, err := r.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		bins = append(bins, cachedBinary{name, fi.Size(), fi.ModTime()})
+	}
+	slices.SortFunc(bins, func(a, b cachedBinary) int { return a.used.Compare(b.used) })
+	return bins, nil
+}
+
+// pruneBinCache removes cached binaries unused for binCacheMaxAge, then
+// the least recently used ones until the rest fit in max bytes. Binaries
+// used since keep (this run's, and a concurrent run's) stay even beyond
+// max: another process may be about to link them.
+func pruneBinCache(dir string, now time.Time, max int64, keep time.Time) {
+	r, err := openBinCache(dir)
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".test") {
+	defer r.Close()
+	bins, err := listBinCache(r)
+	if err != nil {
+		return
+	}
+	var total int64
+	for _, b := range bins {
+		total += b.size
+	}
+	for _, b := range bins {
+		old := now.Sub(b.used) > binCacheMaxAge
+		if !old && (total <= max || !b.used.Before(keep)) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > binCacheMaxAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if r.Remove(b.name) == nil {
+			total -= b.size
 		}
 	}
+}
+
+// Cleaned is what CleanCache removed.
+type Cleaned struct {
+	Dir   string // the test-binary cache directory
+	Files int
+	Bytes int64
+}
+
+// CleanCache removes every test binary from the cache, as go clean -cache
+// empties the go command's: only the regular files benchsup named there,
+// never through a link (see openBinCache). A cache that does not exist is
+// nothing removed.
+func CleanCache() (Cleaned, error) {
+	root, err := CacheDir()
+	if err != nil {
+		return Cleaned{}, err
+	}
+	c := Cleaned{Dir: filepath.Join(root, "testbin")}
+	r, err := openBinCache(c.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	defer r.Close()
+	bins, err := listBinCache(r)
+	if err != nil {
+		return c, err
+	}
+	for _, b := range bins {
+		if err := r.Remove(b.name); err != nil {
+			return c, fmt.Errorf("removing %s: %w", filepath.Join(c.Dir, b.name), err)
+		}
+		c.Files++
+		c.Bytes += b.size
+	}
+	return c, nil
 }

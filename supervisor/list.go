@@ -26,7 +26,15 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 		return nil, err
 	}
 	defer s.close()
-	plans, rows, err := s.plan(ctx, func(p *pkgPlan) bool { return len(p.tests())+len(p.benchmarks()) > 0 })
+	// What the flags select, as run would: --bench alone selects
+	// benchmarks, --run alone tests, both both, neither everything. (go
+	// test's -list takes a pattern of its own and ignores -bench and -run;
+	// benchsup's list has none, so its flags are the selection.)
+	listTests := s.cfg.Mode != ModeBench || s.cfg.Run != ""
+	listBenchmarks := s.cfg.Mode == ModeBench || s.cfg.Run == ""
+	plans, rows, err := s.plan(ctx, func(p *pkgPlan) bool {
+		return listTests && len(p.tests()) > 0 || listBenchmarks && len(p.benchmarks()) > 0
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -44,9 +52,12 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 			continue
 		}
 		for _, t := range p.tests() {
-			if matches(s.cfg.Run, t) {
+			if listTests && matches(s.cfg.Run, t) {
 				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
 			}
+		}
+		if !listBenchmarks {
+			continue
 		}
 		for _, id := range s.discover(ctx, p, p.main(), false) {
 			e := ListEntry{Package: p.pkg.ImportPath, Kind: id.kind(), Name: id.name}

@@ -168,6 +168,7 @@ type goEnv struct {
 	GOVERSION  string // the toolchain go test would use in the run's directory
 	GOMODCACHE string
 	GOFLAGS    string
+	GOMOD      string // the main module's go.mod, the null device outside any module
 	raw        []byte // all of go env -json: what a cached test binary is keyed by
 }
 

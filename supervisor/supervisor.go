@@ -3,7 +3,9 @@ package supervisor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,6 +38,10 @@ type supervisor struct {
 	// binCache is the per-user directory test binaries are linked into;
 	// "" links into tmp.
 	binCache string
+	// cacheMax is the size the cache is trimmed to after the builds, and
+	// began when this run began: binaries used since are never trimmed.
+	cacheMax int64
+	began    time.Time
 	// start starts one child: sandbox.RunContext, or a scripted child in
 	// tests of the schedule and of how results are collected.
 	start startFunc
@@ -207,16 +213,18 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
+	binCache, err := binCacheDir()
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := sandbox.MkdirTemp() // named after its owner: a later run removes it if this one is killed
 	if err != nil {
 		return nil, err
 	}
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCacheDir(), start: sandbox.RunContext, placement: placement}
+	cacheMax, _ := CacheMax() // binCacheDir checked it
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext, placement: placement}
 	if cfg.Watch != nil {
 		s.start = startWatched(cfg.Watch)
-	}
-	if s.binCache != "" {
-		pruneBinCache(s.binCache, time.Now())
 	}
 	return s, nil
 }
@@ -241,16 +249,17 @@ func startWatched(watch func(*sandbox.Child) func()) startFunc {
 // run), is a skipped package row saying so, as go test prints
 // "? pkg [no test files]" and "ok pkg [no tests to run]".
 func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkgPlan, []rundoc.Row, error) {
-	if s.cfg.Dir != "" {
-		if fi, err := os.Stat(s.cfg.Dir); err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("directory %s: not a directory", s.cfg.Dir)
-		}
+	if err := checkDir(s.cfg.Dir); err != nil {
+		return nil, nil, err
 	}
 	var err error
 	if s.env, err = s.readGoEnv(ctx); err != nil {
 		return nil, nil, err
 	}
 	if s.plain, err = s.listPackages(ctx, nil, s.cfg.Packages); err != nil {
+		return nil, nil, err
+	}
+	if err := s.noModule(); err != nil {
 		return nil, nil, err
 	}
 	if s.inj, err = newInjector(filepath.Join(s.tmp, "gen"), benchsupVersion()); err != nil {
@@ -266,7 +275,9 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 	}
 	for _, pkg := range s.plain.roots {
 		if pkg.Error != nil {
-			fail(pkg, firstLine(pkg.Error.Err), pkg.Error.Err)
+			// The first line is the row's error, the rest its output:
+			// the go command's line printed once.
+			fail(pkg, firstLine(pkg.Error.Err), restLines(pkg.Error.Err))
 			continue
 		}
 		if !pkg.hasTests() {
@@ -358,6 +369,11 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 		}
 		s.emit(ev)
 	})
+	if s.binCache != "" {
+		// After the builds, so that what this run added counts and
+		// what it uses stays (see pruneBinCache).
+		pruneBinCache(s.binCache, time.Now(), s.cacheMax, s.began)
+	}
 }
 
 // build compiles p's test binary as go test would, with the overlay as
@@ -376,6 +392,10 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		// run with other flags never relinks a binary this one executes.
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
 		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
+		// Used now, before the go command finds it up to date: another
+		// run's trim spares it (see pruneBinCache).
+		now := time.Now()
+		_ = os.Chtimes(target, now, now)
 	}
 	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
 		return err
@@ -769,6 +789,47 @@ func packageRow(pkg string, outcome rundoc.Outcome, msg, output string) rundoc.R
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// restLines is s after its first line.
+func restLines(s string) string {
+	_, rest, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return rest
+}
+
+// checkDir refuses a -C directory that is not one, saying which: missing,
+// or something else.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("directory %s: not a directory", dir)
+	}
+	return nil
+}
+
+// noModule says what to do when the go command runs in module mode
+// outside any module (go env GOMOD is the null device) and so found none
+// of the packages: go test's "directory prefix . does not contain main
+// module" never names go.mod.
+func (s *supervisor) noModule() error {
+	if s.env.GOMOD != os.DevNull || len(s.plain.roots) == 0 {
+		return nil
+	}
+	for _, pkg := range s.plain.roots {
+		if pkg.Error == nil {
+			return nil // a standard library package resolves without a module
+		}
+	}
+	dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
+	return fmt.Errorf("go.mod not found in %s or any parent directory: run benchsup in a module (-C DIR), or make one here with go mod init MODULE", dir)
+}
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")

@@ -301,6 +301,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 			break
 		}
 	}
+	if ctx.Err() != nil {
+		rows = append(rows, notStarted(p, rows, s.cfg.Run)...)
+	}
 	status := rundoc.OutcomeOK
 	for _, r := range rows {
 		if r.IsError() {
@@ -666,4 +669,22 @@ func splitMarkers(line string) []string {
 		parts = append(parts, line[:i])
 		line = line[i:]
 	}
+}
+
+// notStarted is a not-run row for every selected test of p that an
+// interruption left without a row: an interrupted run names what it never
+// started, rather than counting fewer tests than it selected.
+func notStarted(p *pkgPlan, rows []rundoc.Row, run string) []rundoc.Row {
+	has := map[string]bool{}
+	for _, r := range rows {
+		has[r.Name] = true
+	}
+	var out []rundoc.Row
+	for _, name := range p.tests() {
+		if !has[name] && matches(run, name) {
+			out = append(out, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
+				Outcome: rundoc.OutcomeNotRun, Processes: []rundoc.ProcessResult{}, Error: ptr(interruptedBeforeStart)})
+		}
+	}
+	return out
 }

@@ -431,7 +431,10 @@ func TestTestPackageCanceledChargesNoTest(t *testing.T) {
 		assert.Equal(t, rundoc.Outcome("canceled"), rows[name].Outcome, name)
 		assert.Contains(t, deref(rows[name].Error), "canceled")
 	}
-	assert.NotContains(t, rows, "TestD", "nothing starts after the cancel")
+	// Nothing starts after the cancel: the test never started is a not-run
+	// row, named once, not a missing one.
+	assert.Equal(t, rundoc.OutcomeNotRun, rows["TestD"].Outcome)
+	assert.Equal(t, "the run was interrupted before it started", deref(rows["TestD"].Error))
 	assert.Len(t, cs.reqs, 1)
 }
 

@@ -105,7 +105,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CommandNotFound: func(c *cli.Context, name string) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (commands: run, list, compare, merge, report, list-metrics, version, help)", c.Args().First())
+				return usagef("unknown command %q (commands: run, list, compare, merge, report, list-metrics, clean, version, help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -141,6 +141,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				OnUsageError: onUsage,
 				Action:       func(c *cli.Context) error { return listCommand(c, stdout, stderr) },
 			},
+			cleanCommand(stdout),
 			versionCommand(stdout),
 		},
 	}

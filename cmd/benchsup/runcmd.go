@@ -334,6 +334,15 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 	for _, c := range doc.Comparisons {
 		out.events.emit(rundoc.ComparisonEvent(c))
 	}
+	var sig interrupted
+	if errors.As(stopped, &sig) {
+		doc.Interrupted = &rundoc.Interruption{Signal: signalName(sig.sig)}
+		for _, r := range doc.Rows {
+			if r.Outcome == rundoc.OutcomeNotRun {
+				doc.Interrupted.NotRun++
+			}
+		}
+	}
 	done := rundoc.DoneEvent(*doc)
 	if stopped != nil {
 		done.Error = ptr(stopped.Error())

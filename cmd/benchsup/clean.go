@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/benchsup/benchsup/supervisor"
+)
+
+// cleanCommand empties the test-binary cache, as go clean -cache empties
+// the go command's, and says what it removed.
+func cleanCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name: "clean",
+		Usage: "remove the cached test binaries (under $" + supervisor.CacheEnv +
+			", by default benchsup in the user cache directory) and say how many and how large",
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("clean takes no arguments, got %q", c.Args().First())
+			}
+			got, err := supervisor.CleanCache()
+			if err != nil {
+				return fmt.Errorf("clean: %w", err)
+			}
+			_, err = fmt.Fprintf(stdout, "removed %d test %s, %s, from %s\n", got.Files, plural(got.Files, "binary", "binaries"), sizeText(got.Bytes), got.Dir)
+			return err
+		},
+	}
+}
+
+// sizeText is a byte count as people read one: bytes below 1 KiB, else
+// the largest binary unit, one decimal.
+func sizeText(n int64) string {
+	const units = "KMGT"
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, i := float64(n)/(1<<10), 0
+	for v >= 1<<10 && i < len(units)-1 {
+		v, i = v/(1<<10), i+1
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
