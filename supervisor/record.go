@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/record"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -380,4 +383,76 @@ func programPath(ctx context.Context, program, dir, tmp string) (string, error) 
 		return "", fmt.Errorf("building %s: %s", program, msg)
 	}
 	return out, nil
+}
+
+// recordDrain gives a test binary's child a shared region and starts
+// draining it; nil (and the child runs without one) when none can be
+// made, which a warning says.
+func (s *supervisor) recordDrain(cfg *sandbox.Config) *spanDrain {
+	reg, err := newRecordRegion(s.tmp)
+	if err != nil {
+		s.regionOnce.Do(func() {
+			fmt.Fprintf(s.cfg.Warnings, "recordings of tests and workloads are not collected: %v\n", err)
+		})
+		return nil
+	}
+	d, err := newSpanDrain(reg, record.Config{})
+	if err != nil { // the zero Config is valid
+		reg.close()
+		return nil
+	}
+	cfg.RecordFile = reg.f
+	go d.run()
+	return d
+}
+
+// collectRecordings drains the child's region once it has exited and
+// keeps its recordings, named by the package (and the benchmark a
+// benchmark's process ran): one process runs many tests, and a span does
+// not say which.
+func (s *supervisor) collectRecordings(d *spanDrain, req protocol.Request) {
+	if d == nil {
+		return
+	}
+	defer d.reg.close()
+	source := req.Identity.Package
+	if req.Mode == protocol.ModeBenchmark && req.Identity.Name != "" {
+		source += "." + req.Identity.Name
+	}
+	recs, notes, err := d.finish(source)
+	for _, n := range notes {
+		fmt.Fprintf(s.cfg.Warnings, "recordings of %s: %s\n", source, n)
+	}
+	if err != nil || len(recs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Several processes of one source (repetitions, a test child started
+	// again after a crash) record the same identities: each process's
+	// recording is its own, its source numbered.
+	taken := map[[2]string]bool{}
+	for _, r := range s.recordings {
+		taken[[2]string{r.Source, r.Identity}] = true
+	}
+	src := source
+	for k := 2; slices.ContainsFunc(recs, func(r rundoc.Recording) bool { return taken[[2]string{src, r.Identity}] }); k++ {
+		src = fmt.Sprintf("%s (process %d)", source, k)
+	}
+	for _, r := range recs {
+		r.Source = src
+		s.recordings = append(s.recordings, r)
+	}
+}
+
+// takeRecordings returns what the children recorded, by source and
+// identity.
+func (s *supervisor) takeRecordings() []rundoc.Recording {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs := s.recordings
+	slices.SortStableFunc(recs, func(a, b rundoc.Recording) int {
+		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Identity, b.Identity))
+	})
+	return recs
 }
