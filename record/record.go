@@ -204,12 +204,16 @@ func (r *Recorder) Start() {
 	}
 	r.base = time.Now()
 	sh := r.sh
+	test := ""
+	if sh != nil {
+		test = callingTest()
+	}
 	for _, id := range r.ids {
 		id.base = r.base // written before state's store, read after its load
 		if sh != nil {
 			// Under benchsup the counters live in the shared region and
 			// finished spans go through its ring (shared.go).
-			if idx, c, ok := sh.publish(id.name, os.Getpid()); ok {
+			if idx, c, ok := sh.publish(id.name, test, os.Getpid()); ok {
 				id.ring, id.ringIdx, id.c = sh, idx, c
 			}
 		}

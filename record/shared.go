@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -26,7 +27,9 @@ import (
 //	            cursor on its own cache line (word 8)
 //	identities  SharedMaxIdentities entries of 16 words: the exact
 //	            counters (begun, observations, four outcomes, sum, min,
-//	            max), the name's offset and length, the owner's pid
+//	            max), the name's offset and length, the owner's pid, the
+//	            offset and length of the name of the test whose goroutine
+//	            called Start (none outside a test)
 //	names       SharedNameBytes of identity names
 //	ring        SharedRingSlots slots of 5 words: sequence, observation,
 //	            start offset, duration, identity<<8|outcome
@@ -69,6 +72,7 @@ const (
 	hdrNoRoom    = 9
 	entName      = 9 // offset<<32 | length
 	entPID       = 10
+	entTest      = 11 // the test that started the recorder: offset<<32 | length; 0: none
 )
 
 // counters are an identity's exact counts: in the shared region under
@@ -149,7 +153,7 @@ func openRegion(mem []byte) (*region, error) {
 // counters, or false when the table is full. The lock is a word of the
 // region, since a process the child starts may inherit the descriptor
 // and record into the same table.
-func (r *region) publish(name string, pid int) (int, *counters, bool) {
+func (r *region) publish(name, test string, pid int) (int, *counters, bool) {
 	lock := r.word(hdrLock)
 	for !lock.CompareAndSwap(0, 1) {
 		runtime.Gosched()
@@ -158,17 +162,23 @@ func (r *region) publish(name string, pid int) (int, *counters, bool) {
 	n := int(r.word(hdrIDCount).Load())
 	used := int(r.word(hdrNameUsed).Load())
 	name = r.uniqueName(name, n)
-	if n >= SharedMaxIdentities || used+len(name) > SharedNameBytes {
+	if n >= SharedMaxIdentities || used+len(name)+len(test) > SharedNameBytes {
 		r.word(hdrNoRoom).Add(1)
 		return 0, nil, false
 	}
-	copy(r.mem[namesOffset+used:], name)
 	e := r.entry(n)
+	copy(r.mem[namesOffset+used:], name)
 	r.word(e + entName).Store(uint64(used)<<32 | uint64(len(name)))
+	used += len(name)
+	if test != "" {
+		copy(r.mem[namesOffset+used:], test)
+		r.word(e + entTest).Store(uint64(used)<<32 | uint64(len(test)))
+		used += len(test)
+	}
 	r.word(e + entPID).Store(uint64(pid))
 	c := r.counters(n)
 	c.reset()
-	r.word(hdrNameUsed).Store(uint64(used + len(name)))
+	r.word(hdrNameUsed).Store(uint64(used))
 	r.word(hdrIDCount).Store(uint64(n + 1)) // last: publishes the entry
 	return n, c, true
 }
@@ -179,9 +189,7 @@ func (r *region) publish(name string, pid int) (int, *counters, bool) {
 func (r *region) uniqueName(name string, n int) string {
 	taken := make(map[string]bool, n)
 	for i := range n {
-		nm := r.word(r.entry(i) + entName).Load()
-		off, ln := int(nm>>32), int(nm&0xffffffff)
-		taken[string(r.mem[namesOffset+off:namesOffset+off+ln])] = true
+		taken[r.str(r.entry(i)+entName)] = true
 	}
 	if !taken[name] {
 		return name
@@ -191,6 +199,16 @@ func (r *region) uniqueName(name string, n int) string {
 			return c
 		}
 	}
+}
+
+// str is the string word w of an entry locates in the names.
+func (r *region) str(w int) string {
+	nm := r.word(w).Load()
+	off, ln := int(nm>>32), int(nm&0xffffffff)
+	if off+ln > SharedNameBytes {
+		return ""
+	}
+	return string(r.mem[namesOffset+off : namesOffset+off+ln])
 }
 
 // write puts one finished span in the ring. It takes no lock: a ticket,
@@ -236,7 +254,10 @@ type SharedSpan struct {
 // SharedIdentity is one identity of the table, with its counters read at
 // one moment (each exact at its read).
 type SharedIdentity struct {
-	Name         string
+	Name string
+	// Test is the test (or benchmark) function whose goroutine called the
+	// recorder's Start ("TestServer"); empty outside one.
+	Test         string
 	PID          int
 	Begun        int64
 	Observations int64
@@ -276,10 +297,8 @@ func (rd *Reader) Identities() []SharedIdentity {
 	out := make([]SharedIdentity, n)
 	for i := range n {
 		e := r.entry(i)
-		nm := r.word(e + entName).Load()
-		off, ln := int(nm>>32), int(nm&0xffffffff)
 		c := r.counters(i)
-		si := SharedIdentity{Name: string(r.mem[namesOffset+off : namesOffset+off+ln]), PID: int(r.word(e + entPID).Load())}
+		si := SharedIdentity{Name: r.str(e + entName), Test: r.str(e + entTest), PID: int(r.word(e + entPID).Load())}
 		// Finished before begun, as Snapshot reads them.
 		si.Observations = c.obs.Load()
 		si.Outcomes = Outcomes{Success: c.outcomes[0].Load(), Failure: c.outcomes[1].Load(), Timeout: c.outcomes[2].Load(), Canceled: c.outcomes[3].Load()}
@@ -440,4 +459,46 @@ func sharedRegion() *region {
 func Supervised() (bool, string) {
 	r := sharedRegion()
 	return r != nil, sharedWhy
+}
+
+// callingTest is the test, benchmark or fuzz function this goroutine runs
+// in ("TestServer"): on its stack, the outermost frame named like one
+// below the first frame of package testing (benchsup's worker wraps a
+// test in a frame of its own); "" outside one. Start calls it once, so
+// that recordings of a test binary name their test
+// (docs/design.md#recording).
+func callingTest() string {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	found := ""
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, "testing.") {
+			return found
+		}
+		if t := testName(f.Function); t != "" {
+			found = t
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// testName is the test function of a frame's function name:
+// "example.com/p.TestServer.func1" is TestServer; a name that is not a
+// test's is "".
+func testName(fn string) string {
+	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+		fn = fn[i+1:]
+	}
+	_, fn, _ = strings.Cut(fn, ".") // the package
+	fn, _, _ = strings.Cut(fn, ".") // closures
+	for _, p := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
+		if strings.HasPrefix(fn, p) {
+			return fn
+		}
+	}
+	return ""
 }

@@ -143,7 +143,7 @@ func TestSharedNames(t *testing.T) {
 func TestRingOverrun(t *testing.T) {
 	sh := testRegion(t)
 	rd := readerOf(t, sh)
-	idx, _, _ := sh.publish("x", 1)
+	idx, _, _ := sh.publish("x", "", 1)
 	const total = SharedRingSlots + 1234
 	for n := int64(1); n <= total; n++ {
 		sh.write(idx, n, n, n, Success)
@@ -165,7 +165,7 @@ func TestRingOverrun(t *testing.T) {
 func TestRingUnpublished(t *testing.T) {
 	sh := testRegion(t)
 	rd := readerOf(t, sh)
-	idx, _, _ := sh.publish("x", 1)
+	idx, _, _ := sh.publish("x", "", 1)
 	sh.write(idx, 1, 0, 10, Success)
 	// A writer that took ticket 1, claimed its slot and died.
 	tk := sh.word(hdrCursor).Add(1) - 1
@@ -189,7 +189,7 @@ func TestRingConcurrent(t *testing.T) {
 	const writers, each = 8, 40000
 	ids := make([]int, writers)
 	for w := range ids {
-		ids[w], _, _ = sh.publish(fmt.Sprint("w", w), 1)
+		ids[w], _, _ = sh.publish(fmt.Sprint("w", w), "", 1)
 	}
 	var wg sync.WaitGroup
 	var stop atomic.Bool
@@ -269,4 +269,29 @@ func TestSharedCountsConcurrent(t *testing.T) {
 		t.Errorf("drained %d + overwritten %d != %d", n, rd.Overwritten, g*each)
 	}
 	rec.Stop()
+}
+
+// TestCallingTest: a recorder started in a test names it in the table;
+// the name of a function that is not a test's is empty.
+func TestCallingTest(t *testing.T) {
+	sh := testRegion(t)
+	rec := New(Config{Retention: Retention{Capacity: 4}})
+	rec.sh = sh
+	rec.Register("x")
+	func() { rec.Start() }() // a closure inside the test still names it
+	if got := readerOf(t, sh).Identities()[0].Test; got != "TestCallingTest" {
+		t.Errorf("test %q, want TestCallingTest", got)
+	}
+	for fn, want := range map[string]string{
+		"example.com/p.TestServer":             "TestServer",
+		"example.com/p.TestServer.func1":       "TestServer",
+		"example.com/a/b.BenchmarkX.func2.1":   "BenchmarkX",
+		"main.main":                            "",
+		"example.com/p.(*T).helper":            "",
+		"github.com/benchsup/benchsup/x.FuzzY": "FuzzY",
+	} {
+		if got := testName(fn); got != want {
+			t.Errorf("testName(%q) = %q, want %q", fn, got, want)
+		}
+	}
 }

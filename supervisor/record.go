@@ -165,9 +165,9 @@ func (d *spanDrain) snapshot(elapsed time.Duration) RecordSnapshot {
 }
 
 // finish stops the periodic drain, drains once more with the writers
-// gone (the child has exited), and returns the recordings of source with
-// notes on what the ring lost.
-func (d *spanDrain) finish(source string) ([]rundoc.Recording, []string, error) {
+// gone (the child has exited), and returns the recordings, each with the
+// source source gives its identity, with notes on what the ring lost.
+func (d *spanDrain) finish(source func(record.SharedIdentity) string) ([]rundoc.Recording, []string, error) {
 	close(d.stop)
 	<-d.done
 	d.drain(true)
@@ -176,8 +176,8 @@ func (d *spanDrain) finish(source string) ([]rundoc.Recording, []string, error) 
 	rd := d.reg.rd
 	ids := rd.Identities()
 	var recs []rundoc.Recording
-	for _, r := range d.col.Results(ids) {
-		rec, err := recordingOf(r, source)
+	for i, r := range d.col.Results(ids) {
+		rec, err := recordingOf(r, source(ids[i]))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -282,7 +282,7 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 	})
 	close(stopSnaps)
 	<-snapsDone
-	recs, notes, err := d.finish(cfg.Program)
+	recs, notes, err := d.finish(func(record.SharedIdentity) string { return cfg.Program })
 	if err != nil {
 		return nil, err
 	}
@@ -407,40 +407,46 @@ func (s *supervisor) recordDrain(cfg *sandbox.Config) *spanDrain {
 }
 
 // collectRecordings drains the child's region once it has exited and
-// keeps its recordings, named by the package (and the benchmark a
-// benchmark's process ran): one process runs many tests, and a span does
-// not say which.
+// keeps its recordings. Their source is the package and the test whose
+// goroutine started the recorder (example.com/p.TestServer), else the
+// benchmark a benchmark's process ran, else the package alone.
 func (s *supervisor) collectRecordings(d *spanDrain, req protocol.Request) {
 	if d == nil {
 		return
 	}
 	defer d.reg.close()
-	source := req.Identity.Package
-	if req.Mode == protocol.ModeBenchmark && req.Identity.Name != "" {
-		source += "." + req.Identity.Name
-	}
-	recs, notes, err := d.finish(source)
+	pkg := req.Identity.Package
+	recs, notes, err := d.finish(func(si record.SharedIdentity) string {
+		switch {
+		case si.Test != "":
+			return pkg + "." + si.Test
+		case req.Mode == protocol.ModeBenchmark && req.Identity.Name != "":
+			return pkg + "." + req.Identity.Name
+		}
+		return pkg
+	})
 	for _, n := range notes {
-		fmt.Fprintf(s.cfg.Warnings, "recordings of %s: %s\n", source, n)
+		fmt.Fprintf(s.cfg.Warnings, "recordings of %s: %s\n", pkg, n)
 	}
 	if err != nil || len(recs) == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Several processes of one source (repetitions, a test child started
-	// again after a crash) record the same identities: each process's
-	// recording is its own, its source numbered.
+	// Several processes of one source (a benchmark's repetitions, a test
+	// child started again after a crash) record the same identities: each
+	// process's recording is its own, its source numbered.
 	taken := map[[2]string]bool{}
 	for _, r := range s.recordings {
 		taken[[2]string{r.Source, r.Identity}] = true
 	}
-	src := source
-	for k := 2; slices.ContainsFunc(recs, func(r rundoc.Recording) bool { return taken[[2]string{src, r.Identity}] }); k++ {
-		src = fmt.Sprintf("%s (process %d)", source, k)
-	}
 	for _, r := range recs {
+		src := r.Source
+		for k := 2; taken[[2]string{src, r.Identity}]; k++ {
+			src = fmt.Sprintf("%s (process %d)", r.Source, k)
+		}
 		r.Source = src
+		taken[[2]string{src, r.Identity}] = true
 		s.recordings = append(s.recordings, r)
 	}
 }
