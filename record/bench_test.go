@@ -14,14 +14,22 @@ import (
 // carries from one machine to another.
 func BenchmarkBeginFinish(b *testing.B) {
 	for _, p := range []Policy{Reservoir, LatestN} {
-		for _, ring := range []string{"off", "on"} {
-			// ring=on publishes every span to a shared region, as under
-			// benchsup (docs/design.md#recording); off is a recorder
-			// alone, whatever the process's environment says.
+		rings := []string{"off", "on"}
+		if sharedRegion() != nil {
+			rings = append(rings, "supervised")
+		}
+		for _, ring := range rings {
+			// ring=on publishes every span to a shared region in this
+			// process's memory, as under benchsup (docs/design.md#recording);
+			// ring=supervised (only under benchsup) to the region benchsup
+			// gave the process, which it drains meanwhile; off is a
+			// recorder alone, whatever the environment says.
 			newRec := func(b *testing.B) *Recorder {
 				rec := New(Config{Retention: Retention{Policy: p}})
-				rec.sh = nil
-				if ring == "on" {
+				switch ring {
+				case "off":
+					rec.sh = nil
+				case "on":
 					rec.sh = testRegion(b)
 				}
 				return rec

@@ -72,7 +72,10 @@
 // same run (BenchmarkBeginFinish's ring=on and ring=off; three runs on
 // the same VM at load 8 to 10, so the spread is wide): single goroutine
 // 154-464 ns with the ring against 139-198 ns without (reservoir), two
-// time.Now calls 118-365 ns; the ring's cost is inside that noise.
+// time.Now calls 118-365 ns; under benchsup run (ring=supervised: the
+// real region, drained meanwhile; medians of 3 processes at 80-90%
+// foreign CPU) 145 ns against 221 ns off and 360 ns for two time.Now.
+// On that host the ring's cost is inside the noise; no figure resolves it.
 // Outside benchsup nothing changes: Stop writes where Config says, and a
 // crash before Stop loses the spans. Supervised says which applies.
 //
