@@ -29,7 +29,9 @@ type Result struct {
 	Omitted      int64     `json:"omitted"`      // observations - retained
 	Retention    Retention `json:"retention"`
 	// Summary summarizes the finished spans' durations, of every outcome;
-	// nil when none finished.
+	// nil when none finished, or none was retained (under benchsup, when
+	// the shared ring lost every one before it was read: no percentile
+	// is then known).
 	Summary         *Summary `json:"summary"`
 	SampleSemantics string   `json:"sampleSemantics"` // always SampleSemantics
 	// Spans are the retained spans in observation order, with
@@ -129,7 +131,7 @@ func summarize(name string, cfg Config, o Outcomes, obs, sumNs, minNs, maxNs int
 	slices.SortFunc(spans, func(a, b SpanRecord) int { return cmp.Compare(a.Observation, b.Observation) })
 	res.Retained = int64(len(spans))
 	res.Omitted = res.Observations - res.Retained
-	if res.Observations > 0 {
+	if res.Observations > 0 && len(spans) > 0 {
 		durs := make([]float64, len(spans))
 		for i, s := range spans {
 			durs[i] = float64(s.DurationNs)

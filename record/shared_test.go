@@ -295,3 +295,22 @@ func TestCallingTest(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorNothingRetained: counted spans the ring lost entirely give
+// exact counts and no summary (no percentile is known), never zeros.
+func TestCollectorNothingRetained(t *testing.T) {
+	sh := testRegion(t)
+	rec := New(Config{})
+	rec.sh = sh
+	id := rec.Register("x")
+	rec.Start()
+	for range 5 {
+		s := id.Begin()
+		s.Finish(Success)
+	}
+	col, _ := NewCollector(Config{})
+	res := col.Results(readerOf(t, sh).Identities())[0] // nothing drained
+	if res.Observations != 5 || res.Retained != 0 || res.Omitted != 5 || res.Summary != nil {
+		t.Errorf("observations %d retained %d omitted %d summary %v; want 5, 0, 5, nil", res.Observations, res.Retained, res.Omitted, res.Summary)
+	}
+}

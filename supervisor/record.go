@@ -435,7 +435,7 @@ func (s *supervisor) collectRecordings(d *spanDrain, req protocol.Request) {
 	defer s.mu.Unlock()
 	// Several processes of one source (a benchmark's repetitions, a test
 	// child started again after a crash) record the same identities: each
-	// process's recording is its own, its source numbered.
+	// process's recording is its own, the later ones' source numbered #2, #3...
 	taken := map[[2]string]bool{}
 	for _, r := range s.recordings {
 		taken[[2]string{r.Source, r.Identity}] = true
@@ -443,7 +443,7 @@ func (s *supervisor) collectRecordings(d *spanDrain, req protocol.Request) {
 	for _, r := range recs {
 		src := r.Source
 		for k := 2; taken[[2]string{src, r.Identity}]; k++ {
-			src = fmt.Sprintf("%s (process %d)", r.Source, k)
+			src = fmt.Sprintf("%s #%d", r.Source, k)
 		}
 		r.Source = src
 		taken[[2]string{src, r.Identity}] = true
