@@ -20,9 +20,12 @@ type recordRegion struct {
 	rd  *record.Reader
 }
 
+// memfdCreate is unix.MemfdCreate; a test makes it fail.
+var memfdCreate = unix.MemfdCreate
+
 func newRecordRegion(dir string) (*recordRegion, error) {
 	var f *os.File
-	if fd, err := unix.MemfdCreate("benchsup-record", unix.MFD_CLOEXEC); err == nil {
+	if fd, err := memfdCreate("benchsup-record", unix.MFD_CLOEXEC); err == nil {
 		f = os.NewFile(uintptr(fd), "benchsup-record")
 	} else {
 		pf, perr := os.CreateTemp(dir, "record-*")
