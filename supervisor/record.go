@@ -275,10 +275,18 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 			}
 		}
 	}()
+	// Two streams write to the writers at once, and often to one writer.
+	var teeMu sync.Mutex
+	tee := func(w io.Writer) io.Writer {
+		if w == nil {
+			return nil
+		}
+		return lockedWriter{&teeMu, w}
+	}
 	out := sandbox.RunProgram(runCtx, sandbox.Config{
 		Path: path, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Cgroup: cfg.Cgroup,
 		TotalTimeout: timeout, Grace: cfg.Grace, RecordFile: reg.f,
-		StdoutTee: cfg.Stdout, StderrTee: cfg.Stderr,
+		StdoutTee: tee(cfg.Stdout), StderrTee: tee(cfg.Stderr),
 	})
 	close(stopSnaps)
 	<-snapsDone
@@ -311,6 +319,18 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 	doc.Meta.Environment.Policy = out.EnvPolicy
 	doc.Meta.Environment.NamesHash = out.EnvNamesHash
 	return doc, nil
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // programRow is the recorded program's row: its outcome in the sandbox's
