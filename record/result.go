@@ -230,15 +230,20 @@ func (r *Recorder) Snapshot() Snapshot {
 	snap := Snapshot{ElapsedNs: r.ElapsedNs()}
 	r.mu.Lock()
 	ids := r.ids
+	cs := make([]*counters, len(ids)) // Start may move them to the shared region
+	for i, id := range ids {
+		cs[i] = id.c
+	}
 	r.mu.Unlock()
 	snap.Identities = make([]IdentitySnapshot, len(ids))
 	var scratch []float64
 	for i, id := range ids {
 		// Finished before begun: a span finishing between the reads then
 		// shows as neither active nor completed rather than as both.
-		completed := id.c.obs.Load()
-		errs := id.count(Failure) + id.count(Timeout) + id.count(Canceled)
-		active := max(id.c.begun.Load()-completed, 0)
+		c := cs[i]
+		completed := c.obs.Load()
+		errs := c.outcomes[Failure-Success].Load() + c.outcomes[Timeout-Success].Load() + c.outcomes[Canceled-Success].Load()
+		active := max(c.begun.Load()-completed, 0)
 		is := IdentitySnapshot{Identity: id.name, Completed: completed, Active: active, Errors: errs}
 		m := int(min(completed, recentSize))
 		scratch = scratch[:0]
