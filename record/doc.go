@@ -69,13 +69,15 @@
 // the program runs and once after it exits, so a crash, a SIGKILL or the
 // end of --for loses no finished span; spans the ring overwrote before a
 // drain are counted, not kept. Measured beside the recorder alone in the
-// same run (BenchmarkBeginFinish's ring=on and ring=off; three runs on
-// the same VM at load 8 to 10, so the spread is wide): single goroutine
-// 154-464 ns with the ring against 139-198 ns without (reservoir), two
-// time.Now calls 118-365 ns; under benchsup run (ring=supervised: the
-// real region, drained meanwhile; medians of 3 processes at 80-90%
-// foreign CPU) 145 ns against 221 ns off and 360 ns for two time.Now.
-// On that host the ring's cost is inside the noise; no figure resolves it.
+// same `go test -bench` run (BenchmarkBeginFinish's ring=on and ring=off,
+// reservoir; medians of five runs on a 2-core VM at load 14 to 17, so
+// the spread is wide): one goroutine 168 ns with the ring, 103 ns
+// without, 296 ns for two time.Now calls (0.57 times them) and 171 ns for
+// two time.Since; two goroutines 260 ns, 203 ns and 282 ns. Under
+// benchsup run (ring=supervised: the real region, drained meanwhile;
+// three processes at 80-90% foreign CPU) one goroutine took 145 ns and
+// two time.Now calls 360 ns: no figure from that host separates the
+// ring's cost from its noise.
 // Outside benchsup nothing changes: Stop writes where Config says, and a
 // crash before Stop loses the spans. Supervised says which applies.
 //
