@@ -276,6 +276,7 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 			"peak":           cmdPeak,
 			"sweep":          cmdSweep,
 			"variants":       cmdVariants,
+			"recording":      cmdRecording,
 		},
 		Condition: condition,
 	}

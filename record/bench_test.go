@@ -14,30 +14,51 @@ import (
 // carries from one machine to another.
 func BenchmarkBeginFinish(b *testing.B) {
 	for _, p := range []Policy{Reservoir, LatestN} {
-		b.Run("policy="+string(p)+"/single", func(b *testing.B) {
-			rec := New(Config{Retention: Retention{Policy: p}})
-			id := rec.Register("x")
-			rec.Start()
-			defer rec.Stop()
-			b.ReportAllocs()
-			for b.Loop() {
-				s := id.Begin()
-				s.Finish(Success)
+		rings := []string{"off", "on"}
+		if sharedRegion() != nil {
+			rings = append(rings, "supervised")
+		}
+		for _, ring := range rings {
+			// ring=on publishes every span to a shared region in this
+			// process's memory, as under benchsup (docs/design.md#recording);
+			// ring=supervised (only under benchsup) to the region benchsup
+			// gave the process, which it drains meanwhile; off is a
+			// recorder alone, whatever the environment says.
+			newRec := func(b *testing.B) *Recorder {
+				rec := New(Config{Retention: Retention{Policy: p}})
+				switch ring {
+				case "off":
+					rec.sh = nil
+				case "on":
+					rec.sh = testRegion(b)
+				}
+				return rec
 			}
-		})
-		b.Run("policy="+string(p)+"/parallel", func(b *testing.B) {
-			rec := New(Config{Retention: Retention{Policy: p}})
-			id := rec.Register("x")
-			rec.Start()
-			defer rec.Stop()
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
+			b.Run("policy="+string(p)+"/ring="+ring+"/single", func(b *testing.B) {
+				rec := newRec(b)
+				id := rec.Register("x")
+				rec.Start()
+				defer rec.Stop()
+				b.ReportAllocs()
+				for b.Loop() {
 					s := id.Begin()
 					s.Finish(Success)
 				}
 			})
-		})
+			b.Run("policy="+string(p)+"/ring="+ring+"/parallel", func(b *testing.B) {
+				rec := newRec(b)
+				id := rec.Register("x")
+				rec.Start()
+				defer rec.Stop()
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						s := id.Begin()
+						s.Finish(Success)
+					}
+				})
+			})
+		}
 	}
 }
 

@@ -3,8 +3,8 @@ package record
 import (
 	"fmt"
 	"io"
-	"math"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -122,6 +122,7 @@ type Recorder struct {
 	elapsed int64
 	results []Result
 	err     error
+	sh      *region // the shared region under benchsup; nil otherwise
 }
 
 const (
@@ -156,7 +157,8 @@ func New(cfg Config) *Recorder {
 	default:
 		panic(fmt.Sprintf("record: unknown output format %q (want \"json\" or \"csv\")", cfg.Format))
 	}
-	return &Recorder{cfg: cfg, byName: map[string]*Identity{}}
+	// The supervisor's region, if any, is mapped before any span.
+	return &Recorder{cfg: cfg, byName: map[string]*Identity{}, sh: sharedRegion()}
 }
 
 // Register returns the identity named name, creating it and reserving its
@@ -184,8 +186,8 @@ func (r *Recorder) Register(name string) *Identity {
 		slots:  make([]slot, r.cfg.Retention.Capacity),
 	}
 	id.seed = mix(r.cfg.Seed ^ mix(id.index+1))
-	id.minNs.Store(math.MaxInt64)
-	id.maxNs.Store(math.MinInt64)
+	id.own.reset()
+	id.c = &id.own
 	r.ids = append(r.ids, id)
 	r.byName[name] = id
 	return id
@@ -201,8 +203,20 @@ func (r *Recorder) Start() {
 		panic("record: Start called twice, or after Stop: a Recorder records once")
 	}
 	r.base = time.Now()
+	sh := r.sh
+	test := ""
+	if sh != nil {
+		test = callingTest()
+	}
 	for _, id := range r.ids {
 		id.base = r.base // written before state's store, read after its load
+		if sh != nil {
+			// Under benchsup the counters live in the shared region and
+			// finished spans go through its ring (shared.go).
+			if idx, c, ok := sh.publish(id.name, test, os.Getpid()); ok {
+				id.ring, id.ringIdx, id.c = sh, idx, c
+			}
+		}
 		id.state.Store(stateRunning)
 	}
 	r.state = stateRunning
@@ -289,16 +303,16 @@ type Identity struct {
 	base   time.Time
 	slots  []slot
 	state  atomic.Uint32
-	_      [64]byte // keeps the read-mostly fields off the counters' line
+	// c is where the counts are: &own, or the identity's entry in the
+	// shared region under benchsup, where ring is then set too.
+	c       *counters
+	ring    *region
+	ringIdx int
+	_       [64]byte // keeps the read-mostly fields off the counters' line
 
 	// Written by Begin and Finish.
-	begun    atomic.Int64
 	inflight atomic.Int64
-	obs      atomic.Int64 // observation numbers handed out (1-based)
-	outcomes [numOutcomes]atomic.Int64
-	sumNs    atomic.Int64
-	minNs    atomic.Int64 // math.MaxInt64 until the first observation
-	maxNs    atomic.Int64 // math.MinInt64 until the first observation
+	own      counters
 	_        [64]byte
 
 	recent [recentSize]atomic.Int64 // duration+1 by observation number mod recentSize
@@ -333,7 +347,7 @@ func (id *Identity) Begin() Span {
 	if id.state.Load() != stateRunning {
 		return Span{}
 	}
-	id.begun.Add(1)
+	id.c.begun.Add(1)
 	return Span{id: id, start: int64(time.Since(id.base))}
 }
 
@@ -370,15 +384,19 @@ func (s *Span) Finish(o Outcome) {
 		o = Failure
 	}
 	dur := end - start
-	n := id.obs.Add(1)
-	id.outcomes[o-Success].Add(1)
-	id.sumNs.Add(dur)
+	c := id.c
+	n := c.obs.Add(1)
+	c.outcomes[o-Success].Add(1)
+	c.sumNs.Add(dur)
 	id.recent[(n-1)%recentSize].Store(dur + 1) // 0 is an empty entry
-	for m := id.minNs.Load(); dur < m && !id.minNs.CompareAndSwap(m, dur); m = id.minNs.Load() {
+	for m := c.minNs.Load(); dur < m && !c.minNs.CompareAndSwap(m, dur); m = c.minNs.Load() {
 	}
-	for m := id.maxNs.Load(); dur > m && !id.maxNs.CompareAndSwap(m, dur); m = id.maxNs.Load() {
+	for m := c.maxNs.Load(); dur > m && !c.maxNs.CompareAndSwap(m, dur); m = c.maxNs.Load() {
 	}
-	if i, ok := id.slotFor(n); ok {
+	if id.ring != nil {
+		id.ring.write(id.ringIdx, n, start, dur, o)
+	}
+	if i, ok := slotFor(id.policy, id.seed, int64(len(id.slots)), n); ok {
 		sl := &id.slots[i]
 		sl.mu.Lock()
 		if n > sl.obs { // of two racing writers, the later observation wins, as sequentially
@@ -389,13 +407,14 @@ func (s *Span) Finish(o Outcome) {
 	id.inflight.Add(-1)
 }
 
-// slotFor is where observation n (1-based) is retained, if anywhere.
-func (id *Identity) slotFor(n int64) (int, bool) {
-	c := int64(len(id.slots))
+// slotFor is where observation n (1-based) is retained, if anywhere, in c
+// slots under policy with the identity's seed. A Recorder and a Collector
+// both choose with it.
+func slotFor(policy Policy, seed uint64, c, n int64) (int, bool) {
 	if c == 0 {
 		return 0, false
 	}
-	switch id.policy {
+	switch policy {
 	case FirstN:
 		return int(n - 1), n <= c
 	case LatestN:
@@ -407,7 +426,7 @@ func (id *Identity) slotFor(n int64) (int, bool) {
 	// Algorithm R: replace a uniform j in [0, n) when j < capacity. The
 	// draw is a hash of the observation number, so it needs no shared
 	// random state.
-	hi, _ := bits.Mul64(mix(id.seed^uint64(n)), uint64(n))
+	hi, _ := bits.Mul64(mix(seed^uint64(n)), uint64(n))
 	return int(hi), int64(hi) < c
 }
 

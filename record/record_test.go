@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
@@ -214,19 +215,27 @@ func TestStopWithoutStart(t *testing.T) {
 // and both before and after the retention fills.
 func TestBoundaryAllocs(t *testing.T) {
 	for _, p := range []Policy{Reservoir, FirstN, LatestN} {
-		t.Run(string(p), func(t *testing.T) {
-			rec := New(Config{Retention: Retention{Policy: p, Capacity: 64}})
-			id := rec.Register("x")
-			rec.Start()
-			defer rec.Stop()
-			allocs := testing.AllocsPerRun(1000, func() {
-				s := id.Begin()
-				s.Finish(Success)
+		for _, ring := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/ring=%v", p, ring), func(t *testing.T) {
+				rec := New(Config{Retention: Retention{Policy: p, Capacity: 64}})
+				if ring {
+					rec.sh = testRegion(t)
+				}
+				id := rec.Register("x")
+				rec.Start()
+				defer rec.Stop()
+				allocs := testing.AllocsPerRun(1000, func() {
+					s := id.Begin()
+					s.Finish(Success)
+				})
+				if allocs != 0 {
+					t.Errorf("Begin+Finish allocate %v per span", allocs)
+				}
+				if ring && id.ring == nil {
+					t.Error("the identity is not in the shared region")
+				}
 			})
-			if allocs != 0 {
-				t.Errorf("Begin+Finish allocate %v per span", allocs)
-			}
-		})
+		}
 	}
 }
 

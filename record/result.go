@@ -29,7 +29,9 @@ type Result struct {
 	Omitted      int64     `json:"omitted"`      // observations - retained
 	Retention    Retention `json:"retention"`
 	// Summary summarizes the finished spans' durations, of every outcome;
-	// nil when none finished.
+	// nil when none finished, or none was retained (under benchsup, when
+	// the shared ring lost every one before it was read: no percentile
+	// is then known).
 	Summary         *Summary `json:"summary"`
 	SampleSemantics string   `json:"sampleSemantics"` // always SampleSemantics
 	// Spans are the retained spans in observation order, with
@@ -88,26 +90,21 @@ type SpanRecord struct {
 }
 
 // count is how many of the identity's spans finished with o.
-func (id *Identity) count(o Outcome) int64 { return id.outcomes[o-Success].Load() }
+func (id *Identity) count(o Outcome) int64 { return id.c.outcomes[o-Success].Load() }
 
 // result reads the identity's counts and retained spans. The recorder
 // has stopped and no Finish is in flight, so the reads are consistent.
 func (id *Identity) result(cfg Config) Result {
-	res := Result{
-		Identity:        id.name,
-		Retention:       cfg.Retention,
-		SampleSemantics: SampleSemantics,
-	}
-	res.Outcomes = Outcomes{
+	o := Outcomes{
 		Success:  id.count(Success),
 		Failure:  id.count(Failure),
 		Timeout:  id.count(Timeout),
 		Canceled: id.count(Canceled),
 	}
-	res.Observations = id.obs.Load()
+	obs := id.c.obs.Load()
 	// A copy of a span finished twice counts twice (see Finish), so
 	// observations can pass begun; unfinished is then 0, not negative.
-	res.Outcomes.Unfinished = max(id.begun.Load()-res.Observations, 0)
+	o.Unfinished = max(id.c.begun.Load()-obs, 0)
 	var spans []SpanRecord
 	for i := range id.slots {
 		sl := &id.slots[i]
@@ -117,10 +114,24 @@ func (id *Identity) result(cfg Config) Result {
 		}
 		sl.mu.Unlock()
 	}
+	return summarize(id.name, cfg, o, obs, id.c.sumNs.Load(), id.c.minNs.Load(), id.c.maxNs.Load(), spans)
+}
+
+// summarize makes a Result of an identity's exact counts and the spans
+// retention kept (in any order): a Recorder's at Stop, a Collector's from
+// a shared region.
+func summarize(name string, cfg Config, o Outcomes, obs, sumNs, minNs, maxNs int64, spans []SpanRecord) Result {
+	res := Result{
+		Identity:        name,
+		Retention:       cfg.Retention,
+		SampleSemantics: SampleSemantics,
+		Outcomes:        o,
+		Observations:    obs,
+	}
 	slices.SortFunc(spans, func(a, b SpanRecord) int { return cmp.Compare(a.Observation, b.Observation) })
 	res.Retained = int64(len(spans))
 	res.Omitted = res.Observations - res.Retained
-	if res.Observations > 0 {
+	if res.Observations > 0 && len(spans) > 0 {
 		durs := make([]float64, len(spans))
 		for i, s := range spans {
 			durs[i] = float64(s.DurationNs)
@@ -129,9 +140,9 @@ func (id *Identity) result(cfg Config) Result {
 		sum := &Summary{
 			PercentilesOver: OverAll,
 			Spans:           res.Retained,
-			MinNs:           id.minNs.Load(),
-			MaxNs:           id.maxNs.Load(),
-			MeanNs:          float64(id.sumNs.Load()) / float64(res.Observations),
+			MinNs:           minNs,
+			MaxNs:           maxNs,
+			MeanNs:          float64(sumNs) / float64(res.Observations),
 		}
 		if res.Omitted > 0 {
 			sum.PercentilesOver = OverRetained
@@ -219,15 +230,20 @@ func (r *Recorder) Snapshot() Snapshot {
 	snap := Snapshot{ElapsedNs: r.ElapsedNs()}
 	r.mu.Lock()
 	ids := r.ids
+	cs := make([]*counters, len(ids)) // Start may move them to the shared region
+	for i, id := range ids {
+		cs[i] = id.c
+	}
 	r.mu.Unlock()
 	snap.Identities = make([]IdentitySnapshot, len(ids))
 	var scratch []float64
 	for i, id := range ids {
 		// Finished before begun: a span finishing between the reads then
 		// shows as neither active nor completed rather than as both.
-		completed := id.obs.Load()
-		errs := id.count(Failure) + id.count(Timeout) + id.count(Canceled)
-		active := max(id.begun.Load()-completed, 0)
+		c := cs[i]
+		completed := c.obs.Load()
+		errs := c.outcomes[Failure-Success].Load() + c.outcomes[Timeout-Success].Load() + c.outcomes[Canceled-Success].Load()
+		active := max(c.begun.Load()-completed, 0)
 		is := IdentitySnapshot{Identity: id.name, Completed: completed, Active: active, Errors: errs}
 		m := int(min(completed, recentSize))
 		scratch = scratch[:0]

@@ -52,7 +52,11 @@ func writeRecordings(w *bufio.Writer, recs []rundoc.Recording, opt TableOptions,
 			notes = append(notes, fmt.Sprintf("%s: median, p95 and p99 are of the %d retained spans (%s, capacity %d), not all %d; max is of all",
 				oneLine(r.Identity), r.Retained, r.Retention.Policy, r.Retention.Capacity, r.Observations))
 		}
-		if r.Summary == nil {
+		switch {
+		case r.Summary == nil && r.Observations > 0:
+			notes = append(notes, fmt.Sprintf("%s: %d spans finished and none was retained (the shared ring lost them before benchsup read them): no percentiles",
+				oneLine(r.Identity), r.Observations))
+		case r.Summary == nil:
 			notes = append(notes, oneLine(r.Identity)+": no span finished")
 		}
 		g.cells = append(g.cells, append(row, kept))

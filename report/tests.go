@@ -22,7 +22,8 @@ import (
 //	benchsup: 12 tests: 10 passed, 1 failed, 1 skipped (1 crashed)
 //
 // where failed includes crashed, and crashed counts tests whose process
-// ended abnormally (any class other than "fail").
+// ended abnormally (any class other than "fail"). Recordings of tests that
+// used package record come before it, as a run's table shows them.
 func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
 	if doc.Meta.Mode != rundoc.ModeTest {
 		return fmt.Errorf("report: WriteTests renders a %q document, not mode %q", rundoc.ModeTest, doc.Meta.Mode)
@@ -45,6 +46,12 @@ func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
 	}
 	for _, l := range notRunLines(doc, notRun, name) {
 		bw.WriteString(l + "\n")
+	}
+	if len(doc.Recordings) > 0 {
+		// Spans a test recorded with package record (docs/recording.md).
+		bw.WriteString("\n")
+		writeRecordings(bw, doc.Recordings, TableOptions{}, painter(false))
+		bw.WriteString("\n")
 	}
 	bw.WriteString(c.String() + "\n")
 	if err := bw.Flush(); err != nil {

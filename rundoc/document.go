@@ -419,8 +419,9 @@ func (d Document) Failed() bool {
 
 // Meta.Mode values.
 const (
-	ModeBench = "bench"
-	ModeTest  = "test"
+	ModeBench  = "bench"
+	ModeTest   = "test"
+	ModeRecord = "record" // benchsup record: one program, its recordings
 )
 
 // Row.Kind values.
@@ -429,6 +430,7 @@ const (
 	KindTest      Kind = "test"
 	KindPackage   Kind = "package"
 	KindWorkload  Kind = "workload" // measured as windows (Document.Windows), not samples
+	KindProgram   Kind = "program"  // a program benchsup record ran: its outcome, never samples
 )
 
 // Kind is what a row stands for; its JSON is the string.

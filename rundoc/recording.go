@@ -29,7 +29,8 @@ type Recording struct {
 	Omitted      int64              `json:"omitted"`      // observations - retained
 	Retention    RecordingRetention `json:"retention"`
 	// Summary is the distribution of the finished spans' durations, every
-	// outcome included; nil when none finished.
+	// outcome included; nil when none finished, or none was retained (the
+	// shared ring lost every one before benchsup read it).
 	Summary         *RecordingSummary `json:"summary"`
 	SampleSemantics string            `json:"sampleSemantics"` // always SampleSemanticsSpan
 	// Spans are the retained spans in observation order when the recorder
@@ -161,10 +162,10 @@ func (v *validator) recording(path string, r Recording) {
 		v.fail(path+".sampleSemantics", "%q, but a recording's percentiles are of %q", r.SampleSemantics, SampleSemanticsSpan)
 	}
 	switch {
-	case r.Summary == nil && r.Observations > 0:
-		v.fail(path+".summary", "null, but %d spans finished", r.Observations)
-	case r.Summary != nil && r.Observations == 0:
-		v.fail(path+".summary", "present, but no span finished")
+	case r.Summary == nil && r.Retained > 0:
+		v.fail(path+".summary", "null, but %d spans were retained", r.Retained)
+	case r.Summary != nil && r.Retained == 0:
+		v.fail(path+".summary", "present, but no span was retained")
 	case r.Summary != nil:
 		v.recordingSummary(path+".summary", r, *r.Summary)
 	}

@@ -221,8 +221,8 @@ func validateComparison(c *Comparison) error {
 }
 
 func (v *validator) meta(m Meta) {
-	if m.Mode != ModeBench && m.Mode != ModeTest {
-		v.fail("meta.mode", "%q is neither %q nor %q", m.Mode, ModeBench, ModeTest)
+	if m.Mode != ModeBench && m.Mode != ModeTest && m.Mode != ModeRecord {
+		v.fail("meta.mode", "%q is not %q, %q or %q", m.Mode, ModeBench, ModeTest, ModeRecord)
 	}
 	v.count("meta.gomaxprocs", int64(m.GOMAXPROCS))
 	k := m.Knobs

@@ -122,7 +122,7 @@ func TestReadRefusesValues(t *testing.T) {
 		{"negative knob", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Meta.Knobs.TimeoutNs = -1 },
 			"meta.knobs.timeoutNs: negative time -1"},
 		{"unknown mode", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Meta.Mode = "fuzz" },
-			`meta.mode: "fuzz" is neither "bench" nor "test"`},
+			`meta.mode: "fuzz" is not "bench", "test" or "record"`},
 		{"interval upside down", rundoctest.GreenDoc, func(d *rundoc.Document) {
 			iv := d.Rows[2].Summary.Interval
 			iv.LowNs, iv.HighNs = iv.HighNs, iv.LowNs

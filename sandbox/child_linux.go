@@ -43,6 +43,8 @@ type Child struct {
 	notes    []string   // what went wrong with the cgroup at teardown
 	left     []leftProc // what the root left running when it exited, killed at teardown
 
+	program bool // Config.Program
+
 	waitOnce sync.Once
 	outcome  Outcome
 }
@@ -102,8 +104,8 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 		v:      v,
 		p:      p,
 		ex:     newExchange(sp.sock, d, v, p),
-		stdout: startStream(sp.stdout, r.stdoutLimit),
-		stderr: startStream(sp.stderr, r.stderrLimit),
+		stdout: startStream(sp.stdout, r.stdoutLimit, r.stdoutTee),
+		stderr: startStream(sp.stderr, r.stderrLimit, r.stderrTee),
 		done:   make(chan struct{}),
 	}
 	if sp.cg != nil {
@@ -111,6 +113,11 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	}
 	if sp.lim.mem != nil && sp.lim.res.Memory == CgroupV1 {
 		c.memV1 = sp.lim.mem.dir
+	}
+	if r.program {
+		// No Hello will come: the startup deadline is met from the start.
+		v.hello(t0)
+		c.program = true
 	}
 	go p.watchExit()
 	go c.monitor(ctx)
@@ -180,6 +187,9 @@ func (c *Child) classify() Outcome {
 	hello, endpointHeld := c.ex.record(&f)
 	helloAt := c.v.record(&f)
 	f.status = c.p.status
+	if c.program {
+		f.program, f.hello = true, true // errors speak of the child, not of a worker that never starts
+	}
 	f.resources = c.p.resources
 	f.resources.ThreadFailure = strings.Contains(string(stderr.Tail), threadFailureText)
 
@@ -201,7 +211,10 @@ func (c *Child) classify() Outcome {
 	if f.status.known && f.status.exited {
 		o.ExitCode = f.status.code
 	}
-	if !helloAt.IsZero() {
+	if f.status.known && !f.status.exited {
+		o.Signal = signalName(f.status.signal)
+	}
+	if !helloAt.IsZero() && !c.program {
 		o.StartupDuration = helloAt.Sub(c.d.t0)
 	}
 	o.Elapsed = c.p.reapedAt.Sub(c.d.t0)

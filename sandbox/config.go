@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
+	"github.com/benchsup/benchsup/record"
 )
 
 // Defaults for the zero values of Config.
@@ -90,6 +92,24 @@ type Config struct {
 	// without a writable memory controller (ProbeLimits) is a *ConfigError,
 	// never silently ignored; so is a limit with CgroupOff.
 	MemoryLimit int64
+	// Program runs a plain program rather than a test binary with the
+	// worker: no protocol endpoint (protocol.EnvFD is not set), no Hello
+	// and no request, so the startup deadline does not apply and
+	// TotalTimeout is the only one; exit status 0 is success. Hello,
+	// Send and Receive are not for such a child (Receive returns io.EOF).
+	Program bool
+	// RecordFile, when not nil, is inherited by the child at the next
+	// descriptor after the protocol endpoint (after stderr in Program
+	// mode), and record.EnvFD names it: the shared region a recorder in
+	// the child delivers its spans through (docs/design.md#recording).
+	// The caller keeps it open and closes it.
+	RecordFile *os.File
+	// StdoutTee and StderrTee, when not nil, receive a copy of every byte
+	// of the child's stdout and stderr as it is read (benchsup record
+	// passes a program's output through to the terminal); the bounded
+	// capture is kept either way. Their write errors are ignored.
+	StdoutTee io.Writer
+	StderrTee io.Writer
 	// PidsLimit bounds the tasks (processes and threads) of the child and
 	// everything it forks: a fork or clone beyond it fails, and
 	// Outcome.Resources counts the refusals. Zero means no limit; refused
@@ -183,6 +203,10 @@ type resolved struct {
 	cpus           []int // ascending, no duplicates; nil: not pinned
 	memoryLimit    int64 // bytes; 0: none
 	pidsLimit      int64 // 0: none
+	program        bool
+	recordFile     *os.File
+	stdoutTee      io.Writer
+	stderrTee      io.Writer
 }
 
 // resolve validates cfg against the file system and the parent environment
@@ -262,7 +286,9 @@ func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.env = env
+	r.program, r.recordFile = cfg.Program, cfg.RecordFile
+	r.stdoutTee, r.stderrTee = cfg.StdoutTee, cfg.StderrTee
+	r.env = descriptorEnv(env, cfg.Program, cfg.RecordFile != nil)
 	r.envDesc = cfg.Env.describe()
 	r.envHash = namesHash(env)
 	return r, nil
@@ -329,7 +355,7 @@ func checkName(field, name string) error {
 		reason = fmt.Sprintf("variable name %q contains '='", name)
 	case strings.IndexByte(name, 0) >= 0:
 		reason = fmt.Sprintf("variable name %q contains NUL", name)
-	case name == protocol.EnvFD, name == protocol.EnvCgroup, name == EnvRun:
+	case name == protocol.EnvFD, name == protocol.EnvCgroup, name == EnvRun, name == record.EnvFD:
 		reason = fmt.Sprintf("%s is reserved: the sandbox sets it", name)
 	default:
 		return nil
@@ -411,6 +437,30 @@ func (p *EnvPolicy) build(parent []string, dir string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// descriptorEnv fixes the variables naming inherited descriptors: no
+// protocol.EnvFD for a plain program, record.EnvFD only with a record file
+// (an enclosing run's, inherited, would name a descriptor the child does
+// not have). env stays sorted.
+func descriptorEnv(env []string, program, recordFile bool) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == record.EnvFD || (program && name == protocol.EnvFD) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	if recordFile {
+		fd := childFD + 1
+		if program {
+			fd = childFD
+		}
+		out = append(out, fmt.Sprintf("%s=%d", record.EnvFD, fd))
+		slices.Sort(out)
+	}
+	return out
 }
 
 // describe names the policy and the variables it touches, never a value:

@@ -16,7 +16,11 @@
 //     policy's names and EnvFD, not EnvCgroup, whose presence depends on the
 //     host rather than on the policy).
 //   - Exactly four descriptors: 0 is /dev/null, 1 and 2 are pipes the
-//     supervisor drains, 3 is its end of a socketpair (the protocol endpoint).
+//     supervisor drains, 3 is its end of a socketpair (the protocol endpoint);
+//     with Config.RecordFile a fifth, 4, the shared region a recorder
+//     delivers spans through, named by record.EnvFD. A plain program
+//     (Config.Program: no endpoint, no protocol.EnvFD, no handshake, the
+//     total deadline the only one) gets three, or four with RecordFile at 3.
 //     Go opens every descriptor close-on-exec, but a supervisor may itself
 //     have inherited descriptors without that flag; before its first spawn
 //     this package marks every descriptor above 2 of the calling process

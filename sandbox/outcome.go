@@ -101,6 +101,9 @@ type Outcome struct {
 	// ExitCode is the exit status, or -1 when the child did not exit
 	// normally (signal, not spawned, reaped by someone else).
 	ExitCode int
+	// Signal names the signal that ended the child ("SIGKILL"), whoever
+	// sent it; empty when it exited or was not spawned.
+	Signal string
 
 	Hello   *protocol.Hello   // nil if none arrived
 	Skip    *protocol.Skip    // nil if none arrived
@@ -160,6 +163,7 @@ type facts struct {
 	timeout    *TimeoutError
 	stopped    *StoppedError
 	hello      bool // a Hello was accepted: the worker started
+	program    bool // a plain program (Config.Program): no worker, no Done
 	protoErr   error
 	ioErr      error
 	status     exitStatus
@@ -226,7 +230,7 @@ func (f *facts) classify() (Class, error) {
 		return ClassSignal, f.stopped
 	case f.protoErr != nil && !f.diedMidFrame():
 		return ClassMalformed, f.protoErr
-	case st.known && st.exited && st.code == 0 && !f.done:
+	case st.known && st.exited && st.code == 0 && !f.done && !f.program:
 		return ClassMalformed, &NoDoneError{BeforeWorker: !f.hello}
 	case f.ioErr != nil:
 		return ClassParentIO, f.ioErr

@@ -60,3 +60,18 @@ func RunWatched(ctx context.Context, cfg Config, req protocol.Request, observe f
 	}
 	return c.Wait()
 }
+
+// RunProgram runs cfg as a plain program (Config.Program is set for it):
+// no handshake, the total deadline the only one, and returns Wait's
+// Outcome. When ctx is done before the program exits, it is terminated
+// (SIGTERM, Grace, SIGKILL) and classified ClassCanceled; the caller that
+// ended it on purpose (benchsup record --for) knows so by the context's
+// cause.
+func RunProgram(ctx context.Context, cfg Config) Outcome {
+	cfg.Program = true
+	c, err := StartContext(ctx, cfg)
+	if err != nil {
+		return startFailure(&cfg, err)
+	}
+	return c.Wait()
+}

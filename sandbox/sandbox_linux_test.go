@@ -663,7 +663,7 @@ func TestStreamMark(t *testing.T) {
 	for i := range 200 {
 		rd, wr, err := os.Pipe()
 		require.NoError(t, err)
-		s := startStream(rd, 64)
+		s := startStream(rd, 64, nil)
 		pre := bytes.Repeat([]byte{'a'}, i%70)
 		_, err = wr.Write(pre)
 		require.NoError(t, err)
@@ -689,7 +689,7 @@ func TestStreamCut(t *testing.T) {
 	rd, wr, err := os.Pipe()
 	require.NoError(t, err)
 	defer wr.Close()
-	s := startStream(rd, 64)
+	s := startStream(rd, 64, nil)
 	_, err = wr.Write([]byte("held"))
 	require.NoError(t, err)
 	start := time.Now()

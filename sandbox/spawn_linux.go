@@ -98,6 +98,12 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		Files: []*os.File{stdin, pipes[0][1], pipes[1][1], childSock}, // fds 0-3
 		Sys:   sys,
 	}
+	if r.program {
+		attr.Files = attr.Files[:3] // a plain program gets no endpoint
+	}
+	if r.recordFile != nil {
+		attr.Files = append(attr.Files, r.recordFile) // record.EnvFD names it
+	}
 
 	var cg *cgroup
 	var note string

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ type stream struct {
 	f    *os.File        // the read end (non-blocking, in the poller); closed by finish
 	rc   syscall.RawConn // f's descriptor, read under mu
 	done chan struct{}   // closed when run returns
+	tee  io.Writer       // receives a copy of every byte read; nil: none
 
 	// mu is held across each read(2) and the accounting of its bytes, so
 	// that mark finds every byte the child wrote before it either counted
@@ -30,9 +32,10 @@ type stream struct {
 	cut  bool        // the drain deadline, not end-of-file, ended the reading
 }
 
-// startStream starts draining f, keeping its last limit bytes.
-func startStream(f *os.File, limit int) *stream {
-	s := &stream{f: f, tail: newTailBuffer(limit), done: make(chan struct{})}
+// startStream starts draining f, keeping its last limit bytes and
+// copying every byte to tee when it is not nil.
+func startStream(f *os.File, limit int, tee io.Writer) *stream {
+	s := &stream{f: f, tail: newTailBuffer(limit), done: make(chan struct{}), tee: tee}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		// Only a closed file has no descriptor: nothing to read.
@@ -67,6 +70,11 @@ func (s *stream) run() {
 			}
 			return true
 		})
+		if n > 0 && s.tee != nil {
+			// Outside the lock: a slow terminal delays the copy, never
+			// mark. A write error is the terminal's business, not the child's.
+			_, _ = s.tee.Write(buf[:n])
+		}
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			s.mu.Lock()

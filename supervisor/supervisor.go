@@ -55,9 +55,12 @@ type supervisor struct {
 
 	variants []*variantGroup // the --vs groups, once discovery planned them
 
-	mu    sync.Mutex // guards what children report below
-	hello *protocol.Hello
-	first *sandbox.Outcome // the first spawned child: environment and containment facts
+	regionOnce sync.Once // the warning that no shared region could be made
+
+	mu         sync.Mutex // guards what children report below
+	recordings []rundoc.Recording
+	hello      *protocol.Hello
+	first      *sandbox.Outcome // the first spawned child: environment and containment facts
 }
 
 // pkgPlan is one package to run: what the plan phase found, and the builds
@@ -183,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 		fmt.Fprintf(s.cfg.Warnings, "writing the coverage profile %s: %v\n", s.cfg.CoverProfile, err)
 	}
 	s.finishMeta(&doc.Meta)
+	doc.Recordings = s.takeRecordings()
 	if len(revs) > 0 {
 		doc.Comparisons = s.compareRevisions(rows, revs, doc.Meta.Fingerprint())
 	}
@@ -608,7 +612,11 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 		// This child's coverage counters, merged at the end (buildflags.go).
 		cfg.Args = append(slices.Clip(cfg.Args), "-test.gocoverdir="+dir)
 	}
+	// Every child gets a shared region: a test or a workload that records
+	// spans delivers them through it, crash or not (record.go).
+	drain := s.recordDrain(&cfg)
 	out := s.start(ctx, cfg, req, observe)
+	s.collectRecordings(drain, req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.first == nil && out.PID != 0 {

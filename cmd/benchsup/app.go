@@ -105,7 +105,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CommandNotFound: func(c *cli.Context, name string) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (commands: run, list, compare, merge, report, list-metrics, clean, version, help)", c.Args().First())
+				return usagef("unknown command %q (commands: run, list, record, compare, merge, report, list-metrics, clean, version, help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -131,6 +131,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				},
 			},
 			compareCommand(stdout, stderr),
+			recordCommand(stdout, stderr),
 			mergeCommand(stdout, stderr),
 			reportCommand(stdout, stderr),
 			{

@@ -91,7 +91,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		// nothing for an unknown topic.
 		for _, topic := range args[i+1:] {
 			if !strings.HasPrefix(topic, "-") && topic != "help" && topic != "h" && app.Command(topic) == nil {
-				return nil, usagef("help: unknown command %q (commands: run, list, compare, merge, report, list-metrics, clean, version, help)", topic)
+				return nil, usagef("help: unknown command %q (commands: run, list, record, compare, merge, report, list-metrics, clean, version, help)", topic)
 			}
 		}
 		return args, nil
