@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
@@ -468,7 +469,55 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 	if notes := outlierNote(row.Old, row.New); notes != "" {
 		row.Note = notes
 	}
+	pairs := 0
+	if paired != nil {
+		for _, k := range ov.indexes() {
+			if nv[k] != nil {
+				pairs++
+			}
+		}
+	}
+	holdVerdict(&row, c.cfg.Bootstrap.Confidence, pairs)
 	return row
+}
+
+// holdVerdict makes a row whose interval reaches less confidence than
+// asked inconclusive, whatever its interval says, and notes how many
+// pairs the asked confidence needs: a verdict is never weaker than the
+// one asked for (3 pairs' range covers the median only 75% of the time,
+// so "slower" from it would be wrong one time in four). pairs is 0 when
+// the interval does not come from pairs.
+func holdVerdict(row *rundoc.ComparisonRow, asked float64, pairs int) {
+	if !row.ShortOfConfidence(asked) {
+		return
+	}
+	row.Verdict = rundoc.VerdictInconclusive
+	row.Note = joinNote(ConfidenceShortfall(pairs, *row.Confidence, asked), row.Note)
+}
+
+// ConfidenceShortfall says why a row is inconclusive for want of pairs:
+// "3 pairs reach 75%; 95% needs 6", the count from the order-statistic
+// rule the pairs' interval uses (stats.ValuesFor). pairs is 0 when the
+// interval does not come from pairs: it then says what was reached only.
+func ConfidenceShortfall(pairs int, reached, asked float64) string {
+	if pairs == 0 {
+		return fmt.Sprintf("the interval reaches %s, less than the %s asked", Percent(reached), Percent(asked))
+	}
+	unit := "pairs"
+	if pairs == 1 {
+		unit = "pair"
+	}
+	return fmt.Sprintf("%d %s reach %s; %s needs %d", pairs, unit, Percent(reached), Percent(asked), stats.ValuesFor(asked))
+}
+
+// PairsFor is how many pairs of processes a paired comparison needs for
+// its intervals to reach confidence (stats.ValuesFor).
+func PairsFor(confidence float64) int { return stats.ValuesFor(confidence) }
+
+// Percent writes a confidence as a percentage to two decimals at most:
+// 75%, 93.75%, 96.88%.
+func Percent(c float64) string {
+	return strconv.FormatFloat(math.Round(10000*c)/100, 'f', -1, 64) + "%"
 }
 
 // winsLosses counts the pairs whose new median is below the old one

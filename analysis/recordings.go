@@ -167,6 +167,9 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		if note := retentionNote(o, n); note != "" {
 			row.Note = note
 		}
+		// The spans' bootstrap reports the confidence asked; a verdict
+		// is held back by the same rule as a benchmark's all the same.
+		holdVerdict(row, cfg.withDefaults().Bootstrap.Confidence, 0)
 	}
 	return rows
 }

@@ -219,11 +219,12 @@ func (set variantSet) geomeans() []string {
 
 func (set variantSet) notes() []string {
 	vc, k := set.vc, set.knobs
+	short := set.shortfall()
 	var notes []string
 	for _, c := range set.cs {
 		for _, r := range c.Rows {
-			if r.Note != "" {
-				notes = append(notes, fmt.Sprintf("%s %s %s=%s (%s): %s", r.Package, r.Name, vc.Key, c.Variants.Contender, r.Metric, oneLine(r.Note)))
+			if note := short.rest(r); note != "" {
+				notes = append(notes, fmt.Sprintf("%s %s %s=%s (%s): %s", r.Package, r.Name, vc.Key, c.Variants.Contender, r.Metric, oneLine(note)))
 			}
 			if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
 				notes = append(notes, fmt.Sprintf("%s %s %s=%s: order effect %s (the variant that ran first of the two measured differently; balanced rounds cancel it from the ratio)",
@@ -234,10 +235,27 @@ func (set variantSet) notes() []string {
 	return notes
 }
 
+// shortfall is what the set's header says once about the rows held back
+// for want of pairs (the table shows time rows only).
+func (set variantSet) shortfall() confidenceShortfall {
+	var rows []rundoc.ComparisonRow
+	for _, c := range set.cs {
+		for _, r := range c.Rows {
+			if r.Metric == rundoc.MetricTime {
+				rows = append(rows, r)
+			}
+		}
+	}
+	return shortOfConfidence(rows, set.knobs.Confidence)
+}
+
 func writeVariantSet(bw *bufio.Writer, set variantSet) {
 	vc := set.vc
 	bw.WriteString(set.title() + "\n")
 	bw.WriteString("statistics: " + set.statistics() + "\n")
+	if line := set.shortfall().line(); line != "" {
+		bw.WriteString(line + "\n")
+	}
 	pkg := ""
 	for _, gl := range set.groups {
 		bw.WriteString("\n")

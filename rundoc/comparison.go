@@ -145,6 +145,13 @@ func (v Verdict) Undecided() bool { return v == VerdictInconclusive || v == Verd
 // than a regression.
 func (v Verdict) Incomplete() bool { return v == VerdictFailed || v == VerdictOnlyOld }
 
+// ShortOfConfidence reports whether the row's interval reaches less
+// confidence than asked (3 pairs reach 75% of an asked 95%): such a row has
+// no verdict but inconclusive, and a gate counts it as undecided.
+func (r ComparisonRow) ShortOfConfidence(asked float64) bool {
+	return r.Confidence != nil && asked > 0 && *r.Confidence < asked-1e-9
+}
+
 // ComparisonRow is one metric of one identity on both sides.
 type ComparisonRow struct {
 	Package string `json:"package"`
