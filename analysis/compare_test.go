@@ -199,8 +199,8 @@ func TestComparePairedConfidence(t *testing.T) {
 			}
 			// B/op the same within go test's resolution needs no interval
 			// and so no note.
-			if bnote := map[bool]string{true: "", false: tt.note}[br.Verdict == rundoc.VerdictSame]; tr.Note != tt.note || br.Note != bnote {
-				t.Errorf("notes %q, %q; want %q, %q", tr.Note, br.Note, tt.note, bnote)
+			if bnote := map[bool]string{true: "", false: tt.note}[br.Verdict == rundoc.VerdictSame]; tr.Shortfall != tt.note || br.Shortfall != bnote {
+				t.Errorf("shortfalls %q, %q; want %q, %q", tr.Shortfall, br.Shortfall, tt.note, bnote)
 			}
 			if tr.Confidence == nil || math.Abs(*tr.Confidence-tt.reachedAt) > 1e-12 {
 				t.Errorf("confidence %v, want %v", tr.Confidence, tt.reachedAt)
@@ -228,6 +228,49 @@ func TestConfidenceShortfall(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) {
 			if got := ConfidenceShortfall(tt.pairs, tt.reached, tt.asked); got != tt.want {
 				t.Errorf("got %q", got)
+			}
+		})
+	}
+}
+
+// TestCompareProcessesConfidence: independent runs (compare, --baseline)
+// are held back below stats.ProcessesFor processes a side, whatever the
+// bootstrap's interval says.
+func TestCompareProcessesConfidence(t *testing.T) {
+	spread := func(n int, ns float64) []float64 {
+		var vs []float64
+		for i := range n {
+			vs = append(vs, ns*(1+0.002*float64(i)))
+		}
+		return vs
+	}
+	tests := []struct {
+		name      string
+		old, new  int
+		asked     float64
+		want      rundoc.Verdict
+		shortfall string
+	}{
+		{"3 a side at 95%", 3, 3, 0.95, rundoc.VerdictInconclusive, "3 processes a side; 95% needs 5"},
+		{"4 and 6 at 95%: the fewer decides", 6, 4, 0.95, rundoc.VerdictInconclusive, "4 processes a side; 95% needs 5"},
+		{"5 a side at 95%", 5, 5, 0.95, rundoc.VerdictSlower, ""},
+		{"5 a side at 99%", 5, 5, 0.99, rundoc.VerdictInconclusive, "5 processes a side; 99% needs 7"},
+		{"3 a side at 75%", 3, 3, 0.75, rundoc.VerdictSlower, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := benchDoc(benchRow("BenchmarkX", 64, spread(tt.old, 100)...))
+			new := benchDoc(benchRow("BenchmarkX", 64, spread(tt.new, 150)...))
+			c, err := Compare(old, new, CompareConfig{Bootstrap: Bootstrap{Confidence: tt.asked, Seed: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.Rows[0]
+			if r.Metric != rundoc.MetricTime || r.Verdict != tt.want || r.Shortfall != tt.shortfall {
+				t.Errorf("%s: verdict %s, shortfall %q; want %s, %q", r.Metric, r.Verdict, r.Shortfall, tt.want, tt.shortfall)
+			}
+			if r.Low == nil || !(*r.Low > 1.4) {
+				t.Errorf("the interval %v..%v should clear the threshold: the verdict is held back, not the interval", r.Low, r.High)
 			}
 		})
 	}

@@ -169,7 +169,8 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		}
 		// The spans' bootstrap reports the confidence asked; a verdict
 		// is held back by the same rule as a benchmark's all the same.
-		holdVerdict(row, cfg.withDefaults().Bootstrap.Confidence, 0)
+		asked := cfg.withDefaults().Bootstrap.Confidence
+		holdVerdict(row, asked, ConfidenceShortfall(0, r.Confidence, asked))
 	}
 	return rows
 }

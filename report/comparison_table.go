@@ -76,8 +76,8 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 
 	var notes []string
 	for _, r := range c.Rows {
-		if note := short.rest(r); note != "" {
-			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(note)))
+		if r.Note != "" {
+			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
 		}
 		if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
 			notes = append(notes, fmt.Sprintf("%s %s: order effect %s (the build that ran first in its pair measured differently; balanced order cancels it from the ratio)",
@@ -232,12 +232,11 @@ func formatP(p float64) string {
 }
 
 // confidenceShortfall is what a comparison's header says once about the
-// rows whose intervals reach less confidence than asked, which
-// analysis holds back as inconclusive: each distinct shortfall ("3 pairs
-// reach 75%; 95% needs 6") and how many rows it holds back. The rows'
-// notes in the document say it each; the table says it once.
+// rows analysis held back as inconclusive for want of pairs or processes:
+// each distinct shortfall ("3 pairs reach 75%; 95% needs 6") and how many
+// rows it holds back. The document's rows say it each; the table says it
+// once.
 type confidenceShortfall struct {
-	asked  float64
 	texts  []string // distinct, in row order
 	rows   int
 	paired bool
@@ -245,32 +244,30 @@ type confidenceShortfall struct {
 }
 
 func shortOfConfidence(rows []rundoc.ComparisonRow, asked float64) confidenceShortfall {
-	s := confidenceShortfall{asked: asked}
+	var s confidenceShortfall
 	for _, r := range rows {
 		if !r.ShortOfConfidence(asked) {
 			continue
 		}
 		s.rows++
-		text := s.text(r)
+		text := r.Shortfall
+		if text == "" {
+			// A document written before rows said it: the confidence
+			// reached is all there is to say.
+			text = analysis.ConfidenceShortfall(0, *r.Confidence, asked)
+		}
 		if !slices.Contains(s.texts, text) {
 			s.texts = append(s.texts, text)
 		}
+		s.need = max(s.need, analysis.ProcessesFor(asked))
 		if r.Method == stats.MethodPairedSign {
-			s.paired, s.need = true, analysis.PairsFor(asked)
+			s.paired = true
 		}
 	}
-	return s
-}
-
-// text is the shortfall of row r, as analysis wrote it at the head of its
-// note. A paired row short of confidence has an interval that is its
-// pairs' whole range, whose coverage 1 − 2·0.5^n gives the pair count back.
-func (s confidenceShortfall) text(r rundoc.ComparisonRow) string {
-	pairs := 0
-	if r.Method == stats.MethodPairedSign && *r.Confidence < 1 {
-		pairs = int(math.Round(math.Log2(2 / (1 - *r.Confidence))))
+	if s.paired {
+		s.need = analysis.PairsFor(asked)
 	}
-	return analysis.ConfidenceShortfall(pairs, *r.Confidence, s.asked)
+	return s
 }
 
 // line is the header's line, "" when no row is short.
@@ -282,21 +279,5 @@ func (s confidenceShortfall) line() string {
 	if s.rows > 1 {
 		rows = strconv.Itoa(s.rows) + " rows are"
 	}
-	hint := ""
-	if s.paired {
-		hint = fmt.Sprintf(" (--repetitions=%d)", s.need)
-	}
-	return fmt.Sprintf("short of the confidence asked: %s%s; %s inconclusive whatever the interval shows", strings.Join(s.texts, ", "), hint, rows)
-}
-
-// rest is r's note less the shortfall the header says.
-func (s confidenceShortfall) rest(r rundoc.ComparisonRow) string {
-	if !r.ShortOfConfidence(s.asked) {
-		return r.Note
-	}
-	text := s.text(r)
-	if r.Note == text {
-		return ""
-	}
-	return strings.TrimPrefix(r.Note, text+"; ")
+	return fmt.Sprintf("short of the confidence asked: %s (--repetitions=%d); %s inconclusive whatever the interval shows", strings.Join(s.texts, ", "), s.need, rows)
 }

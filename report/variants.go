@@ -219,12 +219,11 @@ func (set variantSet) geomeans() []string {
 
 func (set variantSet) notes() []string {
 	vc, k := set.vc, set.knobs
-	short := set.shortfall()
 	var notes []string
 	for _, c := range set.cs {
 		for _, r := range c.Rows {
-			if note := short.rest(r); note != "" {
-				notes = append(notes, fmt.Sprintf("%s %s %s=%s (%s): %s", r.Package, r.Name, vc.Key, c.Variants.Contender, r.Metric, oneLine(note)))
+			if r.Note != "" {
+				notes = append(notes, fmt.Sprintf("%s %s %s=%s (%s): %s", r.Package, r.Name, vc.Key, c.Variants.Contender, r.Metric, oneLine(r.Note)))
 			}
 			if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
 				notes = append(notes, fmt.Sprintf("%s %s %s=%s: order effect %s (the variant that ran first of the two measured differently; balanced rounds cancel it from the ratio)",

@@ -177,6 +177,14 @@ func TestValuesFor(t *testing.T) {
 	}
 }
 
+func TestProcessesFor(t *testing.T) {
+	for c, want := range map[float64]int{0.5: 2, 0.75: 2, 0.9: 4, 0.95: 5, 0.99: 7, 0.999: 10} {
+		if got := ProcessesFor(c); got != want {
+			t.Errorf("ProcessesFor(%v) = %d, want %d", c, got, want)
+		}
+	}
+}
+
 func TestCountedAcross(t *testing.T) {
 	tests := []struct {
 		name   string
