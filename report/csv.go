@@ -58,7 +58,15 @@ var (
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
 		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
-		"wins", "losses", "vs:key", "vs:reference", "vs:contender",
+		"wins", "losses", "vs:key", "vs:reference", "vs:contender", "shortfall",
+	}
+	// csvRunComparisonColumns follow every other column of the wide form
+	// when the run compared (--against, --baseline, --vs).
+	csvRunComparisonColumns = []string{
+		"comparison:old", "comparison:new", "comparison:metric",
+		"comparison:old_center", "comparison:new_center", "comparison:ratio", "comparison:delta",
+		"comparison:low", "comparison:high", "comparison:confidence", "comparison:p",
+		"comparison:verdict", "comparison:reason",
 	}
 )
 
@@ -136,6 +144,18 @@ var (
 // sample fields empty; a row without processes (a test, a package that
 // did not build) has none: it is in the wide form.
 //
+// A run that compared (Document.Comparisons: --against, --baseline, --vs)
+// has, last, one row per comparison row, kind "comparison": package and
+// name set, every other column before its own empty. Their fields are the
+// columns csvRunComparisonColumns appends last (only when the run
+// compared): comparison:old and comparison:new (the sides' labels: a
+// revision, "working tree", "impl=fnv"), comparison:metric, the sides'
+// centers (comparison:old_center, comparison:new_center), comparison:ratio
+// (new/old) and comparison:delta (new − old), the ratio's interval
+// (comparison:low, comparison:high) and the confidence it achieved,
+// comparison:p, comparison:verdict and comparison:reason (the row's
+// shortfall and note, joined by "; ").
+//
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
 func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
@@ -154,8 +174,10 @@ func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
 // metrics), processes, outliers (process indexes, space-separated), outcome
 // and error, all empty when the side is missing; then ratio, low, high,
 // confidence, p, method, verdict, order_effect and note; then wins and
-// losses (paired runs' time rows, empty otherwise) and, for variants
-// (--vs), vs:key, vs:reference and vs:contender. The geomeans, the
+// losses (paired runs' time rows, empty otherwise), for variants (--vs),
+// vs:key, vs:reference and vs:contender, and the row's shortfall (why it is
+// inconclusive for want of pairs or processes, empty otherwise). The
+// geomeans, the
 // fingerprints and the knobs are not in the CSV: they are in the JSON
 // comparison document.
 func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
@@ -196,7 +218,7 @@ func csvComparisonRecords(c rundoc.Comparison) [][]string {
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
 			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note,
-			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2])
+			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2], r.Shortfall)
 		records = append(records, rec)
 	}
 	return records
@@ -235,6 +257,10 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	recordingLead := len(header)
 	if len(doc.Recordings) > 0 {
 		header = append(header, csvRecordingColumns...)
+	}
+	comparisonLead := len(header)
+	if len(doc.Comparisons) > 0 {
+		header = append(header, csvRunComparisonColumns...)
 	}
 	records := [][]string{header}
 
@@ -298,9 +324,43 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		}
 	}
 	for _, r := range doc.Recordings {
-		records = append(records, csvRecordingRecord(r, recordingLead))
+		rec := csvRecordingRecord(r, recordingLead)
+		records = append(records, append(rec, make([]string, len(header)-len(rec))...))
+	}
+	for _, c := range doc.Comparisons {
+		for _, r := range c.Rows {
+			records = append(records, csvRunComparisonRecord(c, r, comparisonLead))
+		}
 	}
 	return records
+}
+
+// csvKindComparison is the kind of a comparison's row in the wide form.
+const csvKindComparison = "comparison"
+
+// csvRunComparisonRecord is a comparison row of the wide form: package,
+// name and kind set, the comparison's columns last; lead is the width of
+// the columns before them.
+func csvRunComparisonRecord(c rundoc.Comparison, r rundoc.ComparisonRow, lead int) []string {
+	rec := make([]string, lead, lead+len(csvRunComparisonColumns))
+	rec[0], rec[1], rec[2] = r.Package, r.Name, csvKindComparison
+	center := func(v *rundoc.ComparedValue) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Center
+	}
+	o, n := center(r.Old), center(r.New)
+	delta := ""
+	if o != nil && n != nil {
+		delta = csvFloat(*n - *o)
+	}
+	reason := r.Shortfall
+	if r.Note != "" {
+		reason = strings.TrimPrefix(reason+"; "+r.Note, "; ")
+	}
+	return append(rec, c.Old.Label, c.New.Label, r.Metric, csvFloatPtr(o), csvFloatPtr(n), csvFloatPtr(r.Ratio), delta,
+		csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence), csvFloatPtr(r.P), string(r.Verdict), reason)
 }
 
 // csvSweepRecords are a sweep's rows of the wide form: one per model
