@@ -190,7 +190,7 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
 		s = formatDuration(*v.Center)
 	default:
-		s = formatNumber(*v.Center)
+		s = formatMetric(metric, *v.Center)
 	}
 	if v.Uncertainty != nil && *v.Uncertainty > 0 {
 		s += " ±" + formatNumber(*v.Uncertainty)
