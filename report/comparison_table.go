@@ -25,7 +25,9 @@ const maxCompareName = 60
 // (new/old − 1) with its interval and p-value, in a paired run the pairs
 // new won and lost ("5–1"), and the verdict, and a
 // geomean line (a metric other than time that is the same for every
-// identity gets one line instead); then the fingerprint differences a comparison was allowed
+// identity gets one line instead, and one no identity could compare, as
+// a counted metric the default budget skipped on a side, a line of
+// those); then the fingerprint differences a comparison was allowed
 // to ignore; the sweep families whose scaling changed (Comparison.Sweeps,
 // one line each under its package: "linear → n log n over 1Ki–1Mi"); and
 // the notes. An unavailable cell is an em dash.
@@ -57,10 +59,20 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 			metrics = append(metrics, r.Metric)
 		}
 	}
-	var unchanged []string
+	var unchanged, uncompared []string
 	for _, m := range metrics {
-		if m != rundoc.MetricTime && allSame(c, m) {
+		switch {
+		case m == rundoc.MetricTime, m == rundoc.MetricSpanMedian, m == rundoc.MetricSpanP95, m == rundoc.MetricSpanP99:
+			// Time and a recording's spans keep their section: each
+			// row's note says why it could not be compared.
+		case allVerdict(c, m, rundoc.VerdictSame):
 			unchanged = append(unchanged, m)
+			continue
+		case allVerdict(c, m, rundoc.VerdictUnavailable):
+			// A section of "unavailable" rows (a counted metric the
+			// default budget skipped on a side) says nothing a line
+			// cannot.
+			uncompared = append(uncompared, m)
 			continue
 		}
 		bw.WriteString("\n")
@@ -69,6 +81,9 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	if len(unchanged) > 0 {
 		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(unchanged, ", "))
 	}
+	if len(uncompared) > 0 {
+		fmt.Fprintf(bw, "\nnot compared: %s (no identity has a value on both sides; each run's absences say why)\n", strings.Join(uncompared, ", "))
+	}
 
 	if len(c.Sweeps) > 0 {
 		writeSweepChanges(bw, c.Sweeps)
@@ -76,7 +91,7 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 
 	var notes []string
 	for _, r := range c.Rows {
-		if r.Note != "" {
+		if r.Note != "" && !slices.Contains(uncompared, r.Metric) {
 			notes = append(notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
 		}
 		if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
@@ -93,11 +108,11 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 	return bw.Flush()
 }
 
-// allSame reports whether every row of metric is VerdictSame: its section
-// would say nothing a line cannot.
-func allSame(c rundoc.Comparison, metric string) bool {
+// allVerdict reports whether every row of metric has verdict v (same,
+// unavailable): its section would say nothing a line cannot.
+func allVerdict(c rundoc.Comparison, metric string, v rundoc.Verdict) bool {
 	for _, r := range c.Rows {
-		if r.Metric == metric && r.Verdict != rundoc.VerdictSame {
+		if r.Metric == metric && r.Verdict != v {
 			return false
 		}
 	}

@@ -62,3 +62,39 @@ func TestWriteComparisonTableShortOfConfidence(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteComparisonTableUncompared: a counted metric no identity has on
+// both sides (the default budget skipped it on a side) is one line, not a
+// section of "unavailable" rows with a note each; one compared anywhere
+// keeps its section.
+func TestWriteComparisonTableUncompared(t *testing.T) {
+	c := rundoctest.ComparisonFixture()
+	unavailable := func(name, metric string) rundoc.ComparisonRow {
+		return rundoc.ComparisonRow{Package: "example.com/p", Name: name, Metric: metric, Verdict: rundoc.VerdictUnavailable,
+			Note: "not counted on the old side (its row's absences say why)"}
+	}
+	c.Rows = append(c.Rows,
+		unavailable("BenchmarkSlower", "task-clock"), unavailable("BenchmarkSame", "task-clock"),
+		unavailable("BenchmarkSlower", "minflt"),
+		unavailable("BenchmarkSlower", "rchar"),
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkSame", Metric: "rchar", Verdict: rundoc.VerdictWithinNoise,
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(4096)}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(4100)}, Ratio: rundoctest.Fptr(4100.0 / 4096)},
+	)
+	var buf bytes.Buffer
+	if err := WriteComparisonTable(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "\nnot compared: task-clock, minflt (no identity has a value on both sides; each run's absences say why)\n") {
+		t.Errorf("no line for the uncompared metrics:\n%s", out)
+	}
+	for _, absent := range []string{"\ntask-clock ", "\nminflt ", "(task-clock): not counted", "(minflt): not counted"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("%q is printed:\n%s", absent, out)
+		}
+	}
+	if !strings.Contains(out, "\nrchar ") || !strings.Contains(out, "(rchar): not counted on the old side") {
+		t.Errorf("rchar, compared for one identity, lost its section or its note:\n%s", out)
+	}
+	rundoctest.Golden(t, "comparison-uncompared.golden", buf.Bytes())
+}

@@ -85,7 +85,8 @@ var (
 // the first process), median_ns, ci_low_ns, ci_high_ns, ci_confidence,
 // within_mad_ns, min_ns, max_ns, short_samples, all from Summary and empty
 // when the row has none (tests, failed or skipped rows, workloads);
-// elapsed_ns (a test's or package's duration); absences ("metric: reason"
+// elapsed_ns (a test's or package's duration); absences (each distinct
+// reason once after the metrics it takes away, "metric, metric: reason",
 // joined by "; ") and notes (joined by "; "); interference_disturbed,
 // interference_retakes, interference_pauses, interference_paused_ns and
 // interference_max_foreign (a fraction of the host's CPU capacity), the
@@ -282,11 +283,7 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		if r.ElapsedNs != nil {
 			elapsed = strconv.FormatInt(*r.ElapsedNs, 10)
 		}
-		absences := make([]string, len(r.Absences))
-		for i, a := range r.Absences {
-			absences[i] = a.Metric + ": " + a.Reason
-		}
-		rec = append(rec, elapsed, strings.Join(absences, "; "), strings.Join(r.Notes, "; "))
+		rec = append(rec, elapsed, csvAbsences(r.Absences), strings.Join(r.Notes, "; "))
 		if in := r.Interference; in == nil {
 			rec = append(rec, "", "", "", "", "")
 		} else {
@@ -333,6 +330,26 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		}
 	}
 	return records
+}
+
+// csvAbsences is a row's absences field: each distinct reason once, after
+// the metrics it takes away ("task-clock, minflt: not counted by default:
+// …; instructions: perf-hw unavailable"), in the order reasons first
+// appear, rather than one sentence repeated per metric.
+func csvAbsences(as []rundoc.MetricAbsence) string {
+	var reasons []string
+	metrics := map[string][]string{}
+	for _, a := range as {
+		if _, ok := metrics[a.Reason]; !ok {
+			reasons = append(reasons, a.Reason)
+		}
+		metrics[a.Reason] = append(metrics[a.Reason], a.Metric)
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = strings.Join(metrics[r], ", ") + ": " + r
+	}
+	return strings.Join(parts, "; ")
 }
 
 // csvKindComparison is the kind of a comparison's row in the wide form.

@@ -213,7 +213,11 @@ func TestWriteCSVWideShapes(t *testing.T) {
 	assert.Equal(t, "", scan["counted:task-clock"], "a value never counted is empty")
 	assert.Equal(t, "", scan["counted:instructions"])
 	assert.Contains(t, scan["absences"], "task-clock: not counted", "every empty counted value has its reason")
-	assert.Contains(t, scan["absences"], "instructions: perf-hw unavailable")
+	assert.Contains(t, scan["absences"], "instructions, ipc: perf-hw unavailable: no hardware PMU",
+		"the metrics one reason takes away are listed before it")
+	assert.Equal(t, 1, strings.Count(scan["absences"], "perf-hw unavailable"), "each distinct reason once per cell")
+	assert.Equal(t, 2, strings.Count(scan["absences"], "the counter group never got the PMU"),
+		"two different reasons (one names its process) stay two")
 
 	buf.Reset()
 	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
