@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
@@ -468,7 +469,72 @@ func (c comparer) metric(row rundoc.ComparisonRow, metric string, o, n rundoc.Ro
 	if notes := outlierNote(row.Old, row.New); notes != "" {
 		row.Note = notes
 	}
+	if paired != nil {
+		pairs := 0
+		for _, k := range ov.indexes() {
+			if nv[k] != nil {
+				pairs++
+			}
+		}
+		holdVerdict(&row, c.cfg.Bootstrap.Confidence, ConfidenceShortfall(pairs, r.Confidence, c.cfg.Bootstrap.Confidence))
+	} else if n, need := min(len(ov), len(nv)), stats.ProcessesFor(c.cfg.Bootstrap.Confidence); n < need {
+		// The bootstrap reports the confidence asked, but its intervals
+		// reach it only from need processes a side.
+		row.Verdict, row.Shortfall = rundoc.VerdictInconclusive, ProcessShortfall(n, c.cfg.Bootstrap.Confidence)
+	}
 	return row
+}
+
+// holdVerdict makes a row whose interval reaches less confidence than
+// asked inconclusive, whatever its interval says, and sets its Shortfall
+// to why: a verdict is never weaker than the one asked for (3 pairs' range
+// covers the median only 75% of the time, so "slower" from it would be
+// wrong one time in four).
+func holdVerdict(row *rundoc.ComparisonRow, asked float64, why string) {
+	if !row.ShortOfConfidence(asked) {
+		return
+	}
+	row.Verdict, row.Shortfall = rundoc.VerdictInconclusive, why
+}
+
+// ConfidenceShortfall says why a row is inconclusive for want of pairs:
+// "3 pairs reach 75%; 95% needs 6", the count from the order-statistic
+// rule the pairs' interval uses (stats.ValuesFor). pairs is 0 when the
+// interval does not come from pairs: it then says what was reached only.
+func ConfidenceShortfall(pairs int, reached, asked float64) string {
+	if pairs == 0 {
+		return fmt.Sprintf("the interval reaches %s, less than the %s asked", Percent(reached), Percent(asked))
+	}
+	unit := "pairs"
+	if pairs == 1 {
+		unit = "pair"
+	}
+	return fmt.Sprintf("%d %s reach %s; %s needs %d", pairs, unit, Percent(reached), Percent(asked), stats.ValuesFor(asked))
+}
+
+// ProcessShortfall says why a comparison of independent runs is
+// inconclusive for want of processes: "3 processes a side; 95% needs 5"
+// (stats.ProcessesFor).
+func ProcessShortfall(processes int, asked float64) string {
+	unit := "processes"
+	if processes == 1 {
+		unit = "process"
+	}
+	return fmt.Sprintf("%d %s a side; %s needs %d", processes, unit, Percent(asked), stats.ProcessesFor(asked))
+}
+
+// PairsFor is how many pairs of processes a paired comparison needs for
+// its intervals to reach confidence (stats.ValuesFor).
+func PairsFor(confidence float64) int { return stats.ValuesFor(confidence) }
+
+// ProcessesFor is how many processes a side a comparison of independent
+// runs needs for its intervals to reach confidence (stats.ProcessesFor).
+func ProcessesFor(confidence float64) int { return stats.ProcessesFor(confidence) }
+
+// Percent writes a confidence as a percentage to two decimals at most:
+// 75%, 93.75%, 96.88%.
+func Percent(c float64) string {
+	return strconv.FormatFloat(math.Round(10000*c)/100, 'f', -1, 64) + "%"
 }
 
 // winsLosses counts the pairs whose new median is below the old one

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/benchsup/benchsup/rundoc"
@@ -139,6 +140,137 @@ func TestCompareConfigValidate(t *testing.T) {
 				t.Errorf("Validate() = %v, want nil", err)
 			case tc.field != "" && (!errors.As(err, &ce) || ce.Field != tc.field):
 				t.Errorf("Validate() = %v, want a ConfigError on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestComparePairedConfidence(t *testing.T) {
+	// pairsOf is a side of n processes, each taking ns with a spread
+	// that keeps every pair's ratio near factor; bytes vary by process
+	// so that B/op is compared by interval, not exactly.
+	side := func(n int, ns float64, bytes uint64) rundoc.Row {
+		var vs []float64
+		for i := range n {
+			vs = append(vs, ns*(1+0.001*float64(i)))
+		}
+		r := benchRow("BenchmarkX", bytes, vs...)
+		for i := range r.Processes {
+			b := (bytes + uint64(i)) * 1000
+			r.Processes[i].Samples[0].AllocBytes = &b
+		}
+		return r
+	}
+	tests := []struct {
+		name      string
+		pairs     int
+		asked     float64
+		newNs     float64
+		newBytes  uint64
+		time      rundoc.Verdict
+		bytes     rundoc.Verdict
+		note      string
+		reachedAt float64
+	}{
+		{"3 pairs at 95%: slower held back", 3, 0.95, 130, 64, rundoc.VerdictInconclusive, rundoc.VerdictSame, "3 pairs reach 75%; 95% needs 6", 0.75},
+		{"3 pairs at 95%: equivalent held back", 3, 0.95, 100, 128, rundoc.VerdictInconclusive, rundoc.VerdictInconclusive, "3 pairs reach 75%; 95% needs 6", 0.75},
+		{"5 pairs at 95%: still short", 5, 0.95, 130, 64, rundoc.VerdictInconclusive, rundoc.VerdictSame, "5 pairs reach 93.75%; 95% needs 6", 0.9375},
+		{"6 pairs at 95%: a verdict", 6, 0.95, 130, 128, rundoc.VerdictSlower, rundoc.VerdictIncreased, "", 0.96875},
+		{"6 pairs at 95%: equivalent", 6, 0.95, 100, 64, rundoc.VerdictEquivalent, rundoc.VerdictSame, "", 0.96875},
+		{"3 pairs at 75% asked: a verdict", 3, 0.75, 130, 128, rundoc.VerdictSlower, rundoc.VerdictIncreased, "", 0.75},
+		{"7 pairs at 99%: short", 7, 0.99, 70, 128, rundoc.VerdictInconclusive, rundoc.VerdictInconclusive, "7 pairs reach 98.44%; 99% needs 8", 1 - 2.0/128},
+		{"8 pairs at 99%: faster", 8, 0.99, 70, 64, rundoc.VerdictFaster, rundoc.VerdictSame, "", 1 - 2.0/256},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, new := side(tt.pairs, 100, 64), side(tt.pairs, tt.newNs, tt.newBytes)
+			c, err := ComparePaired([]rundoc.Row{old}, []rundoc.Row{new}, CompareConfig{Bootstrap: Bootstrap{Confidence: tt.asked}},
+				func(k int) bool { return k%2 == 0 })
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]rundoc.ComparisonRow{}
+			for _, r := range c.Rows {
+				got[r.Metric] = r
+			}
+			tr, br := got[rundoc.MetricTime], got[rundoc.MetricBytes]
+			if tr.Verdict != tt.time || br.Verdict != tt.bytes {
+				t.Fatalf("verdicts %s %s, want %s %s", tr.Verdict, br.Verdict, tt.time, tt.bytes)
+			}
+			// B/op the same within go test's resolution needs no interval
+			// and so no note.
+			if bnote := map[bool]string{true: "", false: tt.note}[br.Verdict == rundoc.VerdictSame]; tr.Shortfall != tt.note || br.Shortfall != bnote {
+				t.Errorf("shortfalls %q, %q; want %q, %q", tr.Shortfall, br.Shortfall, tt.note, bnote)
+			}
+			if tr.Confidence == nil || math.Abs(*tr.Confidence-tt.reachedAt) > 1e-12 {
+				t.Errorf("confidence %v, want %v", tr.Confidence, tt.reachedAt)
+			}
+			// The interval is kept: inconclusive is about the verdict.
+			if tr.Low == nil || tr.High == nil {
+				t.Errorf("no interval: %+v", tr)
+			}
+		})
+	}
+}
+
+func TestConfidenceShortfall(t *testing.T) {
+	tests := []struct {
+		pairs          int
+		reached, asked float64
+		want           string
+	}{
+		{3, 0.75, 0.95, "3 pairs reach 75%; 95% needs 6"},
+		{5, 0.9375, 0.99, "5 pairs reach 93.75%; 99% needs 8"},
+		{2, 0.5, 0.999, "2 pairs reach 50%; 99.9% needs 11"},
+		{0, 0.9, 0.95, "the interval reaches 90%, less than the 95% asked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := ConfidenceShortfall(tt.pairs, tt.reached, tt.asked); got != tt.want {
+				t.Errorf("got %q", got)
+			}
+		})
+	}
+}
+
+// TestCompareProcessesConfidence: independent runs (compare, --baseline)
+// are held back below stats.ProcessesFor processes a side, whatever the
+// bootstrap's interval says.
+func TestCompareProcessesConfidence(t *testing.T) {
+	spread := func(n int, ns float64) []float64 {
+		var vs []float64
+		for i := range n {
+			vs = append(vs, ns*(1+0.002*float64(i)))
+		}
+		return vs
+	}
+	tests := []struct {
+		name      string
+		old, new  int
+		asked     float64
+		want      rundoc.Verdict
+		shortfall string
+	}{
+		{"3 a side at 95%", 3, 3, 0.95, rundoc.VerdictInconclusive, "3 processes a side; 95% needs 5"},
+		{"4 and 6 at 95%: the fewer decides", 6, 4, 0.95, rundoc.VerdictInconclusive, "4 processes a side; 95% needs 5"},
+		{"5 a side at 95%", 5, 5, 0.95, rundoc.VerdictSlower, ""},
+		{"5 a side at 99%", 5, 5, 0.99, rundoc.VerdictInconclusive, "5 processes a side; 99% needs 7"},
+		{"3 a side at 75%", 3, 3, 0.75, rundoc.VerdictSlower, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := benchDoc(benchRow("BenchmarkX", 64, spread(tt.old, 100)...))
+			new := benchDoc(benchRow("BenchmarkX", 64, spread(tt.new, 150)...))
+			c, err := Compare(old, new, CompareConfig{Bootstrap: Bootstrap{Confidence: tt.asked, Seed: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.Rows[0]
+			if r.Metric != rundoc.MetricTime || r.Verdict != tt.want || r.Shortfall != tt.shortfall {
+				t.Errorf("%s: verdict %s, shortfall %q; want %s, %q", r.Metric, r.Verdict, r.Shortfall, tt.want, tt.shortfall)
+			}
+			if r.Low == nil || !(*r.Low > 1.4) {
+				t.Errorf("the interval %v..%v should clear the threshold: the verdict is held back, not the interval", r.Low, r.High)
 			}
 		})
 	}

@@ -31,14 +31,21 @@ func ExampleCompare() {
 		fmt.Println(err)
 		return
 	}
+	// Three processes a side are too few for the 95% asked (their
+	// bootstrap intervals cover the truth less often than they say): the
+	// rows with an interval are inconclusive and say what a verdict needs.
 	for _, r := range c.Rows {
 		if r.Metric == rundoc.MetricTime {
-			fmt.Printf("%s: %s\n", r.Name, r.Verdict)
+			fmt.Printf("%s: %s", r.Name, r.Verdict)
+			if r.Shortfall != "" {
+				fmt.Printf(" (%s)", r.Shortfall)
+			}
+			fmt.Println()
 		}
 	}
 	// Output:
-	// BenchmarkCount/size=1KiB: inconclusive
-	// BenchmarkCount/size=64KiB: slower
+	// BenchmarkCount/size=1KiB: inconclusive (3 processes a side; 95% needs 5)
+	// BenchmarkCount/size=64KiB: inconclusive (3 processes a side; 95% needs 5)
 	// BenchmarkCountFile: unavailable
 }
 

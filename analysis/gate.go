@@ -46,7 +46,8 @@ type GateResult struct {
 // recording's span-median and span-p95 rows (its span-p99 row too once it
 // could be compared: a p99 unavailable for want of 1000 spans does not
 // fail a fail-closed gate); the other metrics inform. A crash or a missing identity outranks a regression; a
-// new identity (only in the new run) passes.
+// new identity (only in the new run) passes. A row whose interval reaches
+// less confidence than c asked is undecided, whatever its verdict says.
 func Gate(c rundoc.Comparison, policy FailOn) GateResult {
 	if policy == FailOnNone {
 		return GateResult{}
@@ -64,6 +65,10 @@ func Gate(c rundoc.Comparison, policy FailOn) GateResult {
 			return append(ids, id)
 		}
 		switch {
+		case r.ShortOfConfidence(c.Knobs.Confidence) && r.Verdict != rundoc.VerdictOnlyOld && r.Verdict != rundoc.VerdictFailed:
+			// A verdict from less confidence than asked (a document
+			// written before verdicts were held back) decides nothing.
+			undecided = add(undecided)
 		case r.Verdict.Regressed():
 			slower = add(slower)
 		case r.Verdict.Undecided():

@@ -14,6 +14,14 @@ func TestGate(t *testing.T) {
 		return rundoc.ComparisonRow{Package: "p", Name: name, Metric: metric, Verdict: v}
 	}
 	time := func(name string, v rundoc.Verdict) rundoc.ComparisonRow { return row(name, rundoc.MetricTime, v) }
+	// short is a time row whose interval reached 75% of the 95% asked: a
+	// document written before verdicts were held back.
+	short := func(name string, v rundoc.Verdict) rundoc.ComparisonRow {
+		r := time(name, v)
+		c := 0.75
+		r.Confidence = &c
+		return r
+	}
 	tests := []struct {
 		name   string
 		policy analysis.FailOn
@@ -45,10 +53,16 @@ func TestGate(t *testing.T) {
 			analysis.GateResult{}},
 		{"a p95 short of spans fails closed", analysis.FailOnInconclusive, []rundoc.ComparisonRow{row("request", rundoc.MetricSpanP95, rundoc.VerdictUnavailable)},
 			analysis.GateResult{Status: analysis.GateRegression, Reason: "undecided (fail-closed gate)", Identities: []string{"p request"}}},
+		{"slower at less confidence than asked passes a slower gate", analysis.FailOnSlower, []rundoc.ComparisonRow{short("A", rundoc.VerdictSlower)}, analysis.GateResult{}},
+		{"slower at less confidence than asked fails closed as undecided", analysis.FailOnInconclusive, []rundoc.ComparisonRow{short("A", rundoc.VerdictSlower), short("B", rundoc.VerdictEquivalent)},
+			analysis.GateResult{Status: analysis.GateRegression, Reason: "undecided (fail-closed gate)", Identities: []string{"p A", "p B"}}},
+		{"a crash stays a crash at any confidence", analysis.FailOnSlower, []rundoc.ComparisonRow{short("A", rundoc.VerdictFailed)},
+			analysis.GateResult{Status: analysis.GateIncomplete, Reason: "identities crashed or are missing on a side", Identities: []string{"p A"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, analysis.Gate(rundoc.Comparison{Rows: tt.rows}, tt.policy))
+			c := rundoc.Comparison{Rows: tt.rows, Knobs: rundoc.CompareKnobs{Confidence: 0.95}}
+			assert.Equal(t, tt.want, analysis.Gate(c, tt.policy))
 		})
 	}
 }

@@ -167,6 +167,10 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		if note := retentionNote(o, n); note != "" {
 			row.Note = note
 		}
+		// The spans' bootstrap reports the confidence asked; a verdict
+		// is held back by the same rule as a benchmark's all the same.
+		asked := cfg.withDefaults().Bootstrap.Confidence
+		holdVerdict(row, asked, ConfidenceShortfall(0, r.Confidence, asked))
 	}
 	return rows
 }

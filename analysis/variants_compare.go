@@ -100,8 +100,11 @@ func CompareVariants(rows []rundoc.Row, vc rundoc.VariantComparison, cfg Compare
 }
 
 func joinNote(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -23,7 +25,9 @@ const maxCompareName = 60
 // (new/old − 1) with its interval and p-value, in a paired run the pairs
 // new won and lost ("5–1"), and the verdict, and a
 // geomean line (a metric other than time that is the same for every
-// identity gets one line instead); then the fingerprint differences a comparison was allowed
+// identity gets one line instead, and one no identity could compare, as
+// a counted metric the default budget skipped on a side, a line of
+// those); then the fingerprint differences a comparison was allowed
 // to ignore; the sweep families whose scaling changed (Comparison.Sweeps,
 // one line each under its package: "linear → n log n over 1Ki–1Mi"); and
 // the notes. An unavailable cell is an em dash.
@@ -51,6 +55,9 @@ func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error
 	if len(v.unchanged) > 0 {
 		fmt.Fprintf(bw, "\nthe same for every identity: %s\n", strings.Join(v.unchanged, ", "))
 	}
+	if len(v.uncompared) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", uncomparedLine(v.uncompared))
+	}
 	if len(c.Sweeps) > 0 {
 		writeSweepChanges(bw, c.Sweeps)
 	}
@@ -66,12 +73,13 @@ func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error
 // comparisonLayout is what a comparison table shows, for the text and the
 // markdown renderers: header lines, a grid per metric section (its first
 // column headed by the metric), the metrics the same for every identity,
-// and the notes.
+// those no identity could compare, and the notes.
 type comparisonLayout struct {
-	header    []string
-	sections  []*grid
-	unchanged []string
-	notes     []string
+	header     []string
+	sections   []*grid
+	unchanged  []string
+	uncompared []string // metrics no identity has on both sides
+	notes      []string
 }
 
 func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
@@ -91,6 +99,10 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 	for _, d := range c.Mismatches {
 		v.header = append(v.header, fmt.Sprintf("warning: %s differs (old %q, new %q); compared because --allow-mismatch was given", d.Field, d.Old, d.New))
 	}
+	short := shortOfConfidence(c.Rows, k.Confidence)
+	if line := short.line(); line != "" {
+		v.header = append(v.header, line)
+	}
 
 	var metrics []string
 	for _, r := range c.Rows {
@@ -102,8 +114,18 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 		v.header = append(v.header, "cells: the change (new/old − 1) and its verdict; the centers, intervals and p-values are in the unshaped table and the JSON")
 	}
 	for _, m := range metrics {
-		if m != rundoc.MetricTime && allSame(c, m) {
+		switch {
+		case m == rundoc.MetricTime, m == rundoc.MetricSpanMedian, m == rundoc.MetricSpanP95, m == rundoc.MetricSpanP99:
+			// Time and a recording's spans keep their section: each
+			// row's note says why it could not be compared.
+		case allVerdict(c, m, rundoc.VerdictSame):
 			v.unchanged = append(v.unchanged, m)
+			continue
+		case allVerdict(c, m, rundoc.VerdictUnavailable):
+			// A section of "unavailable" rows (a counted metric the
+			// default budget skipped on a side) says nothing a line
+			// cannot.
+			v.uncompared = append(v.uncompared, m)
 			continue
 		}
 		if s.Projected() {
@@ -115,7 +137,7 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 		v.sections = append(v.sections, metricSection(c, m, s.Sort))
 	}
 	for _, r := range c.Rows {
-		if r.Note != "" {
+		if r.Note != "" && !slices.Contains(v.uncompared, r.Metric) {
 			v.notes = append(v.notes, fmt.Sprintf("%s %s (%s): %s", r.Package, r.Name, r.Metric, oneLine(r.Note)))
 		}
 		if r.OrderEffect != nil && math.Abs(*r.OrderEffect-1) > k.Threshold {
@@ -126,11 +148,11 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 	return v
 }
 
-// allSame reports whether every row of metric is VerdictSame: its section
-// would say nothing a line cannot.
-func allSame(c rundoc.Comparison, metric string) bool {
+// allVerdict reports whether every row of metric has verdict v (same,
+// unavailable): its section would say nothing a line cannot.
+func allVerdict(c rundoc.Comparison, metric string, v rundoc.Verdict) bool {
 	for _, r := range c.Rows {
-		if r.Metric == metric && r.Verdict != rundoc.VerdictSame {
+		if r.Metric == metric && r.Verdict != v {
 			return false
 		}
 	}
@@ -222,7 +244,7 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
 		s = formatDuration(*v.Center)
 	default:
-		s = formatNumber(*v.Center)
+		s = formatMetric(metric, *v.Center)
 	}
 	if v.Uncertainty != nil && *v.Uncertainty > 0 {
 		s += " ±" + formatNumber(*v.Uncertainty)
@@ -261,4 +283,60 @@ func formatP(p float64) string {
 		return "<0.001"
 	}
 	return strconv.FormatFloat(roundSignificant(p, 2), 'f', -1, 64)
+}
+
+// confidenceShortfall is what a comparison's header says once about the
+// rows analysis held back as inconclusive for want of pairs or processes:
+// each distinct shortfall ("3 pairs reach 75%; 95% needs 6") and how many
+// rows it holds back. The document's rows say it each; the table says it
+// once.
+type confidenceShortfall struct {
+	texts  []string // distinct, in row order
+	rows   int
+	paired bool
+	need   int
+}
+
+func shortOfConfidence(rows []rundoc.ComparisonRow, asked float64) confidenceShortfall {
+	var s confidenceShortfall
+	for _, r := range rows {
+		if !r.ShortOfConfidence(asked) {
+			continue
+		}
+		s.rows++
+		text := r.Shortfall
+		if text == "" {
+			// A document written before rows said it: the confidence
+			// reached is all there is to say.
+			text = analysis.ConfidenceShortfall(0, *r.Confidence, asked)
+		}
+		if !slices.Contains(s.texts, text) {
+			s.texts = append(s.texts, text)
+		}
+		s.need = max(s.need, analysis.ProcessesFor(asked))
+		if r.Method == stats.MethodPairedSign {
+			s.paired = true
+		}
+	}
+	if s.paired {
+		s.need = analysis.PairsFor(asked)
+	}
+	return s
+}
+
+// line is the header's line, "" when no row is short.
+func (s confidenceShortfall) line() string {
+	if s.rows == 0 {
+		return ""
+	}
+	rows := "1 row is"
+	if s.rows > 1 {
+		rows = strconv.Itoa(s.rows) + " rows are"
+	}
+	return fmt.Sprintf("short of the confidence asked: %s (--repetitions=%d); %s inconclusive whatever the interval shows", strings.Join(s.texts, ", "), s.need, rows)
+}
+
+// uncomparedLine says once which metrics no identity could compare.
+func uncomparedLine(metrics []string) string {
+	return "not compared: " + strings.Join(metrics, ", ") + " (no identity has a value on both sides; each run's absences say why)"
 }

@@ -274,6 +274,16 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 	}
 
 	noisy := false
+	// Quiet, the default budget's skips are said once for the run, not
+	// once per row: the same sentence on nine rows of ten buries the
+	// rest (-v and the JSON document keep each row's).
+	var budgetMetrics []string
+	budgetRows, measuredRows := 0, 0
+	for _, r := range rows {
+		if measured(r) {
+			measuredRows++
+		}
+	}
 	for _, r := range rows {
 		if !measured(r) {
 			// The notes column says why the row has no numbers.
@@ -286,6 +296,7 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 		// Absences with one reason are noted once, their metrics listed.
 		var reasons []string
 		metricsOf := map[string][]string{}
+		budgeted := false
 		for _, a := range r.Absences {
 			reason := oneLine(a.Reason)
 			if reason == "" {
@@ -295,10 +306,18 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 			if explained[a.Metric] || (!verbose && slices.Contains(hidden, a.Metric)) {
 				continue
 			}
+			if !verbose && strings.HasPrefix(reason, budgetGist) {
+				budgetMetrics = appendNew(budgetMetrics, oneLine(a.Metric))
+				budgeted = true
+				continue
+			}
 			if _, seen := metricsOf[reason]; !seen {
 				reasons = append(reasons, reason)
 			}
 			metricsOf[reason] = appendNew(metricsOf[reason], oneLine(a.Metric))
+		}
+		if budgeted {
+			budgetRows++
 		}
 		for _, reason := range reasons {
 			d.notes = append(d.notes, name+": "+strings.Join(metricsOf[reason], ", ")+": "+reason)
@@ -323,6 +342,10 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 			}
 		}
 	}
+	if budgetRows > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("%s: %s in %d of %d rows: counting would take more than its share of the time each process measured (pin --perf-iters to count it; -v gives each row's reason)",
+			strings.Join(budgetMetrics, ", "), budgetGist, budgetRows, measuredRows))
+	}
 	if noisy {
 		addHeader(fmt.Sprintf("counted ±: half the range of a counting pass's repeated measurements, or of the processes' values where wider; noted below where over %.0f%% of the value", 100*uncertaintyShare))
 	}
@@ -331,6 +354,10 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 	}
 	return d
 }
+
+// budgetGist opens the reason the worker gives for a metric the default
+// counting budget skipped (worker/count.go, worker/loop.go).
+const budgetGist = "not counted by default"
 
 // hiddenLine is the quiet header's one line about the metrics without a
 // column: "no column: task-clock, minflt (not counted by default),

@@ -569,12 +569,40 @@ func TestSameEventNote(t *testing.T) {
 
 func TestTableAbsencesOfOneReasonNotedOnce(t *testing.T) {
 	doc := rundoctest.CountedDoc()
-	why := "not counted by default: 3 pairs of runs at 2 and 4 iterations would add 27% to the 90 iterations this process timed (the cap is 25%); --perf-iters=2 counts it"
+	why := "not counted: the counter group never got the PMU (time_running was 0)"
 	for _, m := range []string{"task-clock", "minflt", "rchar"} {
 		doc.Rows[1].Summary.Counted[m] = nil
 		doc.Rows[1].Absences = append(doc.Rows[1].Absences, rundoc.MetricAbsence{Metric: m, Reason: why})
 	}
 	assert.Contains(t, notesOf(t, doc), "BenchmarkDecode: task-clock, minflt, rchar: "+why)
+}
+
+// TestTableBudgetSkipsNotedOncePerRun: the default counting budget's
+// skips, whose sentence each row words with its own numbers, are said
+// once for the run, with how many rows they touch; -v keeps each row's.
+func TestTableBudgetSkipsNotedOncePerRun(t *testing.T) {
+	doc := rundoctest.CountedDoc()
+	whys := []string{
+		"not counted by default: a run of this benchmark costs 6.39ms beyond its iterations (1.2µs), so 3 pairs of runs would take more than 25% of the 180ms this process timed; pin --perf-iters to count it",
+		"not counted by default: 3 pairs of runs at 2 and 4 iterations would add 27% to the 90 iterations this process timed (the cap is 25%); --perf-iters=2 counts it",
+	}
+	for i, why := range whys {
+		for _, m := range []string{"minflt", "rchar"} {
+			doc.Rows[i].Summary.Counted[m] = nil
+			doc.Rows[i].Absences = append(doc.Rows[i].Absences, rundoc.MetricAbsence{Metric: m, Reason: why})
+		}
+	}
+	notes := notesOf(t, doc)
+	once := "minflt, rchar: not counted by default in 2 of 3 rows: counting would take more than its share of the time each process measured (pin --perf-iters to count it; -v gives each row's reason)"
+	assert.Contains(t, notes, once)
+	for _, n := range notes {
+		assert.NotContains(t, n, "6.39ms", "a row's own budget sentence is for -v")
+		assert.NotContains(t, n, "27%")
+	}
+	verbose := verboseText(t, doc)
+	assert.NotContains(t, verbose, once, "-v gives each row's reason instead")
+	assert.Contains(t, verbose, "BenchmarkEncode/size=1K: minflt, rchar: "+whys[0])
+	assert.Contains(t, verbose, "BenchmarkDecode: minflt, rchar: "+whys[1])
 }
 
 func TestWriteJSONCountedUncertainty(t *testing.T) {

@@ -59,7 +59,15 @@ var (
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
 		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
-		"wins", "losses", "vs:key", "vs:reference", "vs:contender",
+		"wins", "losses", "vs:key", "vs:reference", "vs:contender", "shortfall",
+	}
+	// csvRunComparisonColumns follow every other column of the wide form
+	// when the run compared (--against, --baseline, --vs).
+	csvRunComparisonColumns = []string{
+		"comparison:old", "comparison:new", "comparison:metric",
+		"comparison:old_center", "comparison:new_center", "comparison:ratio", "comparison:delta",
+		"comparison:low", "comparison:high", "comparison:confidence", "comparison:p",
+		"comparison:verdict", "comparison:reason",
 	}
 )
 
@@ -78,7 +86,8 @@ var (
 // the first process), median_ns, ci_low_ns, ci_high_ns, ci_confidence,
 // within_mad_ns, min_ns, max_ns, short_samples, all from Summary and empty
 // when the row has none (tests, failed or skipped rows, workloads);
-// elapsed_ns (a test's or package's duration); absences ("metric: reason"
+// elapsed_ns (a test's or package's duration); absences (each distinct
+// reason once after the metrics it takes away, "metric, metric: reason",
 // joined by "; ") and notes (joined by "; "); interference_disturbed,
 // interference_retakes, interference_pauses, interference_paused_ns and
 // interference_max_foreign (a fraction of the host's CPU capacity), the
@@ -140,6 +149,18 @@ var (
 // sample fields empty; a row without processes (a test, a package that
 // did not build) has none: it is in the wide form.
 //
+// A run that compared (Document.Comparisons: --against, --baseline, --vs)
+// has, last, one row per comparison row, kind "comparison": package and
+// name set, every other column before its own empty. Their fields are the
+// columns csvRunComparisonColumns appends last (only when the run
+// compared): comparison:old and comparison:new (the sides' labels: a
+// revision, "working tree", "impl=fnv"), comparison:metric, the sides'
+// centers (comparison:old_center, comparison:new_center), comparison:ratio
+// (new/old) and comparison:delta (new − old), the ratio's interval
+// (comparison:low, comparison:high) and the confidence it achieved,
+// comparison:p, comparison:verdict and comparison:reason (the row's
+// shortfall and note, joined by "; ").
+//
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
 func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
@@ -158,8 +179,10 @@ func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
 // metrics), processes, outliers (process indexes, space-separated), outcome
 // and error, all empty when the side is missing; then ratio, low, high,
 // confidence, p, method, verdict, order_effect and note; then wins and
-// losses (paired runs' time rows, empty otherwise) and, for variants
-// (--vs), vs:key, vs:reference and vs:contender. The geomeans, the
+// losses (paired runs' time rows, empty otherwise), for variants (--vs),
+// vs:key, vs:reference and vs:contender, and the row's shortfall (why it is
+// inconclusive for want of pairs or processes, empty otherwise). The
+// geomeans, the
 // fingerprints and the knobs are not in the CSV: they are in the JSON
 // comparison document.
 func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
@@ -200,7 +223,7 @@ func csvComparisonRecords(c rundoc.Comparison) [][]string {
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
 			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note,
-			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2])
+			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2], r.Shortfall)
 		records = append(records, rec)
 	}
 	return records
@@ -240,6 +263,10 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	if len(doc.Recordings) > 0 {
 		header = append(header, csvRecordingColumns...)
 	}
+	comparisonLead := len(header)
+	if len(doc.Comparisons) > 0 {
+		header = append(header, csvRunComparisonColumns...)
+	}
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
@@ -260,11 +287,7 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		if r.ElapsedNs != nil {
 			elapsed = strconv.FormatInt(*r.ElapsedNs, 10)
 		}
-		absences := make([]string, len(r.Absences))
-		for i, a := range r.Absences {
-			absences[i] = a.Metric + ": " + a.Reason
-		}
-		rec = append(rec, elapsed, strings.Join(absences, "; "), strings.Join(r.Notes, "; "))
+		rec = append(rec, elapsed, csvAbsences(r.Absences), strings.Join(r.Notes, "; "))
 		if in := r.Interference; in == nil {
 			rec = append(rec, "", "", "", "", "")
 		} else {
@@ -307,9 +330,63 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		}
 	}
 	for _, r := range doc.Recordings {
-		records = append(records, csvRecordingRecord(r, recordingLead))
+		rec := csvRecordingRecord(r, recordingLead)
+		records = append(records, append(rec, make([]string, len(header)-len(rec))...))
+	}
+	for _, c := range doc.Comparisons {
+		for _, r := range c.Rows {
+			records = append(records, csvRunComparisonRecord(c, r, comparisonLead))
+		}
 	}
 	return records
+}
+
+// csvAbsences is a row's absences field: each distinct reason once, after
+// the metrics it takes away ("task-clock, minflt: not counted by default:
+// …; instructions: perf-hw unavailable"), in the order reasons first
+// appear, rather than one sentence repeated per metric.
+func csvAbsences(as []rundoc.MetricAbsence) string {
+	var reasons []string
+	metrics := map[string][]string{}
+	for _, a := range as {
+		if _, ok := metrics[a.Reason]; !ok {
+			reasons = append(reasons, a.Reason)
+		}
+		metrics[a.Reason] = append(metrics[a.Reason], a.Metric)
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = strings.Join(metrics[r], ", ") + ": " + r
+	}
+	return strings.Join(parts, "; ")
+}
+
+// csvKindComparison is the kind of a comparison's row in the wide form.
+const csvKindComparison = "comparison"
+
+// csvRunComparisonRecord is a comparison row of the wide form: package,
+// name and kind set, the comparison's columns last; lead is the width of
+// the columns before them.
+func csvRunComparisonRecord(c rundoc.Comparison, r rundoc.ComparisonRow, lead int) []string {
+	rec := make([]string, lead, lead+len(csvRunComparisonColumns))
+	rec[0], rec[1], rec[2] = r.Package, r.Name, csvKindComparison
+	center := func(v *rundoc.ComparedValue) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.Center
+	}
+	o, n := center(r.Old), center(r.New)
+	delta := ""
+	if o != nil && n != nil {
+		delta = csvFloat(*n - *o)
+	}
+	reason := r.Shortfall
+	if r.Note != "" {
+		reason = strings.TrimPrefix(reason+"; "+r.Note, "; ")
+	}
+	return append(rec, c.Old.Label, c.New.Label, r.Metric, csvFloatPtr(o), csvFloatPtr(n), csvFloatPtr(r.Ratio), delta,
+		csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence), csvFloatPtr(r.P), string(r.Verdict), reason)
 }
 
 // csvSweepRecords are a sweep's rows of the wide form: one per model

@@ -30,7 +30,11 @@ var (
 		"old_center", "old_uncertainty", "old_processes", "old_outliers", "old_outcome", "old_error",
 		"new_center", "new_uncertainty", "new_processes", "new_outliers", "new_outcome", "new_error",
 		"ratio", "low", "high", "confidence", "p", "method", "verdict", "order_effect", "note",
-		"wins", "losses", "vs:key", "vs:reference", "vs:contender"}
+		"wins", "losses", "vs:key", "vs:reference", "vs:contender", "shortfall"}
+	wantRunComparison = []string{"comparison:old", "comparison:new", "comparison:metric",
+		"comparison:old_center", "comparison:new_center", "comparison:ratio", "comparison:delta",
+		"comparison:low", "comparison:high", "comparison:confidence", "comparison:p",
+		"comparison:verdict", "comparison:reason"}
 )
 
 // trickyName holds every character RFC 4180 must quote.
@@ -216,7 +220,11 @@ func TestWriteCSVWideShapes(t *testing.T) {
 	assert.Equal(t, "", scan["counted:task-clock"], "a value never counted is empty")
 	assert.Equal(t, "", scan["counted:instructions"])
 	assert.Contains(t, scan["absences"], "task-clock: not counted", "every empty counted value has its reason")
-	assert.Contains(t, scan["absences"], "instructions: perf-hw unavailable")
+	assert.Contains(t, scan["absences"], "instructions, ipc: perf-hw unavailable: no hardware PMU",
+		"the metrics one reason takes away are listed before it")
+	assert.Equal(t, 1, strings.Count(scan["absences"], "perf-hw unavailable"), "each distinct reason once per cell")
+	assert.Equal(t, 2, strings.Count(scan["absences"], "the counter group never got the PMU"),
+		"two different reasons (one names its process) stay two")
 
 	buf.Reset()
 	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
@@ -236,6 +244,59 @@ func TestWriteCSVWideShapes(t *testing.T) {
 	assert.Equal(t, trickyName, rows[0]["name"])
 	assert.Equal(t, "said \"no\", then\nexited", rows[0]["error"])
 	assert.Equal(t, "a note, with a comma; another", rows[0]["notes"])
+}
+
+// TestWriteCSVWideComparison: a run that compared (--against) carries its
+// comparison in the wide form, a row per comparison row after the builds'
+// rows, so that a spreadsheet has the answer beside the numbers.
+func TestWriteCSVWideComparison(t *testing.T) {
+	doc := rundoctest.GreenDoc()
+	cmp := rundoctest.ComparisonFixture()
+	cmp.Rows[1].Verdict, cmp.Rows[1].Shortfall = rundoc.VerdictInconclusive, "3 pairs reach 75%; 95% needs 6"
+	doc.Comparisons = []rundoc.Comparison{cmp}
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, doc, CSVOptions{}))
+	header, rows := readCSV(t, buf.Bytes())
+	require.GreaterOrEqual(t, len(header), len(wantRunComparison))
+	assert.Equal(t, wantRunComparison, header[len(header)-len(wantRunComparison):], "the comparison's columns come last")
+	require.Len(t, rows, len(doc.Rows)+len(cmp.Rows), "the builds' rows, then one per comparison row")
+	for i := range doc.Rows {
+		assert.NotEqual(t, "comparison", rows[i]["kind"])
+		for _, c := range wantRunComparison {
+			assert.Equal(t, "", rows[i][c], "a build's row has no comparison fields")
+		}
+	}
+	for i, r := range cmp.Rows {
+		got := rows[len(doc.Rows)+i]
+		assert.Equal(t, "comparison", got["kind"])
+		assert.Equal(t, r.Package, got["package"])
+		assert.Equal(t, r.Name, got["name"])
+		assert.Equal(t, "", got["median_ns"], "a comparison's row leaves the builds' columns empty")
+		assert.Equal(t, cmp.Old.Label, got["comparison:old"])
+		assert.Equal(t, cmp.New.Label, got["comparison:new"])
+		assert.Equal(t, r.Metric, got["comparison:metric"])
+		assert.Equal(t, string(r.Verdict), got["comparison:verdict"])
+		assertFloat(t, r.Ratio, got["comparison:ratio"], "ratio")
+		assertFloat(t, r.Low, got["comparison:low"], "low")
+		assertFloat(t, r.High, got["comparison:high"], "high")
+		assertFloat(t, r.Confidence, got["comparison:confidence"], "confidence")
+		if r.Old == nil || r.New == nil || r.Old.Center == nil || r.New.Center == nil {
+			assert.Equal(t, "", got["comparison:delta"], "no delta without both sides")
+		} else {
+			assertFloat(t, rundoctest.Fptr(*r.New.Center-*r.Old.Center), got["comparison:delta"], "delta")
+		}
+		for _, part := range []string{r.Shortfall, r.Note} {
+			assert.Contains(t, got["comparison:reason"], part)
+		}
+	}
+	assert.Equal(t, "3 pairs reach 75%; 95% needs 6", rows[len(doc.Rows)+1]["comparison:reason"][:len("3 pairs reach 75%; 95% needs 6")])
+	rundoctest.Golden(t, "csv/comparison-wide.golden", buf.Bytes())
+
+	// A run without comparisons keeps its columns.
+	buf.Reset()
+	require.NoError(t, WriteCSV(&buf, rundoctest.GreenDoc(), CSVOptions{}))
+	header, _ = readCSV(t, buf.Bytes())
+	assert.NotContains(t, header, "comparison:verdict")
 }
 
 func TestWriteCSVSamples(t *testing.T) {

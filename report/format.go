@@ -61,6 +61,39 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(roundSignificant(v, 4), 'f', -1, 64)
 }
 
+// formatMetric formats a value of a per-op metric: B/op and allocs/op as
+// go test users read them (formatAlloc), any other unit by formatNumber.
+func formatMetric(unit string, v float64) string {
+	if unit == rundoc.MetricBytes || unit == rundoc.MetricAllocs {
+		return formatAlloc(v)
+	}
+	return formatNumber(v)
+}
+
+// formatAlloc formats B/op or allocs/op with go test's resolution, and
+// marks what that resolution hides. go test prints the whole part of
+// total/N (testing.BenchmarkResult.MemString: an integer division), so a
+// benchmark that allocates once in setup shows "0 allocs/op" there while
+// its exact value is 1/N; here a value of 1 or more prints as go test
+// prints it (1.9 is 1), one in (0, 1) that go test would print as 0 keeps
+// two decimals, truncated as go test truncates (0.5: every other iteration
+// allocates), and one under 0.01 is "<0.01" (a trace, under one allocation
+// per hundred iterations, not a real per-op allocation). The JSON document
+// keeps the exact value.
+func formatAlloc(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case !(v > 0) || math.IsInf(v, 0):
+		return formatNumber(v) // not a count: as measured
+	case v < 0.01:
+		return "<0.01"
+	case v < 1:
+		return strconv.FormatFloat(math.Floor(100*v)/100, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(math.Trunc(v), 'f', 0, 64)
+}
+
 // estimated is the prefix of a multiplex-scaled estimate (spec §6.3).
 const estimated = "≈"
 

@@ -54,6 +54,42 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
+// TestFormatAlloc: B/op and allocs/op as go test prints them (the whole
+// part of total/N, testing.BenchmarkResult.MemString), with what that
+// hides below 1 shown, and a trace marked as one.
+func TestFormatAlloc(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"},
+		{0.000005665, "<0.01"}, // one setup allocation over 176,000 iterations: go test says 0
+		{0.0001511, "<0.01"},
+		{0.0099, "<0.01"},
+		{0.01, "0.01"},
+		{0.25, "0.25"},
+		{0.5, "0.5"}, // every other iteration allocates: go test says 0, which hides it
+		{0.999, "0.99"},
+		{1, "1"},
+		{1.9, "1"}, // go test's integer division
+		{2.0000031, "2"},
+		{48, "48"},
+		{65536.7, "65536"},
+		{1e12 + 0.5, "1000000000000"},
+		{-1, "-1"}, // not a count: as measured
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, formatAlloc(tt.v))
+			assert.Equal(t, tt.want, formatMetric("B/op", tt.v))
+			assert.Equal(t, tt.want, formatMetric("allocs/op", tt.v))
+		})
+	}
+	// Other units keep formatNumber's four significant digits.
+	assert.Equal(t, "0.0001511", formatMetric("hits/op", 0.0001511))
+	assert.Equal(t, "1.9", formatMetric("MB/s", 1.9))
+}
+
 func TestFormatDeviation(t *testing.T) {
 	tests := []struct {
 		name        string

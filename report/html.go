@@ -528,7 +528,7 @@ func benchRowView(cols []rundoc.Column, sr sideRow) htmlBenchRow {
 		for _, u := range orderUnits(units) {
 			val := dash + " (some process did not report it)"
 			if x := s.Metrics[u]; x != nil {
-				val = formatNumber(*x)
+				val = formatMetric(u, *x)
 			}
 			v.Metrics = append(v.Metrics, htmlFact{u, val})
 		}

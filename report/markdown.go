@@ -133,6 +133,9 @@ func WriteComparisonMarkdown(w io.Writer, c rundoc.Comparison, s Shape) error {
 	if len(v.unchanged) > 0 {
 		fmt.Fprintf(bw, "the same for every identity: %s\n\n", markdownEscape(strings.Join(v.unchanged, ", ")))
 	}
+	if len(v.uncompared) > 0 {
+		fmt.Fprintf(bw, "%s\n\n", markdownEscape(uncomparedLine(v.uncompared)))
+	}
 	if len(c.Sweeps) > 0 {
 		var buf bytes.Buffer
 		b := bufio.NewWriter(&buf)

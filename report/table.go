@@ -184,6 +184,9 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 	if !opt.Shape.IsZero() && (len(doc.Windows) > 0 || len(doc.Sweeps) > 0 || len(doc.Recordings) > 0) {
 		bw.WriteString(shapeOnlyLine + "\n")
 	}
+	if l := traceLine(rows); l != "" {
+		bw.WriteString(l + "\n")
+	}
 	bw.WriteString("\n")
 
 	switch {
@@ -246,6 +249,22 @@ func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 		return fmt.Errorf("report: writing table: %w", err)
 	}
 	return nil
+}
+
+// traceLine says once what a "<0.01" B/op or allocs/op cell is, when one
+// is shown (formatAlloc); "" otherwise.
+func traceLine(rows []rundoc.Row) string {
+	for _, r := range rows {
+		if r.Summary == nil {
+			continue
+		}
+		for _, u := range []string{rundoc.MetricBytes, rundoc.MetricAllocs} {
+			if v := r.Summary.Metrics[u]; v != nil && formatAlloc(*v) == "<0.01" {
+				return "B/op, allocs/op: as go test prints them (whole numbers); <0.01 is a trace, less than one per hundred iterations (setup spread over N), not a per-op allocation; the JSON has the exact values"
+			}
+		}
+	}
+	return ""
 }
 
 // writeMetaHeader writes the lines that say where the numbers come from:
@@ -498,7 +517,7 @@ func benchGrid(rows []rundoc.Row, prefixes map[string]string, repetitions int, c
 			for _, u := range units {
 				cell := dash
 				if v := s.Metrics[u]; v != nil {
-					cell = formatNumber(*v)
+					cell = formatMetric(u, *v)
 				}
 				cells = append(cells, cell)
 			}

@@ -379,3 +379,60 @@ func TestTerminalWidth(t *testing.T) {
 	defer f.Close()
 	assert.Zero(t, TerminalWidth(f), "a file is not a terminal: piped output keeps its width")
 }
+
+// TestTableAllocations: B/op and allocs/op as go test prints them, with
+// what its integer division hides marked: one setup allocation spread over
+// a million iterations is a trace (<0.01), not "0.0001511" read as a real
+// allocation, and half an allocation per iteration still shows. The JSON
+// document keeps the exact values.
+func TestTableAllocations(t *testing.T) {
+	row := func(name string, bytes, allocs float64) rundoc.Row {
+		r := rundoctest.BenchRow("example.com/p", name,
+			rundoctest.SamplesOf(1000, rundoctest.U64(0), rundoctest.U64(0), nil, 12.5, 12.6, 12.4),
+			rundoctest.SamplesOf(1000, rundoctest.U64(0), rundoctest.U64(0), nil, 12.5, 12.6, 12.4),
+			rundoctest.SamplesOf(1000, rundoctest.U64(0), rundoctest.U64(0), nil, 12.5, 12.6, 12.4))
+		// The summary's values as a real run gives them: the samples'
+		// totals over N, one allocation of setup spread over all of them.
+		r.Summary.Metrics = map[string]*float64{"B/op": &bytes, "allocs/op": &allocs}
+		return r
+	}
+	doc := rundoc.Document{Schema: rundoc.SchemaVersion, Meta: rundoctest.MetaOf(rundoc.ModeBench, 3), Rows: []rundoc.Row{
+		row("BenchmarkTrace", 0.0001511, 0.000005665),
+		row("BenchmarkHalf", 8.5, 0.5),
+		row("BenchmarkWhole", 48.9, 1.9),
+		row("BenchmarkZero", 0, 0),
+	}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	out := buf.String()
+	line := func(name string) []string {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == name {
+				return f
+			}
+		}
+		t.Fatalf("no line for %s in:\n%s", name, out)
+		return nil
+	}
+	for _, tt := range []struct {
+		name          string
+		bytes, allocs string
+	}{
+		{"BenchmarkTrace", "<0.01", "<0.01"},
+		{"BenchmarkHalf", "8", "0.5"},
+		{"BenchmarkWhole", "48", "1"}, // go test's integer division
+		{"BenchmarkZero", "0", "0"},
+	} {
+		f := line(tt.name)
+		assert.Equal(t, []string{tt.bytes, tt.allocs}, f[len(f)-2:], "%s's B/op and allocs/op", tt.name)
+	}
+	assert.Equal(t, 1, strings.Count(out, "<0.01 is a trace"), "what <0.01 means is said once")
+	rundoctest.Golden(t, "allocations.table", buf.Bytes())
+
+	var js bytes.Buffer
+	require.NoError(t, rundoc.WriteJSON(&js, doc))
+	read, _, err := rundoc.ReadDocument(&js)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0001511, *read.Rows[0].Summary.Metrics["B/op"], "the document keeps the exact value")
+	assert.Equal(t, 0.000005665, *read.Rows[0].Summary.Metrics["allocs/op"])
+}

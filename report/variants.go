@@ -234,10 +234,27 @@ func (set variantSet) notes() []string {
 	return notes
 }
 
+// shortfall is what the set's header says once about the rows held back
+// for want of pairs (the table shows time rows only).
+func (set variantSet) shortfall() confidenceShortfall {
+	var rows []rundoc.ComparisonRow
+	for _, c := range set.cs {
+		for _, r := range c.Rows {
+			if r.Metric == rundoc.MetricTime {
+				rows = append(rows, r)
+			}
+		}
+	}
+	return shortOfConfidence(rows, set.knobs.Confidence)
+}
+
 func writeVariantSet(bw *bufio.Writer, set variantSet) {
 	vc := set.vc
 	bw.WriteString(set.title() + "\n")
 	bw.WriteString("statistics: " + set.statistics() + "\n")
+	if line := set.shortfall().line(); line != "" {
+		bw.WriteString(line + "\n")
+	}
 	pkg := ""
 	for _, gl := range set.groups {
 		bw.WriteString("\n")

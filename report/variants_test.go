@@ -215,3 +215,36 @@ func TestWriteVariantTablesPackages(t *testing.T) {
 	assert.Contains(t, out, "over 2 groups in example.com/b")
 	assert.Less(t, strings.Index(out, "example.com/a\n"), strings.Index(out, "example.com/b\n"))
 }
+
+// TestWriteVariantTablesShortOfConfidence: three rounds give three pairs,
+// whose intervals reach 75% of the 95% asked: every contender's line is
+// inconclusive, xxh's twice-as-fast included, and the set's header says
+// why once.
+func TestWriteVariantTablesShortOfConfidence(t *testing.T) {
+	rows, cs := variantRun(t)
+	for i := range rows {
+		rows[i].Processes = rows[i].Processes[:3]
+	}
+	vc := *cs[0].Variants
+	vc.Contender = ""
+	vc.Groups = nil
+	for _, c := range cs {
+		for _, g := range c.Variants.Groups {
+			if !slices.ContainsFunc(vc.Groups, func(h rundoc.VariantGroup) bool { return h.Group == g.Group }) {
+				vc.Groups = append(vc.Groups, g)
+			}
+		}
+	}
+	short, err := analysis.CompareVariants(rows, vc, analysis.CompareConfig{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteVariantTables(&buf, nil, short))
+	out := buf.String()
+	assert.Contains(t, out, "\nshort of the confidence asked: 3 pairs reach 75%; 95% needs 6 (--repetitions=6); 4 rows are inconclusive whatever the interval shows\n")
+	assert.Equal(t, 1, strings.Count(out, "needs 6"), "said once:\n%s", out)
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  impl=") && !strings.HasPrefix(l, "  impl=fnv ") {
+			assert.True(t, strings.HasSuffix(l, "inconclusive"), "%q", l)
+		}
+	}
+}

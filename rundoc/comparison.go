@@ -145,6 +145,14 @@ func (v Verdict) Undecided() bool { return v == VerdictInconclusive || v == Verd
 // than a regression.
 func (v Verdict) Incomplete() bool { return v == VerdictFailed || v == VerdictOnlyOld }
 
+// ShortOfConfidence reports whether the row's interval reaches less
+// confidence than asked (3 pairs reach 75% of an asked 95%), or came from
+// too few processes for it (Shortfall): such a row has no verdict but
+// inconclusive, and a gate counts it as undecided.
+func (r ComparisonRow) ShortOfConfidence(asked float64) bool {
+	return r.Shortfall != "" || (r.Confidence != nil && asked > 0 && *r.Confidence < asked-1e-9)
+}
+
 // ComparisonRow is one metric of one identity on both sides.
 type ComparisonRow struct {
 	Package string `json:"package"`
@@ -165,6 +173,11 @@ type ComparisonRow struct {
 	P          *float64 `json:"p"`
 	Method     string   `json:"method,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
+	// Shortfall says why a row whose interval may clear the threshold
+	// has no verdict but inconclusive: too few pairs or processes for the
+	// confidence asked ("3 pairs reach 75%; 95% needs 6", "3 processes a
+	// side; 95% needs 5"). Empty when there were enough.
+	Shortfall string `json:"shortfall,omitempty"`
 	// OrderEffect (paired runs, time rows) is the ratio measured when the
 	// old build ran first in its pair over that measured when the new one
 	// did (1: none); a diagnostic of drift within pairs, which balanced

@@ -517,6 +517,10 @@ func (v *validator) comparison(prefix string, c *Comparison) {
 			v.nonNegative(path+".orderEffect", *r.OrderEffect)
 		}
 		v.winsLosses(path, r)
+		if r.Shortfall != "" && r.Verdict != VerdictInconclusive {
+			// A row short of the confidence asked has no verdict.
+			v.fail(path+".shortfall", "a row short of the confidence asked is inconclusive, not %q", r.Verdict)
+		}
 		if r.ComparisonDesign != "" && r.ComparisonDesign != DesignIndependent {
 			v.fail(path+".comparisonDesign", "%q is not a comparison design", r.ComparisonDesign)
 		}

@@ -264,6 +264,8 @@ func TestReadComparisonRefusesValues(t *testing.T) {
 		{"geomean over more identities than rows", func(c *rundoc.Comparison) { c.Geomeans[0].Identities = 9 },
 			"geomeans[0].identities: 9, but the comparison has 4 rows of sec/op"},
 		{"negative resamples", func(c *rundoc.Comparison) { c.Knobs.Resamples = -1 }, "knobs.resamples: negative count -1"},
+		{"a verdict short of the confidence asked", func(c *rundoc.Comparison) { c.Rows[0].Shortfall = "3 pairs reach 75%; 95% needs 6" },
+			`rows[0].shortfall: a row short of the confidence asked is inconclusive, not "slower"`},
 		{"more pairs won and lost than pairs", func(c *rundoc.Comparison) { withVariants(c); c.Rows[0].Wins = ptrInt(5) },
 			"rows[0]: 5 pairs won and 1 lost, but the sides have 5 pairs"},
 		{"wins without a side", func(c *rundoc.Comparison) { c.Rows[3].Wins = ptrInt(1) },

@@ -251,6 +251,53 @@ func TestCompareCalibration(t *testing.T) {
 	}
 }
 
+// TestProcessesForCalibration shows the rule of ProcessesFor on the
+// calibration's synthetic data (fixed seeds): below it, the hierarchical
+// bootstrap's interval covers a true ratio less often than the confidence
+// it reports; at it, as often.
+func TestProcessesForCalibration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a calibration: 1500 datasets per design")
+	}
+	tests := []struct {
+		procs      int
+		confidence float64
+		enough     bool
+	}{
+		{3, 0.95, false}, {4, 0.95, false}, {5, 0.95, true}, {5, 0.99, false}, {7, 0.99, true},
+	}
+	for i, tt := range tests {
+		t.Run(fmt.Sprintf("%d processes at %v", tt.procs, tt.confidence), func(t *testing.T) {
+			t.Parallel()
+			if got := tt.procs >= ProcessesFor(tt.confidence); got != tt.enough {
+				t.Fatalf("ProcessesFor(%v) = %d: %d processes enough is %v", tt.confidence, ProcessesFor(tt.confidence), tt.procs, got)
+			}
+			d := design{procs: tt.procs, samples: 1, between: 0.02, within: 0.01, datasets: 1500, resamp: 2000}
+			rng := rand.New(rand.NewPCG(uint64(i)+11, 7))
+			covered := 0
+			for k := range d.datasets {
+				b := Bootstrap{Seed: uint64(k), Resamples: d.resamp, Confidence: tt.confidence}
+				r, err := CompareProcesses(d.side(rng, 0, nil), d.side(rng, math.Log(1.05), nil), b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Low <= 1.05 && 1.05 <= r.High {
+					covered++
+				}
+			}
+			cov := float64(covered) / float64(d.datasets)
+			t.Logf("coverage %.1f%% at a reported %v", 100*cov, 100*tt.confidence)
+			// 1500 datasets: a standard error of 0.6 points at 95%.
+			if tt.enough && cov < tt.confidence-0.01 {
+				t.Errorf("coverage %.1f%%: %d processes do not reach %v", 100*cov, tt.procs, tt.confidence)
+			}
+			if !tt.enough && cov >= tt.confidence {
+				t.Errorf("coverage %.1f%%: %d processes reach %v, ProcessesFor asks too many", 100*cov, tt.procs, tt.confidence)
+			}
+		})
+	}
+}
+
 func TestOrderEffect(t *testing.T) {
 	old := []float64{100, 100, 100, 100}
 	new := []float64{110, 100, 110, 100} // 10% slower only when it runs second

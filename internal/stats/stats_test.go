@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -141,6 +142,46 @@ func TestMedianInterval(t *testing.T) {
 			assert.Equal(t, tt.want.High, got.High)
 			assert.InDelta(t, tt.want.Confidence, got.Confidence, 1e-12)
 		})
+	}
+}
+
+func TestValuesFor(t *testing.T) {
+	tests := []struct {
+		confidence float64
+		want       int
+	}{
+		{0.5, 2}, {0.75, 3}, {0.8, 4}, {0.9, 5}, {0.9375, 5}, {0.95, 6}, {0.96875, 6}, {0.969, 7},
+		{0.99, 8}, {0.995, 9}, {0.999, 11}, {1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.FormatFloat(tt.confidence, 'f', -1, 64), func(t *testing.T) {
+			n := ValuesFor(tt.confidence)
+			require.Equal(t, tt.want, n)
+			if n == 0 {
+				return
+			}
+			// The count is what MedianInterval's range reaches, and one
+			// fewer does not reach it.
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = float64(i)
+			}
+			iv, ok := MedianInterval(xs, tt.confidence)
+			require.True(t, ok)
+			assert.GreaterOrEqual(t, iv.Confidence, tt.confidence)
+			if n > 2 {
+				iv, _ = MedianInterval(xs[1:], tt.confidence)
+				assert.Less(t, iv.Confidence, tt.confidence)
+			}
+		})
+	}
+}
+
+func TestProcessesFor(t *testing.T) {
+	for c, want := range map[float64]int{0.5: 2, 0.75: 2, 0.9: 4, 0.95: 5, 0.99: 7, 0.999: 10} {
+		if got := ProcessesFor(c); got != want {
+			t.Errorf("ProcessesFor(%v) = %d, want %d", c, got, want)
+		}
 	}
 }
 
