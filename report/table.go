@@ -242,6 +242,9 @@ func writeMetaHeader(w *bufio.Writer, m rundoc.Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
+	for _, warning := range m.Warnings {
+		w.WriteString(p.paint(yellow, "warning: "+oneLine(warning)) + "\n")
+	}
 	if l := limitsText(m.Limits); l != "" {
 		fmt.Fprintf(w, "limits: %s\n", l)
 	}

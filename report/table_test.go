@@ -379,3 +379,17 @@ func TestTerminalWidth(t *testing.T) {
 	defer f.Close()
 	assert.Zero(t, TerminalWidth(f), "a file is not a terminal: piped output keeps its width")
 }
+
+// A build flag warning is a header line of its own, under the host's.
+func TestWriteTableWarnings(t *testing.T) {
+	doc := rundoctest.GreenDoc()
+	doc.Meta.BuildFlags = []string{"-race"}
+	doc.Meta.Warnings = rundoc.BuildFlagWarnings(doc.Meta.BuildFlags)
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	assert.Contains(t, buf.String(), "\nwarning: built with -race: the race detector instruments every memory access; these numbers are not those of the code users run\n")
+
+	buf.Reset()
+	require.NoError(t, WriteTable(&buf, rundoctest.GreenDoc(), TableOptions{}))
+	assert.NotContains(t, buf.String(), "warning: built with")
+}

@@ -198,10 +198,10 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "samples", Value: supervisor.DefaultSamples, Usage: "timed samples per process"},
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
 		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
-		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
+		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=test2json: go test -json's event stream)"},
 		&cli.StringFlag{Name: "events", Usage: "write the run's events as they happen (build, discovery, process start and end, result, comparison, done) as newline-delimited JSON to `FILE`; - is stdout, and the table then goes to stderr"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json, csv (one row per identity; the columns are in docs/output.md) or test2json (go test -json's events, for gotestsum, tparse and CI annotations)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
@@ -354,10 +354,12 @@ func formatter(name string, mode supervisor.Mode, verbose bool) (func(io.Writer,
 		return report.WriteBenchfmt, nil
 	case "json":
 		return rundoc.WriteJSON, nil
+	case "test2json":
+		return report.WriteTest2JSON, nil
 	case "csv":
 		return func(w io.Writer, d rundoc.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
-	return nil, usagef("--format must be table, benchfmt, json or csv, got %q", name)
+	return nil, usagef("--format must be table, benchfmt, json, csv or test2json, got %q", name)
 }
 
 func listCommand(c *cli.Context, stdout, stderr io.Writer) error {

@@ -168,7 +168,7 @@ func TestRunOptions(t *testing.T) {
 		{"zero repetitions before the host's refusal", []string{"--repetitions=0", "--cpus=99"}, "--repetitions must be at least 1", nil},
 		{"a CPU the host refuses", []string{"--cpus=99"}, "--cpus=99: CPU 99 is not online", nil},
 		{"a limit the host cannot apply", []string{"--memory-limit=1GiB"}, "--memory-limit: no cgroup memory controller can be written here: no cgroup here", nil},
-		{"an unknown format", []string{"--format=xml"}, "--format must be table, benchfmt, json or csv", nil},
+		{"an unknown format", []string{"--format=xml"}, "--format must be table, benchfmt, json, csv or test2json", nil},
 		{"benchfmt in test mode", []string{"--format=benchfmt"}, "--format=benchfmt needs --bench", nil},
 		{"a bad shard", []string{"--bench", "--shard=3/2"}, "--shard: ", nil},
 	}
