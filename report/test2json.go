@@ -229,7 +229,16 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 	top := r.Name
 	var open []string // started tests that have not ended, in start order
 	started := map[string]bool{}
-	start := func(name string) { startTest(&open, started, name, t, pkg) }
+	known := map[string]bool{top: true}
+	for _, l := range splitLines(r.Output) {
+		l = strings.TrimLeft(l, " ")
+		if name, ok := strings.CutPrefix(l, "=== NAME"); ok {
+			known[strings.TrimSpace(name)] = true
+		} else if _, name, _, ok := reportLine(l); ok {
+			known[name] = true
+		}
+	}
+	start := func(name string) { startTest(&open, started, known, name, t, pkg) }
 	start(top)
 	cur := top
 	for _, l := range splitLines(r.Output) {
@@ -299,13 +308,17 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 
 // startTest starts name, after its parents that have not started,
 // outermost first: testing prints each one's === RUN line before its
-// subtests'.
-func startTest(open *[]string, started map[string]bool, name string, t *test2json, pkg string) {
+// subtests'. A parent is a prefix of name, ending before a slash, that is
+// one of the tests the output names (known): a subtest's own name may hold
+// a slash (t.Run("/x", ...) makes TestX//x), which starts no test.
+func startTest(open *[]string, started, known map[string]bool, name string, t *test2json, pkg string) {
 	if started[name] {
 		return
 	}
-	if i := strings.LastIndexByte(name, '/'); i > 0 {
-		startTest(open, started, name[:i], t, pkg)
+	for i := 0; i < len(name); i++ {
+		if parent := name[:i]; name[i] == '/' && known[parent] && !started[parent] {
+			startTest(open, started, known, parent, t, pkg)
+		}
 	}
 	started[name] = true
 	*open = append(*open, name)

@@ -36,6 +36,7 @@ type runOptions struct {
 	save     string // --save-baseline FILE, or ""
 	baseline string // --baseline FILE, or ""
 	events   string // --events FILE, - for stdout, or ""
+	sel      selection
 
 	// metricsHelp: --metrics or --window-metrics asked for the catalog,
 	// which is printed instead of running.
@@ -201,6 +202,7 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, usagef("--events=- takes stdout: write the document with --json=FILE instead of --format=%s", o.format)
 	}
 	o.json, o.html = c.String("json"), c.String("html")
+	o.sel = selectionOf(cfg, c.IsSet, c.String, c.Bool("allow-empty"))
 	o.cfg = cfg
 	return o, nil
 }
@@ -367,16 +369,22 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 	if err := out.html.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
 		errs = append(errs, err)
 	}
+	// A run whose selection matched nothing checked nothing: it fails,
+	// and is no baseline.
+	var empty error
+	if stopped == nil {
+		empty = opts.sel.errNoMatch(doc)
+	}
 	// A partial run is no baseline (a later gate would find its missing
 	// identities incomplete): uncommitted, the file is left as it was.
-	if stopped == nil {
+	if stopped == nil && empty == nil {
 		if err := out.baseline.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	// The interruption comes first: it decides the exit status (128 plus
 	// the signal), and the failures after it are said on the same line.
-	if err := errors.Join(append([]error{stopped}, errs...)...); err != nil {
+	if err := errors.Join(append([]error{stopped, empty}, errs...)...); err != nil {
 		return err
 	}
 	if err := gateAll(doc.Comparisons, opts.failOn, stderr); err != nil {
