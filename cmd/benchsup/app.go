@@ -210,6 +210,7 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
 		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog",
 			DefaultText: "the catalog's default set, less what this host cannot count"},
+		&cli.BoolFlag{Name: "require-metrics", Usage: "fail the run (exit 1, naming the metric and why) when a metric --metrics selects cannot be counted, instead of showing it as an em dash"},
 		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass; it then runs even where the default would skip it",
 			DefaultText: "sized to about 15% of the process's timed work, skipped where that cannot be done within 25%"},
 		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call)",

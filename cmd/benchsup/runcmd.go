@@ -37,6 +37,8 @@ type runOptions struct {
 	baseline string // --baseline FILE, or ""
 	events   string // --events FILE, - for stdout, or ""
 	sel      selection
+	// required are the metrics --require-metrics requires; nil without it.
+	required []string
 
 	// metricsHelp: --metrics or --window-metrics asked for the catalog,
 	// which is printed instead of running.
@@ -53,6 +55,7 @@ type hostProbe struct {
 	placement func(cpus []int, env sandbox.EnvPolicy) error
 	limits    func() sandbox.LimitSupport
 	metrics   func(scaled bool) []string // the default --metrics set
+	sources   func(scaled bool) []rundoc.SourceReport
 }
 
 // thisHost answers for the host benchsup runs on.
@@ -63,6 +66,7 @@ var thisHost = hostProbe{
 	},
 	limits:  sandbox.ProbeLimits,
 	metrics: func(scaled bool) []string { return sources.Defaults(sources.Options{Scaled: scaled}) },
+	sources: supervisor.ProbeSources,
 }
 
 func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
@@ -119,6 +123,8 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, usagef("--fail-on gates a comparison: give --against or --baseline")
 	case cfg.Mode != supervisor.ModeBench && (comparing || o.save != ""):
 		return o, usagef("--against, --baseline and --save-baseline compare benchmarks: add --bench")
+	case cfg.Mode != supervisor.ModeBench && c.Bool("require-metrics"):
+		return o, usagef("--require-metrics requires the metrics of a benchmark run: add --bench")
 	}
 	if cfg.Mode == supervisor.ModeBench {
 		names, warnings, help := sources.Select(c.String("metrics"))
@@ -127,6 +133,10 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 			return o, nil
 		}
 		for _, w := range warnings {
+			if c.Bool("require-metrics") {
+				// A selector that selects nothing counts nothing.
+				return o, fmt.Errorf("--require-metrics: --metrics: %s", w)
+			}
 			o.warnings = append(o.warnings, "--metrics: "+w)
 		}
 		if strings.TrimSpace(c.String("metrics")) == "" {
@@ -134,6 +144,14 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 			names = probe.metrics(cfg.PerfScaled)
 		}
 		cfg.Metrics = names
+		if c.Bool("require-metrics") {
+			if probe.sources != nil {
+				if err := uncountableMetric(names, probe.sources(cfg.PerfScaled)); err != nil {
+					return o, err
+				}
+			}
+			o.required = names
+		}
 		cfg.WindowMetrics = sources.WindowDefault()
 		if c.IsSet("window-metrics") {
 			// Select reads "" as the benchmarks' default set; here it is none.
@@ -369,22 +387,23 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 	if err := out.html.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
 		errs = append(errs, err)
 	}
-	// A run whose selection matched nothing checked nothing: it fails,
-	// and is no baseline.
-	var empty error
+	// A run whose selection matched nothing checked nothing, and one that
+	// lacks a required metric did not count it: each fails, and is no
+	// baseline.
+	var unmet error
 	if stopped == nil {
-		empty = opts.sel.errNoMatch(doc)
+		unmet = cmp.Or(opts.sel.errNoMatch(doc), missingMetric(doc, opts.required))
 	}
 	// A partial run is no baseline (a later gate would find its missing
 	// identities incomplete): uncommitted, the file is left as it was.
-	if stopped == nil && empty == nil {
+	if stopped == nil && unmet == nil {
 		if err := out.baseline.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	// The interruption comes first: it decides the exit status (128 plus
 	// the signal), and the failures after it are said on the same line.
-	if err := errors.Join(append([]error{stopped, empty}, errs...)...); err != nil {
+	if err := errors.Join(append([]error{stopped, unmet}, errs...)...); err != nil {
 		return err
 	}
 	if err := gateAll(doc.Comparisons, opts.failOn, stderr); err != nil {

@@ -171,6 +171,7 @@ func TestRunOptions(t *testing.T) {
 		{"an unknown format", []string{"--format=xml"}, "--format must be table, benchfmt, json, csv or test2json", nil},
 		{"benchfmt in test mode", []string{"--format=benchfmt"}, "--format=benchfmt needs --bench", nil},
 		{"a bad shard", []string{"--bench", "--shard=3/2"}, "--shard: ", nil},
+		{"--require-metrics in test mode", []string{"--require-metrics"}, "--require-metrics requires the metrics of a benchmark run: add --bench", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
