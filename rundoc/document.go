@@ -221,6 +221,9 @@ type Meta struct {
 	Module          string      `json:"module"`     // main module path of the measured code
 	BenchsupVersion string      `json:"benchsupVersion"`
 	Mode            string      `json:"mode"` // "bench" or "test"
+	// DryRun says every benchmark ran once (--dry-run) and the document
+	// holds no numbers (MarkDryRun); absent otherwise.
+	DryRun bool `json:"dryRun,omitempty"`
 	Knobs           Knobs       `json:"knobs"`
 	Environment     Environment `json:"environment"`
 	// Sources are the probes of the sources the selected metrics need

@@ -203,6 +203,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json, csv (one row per identity; the columns are in docs/output.md) or test2json (go test -json's events, for gotestsum, tparse and CI annotations)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "with --bench, run every selected benchmark once (N=1, as -benchtime=1x) in a fresh process to prove the suite runs; the document is marked dryRun and holds no numbers, and no comparison, gate or baseline takes it"},
 		&cli.BoolFlag{Name: "allow-empty", Usage: "pass a run whose --bench, --run or -skip selection matches nothing in any package (without it, such a run fails: a gate that checked nothing)"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",

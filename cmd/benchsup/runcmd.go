@@ -39,6 +39,7 @@ type runOptions struct {
 	sel      selection
 	// required are the metrics --require-metrics requires; nil without it.
 	required []string
+	dryRun   bool // --dry-run
 
 	// metricsHelp: --metrics or --window-metrics asked for the catalog,
 	// which is printed instead of running.
@@ -178,6 +179,12 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return o, usagef("--test-timeout must be positive, got 0s")
 	}
+	if c.Bool("dry-run") {
+		if err := applyDryRun(c, &cfg, o); err != nil {
+			return o, err
+		}
+		o.dryRun = true
+	}
 	if cfg.Vs != "" && !c.IsSet("repetitions") && !c.IsSet("count") {
 		cfg.Repetitions = 0 // each group's own default rounds (supervisor.Config.Repetitions)
 	}
@@ -257,6 +264,29 @@ func applyVs(c *cli.Context, cfg *supervisor.Config, o runOptions) error {
 	return nil
 }
 
+// applyDryRun sets what --dry-run means: every selected benchmark runs
+// once (N=1, one sample, one process, as -benchtime=1x) with nothing
+// counted, to prove the suite runs. What asks for numbers, or sets how
+// they are taken, cannot go with it.
+func applyDryRun(c *cli.Context, cfg *supervisor.Config, o runOptions) error {
+	if cfg.Mode != supervisor.ModeBench {
+		return usagef("--dry-run runs every selected benchmark once: add --bench (tests always run in full)")
+	}
+	for _, f := range []string{"against", "baseline", "save-baseline", "fail-on", "vs"} {
+		if c.IsSet(f) {
+			return usagef("--dry-run and --%s: a dry run measures nothing, so it has no numbers to compare, gate or keep as a baseline", f)
+		}
+	}
+	for _, f := range []string{"repetitions", "count", "samples", "sample-time", "benchtime", "metrics", "perf-iters", "perf-batch", "require-metrics"} {
+		if c.IsSet(f) {
+			return usagef("--dry-run runs each benchmark once (N=1, one sample, one process) and counts nothing: --%s has no meaning with it", f)
+		}
+	}
+	cfg.Iterations, cfg.Samples, cfg.Repetitions = 1, 1, 1
+	cfg.Metrics, cfg.WindowMetrics = nil, nil
+	return nil
+}
+
 // runOutputs are the files the run writes at its end, opened before it.
 type runOutputs struct {
 	json, html, baseline *outputFile
@@ -302,6 +332,10 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 		if baseline, err = readRun(opts.baseline, stderr); err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
+		if baseline.Meta.DryRun {
+			// Refused before the run, not after it.
+			return fmt.Errorf("--baseline: %s is %w: there are no numbers to compare with", opts.baseline, rundoc.ErrDryRun)
+		}
 		cfg.Shard = cfg.Shard.Balance(analysis.Durations(baseline))
 	}
 	if out.events, err = openEvents(opts.events, eventsOut); err != nil {
@@ -314,6 +348,9 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	progress.Clear()
+	if err == nil && opts.dryRun {
+		rundoc.MarkDryRun(doc)
+	}
 	if err != nil && opts.failOn != "" && errors.Is(err, host.ErrNotQuiet) {
 		err = unjudged{err}
 	}
