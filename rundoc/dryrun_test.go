@@ -46,7 +46,9 @@ func TestDryRunDocument(t *testing.T) {
 	}{
 		{"a summary", func(d *rundoc.Document) { d.Rows[1].Summary = rundoctest.GreenDoc().Rows[1].Summary },
 			"rows[1].summary: is set, but a dry run (meta.dryRun) has no numbers"},
-		{"samples", func(d *rundoc.Document) { d.Rows[0].Processes[2].Samples = rundoctest.GreenDoc().Rows[0].Processes[2].Samples },
+		{"samples", func(d *rundoc.Document) {
+			d.Rows[0].Processes[2].Samples = rundoctest.GreenDoc().Rows[0].Processes[2].Samples
+		},
 			"rows[0].processes[2].samples: is set, but a dry run"},
 		{"sweeps", func(d *rundoc.Document) { d.Sweeps = rundoctest.SweepsFixture() },
 			"sweeps: is set, but a dry run"},
