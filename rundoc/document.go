@@ -211,21 +211,18 @@ type MetricAbsence struct {
 
 // Meta is the run's provenance and effective knobs.
 type Meta struct {
-	Date            string `json:"date"` // RFC 3339, UTC, second resolution
-	Hostname        string `json:"hostname"`
-	OS              string `json:"os"`
-	Arch            string `json:"arch"`
-	CPU             string `json:"cpu"` // model name, "" when unknown
-	GoVersion       string `json:"goVersion"`
-	GOMAXPROCS      int    `json:"gomaxprocs"` // as the children reported it; 0 when none started
-	Module          string `json:"module"`     // main module path of the measured code
-	BenchsupVersion string `json:"benchsupVersion"`
-	Mode            string `json:"mode"` // "bench" or "test"
-	// DryRun says every benchmark ran once (--dry-run) and the document
-	// holds no numbers (MarkDryRun); absent otherwise.
-	DryRun      bool        `json:"dryRun,omitempty"`
-	Knobs       Knobs       `json:"knobs"`
-	Environment Environment `json:"environment"`
+	Date            string      `json:"date"` // RFC 3339, UTC, second resolution
+	Hostname        string      `json:"hostname"`
+	OS              string      `json:"os"`
+	Arch            string      `json:"arch"`
+	CPU             string      `json:"cpu"` // model name, "" when unknown
+	GoVersion       string      `json:"goVersion"`
+	GOMAXPROCS      int         `json:"gomaxprocs"` // as the children reported it; 0 when none started
+	Module          string      `json:"module"`     // main module path of the measured code
+	BenchsupVersion string      `json:"benchsupVersion"`
+	Mode            string      `json:"mode"` // "bench" or "test"
+	Knobs           Knobs       `json:"knobs"`
+	Environment     Environment `json:"environment"`
 	// Sources are the probes of the sources the selected metrics need
 	// (for the default set, every source it draws on, so that one this
 	// host lacks is named with its reason); empty when no counting pass
@@ -241,6 +238,9 @@ type Meta struct {
 	// users run (a build with -race, -cover, -gcflags=-N ...:
 	// BuildFlagWarnings), one sentence each; absent when none.
 	Warnings []string `json:"warnings,omitempty"`
+	// DryRun says every benchmark ran once (--dry-run) and the document
+	// holds no numbers (MarkDryRun); absent otherwise.
+	DryRun bool `json:"dryRun,omitempty"`
 	// Shard is the part of the run's benchmark functions this document
 	// holds (--shard=K/N), or for a merged document the parts it joins;
 	// absent for a whole run.
