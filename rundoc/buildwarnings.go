@@ -45,11 +45,12 @@ func BuildFlagWarnings(flags []string) []string {
 // include -N (optimizations off) or -l (inlining off), whatever package
 // pattern prefixes them (-gcflags=all=-N -l); "" otherwise.
 func gcflagsWarning(value string) string {
-	if pattern, flags, ok := strings.Cut(value, "="); ok && !strings.HasPrefix(pattern, "-") {
-		value = flags // pattern=flags
+	flags := value
+	if pattern, rest, ok := strings.Cut(value, "="); ok && !strings.HasPrefix(pattern, "-") {
+		flags = rest // pattern=flags
 	}
 	var off []string
-	for _, f := range strings.Fields(value) {
+	for _, f := range strings.Fields(flags) {
 		switch strings.TrimLeft(f, "-") {
 		case "N":
 			off = append(off, "-N disables optimizations")

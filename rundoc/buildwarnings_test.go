@@ -26,7 +26,7 @@ func TestBuildFlagWarnings(t *testing.T) {
 		{"cover once", []string{"-cover", "-covermode=atomic", "-coverpkg=./..."}, []string{"-cover:"}},
 		{"covermode alone", []string{"-covermode=count"}, []string{"-covermode:"}},
 		{"gcflags -N", []string{"-gcflags=-N"}, []string{"-N disables optimizations"}},
-		{"gcflags all=-N -l", []string{"-gcflags=all=-N -l"}, []string{"-N disables optimizations, -l disables inlining"}},
+		{"gcflags all=-N -l", []string{"-gcflags=all=-N -l"}, []string{"-gcflags=all=-N -l: -N disables optimizations, -l disables inlining"}},
 		{"gcflags -l with a pattern", []string{"-gcflags=example.com/x=-l"}, []string{"-l disables inlining"}},
 		{"gcflags without -N or -l", []string{"-gcflags=-m"}, nil},
 	}
