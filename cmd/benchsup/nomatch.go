@@ -22,8 +22,12 @@ type selection struct {
 // selectionOf reads the selecting flags of a run: --bench in bench mode
 // (bare, it selects every benchmark, and a module with none is still an
 // empty run), --run and -skip in test mode.
+//
+// A --shard part is exempt: the deal may leave a part with no function
+// of a selection that matches elsewhere, so an empty part says nothing
+// about the pattern (a --dry-run of the whole selection does).
 func selectionOf(cfg supervisor.Config, isSet func(string) bool, value func(string) string, allowEmpty bool) selection {
-	s := selection{what: "test", allowEmpty: allowEmpty}
+	s := selection{what: "test", allowEmpty: allowEmpty || cfg.Shard.Active()}
 	if cfg.Mode == supervisor.ModeBench {
 		s.what = "benchmark"
 		s.patterns = append(s.patterns, "--bench="+cfg.Bench)

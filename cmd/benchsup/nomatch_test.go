@@ -40,6 +40,7 @@ func TestNoMatchGate(t *testing.T) {
 			"--run=TestTypo matched no test in 2 packages searched (--allow-empty accepts an empty run)"},
 		{"run and skip", selectionOf(supervisor.Config{}, func(string) bool { return true }, value, false), nothingRows[1:],
 			"--run=TestTypo with --skip=X matched no test"},
+		{"a shard may be empty", selectionOf(supervisor.Config{Mode: supervisor.ModeBench, Bench: "Typo", Shard: supervisor.Shard{Index: 2, Count: 3}}, none, value, false), nothingRows, ""},
 		{"test mode selecting everything", selectionOf(supervisor.Config{}, none, value, false), nothingRows, ""},
 		{"no rows", selectionOf(bench, none, value, false), nil, ""},
 	}
