@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -53,8 +54,9 @@ type Test2JSONEvent struct {
 // benchmark result line (bench mode) as test2json reads them from
 // testing's verbose output, then the package's PASS or FAIL and its
 // ok/FAIL line as output events and its pass, fail or skip
-// (docs/output.md#go-test--json). The events are written when the run is
-// over, each package's together; their Time is when they were written.
+// (docs/output.md#go-test--json). Each package's events are written
+// together (Test2JSONStream writes them as packages finish); their Time is
+// when they were written.
 //
 // A test's run, output and end events are rebuilt from its row: its
 // output holds its subtests' report lines (--- PASS: TestX/a), from which
@@ -62,10 +64,65 @@ type Test2JSONEvent struct {
 // document does not keep is not invented: a parallel test's pause and cont
 // events, and the rows of --against builds, are not written.
 func WriteTest2JSON(w io.Writer, doc rundoc.Document) error {
-	tw := &test2json{w: bufio.NewWriter(w), now: time.Now}
+	return NewTest2JSONStream(w).Finish(doc)
+}
+
+// Test2JSONStream writes a test run's go test -json stream as the run
+// goes: each package's events once its rows are final (Result), in the
+// order packages finish, as go test -json writes a package when its test
+// binary exits; Finish writes the packages not written yet, in the
+// document's order (every package of a benchmark run, whose rows are
+// final only when the schedule ends). It is safe for concurrent use.
+type Test2JSONStream struct {
+	mu      sync.Mutex
+	t       *test2json
+	pending map[string][]rundoc.Row
+	written map[string]bool
+}
+
+// NewTest2JSONStream returns a stream to w.
+func NewTest2JSONStream(w io.Writer) *Test2JSONStream {
+	return &Test2JSONStream{t: &test2json{w: bufio.NewWriter(w), now: time.Now},
+		pending: map[string][]rundoc.Row{}, written: map[string]bool{}}
+}
+
+// Result takes a final row of a test run (the supervisor's result event)
+// and writes its package when the row is the package's last: the status
+// row of a package whose tests ran, or the row of one that ran nothing
+// (no test files, nothing selected, not built). Rows of other builds
+// (--against) are not written.
+func (s *Test2JSONStream) Result(r rundoc.Row) {
+	if r.Build != "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written[r.Package] {
+		return
+	}
+	s.pending[r.Package] = append(s.pending[r.Package], r)
+	if r.Kind != rundoc.KindPackage {
+		return
+	}
+	switch r.Outcome {
+	case rundoc.OutcomeOK, rundoc.OutcomeTestFail, rundoc.OutcomeSkipped, rundoc.OutcomeBuildFailure:
+		s.t.pkg(rundoc.Meta{Mode: rundoc.ModeTest}, r.Package, s.pending[r.Package])
+		delete(s.pending, r.Package)
+		s.written[r.Package] = true
+		if s.t.err == nil {
+			s.t.err = s.t.w.Flush()
+		}
+	}
+}
+
+// Finish writes, from the final document, every package not written yet,
+// in the document's order, and returns the first write error.
+func (s *Test2JSONStream) Finish(doc rundoc.Document) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var pkgs []string
 	for _, r := range doc.Rows {
-		if r.Build == "" && !slices.Contains(pkgs, r.Package) {
+		if r.Build == "" && !s.written[r.Package] && !slices.Contains(pkgs, r.Package) {
 			pkgs = append(pkgs, r.Package)
 		}
 	}
@@ -76,13 +133,14 @@ func WriteTest2JSON(w io.Writer, doc rundoc.Document) error {
 				rows = append(rows, r)
 			}
 		}
-		tw.pkg(doc, pkg, rows)
+		s.t.pkg(doc.Meta, pkg, rows)
+		s.written[pkg] = true
 	}
-	if tw.err == nil {
-		tw.err = tw.w.Flush()
+	if s.t.err == nil {
+		s.t.err = s.t.w.Flush()
 	}
-	if tw.err != nil {
-		return fmt.Errorf("report: writing the go test -json stream: %w", tw.err)
+	if s.t.err != nil {
+		return fmt.Errorf("report: writing the go test -json stream: %w", s.t.err)
 	}
 	return nil
 }
@@ -112,7 +170,7 @@ func (t *test2json) output(pkg, test, line string) {
 }
 
 // pkg writes one package's events.
-func (t *test2json) pkg(doc rundoc.Document, pkg string, rows []rundoc.Row) {
+func (t *test2json) pkg(meta rundoc.Meta, pkg string, rows []rundoc.Row) {
 	var status, skipped *rundoc.Row
 	var buildFailed []rundoc.Row
 	var outside []rundoc.Row // failures outside any test
@@ -177,8 +235,8 @@ func (t *test2json) pkg(doc rundoc.Document, pkg string, rows []rundoc.Row) {
 		return
 	}
 	failed := len(outside) > 0
-	if doc.Meta.Mode == rundoc.ModeBench {
-		t.benchHeader(doc.Meta, pkg)
+	if meta.Mode == rundoc.ModeBench {
+		t.benchHeader(meta, pkg)
 	}
 	started := map[string]bool{}
 	for _, r := range rows {
@@ -188,7 +246,7 @@ func (t *test2json) pkg(doc rundoc.Document, pkg string, rows []rundoc.Row) {
 		case rundoc.KindTest:
 			failed = t.test(pkg, r) || failed
 		default:
-			failed = t.bench(doc, pkg, r, started) || failed
+			failed = t.bench(meta, pkg, r, started) || failed
 		}
 	}
 	for _, r := range outside {
@@ -363,7 +421,7 @@ func (t *test2json) benchHeader(m rundoc.Meta, pkg string) {
 // reports one. started holds the benchmark functions already run, so a
 // function with sub-benchmarks starts once. It reports whether the leaf
 // failed.
-func (t *test2json) bench(doc rundoc.Document, pkg string, r rundoc.Row, started map[string]bool) (failed bool) {
+func (t *test2json) bench(meta rundoc.Meta, pkg string, r rundoc.Row, started map[string]bool) (failed bool) {
 	fn, _, sub := strings.Cut(r.Name, "/")
 	if sub && !started[fn] {
 		started[fn] = true
@@ -374,8 +432,8 @@ func (t *test2json) bench(doc rundoc.Document, pkg string, r rundoc.Row, started
 	t.output(pkg, r.Name, "=== RUN   "+r.Name+"\n")
 	t.output(pkg, r.Name, r.Name+"\n")
 	suffix := ""
-	if doc.Meta.GOMAXPROCS > 1 {
-		suffix = "-" + strconv.Itoa(doc.Meta.GOMAXPROCS)
+	if meta.GOMAXPROCS > 1 {
+		suffix = "-" + strconv.Itoa(meta.GOMAXPROCS)
 	}
 	for _, p := range r.Processes {
 		if p.Outcome != rundoc.OutcomeOK {

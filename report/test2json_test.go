@@ -162,3 +162,42 @@ func TestWriteTest2JSONBench(t *testing.T) {
 	assert.Equal(t, samples, results, "one result line per sample")
 	assert.Equal(t, "pass", evs[len(evs)-1].Action)
 }
+
+// The stream writes each package once its last row is final, in the order
+// packages finish, and Finish writes only those it has not written.
+func TestTest2JSONStream(t *testing.T) {
+	ns := func(v int64) *int64 { return &v }
+	str := func(s string) *string { return &s }
+	rows := []rundoc.Row{
+		{Package: "a", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeSkipped, Skipped: str(rundoc.NoTestFiles)},
+		{Package: "b", Name: "TestB", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: ns(1)},
+		{Package: "b", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: ns(1e6)},
+		{Package: "c", Name: "TestC", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: ns(1)},
+		{Package: "c", Name: "", Kind: rundoc.KindPackage, Outcome: "exit", Error: str("exit status 3 after TestC")},
+		{Package: "c", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: ns(2e6)},
+		{Package: "d", Build: "HEAD~1", Name: "TestD", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK},
+	}
+	doc := rundoc.Document{Meta: rundoc.Meta{Mode: rundoc.ModeTest}, Rows: rows}
+	var buf bytes.Buffer
+	s := NewTest2JSONStream(&buf)
+	// c finishes first; b's status row has not come when we look.
+	for _, r := range []rundoc.Row{rows[3], rows[1], rows[4], rows[5]} {
+		s.Result(r)
+	}
+	got := summarize(decodeTest2JSON(t, buf.Bytes()))
+	require.NotEmpty(t, got)
+	assert.Equal(t, "start c", got[0])
+	assert.Equal(t, "fail c", got[len(got)-1])
+	assert.NotContains(t, strings.Join(got, "\n"), " b", "b is not final yet")
+
+	require.NoError(t, s.Finish(doc))
+	all := summarize(decodeTest2JSON(t, buf.Bytes()))
+	starts := []string{}
+	for _, l := range all {
+		if strings.HasPrefix(l, "start ") {
+			starts = append(starts, l)
+		}
+	}
+	assert.Equal(t, []string{"start c", "start a", "start b"}, starts, "c as it finished, then the rest in the document's order; no other build's package")
+	assert.Contains(t, all, "output c exit: exit status 3 after TestC")
+}

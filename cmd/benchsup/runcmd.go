@@ -344,6 +344,22 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 	if out.events != nil {
 		cfg.Events = out.events.w.Emit
 	}
+	if opts.format == "test2json" && cfg.Mode == supervisor.ModeTest {
+		// go test -json writes each package as its test binary exits:
+		// so does -json, from the result events, each package once its
+		// rows are final.
+		stream := report.NewTest2JSONStream(stdout)
+		emit := cfg.Events
+		cfg.Events = func(ev rundoc.Event) {
+			if emit != nil {
+				emit(ev)
+			}
+			if ev.Kind == rundoc.EventResult && ev.Row != nil {
+				stream.Result(*ev.Row)
+			}
+		}
+		opts.write = func(_ io.Writer, d rundoc.Document) error { return stream.Finish(d) }
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
