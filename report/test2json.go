@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -239,6 +240,12 @@ func (t *test2json) pkg(meta rundoc.Meta, pkg string, rows []rundoc.Row) {
 		t.benchHeader(meta, pkg)
 	}
 	started := map[string]bool{}
+	width := 0 // testing pads the names of a package's result lines alike
+	for _, r := range rows {
+		if r.Kind == rundoc.KindBenchmark {
+			width = max(width, len(r.Name)+len(procSuffix(meta)))
+		}
+	}
 	for _, r := range rows {
 		switch r.Kind {
 		case rundoc.KindPackage:
@@ -246,7 +253,7 @@ func (t *test2json) pkg(meta rundoc.Meta, pkg string, rows []rundoc.Row) {
 		case rundoc.KindTest:
 			failed = t.test(pkg, r) || failed
 		default:
-			failed = t.bench(meta, pkg, r, started) || failed
+			failed = t.bench(meta, pkg, r, started, width) || failed
 		}
 	}
 	for _, r := range outside {
@@ -421,26 +428,24 @@ func (t *test2json) benchHeader(m rundoc.Meta, pkg string) {
 // reports one. started holds the benchmark functions already run, so a
 // function with sub-benchmarks starts once. It reports whether the leaf
 // failed.
-func (t *test2json) bench(meta rundoc.Meta, pkg string, r rundoc.Row, started map[string]bool) (failed bool) {
+func (t *test2json) bench(meta rundoc.Meta, pkg string, r rundoc.Row, started map[string]bool, width int) (failed bool) {
 	fn, _, sub := strings.Cut(r.Name, "/")
 	if sub && !started[fn] {
 		started[fn] = true
 		t.emit(Test2JSONEvent{Action: "run", Package: pkg, Test: fn})
 		t.output(pkg, fn, "=== RUN   "+fn+"\n")
+		t.output(pkg, fn, fn+"\n")
 	}
 	t.emit(Test2JSONEvent{Action: "run", Package: pkg, Test: r.Name})
 	t.output(pkg, r.Name, "=== RUN   "+r.Name+"\n")
 	t.output(pkg, r.Name, r.Name+"\n")
-	suffix := ""
-	if meta.GOMAXPROCS > 1 {
-		suffix = "-" + strconv.Itoa(meta.GOMAXPROCS)
-	}
+	suffix := procSuffix(meta)
 	for _, p := range r.Processes {
 		if p.Outcome != rundoc.OutcomeOK {
 			continue
 		}
 		for _, s := range p.Samples {
-			if line, ok := resultLine(r.Name+suffix, s); ok {
+			if line, ok := resultLine(r.Name+suffix, width, s); ok {
 				t.output(pkg, r.Name, line)
 			}
 		}
@@ -470,18 +475,66 @@ func (t *test2json) bench(meta rundoc.Meta, pkg string, r rundoc.Row, started ma
 	return false
 }
 
-// resultLine is one sample as go test prints a benchmark's result line,
-// through benchfmt's writer so that benchstat reads it back.
-func resultLine(name string, s rundoc.Sample) (string, bool) {
-	res := &benchfmt.Result{Name: benchfmt.Name(strings.TrimPrefix(name, "Benchmark"))}
+// resultLine is one sample as testing prints a benchmark's result line:
+// the name padded to width, the iterations, ns/op, MB/s and every
+// b.ReportMetric unit, then B/op and allocs/op, in testing's formats.
+func resultLine(name string, width int, s rundoc.Sample) (string, bool) {
+	res := &benchfmt.Result{}
 	if err := sampleValues(res, s); err != nil {
 		return "", false
 	}
-	var b bytes.Buffer
-	if err := benchfmt.NewWriter(&b).Write(res); err != nil {
-		return "", false
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s\t%8d", width, name, res.Iters)
+	var mem []benchfmt.Value
+	for _, v := range res.Values {
+		switch v.Unit {
+		case "MB/s":
+			fmt.Fprintf(&b, "\t%7.2f MB/s", v.Value)
+		case "B/op", "allocs/op":
+			mem = append(mem, v)
+		default:
+			b.WriteString("\t" + prettyValue(v.Value, v.Unit))
+		}
 	}
-	return b.String(), true
+	for _, v := range mem {
+		fmt.Fprintf(&b, "\t%8d %s", int64(v.Value), v.Unit)
+	}
+	return b.String() + "\n", true
+}
+
+// prettyValue formats a value as testing does (its prettyPrint): about
+// four significant digits, right-aligned.
+func prettyValue(x float64, unit string) string {
+	var format string
+	switch y := math.Abs(x); {
+	case y == 0 || y >= 999.95:
+		format = "%10.0f %s"
+	case y >= 99.995:
+		format = "%12.1f %s"
+	case y >= 9.9995:
+		format = "%13.2f %s"
+	case y >= 0.99995:
+		format = "%14.3f %s"
+	case y >= 0.099995:
+		format = "%15.4f %s"
+	case y >= 0.0099995:
+		format = "%16.5f %s"
+	case y >= 0.00099995:
+		format = "%17.6f %s"
+	default:
+		format = "%18.7f %s"
+	}
+	return fmt.Sprintf(format, x, unit)
+}
+
+// procSuffix is the -P testing appends to a benchmark's name (none when
+// GOMAXPROCS is 1; zero means no child reported it, and then no process
+// has samples).
+func procSuffix(m rundoc.Meta) string {
+	if m.GOMAXPROCS > 1 {
+		return "-" + strconv.Itoa(m.GOMAXPROCS)
+	}
+	return ""
 }
 
 func errText(r rundoc.Row) string {
