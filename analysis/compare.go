@@ -88,6 +88,16 @@ func (e *MismatchError) Unwrap() error { return ErrFingerprintMismatch }
 // the benchmarks'.
 func Compare(old, new *rundoc.Document, cfg CompareConfig) (*rundoc.Comparison, error) {
 	for _, d := range []*rundoc.Document{old, new} {
+		if d.Meta.DryRun {
+			label := cfg.OldLabel
+			if d == new {
+				label = cfg.NewLabel
+			}
+			if label == "" {
+				label = "a document"
+			}
+			return nil, fmt.Errorf("%s is %w: there are no numbers to compare", label, rundoc.ErrDryRun)
+		}
 		if d.Meta.Mode != rundoc.ModeBench && len(d.Recordings) == 0 {
 			return nil, fmt.Errorf("a %q run has no benchmarks or recordings to compare", d.Meta.Mode)
 		}

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/benchsup/benchsup/rundoc"
@@ -271,6 +272,29 @@ func TestCompareProcessesConfidence(t *testing.T) {
 			}
 			if r.Low == nil || !(*r.Low > 1.4) {
 				t.Errorf("the interval %v..%v should clear the threshold: the verdict is held back, not the interval", r.Low, r.High)
+			}
+		})
+	}
+}
+
+// A dry run's document has no numbers: no comparison (and so no gate)
+// takes it, on either side, whatever else is allowed.
+func TestCompareRefusesDryRun(t *testing.T) {
+	for _, side := range []string{"old", "new"} {
+		t.Run(side, func(t *testing.T) {
+			old := benchDoc(benchRow("BenchmarkX", 8, 1, 1, 1))
+			new := benchDoc(benchRow("BenchmarkX", 8, 1, 1, 1))
+			dry := old
+			if side == "new" {
+				dry = new
+			}
+			rundoc.MarkDryRun(dry)
+			_, err := Compare(old, new, CompareConfig{OldLabel: "old.json", NewLabel: "new.json", AllowMismatch: true})
+			if !errors.Is(err, rundoc.ErrDryRun) {
+				t.Fatalf("err = %v, want ErrDryRun", err)
+			}
+			if want := side + ".json is a dry run"; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("err = %q, want it to start %q", err, want)
 			}
 		})
 	}

@@ -282,6 +282,12 @@ func writeMetaHeader(w *bufio.Writer, m rundoc.Meta, p painter) {
 		containment += " (" + oneLine(m.ContainmentNote) + ")"
 	}
 	fmt.Fprintf(w, "containment: %s\n", containment)
+	if m.DryRun {
+		w.WriteString("dry run: every benchmark ran once (N=1) in a fresh process; nothing was measured\n")
+	}
+	for _, warning := range m.Warnings {
+		w.WriteString(p.paint(yellow, "warning: "+oneLine(warning)) + "\n")
+	}
 	if l := limitsText(m.Limits); l != "" {
 		fmt.Fprintf(w, "limits: %s\n", l)
 	}

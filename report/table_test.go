@@ -436,3 +436,17 @@ func TestTableAllocations(t *testing.T) {
 	assert.Equal(t, 0.0001511, *read.Rows[0].Summary.Metrics["B/op"], "the document keeps the exact value")
 	assert.Equal(t, 0.000005665, *read.Rows[0].Summary.Metrics["allocs/op"])
 }
+
+// A build flag warning is a header line of its own, under the host's.
+func TestWriteTableWarnings(t *testing.T) {
+	doc := rundoctest.GreenDoc()
+	doc.Meta.BuildFlags = []string{"-race"}
+	doc.Meta.Warnings = rundoc.BuildFlagWarnings(doc.Meta.BuildFlags)
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, doc, TableOptions{}))
+	assert.Contains(t, buf.String(), "\nwarning: built with -race: the race detector instruments every memory access; these numbers are not those of the code users run\n")
+
+	buf.Reset()
+	require.NoError(t, WriteTable(&buf, rundoctest.GreenDoc(), TableOptions{}))
+	assert.NotContains(t, buf.String(), "warning: built with")
+}

@@ -244,6 +244,13 @@ type Meta struct {
 	// BuildFlags are the go build flags every go command of the build got
 	// (-tags=..., -race, -cover, ...); absent when none.
 	BuildFlags []string `json:"buildFlags,omitempty"`
+	// Warnings say why a benchmark run's numbers are not those of the code
+	// users run (a build with -race, -cover, -gcflags=-N ...:
+	// BuildFlagWarnings), one sentence each; absent when none.
+	Warnings []string `json:"warnings,omitempty"`
+	// DryRun says every benchmark ran once (--dry-run) and the document
+	// holds no numbers (MarkDryRun); absent otherwise.
+	DryRun bool `json:"dryRun,omitempty"`
 	// Shard is the part of the run's benchmark functions this document
 	// holds (--shard=K/N), or for a merged document the parts it joins;
 	// absent for a whole run.

@@ -137,6 +137,7 @@ func idx(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" 
 func validateDocument(doc *Document) error {
 	v := &validator{}
 	v.meta(doc.Meta)
+	v.dryRun(doc)
 	names := map[string]int{}
 	for i, c := range doc.Columns {
 		if j, dup := names[c.Name]; dup {

@@ -705,6 +705,7 @@ func (s *supervisor) meta(plans []*pkgPlan) rundoc.Meta {
 	}
 	if s.cfg.Mode == ModeBench {
 		m.Mode = "bench"
+		m.Warnings = rundoc.BuildFlagWarnings(m.BuildFlags)
 		m.Sources = s.sourceReports()
 		m.Interference = s.cfg.Interference.Policy() // nil when off
 	}

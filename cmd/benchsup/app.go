@@ -200,17 +200,20 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "samples", Value: supervisor.DefaultSamples, Usage: "timed samples per process"},
 		&cli.DurationFlag{Name: "test-timeout", Usage: "bound each test", DefaultText: supervisor.DefaultTestDeadline.String()},
 		&cli.BoolFlag{Name: "short", Usage: "tell tests to shorten (testing.Short reports true, as under go test -short)"},
-		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=json)"},
+		&cli.StringFlag{Name: "json", Usage: "write the JSON document to `FILE` (a bare -json, as go test takes it, is --format=test2json: go test -json's event stream)"},
 		&cli.StringFlag{Name: "events", Usage: "write the run's events as they happen (build, discovery, process start and end, result, comparison, done) as newline-delimited JSON to `FILE`; - is stdout, and the table then goes to stderr"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report (every process's samples plotted, comparisons, workload windows) to `FILE`"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, markdown (GitHub-flavored, for a job summary or a PR comment), benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, markdown (GitHub-flavored, for a job summary or a PR comment), benchfmt, json, csv (one row per identity; the columns are in docs/output.md) or test2json (go test -json's events, for gotestsum, tparse and CI annotations)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "with --bench, run every selected benchmark once (N=1, as -benchtime=1x) in a fresh process to prove the suite runs; the document is marked dryRun and holds no numbers, and no comparison, gate or baseline takes it"},
+		&cli.BoolFlag{Name: "allow-empty", Usage: "pass a run whose --bench, --run or -skip selection matches nothing in any package (without it, such a run fails: a gate that checked nothing)"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
 			DefaultText: "number of CPUs"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
 		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog",
 			DefaultText: "the catalog's default set, less what this host cannot count"},
+		&cli.BoolFlag{Name: "require-metrics", Usage: "fail the run (exit 1, naming the metric and why) when a metric --metrics selects cannot be counted, instead of showing it as an em dash"},
 		&cli.Int64Flag{Name: "perf-iters", Usage: "pin the iterations of a counting pass; it then runs even where the default would skip it",
 			DefaultText: "sized to about 15% of the process's timed work, skipped where that cannot be done within 25%"},
 		&cli.Int64Flag{Name: "perf-batch", Usage: "pin the iterations one counter bracket spans in loops benchsup owns (measure.Iter, measure.Case; 1: each call)",
@@ -372,10 +375,12 @@ func formatter(name string, mode supervisor.Mode, verbose bool, shape report.Sha
 		return report.WriteBenchfmt, nil
 	case "json":
 		return rundoc.WriteJSON, nil
+	case "test2json":
+		return report.WriteTest2JSON, nil
 	case "csv":
 		return func(w io.Writer, d rundoc.Document) error { return report.WriteCSV(w, d, report.CSVOptions{}) }, nil
 	}
-	return nil, usagef("--format must be table, markdown, benchfmt, json or csv, got %q", name)
+	return nil, usagef("--format must be table, markdown, benchfmt, json, csv or test2json, got %q", name)
 }
 
 func listCommand(c *cli.Context, stdout, stderr io.Writer) error {

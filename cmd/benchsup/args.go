@@ -17,7 +17,8 @@ import (
 //     `go test ./... -bench=X`);
 //   - writes every flag as --name or --name=value, single or double dash
 //     alike, a value given as the next argument joined to it;
-//   - reads go test's flags: -json (bare) is --format=json, -benchmem is
+//   - reads go test's flags: -json (bare) is --format=test2json, go test
+//     -json's event stream (--json=FILE is the run document), -benchmem is
 //     accepted (allocations are always measured), -cpu=N sets GOMAXPROCS
 //     in the children, -vet=off is what benchsup always does; the rest of
 //     go test's flags that have no meaning here are refused with the reason
@@ -157,16 +158,17 @@ func normalizeCommand(cmd string, spec flagSpec, args []string) ([]string, error
 			}
 		}
 		if goTest && name == "json" && spec["format"] {
-			// go test's -json is a bool; benchsup's --json=FILE writes a
-			// file. A bare -json followed by a file name ending in .json
-			// keeps the older space form.
+			// go test's -json is a bool, its event stream on stdout;
+			// benchsup's --json=FILE writes the run document to a file. A
+			// bare -json followed by a file name ending in .json keeps
+			// the older space form (no package pattern ends so).
 			switch {
 			case hasValue:
 			case i+1 < len(args) && strings.HasSuffix(args[i+1], ".json"):
 				i++
 				value, hasValue = args[i], true
 			default:
-				flags = append(flags, "--format=json")
+				flags = append(flags, "--format=test2json")
 				continue
 			}
 			flags = append(flags, "--json="+value)

@@ -46,7 +46,8 @@ func TestNormalizeArgs(t *testing.T) {
 		{"bare bench then regexp in -C", []string{"run", "-C", dir, "--bench", "nocodec"}, nil, `"nocodec" is not a package pattern`},
 		{"bare bench then directory in -C", []string{"run", "--bench", "codec", "-C", dir}, []string{"run", "--bench=.", "--C=" + dir, "codec"}, ""},
 		{"empty bench", []string{"run", "--bench=", "."}, []string{"run", "--bench=", "."}, ""},
-		{"go test json", []string{"run", "-json", "./..."}, []string{"run", "--format=json", "./..."}, ""},
+		{"go test json", []string{"run", "-json", "./..."}, []string{"run", "--format=test2json", "./..."}, ""},
+		{"go test json, double dash", []string{"run", "--json", "./..."}, []string{"run", "--format=test2json", "./..."}, ""},
 		{"json file", []string{"run", "--json=out.json", "./..."}, []string{"run", "--json=out.json", "./..."}, ""},
 		{"json file, space form", []string{"run", "--json", "out.json", "./..."}, []string{"run", "--json=out.json", "./..."}, ""},
 		{"compare keeps its json", []string{"compare", "a.json", "b.json", "--json", "c"}, []string{"compare", "--json=c", "a.json", "b.json"}, ""},
@@ -97,8 +98,8 @@ func TestNormalizedArgsParse(t *testing.T) {
 		args []string
 		want string // the usage error run prints, which names the parsed --format value
 	}{
-		{"json after packages", []string{"run", "./...", "-json", "-format=xml"}, "--format must be table, markdown, benchfmt, json or csv"},
-		{"format after packages", []string{"run", "./...", "-format", "xml"}, `--format must be table, markdown, benchfmt, json or csv, got "xml"`},
+		{"json after packages", []string{"run", "./...", "-json", "-format=xml"}, "--format must be table, markdown, benchfmt, json, csv or test2json"},
+		{"format after packages", []string{"run", "./...", "-format", "xml"}, `--format must be table, markdown, benchfmt, json, csv or test2json, got "xml"`},
 		{"count in test mode", []string{"run", ".", "-count=3"}, "-count=3: test mode runs each test once"},
 		{"count and repetitions", []string{"run", ".", "-bench=.", "-count=3", "--repetitions=4"}, "-count=3 and --repetitions=4 disagree"},
 		{"benchtime", []string{"run", "-bench=.", "-benchtime=fast"}, "-benchtime=fast: want a positive duration"},

@@ -37,6 +37,10 @@ type runOptions struct {
 	save     string // --save-baseline FILE, or ""
 	baseline string // --baseline FILE, or ""
 	events   string // --events FILE, - for stdout, or ""
+	sel      selection
+	// required are the metrics --require-metrics requires; nil without it.
+	required []string
+	dryRun   bool // --dry-run
 
 	// metricsHelp: --metrics or --window-metrics asked for the catalog,
 	// which is printed instead of running.
@@ -53,6 +57,7 @@ type hostProbe struct {
 	placement func(cpus []int, env sandbox.EnvPolicy) error
 	limits    func() sandbox.LimitSupport
 	metrics   func(scaled bool) []string // the default --metrics set
+	sources   func(scaled bool) []rundoc.SourceReport
 }
 
 // thisHost answers for the host benchsup runs on.
@@ -63,6 +68,7 @@ var thisHost = hostProbe{
 	},
 	limits:  sandbox.ProbeLimits,
 	metrics: func(scaled bool) []string { return sources.Defaults(sources.Options{Scaled: scaled}) },
+	sources: supervisor.ProbeSources,
 }
 
 func runCommand(c *cli.Context, stdout, stderr io.Writer) error {
@@ -119,6 +125,8 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, usagef("--fail-on gates a comparison: give --against or --baseline")
 	case cfg.Mode != supervisor.ModeBench && (comparing || o.save != ""):
 		return o, usagef("--against, --baseline and --save-baseline compare benchmarks: add --bench")
+	case cfg.Mode != supervisor.ModeBench && c.Bool("require-metrics"):
+		return o, usagef("--require-metrics requires the metrics of a benchmark run: add --bench")
 	}
 	if cfg.Mode == supervisor.ModeBench {
 		names, warnings, help := sources.Select(c.String("metrics"))
@@ -127,6 +135,10 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 			return o, nil
 		}
 		for _, w := range warnings {
+			if c.Bool("require-metrics") {
+				// A selector that selects nothing counts nothing.
+				return o, fmt.Errorf("--require-metrics: --metrics: %s", w)
+			}
 			o.warnings = append(o.warnings, "--metrics: "+w)
 		}
 		if strings.TrimSpace(c.String("metrics")) == "" {
@@ -134,6 +146,14 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 			names = probe.metrics(cfg.PerfScaled)
 		}
 		cfg.Metrics = names
+		if c.Bool("require-metrics") {
+			if probe.sources != nil {
+				if err := uncountableMetric(names, probe.sources(cfg.PerfScaled)); err != nil {
+					return o, err
+				}
+			}
+			o.required = names
+		}
 		cfg.WindowMetrics = sources.WindowDefault()
 		if c.IsSet("window-metrics") {
 			// Select reads "" as the benchmarks' default set; here it is none.
@@ -159,6 +179,12 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, usagef("--sample-time must be positive, got 0s")
 	case c.IsSet("test-timeout") && cfg.TestDeadline == 0:
 		return o, usagef("--test-timeout must be positive, got 0s")
+	}
+	if c.Bool("dry-run") {
+		if err := applyDryRun(c, &cfg, o); err != nil {
+			return o, err
+		}
+		o.dryRun = true
 	}
 	if cfg.Vs != "" && !c.IsSet("repetitions") && !c.IsSet("count") {
 		cfg.Repetitions = 0 // each group's own default rounds (supervisor.Config.Repetitions)
@@ -205,6 +231,7 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 		return o, usagef("--events=- takes stdout: write the document with --json=FILE instead of --format=%s", o.format)
 	}
 	o.json, o.html = c.String("json"), c.String("html")
+	o.sel = selectionOf(cfg, c.IsSet, c.String, c.Bool("allow-empty"))
 	o.cfg = cfg
 	return o, nil
 }
@@ -238,6 +265,29 @@ func applyVs(c *cli.Context, cfg *supervisor.Config, o runOptions) error {
 		return usagef("--fail-on gates a change against an old build; --vs compares variants of one build, with no old side to gate")
 	}
 	cfg.Vs, cfg.VsReference, cfg.VsIterations = key, ref, c.String("vs-iterations")
+	return nil
+}
+
+// applyDryRun sets what --dry-run means: every selected benchmark runs
+// once (N=1, one sample, one process, as -benchtime=1x) with nothing
+// counted, to prove the suite runs. What asks for numbers, or sets how
+// they are taken, cannot go with it.
+func applyDryRun(c *cli.Context, cfg *supervisor.Config, o runOptions) error {
+	if cfg.Mode != supervisor.ModeBench {
+		return usagef("--dry-run runs every selected benchmark once: add --bench (tests always run in full)")
+	}
+	for _, f := range []string{"against", "baseline", "save-baseline", "fail-on", "vs"} {
+		if c.IsSet(f) {
+			return usagef("--dry-run and --%s: a dry run measures nothing, so it has no numbers to compare, gate or keep as a baseline", f)
+		}
+	}
+	for _, f := range []string{"repetitions", "count", "samples", "sample-time", "benchtime", "metrics", "perf-iters", "perf-batch", "require-metrics"} {
+		if c.IsSet(f) {
+			return usagef("--dry-run runs each benchmark once (N=1, one sample, one process) and counts nothing: --%s has no meaning with it", f)
+		}
+	}
+	cfg.Iterations, cfg.Samples, cfg.Repetitions = 1, 1, 1
+	cfg.Metrics, cfg.WindowMetrics = nil, nil
 	return nil
 }
 
@@ -291,6 +341,10 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 		if baseline, err = readRun(opts.baseline, stderr); err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
+		if baseline.Meta.DryRun {
+			// Refused before the run, not after it.
+			return fmt.Errorf("--baseline: %s is %w: there are no numbers to compare with", opts.baseline, rundoc.ErrDryRun)
+		}
 		cfg.Shard = cfg.Shard.Balance(analysis.Durations(baseline))
 	}
 	if out.events, err = openEvents(opts.events, eventsOut); err != nil {
@@ -299,11 +353,30 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 	if out.events != nil {
 		cfg.Events = out.events.w.Emit
 	}
+	if opts.format == "test2json" && cfg.Mode == supervisor.ModeTest {
+		// go test -json writes each package as its test binary exits:
+		// so does -json, from the result events, each package once its
+		// rows are final.
+		stream := report.NewTest2JSONStream(stdout)
+		emit := cfg.Events
+		cfg.Events = func(ev rundoc.Event) {
+			if emit != nil {
+				emit(ev)
+			}
+			if ev.Kind == rundoc.EventResult && ev.Row != nil {
+				stream.Result(*ev.Row)
+			}
+		}
+		opts.write = func(_ io.Writer, d rundoc.Document) error { return stream.Finish(d) }
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	usage.close()
 	progress.Clear()
+	if err == nil && opts.dryRun {
+		rundoc.MarkDryRun(doc)
+	}
 	if err != nil && opts.failOn != "" && errors.Is(err, host.ErrNotQuiet) {
 		err = unjudged{err}
 	}
@@ -427,16 +500,23 @@ func emitRun(doc *rundoc.Document, opts runOptions, out runOutputs, stopped erro
 	if err := out.html.commit(func(w io.Writer) error { return report.WriteHTML(w, report.HTMLReport{Run: doc}) }); err != nil {
 		errs = append(errs, err)
 	}
+	// A run whose selection matched nothing checked nothing, and one that
+	// lacks a required metric did not count it: each fails, and is no
+	// baseline.
+	var unmet error
+	if stopped == nil {
+		unmet = cmp.Or(opts.sel.errNoMatch(doc), missingMetric(doc, opts.required))
+	}
 	// A partial run is no baseline (a later gate would find its missing
 	// identities incomplete): uncommitted, the file is left as it was.
-	if stopped == nil {
+	if stopped == nil && unmet == nil {
 		if err := out.baseline.commit(func(w io.Writer) error { return rundoc.WriteJSON(w, *doc) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	// The interruption comes first: it decides the exit status (128 plus
 	// the signal), and the failures after it are said on the same line.
-	if err := errors.Join(append([]error{stopped}, errs...)...); err != nil {
+	if err := errors.Join(append([]error{stopped, unmet}, errs...)...); err != nil {
 		return err
 	}
 	if err := gateAll(doc.Comparisons, opts.failOn, stderr); err != nil {

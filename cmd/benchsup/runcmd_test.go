@@ -185,6 +185,22 @@ func TestRunOptions(t *testing.T) {
 				t.Errorf("shape %+v, format %q; want %+v, markdown", o.shape, o.format, want)
 			}
 		}},
+		{"an unknown format", []string{"--format=xml"}, "--format must be table, benchfmt, json, csv or test2json", nil},
+		{"benchfmt in test mode", []string{"--format=benchfmt"}, "--format=benchfmt needs --bench", nil},
+		{"a bad shard", []string{"--bench", "--shard=3/2"}, "--shard: ", nil},
+		{"--dry-run", []string{"--bench", "--dry-run"}, "", func(t *testing.T, o runOptions) {
+			if !o.dryRun || o.cfg.Iterations != 1 || o.cfg.Samples != 1 || o.cfg.Repetitions != 1 || len(o.cfg.Metrics) != 0 {
+				t.Errorf("dry run %v: iterations %d, samples %d, repetitions %d, metrics %v; want 1, 1, 1 and none",
+					o.dryRun, o.cfg.Iterations, o.cfg.Samples, o.cfg.Repetitions, o.cfg.Metrics)
+			}
+		}},
+		{"--dry-run in test mode", []string{"--dry-run"}, "--dry-run runs every selected benchmark once: add --bench", nil},
+		{"--dry-run with a baseline", []string{"--bench", "--dry-run", "--baseline=old.json"}, "--dry-run and --baseline: a dry run measures nothing", nil},
+		{"--dry-run with a gate", []string{"--bench", "--dry-run", "--against=HEAD", "--fail-on=slower"}, "--dry-run and --against: ", nil},
+		{"--dry-run saving a baseline", []string{"--bench", "--dry-run", "--save-baseline=b.json"}, "--dry-run and --save-baseline: ", nil},
+		{"--dry-run with repetitions", []string{"--bench", "--dry-run", "--count=3"}, "--dry-run runs each benchmark once (N=1, one sample, one process) and counts nothing: --count has no meaning with it", nil},
+		{"--dry-run with metrics", []string{"--bench", "--dry-run", "--metrics=all"}, "--dry-run runs each benchmark once (N=1, one sample, one process) and counts nothing: --metrics", nil},
+		{"--require-metrics in test mode", []string{"--require-metrics"}, "--require-metrics requires the metrics of a benchmark run: add --bench", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
