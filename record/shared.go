@@ -201,6 +201,14 @@ func (r *region) uniqueName(name string, n int) string {
 	}
 }
 
+// published is how many identities the table holds, as the supervisor
+// reads it: the child writes the count, so a value beyond the table (a
+// program that wrote over the region) is read as the table's size, never
+// trusted as a length to allocate.
+func (r *region) published() int {
+	return int(min(r.word(hdrIDCount).Load(), SharedMaxIdentities))
+}
+
 // str is the string word w of an entry locates in the names.
 func (r *region) str(w int) string {
 	nm := r.word(w).Load()
@@ -293,7 +301,7 @@ func NewReader(mem []byte) (*Reader, error) {
 // Identities reads the table and every identity's counters.
 func (rd *Reader) Identities() []SharedIdentity {
 	r := rd.r
-	n := int(r.word(hdrIDCount).Load())
+	n := r.published()
 	out := make([]SharedIdentity, n)
 	for i := range n {
 		e := r.entry(i)
@@ -327,7 +335,7 @@ func (rd *Reader) Drain(final bool, fn func(SharedSpan)) int {
 		rd.Overwritten += int64(lost)
 		rd.next += lost
 	}
-	ids := r.word(hdrIDCount).Load()
+	ids := uint64(r.published())
 	passed := 0
 	for rd.next < cur {
 		t := rd.next

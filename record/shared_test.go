@@ -314,3 +314,31 @@ func TestCollectorNothingRetained(t *testing.T) {
 		t.Errorf("observations %d retained %d omitted %d summary %v; want 5, 0, 5, nil", res.Observations, res.Retained, res.Omitted, res.Summary)
 	}
 }
+
+// TestReaderDistrustsTheChild: the child writes the region, so a program
+// that scribbles over it must not make the supervisor allocate by its
+// numbers or index past the table: an identity count beyond the table is
+// read as the table's size, and a span naming an identity beyond it is
+// invalid, not a slot to grow a slice to.
+func TestReaderDistrustsTheChild(t *testing.T) {
+	sh := testRegion(t)
+	rd := readerOf(t, sh)
+	idx, _, _ := sh.publish("x", "", 1)
+	sh.write(idx, 1, 0, 10, Success)
+	sh.word(hdrIDCount).Store(1 << 62)
+	// A span whose identity word points far beyond the table.
+	tk := sh.word(hdrCursor).Add(1) - 1
+	s := sh.slot(tk)
+	sh.word(s + 1).Store(2)
+	sh.word(s + 3).Store(5)
+	sh.word(s + 4).Store(uint64(1<<40)<<8 | uint64(Success))
+	sh.word(s).Store(2*tk + 2)
+	if ids := rd.Identities(); len(ids) != SharedMaxIdentities {
+		t.Errorf("read %d identities, want the table's %d", len(ids), SharedMaxIdentities)
+	}
+	var got []SharedSpan
+	rd.Drain(true, func(sp SharedSpan) { got = append(got, sp) })
+	if len(got) != 1 || got[0].Identity != idx || rd.Invalid != 1 {
+		t.Errorf("drained %+v, invalid %d; want the one real span and 1 invalid", got, rd.Invalid)
+	}
+}
