@@ -121,6 +121,15 @@ func (v *validator) recordings(recs []Recording) {
 	}
 }
 
+// Validate checks one recording as the document's validation does: what
+// a supervisor calls on a recording a child delivered, before it joins a
+// document (the child wrote its counts and may have written over them).
+func (r Recording) Validate() error {
+	var v validator
+	v.recording("recording", r)
+	return v.err
+}
+
 func sourceSuffix(s string) string {
 	if s == "" {
 		return ""

@@ -176,14 +176,28 @@ func (d *spanDrain) finish(source func(record.SharedIdentity) string) ([]rundoc.
 	rd := d.reg.rd
 	ids := rd.Identities()
 	var recs []rundoc.Recording
+	var notes []string
+	type key struct{ source, name string }
+	seen := map[key]bool{}
 	for i, r := range d.col.Results(ids) {
 		rec, err := recordingOf(r, source(ids[i]))
 		if err != nil {
 			return nil, nil, err
 		}
+		// The child wrote the table and its counts: a program that wrote
+		// over its region loses those identities, named, not the run.
+		if err := rec.Validate(); err != nil {
+			notes = append(notes, fmt.Sprintf("identity %q: the shared region held counts that cannot be (%v): not delivered", rec.Identity, err))
+			continue
+		}
+		if k := (key{rec.Source, rec.Identity}); seen[k] {
+			notes = append(notes, fmt.Sprintf("identity %q: published twice in the shared region: the second not delivered", rec.Identity))
+			continue
+		} else {
+			seen[k] = true
+		}
 		recs = append(recs, rec)
 	}
-	var notes []string
 	if rd.Overwritten > 0 {
 		notes = append(notes, fmt.Sprintf("%d spans were overwritten in the shared ring before benchsup drained them (more than %d finished within %v): counted, not retained",
 			rd.Overwritten, record.SharedRingSlots, drainEvery))

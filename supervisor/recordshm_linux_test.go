@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -45,5 +46,32 @@ func TestRecordRegion(t *testing.T) {
 				t.Errorf("a fresh region has identities %v", ids)
 			}
 		})
+	}
+}
+
+// TestRecordDrainDropsImpossibleCounts: the child writes its region, so a
+// program that wrote over the identity table loses those identities,
+// each named in a note, and keeps the run: a document with them would
+// not validate.
+func TestRecordDrainDropsImpossibleCounts(t *testing.T) {
+	reg, err := newRecordRegion(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.close()
+	// Two identities published, neither with a name: what zeroed or
+	// scribbled entries read as.
+	binary.NativeEndian.PutUint64(reg.mem[5*8:], 2)
+	d, err := newSpanDrain(reg, record.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go d.run()
+	recs, notes, err := d.finish(func(record.SharedIdentity) string { return "prog" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 0 || len(notes) != 2 || !strings.Contains(notes[0], "cannot be") {
+		t.Errorf("recordings %v, notes %q; want none and two notes", recs, notes)
 	}
 }
