@@ -246,7 +246,7 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := newRecordRegion(tmp)
+	reg, err := newRecordRegion()
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +423,7 @@ func programPath(ctx context.Context, program, dir, tmp string) (string, error) 
 // draining it; nil (and the child runs without one) when none can be
 // made, which a warning says.
 func (s *supervisor) recordDrain(cfg *sandbox.Config) *spanDrain {
-	reg, err := newRecordRegion(s.tmp)
+	reg, err := newRecordRegion()
 	if err != nil {
 		s.regionOnce.Do(func() {
 			fmt.Fprintf(s.cfg.Warnings, "recordings of tests and workloads are not collected: %v\n", err)

@@ -14,7 +14,7 @@ type recordRegion struct {
 	rd *record.Reader
 }
 
-func newRecordRegion(string) (*recordRegion, error) {
+func newRecordRegion() (*recordRegion, error) {
 	return nil, errors.New("shared region: spans are delivered to benchsup on Linux only")
 }
 
