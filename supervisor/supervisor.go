@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -111,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	// A package none of whose top-level functions the pattern selects
 	// runs nothing, as under go test; the plan lists it as such.
 	keep := func(p *pkgPlan) bool {
-		return slices.ContainsFunc(p.tests(), func(t string) bool { return matches(s.cfg.Run, t) })
+		return slices.ContainsFunc(p.tests(), func(t string) bool { return s.runsTest(t) })
 	}
 	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool {
@@ -554,6 +555,11 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 	if s.cfg.Short {
 		args = append(args, "-test.short")
 	}
+	if s.cfg.TestParallel > 0 {
+		// go test's -parallel: testing reads it as each call of RunTests
+		// starts, so it holds for the tests the worker runs.
+		args = append(args, "-test.parallel="+strconv.Itoa(s.cfg.TestParallel))
+	}
 	return sandbox.Config{
 		Path:           b.binary,
 		Args:           args,
@@ -573,6 +579,9 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 		// This child's coverage counters, merged at the end (buildflags.go).
 		cfg.Args = append(slices.Clip(cfg.Args), "-test.gocoverdir="+dir)
 	}
+	// go test's -args, after every flag benchsup sets (Config.Validate
+	// refused any that would override one of them).
+	cfg.Args = append(slices.Clip(cfg.Args), s.cfg.TestArgs...)
 	out := s.start(ctx, cfg, req, observe)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -588,7 +597,7 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 // runsBenchmark reports whether the run measures the benchmark function
 // fn of p: the -bench pattern selects it and it is in the run's shard.
 func (s *supervisor) runsBenchmark(p *pkgPlan, fn string) bool {
-	return matches(s.cfg.Bench, fn) && s.cfg.Shard.Owns(p.pkg.ImportPath, fn)
+	return matches(s.cfg.Bench, fn) && !skipsTop(s.cfg.Skip, fn) && s.cfg.Shard.Owns(p.pkg.ImportPath, fn)
 }
 
 // emit passes ev to Config.Events, if set.

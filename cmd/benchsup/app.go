@@ -166,6 +166,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bench", Usage: "select benchmarks matching `REGEX` (go test -bench syntax, sub-benchmark paths included); " +
 			"a bare --bench selects all, and what follows it must then be a flag or a package pattern"},
 		&cli.StringFlag{Name: "run", Usage: "select tests matching `REGEX` (go test -run syntax)"},
+		&cli.StringFlag{Name: "skip", Usage: "skip tests, subtests, benchmarks and sub-benchmarks matching `REGEX`, as go test -skip"},
 		&cli.DurationFlag{Name: "timeout", Usage: "bound each child process from spawn to exit (go test's -timeout; 0 is refused: every child is bounded)",
 			DefaultText: supervisor.DefaultTestTimeout.String()},
 		&cli.DurationFlag{Name: "startup-timeout", Usage: "bound each child from spawn to the moment benchsup's worker starts (its package's init and TestMain)",
@@ -204,8 +205,10 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "stdout format: table, benchfmt, json or csv (one row per identity; the columns are in docs/output.md)"},
 		&cli.BoolFlag{Name: "csv-samples", Usage: "with --format=csv, one row per sample (with its process index) instead of one per identity"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
-		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
+		&cli.IntFlag{Name: "p", Usage: "builds and test packages at once, as go test -p",
 			DefaultText: "number of CPUs"},
+		&cli.IntFlag{Name: "parallel", Usage: "t.Parallel tests run at once in each child, as go test -parallel (-test.parallel)",
+			DefaultText: "GOMAXPROCS"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
 		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog",
 			DefaultText: "the catalog's default set, less what this host cannot count"},
@@ -234,6 +237,8 @@ func config(c *cli.Context) (supervisor.Config, error) {
 		Packages:       c.Args().Slice(),
 		Bench:          c.String("bench"),
 		Run:            c.String("run"),
+		Skip:           c.String("skip"),
+		TestArgs:       testArgsOf(c),
 		Timeout:        c.Duration("timeout"),
 		StartupTimeout: c.Duration("startup-timeout"),
 		Env: sandbox.EnvPolicy{
@@ -322,7 +327,7 @@ func goTestCounts(c *cli.Context, cfg *supervisor.Config) error {
 var flagOf = map[string]string{
 	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
-	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
+	"Parallel": "-p", "TestParallel": "-parallel", "Skip": "-skip", "TestArgs": "-args", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
 	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime", "Shard": "--shard",
 	"Vs": "--vs", "VsReference": "--vs", "VsIterations": "--vs-iterations",
 }
