@@ -575,9 +575,13 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 
 // run starts one child and records the facts every child shares.
 func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
-	if dir := s.coverDir(); dir != "" {
+	if dir := s.coverDir(req.Identity.Package); dir != "" {
 		// This child's coverage counters, merged at the end (buildflags.go).
 		cfg.Args = append(slices.Clip(cfg.Args), "-test.gocoverdir="+dir)
+		// As go test sets it too: the coverage runtime then also writes
+		// the counters of a child that calls os.Exit, so the tests it ran
+		// before still count (docs/design.md#coverage).
+		cfg.Env.Set = append(slices.Clip(cfg.Env.Set), "GOCOVERDIR="+dir)
 	}
 	// go test's -args, after every flag benchsup sets (Config.Validate
 	// refused any that would override one of them).

@@ -310,6 +310,13 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 	pkgRow := rundoc.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
 		ElapsedNs: ptr(int64(time.Since(start))), Processes: []rundoc.ProcessResult{}, Notes: left,
 		PeakMemoryBytes: peak}
+	// -cover: the package's statements, merged over its children
+	// (docs/design.md#coverage).
+	cov, err := s.packageCoverage(ctx, p.pkg.ImportPath)
+	if err != nil {
+		pkgRow.Notes = append(pkgRow.Notes, "coverage: "+firstLine(err.Error()))
+	}
+	pkgRow.Coverage = cov
 	return append(rows, pkgRow)
 }
 
