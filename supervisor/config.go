@@ -68,6 +68,9 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if err := checkVet(c.Vet); err != nil {
+		return &ConfigError{Field: "Vet", Problem: err.Error()}
+	}
 	if c.TestParallel < 0 {
 		return &ConfigError{Field: "TestParallel", Problem: fmt.Sprintf("must be positive, got %d", c.TestParallel)}
 	}
@@ -237,6 +240,10 @@ type Config struct {
 	// sub-benchmarks it matches do not run, as testing decides it (the
 	// worker sets -test.skip for its own calls); "" skips nothing.
 	Skip string
+	// Vet is go test's -vet: "" runs go test's default checks
+	// (DefaultVetChecks) on each package before its tests, "off" none,
+	// "all" every analyzer, or a comma list of analyzers.
+	Vet string
 	// TestParallel, when positive, is go test's -parallel: the number of
 	// t.Parallel tests one child runs at once (-test.parallel).
 	TestParallel int

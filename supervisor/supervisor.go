@@ -347,8 +347,9 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 }
 
 // build compiles p's test binary as go test would, with the overlay as
-// the only addition. -vet=off: vet would try to enter the injected
-// directory, which exists only in the overlay.
+// the only addition, and runs go test's vet step beside it (vet.go).
+// -vet=off on the build: vet would try to enter the injected directory,
+// which exists only in the overlay.
 //
 // The binary is linked into the per-user cache (see bincache.go), where
 // the go command finds it up to date on the next run, and linked from there
@@ -363,7 +364,19 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
 		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
 	}
-	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
+	// go test's vet step, alongside the build (vet.go); the working
+	// tree's build only: a revision of --against is measured, not tested.
+	vetted := make(chan error, 1)
+	if b.variant == "" {
+		go func() { vetted <- s.vet(ctx, p) }()
+	} else {
+		vetted <- nil
+	}
+	err := s.goTestC(ctx, p, target, s.overlay)
+	if verr := <-vetted; err == nil {
+		err = verr // a compile error says more than vet's
+	}
+	if err != nil {
 		return err
 	}
 	if s.cfg.Mode == ModeBench {
@@ -431,7 +444,11 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []rundoc.Row) {
 		// binary compiled (go test builds it, then runs nothing).
 		args := []string{"build", "-o", os.DevNull}
 		if *r.Skipped == rundoc.NoTestsToRun {
-			args = []string{"test", "-c", "-vet=off", "-o", os.DevNull}
+			// No overlay here, so go test's own vet step runs with it.
+			args = []string{"test", "-c", "-o", os.DevNull}
+			if s.cfg.Vet != "" {
+				args = append(args, "-vet="+s.cfg.Vet)
+			}
 		}
 		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
 		out, err := s.goCmd(ctx, args...).CombinedOutput()

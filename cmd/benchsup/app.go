@@ -184,6 +184,8 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ldflags", Usage: "linker flags, as go test -ldflags"},
 		&cli.BoolFlag{Name: "trimpath", Usage: "remove file system paths from the binaries, as go test -trimpath"},
 		&cli.StringFlag{Name: "mod", Usage: "module download mode (readonly, vendor or mod), as go test -mod"},
+		&cli.StringFlag{Name: "vet", Usage: "go test's vet step before each package's tests, beside its build: off, all, or a comma `LIST` of analyzers",
+			DefaultText: strings.Join(supervisor.DefaultVetChecks, ",")},
 	}
 }
 
@@ -238,6 +240,7 @@ func config(c *cli.Context) (supervisor.Config, error) {
 		Bench:          c.String("bench"),
 		Run:            c.String("run"),
 		Skip:           c.String("skip"),
+		Vet:            c.String("vet"),
 		TestArgs:       testArgsOf(c),
 		Timeout:        c.Duration("timeout"),
 		StartupTimeout: c.Duration("startup-timeout"),
@@ -327,7 +330,7 @@ func goTestCounts(c *cli.Context, cfg *supervisor.Config) error {
 var flagOf = map[string]string{
 	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
-	"Parallel": "-p", "TestParallel": "-parallel", "Skip": "-skip", "TestArgs": "-args", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
+	"Parallel": "-p", "TestParallel": "-parallel", "Skip": "-skip", "TestArgs": "-args", "Vet": "-vet", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
 	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime", "Shard": "--shard",
 	"Vs": "--vs", "VsReference": "--vs", "VsIterations": "--vs-iterations",
 }

@@ -19,7 +19,7 @@ import (
 //     alike, a value given as the next argument joined to it;
 //   - reads go test's flags: -json (bare) is --format=json, -benchmem is
 //     accepted (allocations are always measured), -cpu=N sets GOMAXPROCS
-//     in the children, -vet=off is what benchsup always does; the rest of
+//     in the children; the rest of
 //     go test's flags that have no meaning here are refused with the reason
 //     (refusedFlags);
 //   - decides what follows a bare -bench (see benchValue);
@@ -171,15 +171,6 @@ func normalizeCommand(cmd string, spec flagSpec, args []string) ([]string, error
 			case "json":
 			case "benchmem":
 				continue // allocations are always measured
-			case "vet":
-				if !hasValue && i+1 < len(args) {
-					i++
-					value, hasValue = args[i], true
-				}
-				if value != "off" {
-					return nil, usagef("-vet=%s: benchsup builds with -vet=off; run go vet on its own", value)
-				}
-				continue
 			case "cpu":
 				if !hasValue && i+1 < len(args) {
 					i++
