@@ -37,6 +37,9 @@ type supervisor struct {
 	// binCache is the per-user directory test binaries are linked into;
 	// "" links into tmp.
 	binCache string
+	// vetted waits for go test's vet step of the builds buildAll runs and
+	// returns the packages' findings (vet.go); nil outside buildAll.
+	vetted func() map[string]error
 	// start starts one child: sandbox.RunContext, or a scripted child in
 	// tests of the schedule and of how results are collected.
 	start startFunc
@@ -329,6 +332,11 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 			jobs = append(jobs, job{p, b})
 		}
 	}
+	// go test's vet step for every package, beside the builds (vet.go).
+	vetDone := make(chan map[string]error, 1)
+	go func() { vetDone <- s.vetAll(ctx, plans) }()
+	s.vetted = sync.OnceValue(func() map[string]error { return <-vetDone })
+	defer s.vetted() // the go vet command ends before the builds' results are read
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
 		ev := rundoc.Event{Kind: rundoc.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: rundoc.OutcomeOK}
@@ -347,7 +355,8 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 }
 
 // build compiles p's test binary as go test would, with the overlay as
-// the only addition, and runs go test's vet step beside it (vet.go).
+// the only addition, and fails it on a finding of go test's vet step,
+// which buildAll runs beside the builds (vet.go).
 // -vet=off on the build: vet would try to enter the injected directory,
 // which exists only in the overlay.
 //
@@ -364,17 +373,12 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
 		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
 	}
-	// go test's vet step, alongside the build (vet.go); the working
-	// tree's build only: a revision of --against is measured, not tested.
-	vetted := make(chan error, 1)
-	if b.variant == "" {
-		go func() { vetted <- s.vet(ctx, p) }()
-	} else {
-		vetted <- nil
-	}
 	err := s.goTestC(ctx, p, target, s.overlay)
-	if verr := <-vetted; err == nil {
-		err = verr // a compile error says more than vet's
+	if err == nil && b.variant == "" && s.vetted != nil {
+		// go test's vet step, which ran beside the builds (vet.go); a
+		// compile error says more than vet's. The working tree's build
+		// only: a revision of --against is measured, not tested.
+		err = s.vetted()[p.pkg.ImportPath]
 	}
 	if err != nil {
 		return err

@@ -40,3 +40,33 @@ func TestVetFlags(t *testing.T) {
 	}
 	assert.Contains(t, prefixed(DefaultVetChecks), "-printf", "go test's default checks")
 }
+
+func TestAttributeVet(t *testing.T) {
+	plans := []*pkgPlan{
+		{pkg: &goPackage{ImportPath: "example.com/m/a", Dir: "/src/m/a"}},
+		{pkg: &goPackage{ImportPath: "example.com/m/b", Dir: "/src/m/b"}},
+	}
+	tests := []struct {
+		name string
+		out  string
+		want map[string][]string
+	}{
+		{"by file, relative and absolute, once each",
+			"a/x.go:1:2: bad\n/src/m/b/y_test.go:3:4: worse\na/x.go:1:2: bad\n",
+			map[string][]string{"example.com/m/a": {"a/x.go:1:2: bad"}, "example.com/m/b": {"/src/m/b/y_test.go:3:4: worse"}}},
+		{"by header, an external test package's too",
+			"# example.com/m/b_test\n# [example.com/m/b_test]\nvet: type error without a file\n",
+			map[string][]string{"example.com/m/b": {"vet: type error without a file"}}},
+		{"a dependency's header claims nothing",
+			"# example.com/m/a\nfirst\n# example.com/dep\ndep's line\n",
+			map[string][]string{"example.com/m/a": {"first"}}},
+		{"nothing claimed: the whole output is no one's",
+			"flag provided but not defined: -nosuch\nusage: go vet\n",
+			map[string][]string{"": {"flag provided but not defined: -nosuch", "usage: go vet"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, attributeVet(tt.out, "/src/m", plans))
+		})
+	}
+}
