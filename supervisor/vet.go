@@ -3,8 +3,11 @@ package supervisor
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,7 +78,20 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	if !on {
 		return nil
 	}
+	cached, keys := s.vetCached(plans, flags)
+	var todo []*pkgPlan
+	for _, p := range plans {
+		if !cached[p.pkg.ImportPath] {
+			todo = append(todo, p)
+		}
+	}
 	failed := map[string]error{}
+	defer func() {
+		if ctx.Err() == nil {
+			s.vetRemember(todo, failed, keys)
+		}
+	}()
+	plans = todo
 	// A package go vet cannot load stops it before it vets any other:
 	// the packages it said nothing of are vetted again without those it
 	// named (a few rounds at most; each removes at least one package).
@@ -196,4 +212,127 @@ func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
 		}
 	}
 	return lines
+}
+
+// vetCached returns the packages of plans whose vet step found nothing
+// before with exactly the same inputs, and each package's key of those
+// inputs. The go command caches a clean vet of a package, but only after
+// loading every package again, which costs a run more than go test's
+// whole vet step (docs/design.md#vet); the key holds what the go command's
+// would: the analyzers and build flags, the go environment (toolchain,
+// GOFLAGS, GOOS, ...), and for the package and every package its test
+// binary links, the contents of every file in its directory, or, for the
+// standard library and module-cache packages, which cannot change, its
+// name and version. No key (no cache directory) caches nothing.
+func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
+	dir := s.vetCacheDir()
+	if dir == "" || s.plain == nil {
+		return nil, nil
+	}
+	dirs := map[string]string{} // directory -> hash of its files
+	cached, keys := map[string]bool{}, map[string]string{}
+	for _, p := range plans {
+		key, ok := s.vetKey(p, flags, dirs)
+		if !ok {
+			continue
+		}
+		keys[p.pkg.ImportPath] = key
+		if _, err := os.Stat(filepath.Join(dir, key)); err == nil {
+			cached[p.pkg.ImportPath] = true
+		}
+	}
+	return cached, keys
+}
+
+// vetRemember records the packages of plans vet found nothing in.
+func (s *supervisor) vetRemember(plans []*pkgPlan, failed map[string]error, keys map[string]string) {
+	dir := s.vetCacheDir()
+	if dir == "" {
+		return
+	}
+	for _, p := range plans {
+		if key := keys[p.pkg.ImportPath]; key != "" && failed[p.pkg.ImportPath] == nil {
+			_ = os.WriteFile(filepath.Join(dir, key), nil, 0o600)
+		}
+	}
+}
+
+// vetCacheDir is where clean vet steps are recorded: beside the test
+// binaries' cache, and private as it is; "" for none.
+func (s *supervisor) vetCacheDir() string {
+	if s.binCache == "" {
+		return ""
+	}
+	dir := filepath.Join(filepath.Dir(s.binCache), "vet")
+	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
+		return ""
+	}
+	return dir
+}
+
+// vetKey hashes the inputs of p's vet step (see vetCached); dirs memoizes
+// the directories' hashes over a run's packages.
+func (s *supervisor) vetKey(p *pkgPlan, flags []string, dirs map[string]string) (string, bool) {
+	main := s.plain.testMain(p.pkg)
+	if main == nil {
+		return "", false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "vet\x00%q\x00%q\x00", flags, s.buildFlags())
+	h.Write(s.env.raw)
+	deps := slices.Sorted(slices.Values(append(slices.Clone(main.Deps), p.pkg.ImportPath)))
+	for _, path := range slices.Compact(deps) {
+		d := s.plain.byPath[path]
+		if d == nil {
+			return "", false
+		}
+		switch m := d.Module; {
+		case d.Standard:
+			fmt.Fprintf(h, "std %s\n", path)
+		case m != nil && s.env.GOMODCACHE != "" && strings.HasPrefix(d.Dir, s.env.GOMODCACHE+string(filepath.Separator)):
+			v := m
+			if m.Replace != nil {
+				v = m.Replace
+			}
+			fmt.Fprintf(h, "mod %s %s@%s\n", path, v.Path, v.Version)
+		default:
+			sum, ok := dirs[d.Dir]
+			if !ok {
+				var err error
+				if sum, err = hashDirFiles(d.Dir); err != nil {
+					return "", false
+				}
+				dirs[d.Dir] = sum
+			}
+			goVersion := ""
+			if m != nil {
+				goVersion = m.GoVersion
+			}
+			fmt.Fprintf(h, "dir %s %s go%s %s\n", path, d.Dir, goVersion, sum)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// hashDirFiles hashes the names and contents of the regular files directly
+// in dir: every file a package's vet may read (ignored files too, which
+// the buildtags check reads).
+func hashDirFiles(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +71,43 @@ func TestAttributeVet(t *testing.T) {
 			assert.Equal(t, tt.want, attributeVet(tt.out, "/src/m", plans))
 		})
 	}
+}
+
+func TestVetKey(t *testing.T) {
+	src, dep := t.TempDir(), t.TempDir()
+	write := func(dir, name, text string) {
+		t.Helper()
+		assert.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write(src, "a.go", "package a")
+	write(dep, "d.go", "package d")
+	root := &goPackage{ImportPath: "example.com/m/a", Dir: src}
+	s := &supervisor{env: goEnv{raw: []byte(`{"GOVERSION":"go1.26"}`), GOMODCACHE: "/modcache"}}
+	s.plain = &listing{byPath: map[string]*goPackage{
+		"example.com/m/a":      root,
+		"example.com/m/a.test": {ImportPath: "example.com/m/a.test", Deps: []string{"example.com/m/a", "example.com/m/d", "fmt", "rsc.io/q"}},
+		"example.com/m/d":      {ImportPath: "example.com/m/d", Dir: dep},
+		"fmt":                  {ImportPath: "fmt", Dir: "/goroot/src/fmt", Standard: true},
+		"rsc.io/q":             {ImportPath: "rsc.io/q", Dir: "/modcache/rsc.io/q@v1.0.0", Module: &goModule{Path: "rsc.io/q", Version: "v1.0.0"}},
+	}}
+	p := &pkgPlan{pkg: root}
+	key := func(flags ...string) string {
+		k, ok := s.vetKey(p, flags, map[string]string{})
+		assert.True(t, ok)
+		return k
+	}
+	base := key("-printf")
+	assert.Equal(t, base, key("-printf"), "the same inputs, the same key")
+	assert.NotEqual(t, base, key("-atomic"), "other analyzers")
+	write(src, "b_test.go", "package a")
+	k1 := key("-printf")
+	assert.NotEqual(t, base, k1, "a new file in the package")
+	write(dep, "ignored.go", "//go:build never\npackage d")
+	k2 := key("-printf")
+	assert.NotEqual(t, k1, k2, "any file of a dependency's directory, ignored ones too")
+	s.plain.byPath["rsc.io/q"].Module.Version = "v1.0.1"
+	assert.NotEqual(t, k2, key("-printf"), "a module-cache dependency's version")
+	s.plain.byPath["example.com/m/a.test"].Deps = append(s.plain.byPath["example.com/m/a.test"].Deps, "missing")
+	_, ok := s.vetKey(p, nil, map[string]string{})
+	assert.False(t, ok, "a dependency the listing lacks: no key, no cache")
 }
