@@ -261,6 +261,10 @@ type RequestConfig struct {
 	// between the timed samples of benchmark mode (docs/design.md#interference).
 	// Nil means no watch. Test mode, discovery and workloads ignore it.
 	Interference *Interference `msgpack:"interference,omitempty"`
+	// SkipPattern is a `go test -skip` pattern, applied by testing itself
+	// (-test.skip, set by the worker for its own calls) in test mode and
+	// in the discovery and runs of benchmarks.
+	SkipPattern string `msgpack:"skipPattern,omitempty"`
 }
 
 // The responses of the interference watch.

@@ -68,6 +68,9 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	if v.Interference != nil {
 		n++
 	}
+	if v.SkipPattern != "" {
+		n++
+	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "minSampleNs")
 	b = appendInt(b, v.MinSampleNs)
@@ -102,6 +105,10 @@ func appendRequestConfig(b []byte, v *RequestConfig) []byte {
 	if len(v.WindowMetrics) > 0 {
 		b = appendString(b, "windowMetrics")
 		b = appendStrings(b, v.WindowMetrics)
+	}
+	if v.SkipPattern != "" {
+		b = appendString(b, "skipPattern")
+		b = appendString(b, v.SkipPattern)
 	}
 	if p := v.Interference; p != nil {
 		b = appendString(b, "interference")
@@ -517,7 +524,7 @@ var (
 	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
 	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed", "fullName"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
-		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics", "interference"}
+		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics", "skipPattern", "interference"}
 	interferenceKeys = []string{"response", "maxForeign", "maxRetakes", "settleNs", "pauseMaxNs", "cpus"}
 	watchKeys        = []string{"hostBusyTicks", "tickNs", "ownCpuNs", "wallNs", "cpus", "disturbed"}
 	outcomeKeys      = []string{"pauses", "pausedNs", "budgetExhausted", "problem"}
@@ -669,6 +676,8 @@ func (d *decoder) requestConfig(v *RequestConfig) error {
 			return d.boolean(&v.SkipProbe)
 		case 14:
 			return d.strs(&v.WindowMetrics, MaxMetricCells)
+		case 15:
+			return d.str(&v.SkipPattern)
 		default:
 			return pointer(d, &v.Interference, d.interference)
 		}

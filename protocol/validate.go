@@ -82,6 +82,7 @@ func (m Request) validate() error {
 		checkNonNegative("config.iterations", c.Iterations),
 		checkString("config.run", c.Run, MaxNameLen),
 		checkString("config.bench", c.Bench, MaxNameLen),
+		checkString("config.skipPattern", c.SkipPattern, MaxNameLen),
 		checkString("config.after", c.After, MaxNameLen),
 		checkNonNegative("config.testTimeoutNs", c.TestTimeoutNs),
 		checkCount("config.args", len(c.Args), MaxArgs),

@@ -104,6 +104,7 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 	failed, buildFailed := false, false
 	var elapsedNs *int64
 	var skipped *rundoc.Row
+	coverage := "" // go test -cover's text, when the run measured it
 	for i, r := range rows {
 		if r.Package != pkg {
 			continue
@@ -111,6 +112,9 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 		if r.Kind == rundoc.KindPackage {
 			if r.ElapsedNs != nil {
 				elapsedNs = r.ElapsedNs
+			}
+			if r.Coverage != nil {
+				coverage = "coverage: " + r.Coverage.String()
 			}
 			switch {
 			case r.Outcome == rundoc.OutcomeSkipped:
@@ -180,6 +184,10 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 	case buildFailed:
 		fmt.Fprintf(w, "FAIL\t%s [build failed]\n", pkg)
 	case failed:
+		if coverage != "" {
+			// go test's binary prints it before its status line.
+			fmt.Fprintf(w, "%s\n", coverage)
+		}
 		fmt.Fprintf(w, "FAIL\t%s%s\n", pkg, elapsed)
 	case skipped != nil && skipped.Skipped != nil && *skipped.Skipped == rundoc.NoTestsToRun:
 		// go test ran the binary and says so after its time; benchsup
@@ -191,6 +199,8 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 			reason = oneLine(*skipped.Skipped)
 		}
 		fmt.Fprintf(w, "?   \t%s\t[%s]\n", pkg, reason)
+	case coverage != "":
+		fmt.Fprintf(w, "ok  \t%s%s\t%s\n", pkg, elapsed, coverage)
 	default:
 		fmt.Fprintf(w, "ok  \t%s%s\n", pkg, elapsed)
 	}

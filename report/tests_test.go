@@ -59,6 +59,19 @@ func TestWriteTestsPackages(t *testing.T) {
 			{Package: "p", Kind: rundoc.KindPackage, Outcome: "signal", Error: rundoctest.Str("killed by SIGKILL")},
 			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000)},
 		}, "# p\nsignal: killed by SIGKILL\nFAIL\tp\t0.020s\n"},
+		{"coverage on the ok line", []rundoc.Row{
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: rundoctest.Ns(20_000_000), Coverage: &rundoc.Coverage{Statements: 3, Covered: 2}},
+		}, "ok  \tp\t0.020s\tcoverage: 66.7% of statements\n"},
+		{"no statements", []rundoc.Row{
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: rundoctest.Ns(20_000_000), Coverage: &rundoc.Coverage{}},
+		}, "ok  \tp\t0.020s\tcoverage: [no statements]\n"},
+		{"coverage of -coverpkg", []rundoc.Row{
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: rundoctest.Ns(20_000_000), Coverage: &rundoc.Coverage{Statements: 4, Covered: 1, Packages: "./..."}},
+		}, "ok  \tp\t0.020s\tcoverage: 25.0% of statements in ./...\n"},
+		{"coverage before FAIL", []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("test failed")},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000), Coverage: &rundoc.Coverage{Statements: 2, Covered: 1}},
+		}, "--- FAIL: TestA (—)\n    fail: test failed\ncoverage: 50.0% of statements\nFAIL\tp\t0.020s\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,7 @@
 package rundoc
 
+import "fmt"
+
 // SchemaVersion is the version of the JSON document; it changes whenever a
 // field is removed, renamed or retyped.
 const SchemaVersion = 1
@@ -501,6 +503,34 @@ type Row struct {
 	// (ProcessResult.PeakMemoryBytes): test mode's rows are tests, not
 	// processes. Absent on other rows, and when unavailable.
 	PeakMemoryBytes *int64 `json:"peakMemoryBytes,omitempty"`
+	// Coverage, on a test-mode package row of a run built with -cover, is
+	// the statements the package's children covered, merged over all of
+	// them (go test's "coverage: N% of statements"). Absent without
+	// -cover, and where the counters could not be read.
+	Coverage *Coverage `json:"coverage,omitempty"`
+}
+
+// Coverage counts a package's statements as go test -cover reports them:
+// Covered of Statements ran at least once; no statements at all is go
+// test's "[no statements]".
+type Coverage struct {
+	Statements int64 `json:"statements"`
+	Covered    int64 `json:"covered"`
+	// Packages is the build's -coverpkg, whose packages (those the test
+	// binary links) the statements are of; "" for the package itself.
+	Packages string `json:"packages,omitempty"`
+}
+
+// String is go test's text after "coverage: ".
+func (c Coverage) String() string {
+	if c.Statements == 0 {
+		return "[no statements]"
+	}
+	s := fmt.Sprintf("%.1f%% of statements", 100*float64(c.Covered)/float64(c.Statements))
+	if c.Packages != "" {
+		s += " in " + c.Packages
+	}
+	return s
 }
 
 // Summary is the across-process view of a benchmark. The process is the

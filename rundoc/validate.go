@@ -267,6 +267,13 @@ func (v *validator) meta(m Meta) {
 func (v *validator) row(path string, r Row) {
 	v.durationPtr(path+".elapsedNs", r.ElapsedNs)
 	v.bytes(path+".peakMemoryBytes", r.PeakMemoryBytes)
+	if c := r.Coverage; c != nil {
+		v.count(path+".coverage.statements", c.Statements)
+		v.count(path+".coverage.covered", c.Covered)
+		if c.Covered > c.Statements {
+			v.fail(path+".coverage", "%d statements covered of %d", c.Covered, c.Statements)
+		}
+	}
 	if r.CountIterations != nil {
 		v.count(path+".countIterations", *r.CountIterations)
 	}

@@ -114,6 +114,10 @@ func TestReadRefusesValues(t *testing.T) {
 			"rows[0].processes[1].peakMemoryBytes: negative size -4096"},
 		{"negative package peak memory", rundoctest.TestsDoc, func(d *rundoc.Document) { d.Rows[1].PeakMemoryBytes = rundoctest.Ns(-1) },
 			"rows[1].peakMemoryBytes: negative size -1"},
+		{"more covered than statements", rundoctest.TestsDoc, func(d *rundoc.Document) { d.Rows[1].Coverage = &rundoc.Coverage{Statements: 2, Covered: 3} },
+			"rows[1].coverage: 3 statements covered of 2"},
+		{"negative statements", rundoctest.TestsDoc, func(d *rundoc.Document) { d.Rows[1].Coverage = &rundoc.Coverage{Statements: -1} },
+			"rows[1].coverage.statements: negative count -1"},
 		{"negative siblings run before", rundoctest.GreenDoc, func(d *rundoc.Document) { d.Rows[1].Processes[0].AfterSiblings = -2 },
 			"rows[1].processes[0].afterSiblings: negative count -2"},
 		{"negative siblings run before calibration", rundoctest.GreenDoc, func(d *rundoc.Document) {

@@ -128,7 +128,7 @@ func (s *supervisor) benchmarks(ctx context.Context, plans []*pkgPlan, revs []*r
 
 // discoverAll discovers the leaves of every built package's benchmark
 // functions (see discover), packages and functions in parallel: at most
-// --parallel discovery children at a time over all packages. The result
+// -p discovery children at a time over all packages. The result
 // is by package, each in source order.
 func (s *supervisor) discoverAll(ctx context.Context, plans []*pkgPlan, calibrate bool) [][]*benchIdentity {
 	found := make([][]*benchIdentity, len(plans))
@@ -276,7 +276,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		leaf := int64(-1)
 		var leaves []string // as listed, in the order calibration indexes them
 		req := protocol.Request{Mode: protocol.ModeDiscover, Identity: protocol.Identity{Package: p.pkg.ImportPath},
-			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip}}
+			Config: protocol.RequestConfig{Bench: pattern, After: after, MinSampleNs: target, Skip: skip, SkipPattern: s.cfg.Skip}}
 		s.slots() <- struct{}{}
 		who := rundoc.Event{Package: p.pkg.ImportPath, Name: fn, Build: b.variant}
 		s.processStart(who, req)
@@ -371,7 +371,7 @@ func noteLeft(ids []*benchIdentity, note string) {
 	}
 }
 
-// slots is the semaphore of discovery children: --parallel of them at a
+// slots is the semaphore of discovery children: -p of them at a
 // time over the whole run.
 func (s *supervisor) slots() chan struct{} {
 	s.slotsOnce.Do(func() {
@@ -538,6 +538,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 			PerfBatch:     s.cfg.PerfBatch,
 			PerfScaled:    s.cfg.PerfScaled,
 			WindowMetrics: s.cfg.WindowMetrics, // read at workload windows' edges
+			SkipPattern:   s.cfg.Skip,          // siblings run before a leaf skip as discovery did
 		},
 	}
 	if !id.workload {

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchsup/benchsup/host"
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 // buildFlagKinds are the go build flags a run passes on to every go
@@ -75,13 +78,41 @@ func (s *supervisor) buildFlags() []string {
 	return out
 }
 
-// coverDir returns a fresh directory for one child's coverage counters
-// (its -test.gocoverdir), or "" when the run collects no profile.
-func (s *supervisor) coverDir() string {
-	if s.cfg.CoverProfile == "" {
+// covering reports whether the build is instrumented for coverage: a
+// coverage flag, or a profile asked for (which adds -cover).
+func (s *supervisor) covering() bool {
+	if s.cfg.CoverProfile != "" {
+		return true
+	}
+	for _, f := range s.buildFlags() {
+		name, value, _ := strings.Cut(f[1:], "=")
+		if (name == "cover" && value != "false") || name == "covermode" || name == "coverpkg" {
+			return true
+		}
+	}
+	return false
+}
+
+// coverPkg is the build's -coverpkg, or "".
+func (s *supervisor) coverPkg() string {
+	pkgs := ""
+	for _, f := range s.buildFlags() {
+		if v, ok := strings.CutPrefix(f, "-coverpkg="); ok {
+			pkgs = v
+		}
+	}
+	return pkgs
+}
+
+// coverDir returns a fresh directory for the coverage counters of one
+// child of package pkg (its -test.gocoverdir), or "" when the build is
+// not instrumented. A package's children share a parent directory, so
+// that its coverage is merged over them (packageCoverage).
+func (s *supervisor) coverDir(pkg string) string {
+	if !s.covering() {
 		return ""
 	}
-	root := filepath.Join(s.tmp, "cover")
+	root := filepath.Join(s.tmp, "cover", url.PathEscape(pkg))
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return ""
 	}
@@ -92,6 +123,91 @@ func (s *supervisor) coverDir() string {
 	return dir
 }
 
+// coverDirs returns the children's counter directories that hold files:
+// those of package pkg, or of every package when pkg is "". A child that
+// crashed wrote none, as under go test.
+func (s *supervisor) coverDirs(pkg string) []string {
+	pattern := filepath.Join(s.tmp, "cover", "*", "child-*")
+	if pkg != "" {
+		pattern = filepath.Join(s.tmp, "cover", url.PathEscape(pkg), "child-*")
+	}
+	matched, _ := filepath.Glob(pattern)
+	var dirs []string
+	for _, dir := range matched {
+		if files, _ := os.ReadDir(dir); len(files) > 0 {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// packageCoverage is the coverage go test -cover reports for package pkg,
+// merged over every child of the package: `go tool covdata textfmt` joins
+// the children's counters, and the statements of each block are counted
+// as testing counts them (covered when its count is not zero). Nil when
+// the build is not instrumented or no child was started.
+func (s *supervisor) packageCoverage(ctx context.Context, pkg string) (*rundoc.Coverage, error) {
+	if !s.covering() {
+		return nil, nil
+	}
+	dirs := s.coverDirs(pkg)
+	if len(dirs) == 0 {
+		// Children ran and none wrote a file: the coverage runtime writes
+		// its meta-data as a child starts (GOCOVERDIR), so the package
+		// has no instrumented statement, go test's "[no statements]".
+		if spawned, _ := filepath.Glob(filepath.Join(s.tmp, "cover", url.PathEscape(pkg), "child-*")); len(spawned) > 0 {
+			return &rundoc.Coverage{Packages: s.coverPkg()}, nil
+		}
+		return nil, nil
+	}
+	f, err := os.CreateTemp(s.tmp, "cover-*.txt")
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	out, err := s.goCmd(ctx, "tool", "covdata", "textfmt", "-i="+strings.Join(dirs, ","), "-o="+f.Name()).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go tool covdata textfmt: %w: %s", err, firstLines(string(out), 10))
+	}
+	text, err := os.ReadFile(f.Name())
+	if err != nil {
+		return nil, err
+	}
+	c := coverageOf(string(text))
+	c.Packages = s.coverPkg()
+	return &c, nil
+}
+
+// coverageOf counts the statements of a text coverage profile: each block
+// once (the largest count of its lines, should a block be listed twice),
+// as testing sums its units' statements for its "coverage:" line.
+func coverageOf(profile string) rundoc.Coverage {
+	type block struct{ stmts, count int64 }
+	blocks := map[string]block{}
+	for line := range strings.Lines(profile) {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		stmts, err1 := strconv.ParseInt(f[1], 10, 64)
+		count, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		b := blocks[f[0]]
+		blocks[f[0]] = block{stmts, max(b.count, count)}
+	}
+	var c rundoc.Coverage
+	for _, b := range blocks {
+		c.Statements += b.stmts
+		if b.count != 0 {
+			c.Covered += b.stmts
+		}
+	}
+	return c
+}
+
 // mergeCoverage writes the profile of every child's coverage counters, as
 // go test -coverprofile writes it: `go tool covdata textfmt` over every
 // child's directory. A child that crashed wrote none, as under go test.
@@ -99,14 +215,7 @@ func (s *supervisor) mergeCoverage(ctx context.Context) error {
 	if s.cfg.CoverProfile == "" {
 		return nil
 	}
-	entries, _ := os.ReadDir(filepath.Join(s.tmp, "cover"))
-	var dirs []string
-	for _, e := range entries {
-		dir := filepath.Join(s.tmp, "cover", e.Name())
-		if files, _ := os.ReadDir(dir); len(files) > 0 {
-			dirs = append(dirs, dir)
-		}
-	}
+	dirs := s.coverDirs("")
 	profile := s.cfg.CoverProfile
 	if !filepath.IsAbs(profile) {
 		// go test writes a relative profile where it runs.

@@ -2,9 +2,13 @@ package supervisor
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/benchsup/benchsup/rundoc"
 )
 
 func TestValidateBuildFlag(t *testing.T) {
@@ -74,10 +78,38 @@ func TestBuildFlags(t *testing.T) {
 
 func TestCoverDir(t *testing.T) {
 	s := &supervisor{tmp: t.TempDir()}
-	assert.Empty(t, s.coverDir(), "no profile, no directory")
+	assert.Empty(t, s.coverDir("example.com/m"), "no profile, no directory")
 	s.cfg.CoverProfile = "c.out"
-	a, b := s.coverDir(), s.coverDir()
+	a, b := s.coverDir("example.com/m"), s.coverDir("example.com/m")
 	assert.NotEmpty(t, a)
 	assert.NotEqual(t, a, b, "one directory per child")
 	assert.DirExists(t, a)
+	s.cfg.CoverProfile = ""
+	s.cfg.BuildFlags = []string{"-cover"}
+	c := s.coverDir("example.com/m/sub")
+	assert.NotEmpty(t, c, "-cover alone instruments the children")
+	for _, d := range []string{a, c} {
+		assert.NoError(t, os.WriteFile(filepath.Join(d, "covcounters.x"), nil, 0o644))
+	}
+	assert.Equal(t, []string{a}, s.coverDirs("example.com/m"), "a package's children only, with files")
+	assert.Len(t, s.coverDirs(""), 2, "every package's")
+}
+
+func TestCoverageOf(t *testing.T) {
+	tests := []struct {
+		name, profile string
+		want          rundoc.Coverage
+		text          string
+	}{
+		{"none", "mode: set\n", rundoc.Coverage{}, "[no statements]"},
+		{"some", "mode: set\na.go:3.20,4.11 1 1\na.go:4.11,6.3 1 0\na.go:7.2,7.10 1 1\na.go:9.14,9.24 1 0\n", rundoc.Coverage{Statements: 4, Covered: 2}, "50.0% of statements"},
+		{"a block twice, counted once", "mode: count\na.go:3.20,4.11 2 0\na.go:3.20,4.11 2 5\nb.go:1.1,2.2 1 0\n", rundoc.Coverage{Statements: 3, Covered: 2}, "66.7% of statements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := coverageOf(tt.profile)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.text, got.String())
+		})
+	}
 }

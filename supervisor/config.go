@@ -61,12 +61,21 @@ func (c Config) Validate() error {
 			return &ConfigError{Field: f.field, Problem: fmt.Sprintf("must not be negative, got %d", f.v)}
 		}
 	}
-	for _, p := range []struct{ field, pattern string }{{"Bench", c.Bench}, {"Run", c.Run}} {
+	for _, p := range []struct{ field, pattern string }{{"Bench", c.Bench}, {"Run", c.Run}, {"Skip", c.Skip}} {
 		for _, elem := range splitPattern(p.pattern) {
 			if _, err := regexp.Compile(elem); err != nil {
 				return &ConfigError{Field: p.field, Problem: fmt.Sprintf("pattern %q does not compile: %v", p.pattern, err)}
 			}
 		}
+	}
+	if err := checkVet(c.Vet); err != nil {
+		return &ConfigError{Field: "Vet", Problem: err.Error()}
+	}
+	if c.TestParallel < 0 {
+		return &ConfigError{Field: "TestParallel", Problem: fmt.Sprintf("must be positive, got %d", c.TestParallel)}
+	}
+	if a, name, reason := checkTestArgs(c.TestArgs); a != "" {
+		return &ConfigError{Field: "TestArgs", Problem: fmt.Sprintf("%s: -%s %s", a, name, reason)}
 	}
 	if sh := c.Shard; sh.Count != 0 || sh.Index != 0 {
 		switch {
@@ -227,6 +236,21 @@ type Config struct {
 	Bench string
 	// Run is the `go test -run` pattern selecting tests; "" means all.
 	Run string
+	// Skip is the `go test -skip` pattern: tests, subtests, benchmarks and
+	// sub-benchmarks it matches do not run, as testing decides it (the
+	// worker sets -test.skip for its own calls); "" skips nothing.
+	Skip string
+	// Vet is go test's -vet: "" runs go test's default checks
+	// (DefaultVetChecks) on each package before its tests, "off" none,
+	// "all" every analyzer, or a comma list of analyzers.
+	Vet string
+	// TestParallel, when positive, is go test's -parallel: the number of
+	// t.Parallel tests one child runs at once (-test.parallel).
+	TestParallel int
+	// TestArgs are go test's -args: given to every child after the flags
+	// benchsup sets, for the code under test's own flags (see
+	// ReservedTestFlag).
+	TestArgs []string
 	// Repetitions is the number of fresh processes per benchmark; zero
 	// means DefaultRepetitions, or DefaultPairs with Against. With Vs, it
 	// is also each group's number of rounds; zero gives a group of n

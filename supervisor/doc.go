@@ -7,7 +7,8 @@
 //
 // Every go command runs where go test would run, with the user's
 // environment and GOFLAGS, and the only flags benchsup adds to the compile
-// are -overlay and -vet=off. The overlay adds, without writing to disk, a
+// are -overlay and -vet=off (go test's vet step runs beside the build, as
+// go vet on the package as written: vet.go). The overlay adds, without writing to disk, a
 // generated entry-point file to each package (registering its test and
 // benchmark functions, and the test the child is started with) and, when
 // the test binary does not already link benchsup, a copy of the worker

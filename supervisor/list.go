@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -52,7 +53,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 			continue
 		}
 		for _, t := range p.tests() {
-			if listTests && matches(s.cfg.Run, t) {
+			if listTests && s.runsTest(t) {
 				out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "test", Name: t})
 			}
 		}
@@ -75,6 +76,31 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// runsTest reports whether the run runs the top-level test name: -run
+// selects it and -skip does not skip it whole.
+func (s *supervisor) runsTest(name string) bool {
+	return matches(s.cfg.Run, name) && !skipsTop(s.cfg.Skip, name)
+}
+
+// skipsTop reports whether a -skip pattern skips the top-level function
+// name whole, as testing's matcher decides it: an alternative of one level
+// that matches it (an alternative of more levels skips only subtests or
+// sub-benchmarks, so the function runs).
+func skipsTop(pattern, name string) bool {
+	if pattern == "" {
+		return false
+	}
+	for _, alt := range protocol.SplitBenchPattern(pattern) {
+		if len(alt) != 1 {
+			continue
+		}
+		if ok, err := regexp.MatchString(alt[0], name); ok && err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // matches applies the top-level element of a -run pattern to a test name.

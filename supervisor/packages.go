@@ -28,6 +28,7 @@ type goPackage struct {
 	Match          []string // the patterns that matched the package
 	Deps           []string // every package the package links, transitively
 	DefaultGODEBUG string   // of a main package: the test binary's GODEBUG default
+	Standard       bool     // in the standard library
 }
 
 type goModule struct {
@@ -96,7 +97,7 @@ func (l *listing) links(root *goPackage, path string) bool {
 }
 
 // listFields are the go list fields the supervisor reads.
-const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Match,Deps,DefaultGODEBUG"
+const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Match,Deps,DefaultGODEBUG,Standard"
 
 // listPackages resolves patterns as `go test` would, in the run's
 // directory, with the run's build flags (they decide the files and the

@@ -230,7 +230,7 @@ func TestDiscoveryOfAPackageThatNeverStarts(t *testing.T) {
 }
 
 func TestDiscoveryInParallelWithinBounds(t *testing.T) {
-	// Two packages of four slow functions, --parallel 3: the first function
+	// Two packages of four slow functions, -p 3: the first function
 	// of each package first, then the others alongside, never more than
 	// three children at a time.
 	var mu sync.Mutex
@@ -273,7 +273,7 @@ func TestDiscoveryInParallelWithinBounds(t *testing.T) {
 		assert.Equal(t, funcs[k%4], r.Name)
 		assert.Equal(t, rundoc.Outcome("ok"), r.Outcome, r.Name)
 	}
-	assert.Equal(t, 3, most, "at most --parallel discovery children at once, and that many when there is work")
+	assert.Equal(t, 3, most, "at most -p discovery children at once, and that many when there is work")
 }
 
 func TestOnlyFunction(t *testing.T) {

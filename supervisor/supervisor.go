@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type supervisor struct {
 	// began when this run began: binaries used since are never trimmed.
 	cacheMax int64
 	began    time.Time
+	// vetted waits for go test's vet step of the builds buildAll runs and
+	// returns the packages' findings (vet.go); nil outside buildAll.
+	vetted func() map[string]error
 	// start starts one child: sandbox.RunContext, or a scripted child in
 	// tests of the schedule and of how results are collected.
 	start startFunc
@@ -120,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	// A package none of whose top-level functions the pattern selects
 	// runs nothing, as under go test; the plan lists it as such.
 	keep := func(p *pkgPlan) bool {
-		return slices.ContainsFunc(p.tests(), func(t string) bool { return matches(s.cfg.Run, t) })
+		return slices.ContainsFunc(p.tests(), func(t string) bool { return s.runsTest(t) })
 	}
 	if s.cfg.Mode == ModeBench {
 		keep = func(p *pkgPlan) bool {
@@ -358,6 +362,11 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 			jobs = append(jobs, job{p, b})
 		}
 	}
+	// go test's vet step for every package, beside the builds (vet.go).
+	vetDone := make(chan map[string]error, 1)
+	go func() { vetDone <- s.vetAll(ctx, plans) }()
+	s.vetted = sync.OnceValue(func() map[string]error { return <-vetDone })
+	defer s.vetted() // the go vet command ends before the builds' results are read
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
 		ev := rundoc.Event{Kind: rundoc.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: rundoc.OutcomeOK}
@@ -381,8 +390,10 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 }
 
 // build compiles p's test binary as go test would, with the overlay as
-// the only addition. -vet=off: vet would try to enter the injected
-// directory, which exists only in the overlay.
+// the only addition, and fails it on a finding of go test's vet step,
+// which buildAll runs beside the builds (vet.go).
+// -vet=off on the build: vet would try to enter the injected directory,
+// which exists only in the overlay.
 //
 // The binary is linked into the per-user cache (see bincache.go), where
 // the go command finds it up to date on the next run, and linked from there
@@ -401,7 +412,14 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		now := time.Now()
 		_ = os.Chtimes(target, now, now)
 	}
-	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
+	err := s.goTestC(ctx, p, target, s.overlay)
+	if err == nil && b.variant == "" && s.vetted != nil {
+		// go test's vet step, which ran beside the builds (vet.go); a
+		// compile error says more than vet's. The working tree's build
+		// only: a revision of --against is measured, not tested.
+		err = s.vetted()[p.pkg.ImportPath]
+	}
+	if err != nil {
 		return err
 	}
 	if s.cfg.Mode == ModeBench {
@@ -469,7 +487,11 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []rundoc.Row) {
 		// binary compiled (go test builds it, then runs nothing).
 		args := []string{"build", "-o", os.DevNull}
 		if *r.Skipped == rundoc.NoTestsToRun {
-			args = []string{"test", "-c", "-vet=off", "-o", os.DevNull}
+			// No overlay here, so go test's own vet step runs with it.
+			args = []string{"test", "-c", "-o", os.DevNull}
+			if s.cfg.Vet != "" {
+				args = append(args, "-vet="+s.cfg.Vet)
+			}
 		}
 		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
 		out, err := s.goCmd(ctx, args...).CombinedOutput()
@@ -593,6 +615,11 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 	if s.cfg.Short {
 		args = append(args, "-test.short")
 	}
+	if s.cfg.TestParallel > 0 {
+		// go test's -parallel: testing reads it as each call of RunTests
+		// starts, so it holds for the tests the worker runs.
+		args = append(args, "-test.parallel="+strconv.Itoa(s.cfg.TestParallel))
+	}
 	return sandbox.Config{
 		Path:           b.binary,
 		Args:           args,
@@ -608,13 +635,20 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 
 // run starts one child and records the facts every child shares.
 func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.Request, observe func(protocol.Message)) sandbox.Outcome {
-	if dir := s.coverDir(); dir != "" {
+	if dir := s.coverDir(req.Identity.Package); dir != "" {
 		// This child's coverage counters, merged at the end (buildflags.go).
 		cfg.Args = append(slices.Clip(cfg.Args), "-test.gocoverdir="+dir)
+		// As go test sets it too: the coverage runtime then also writes
+		// the counters of a child that calls os.Exit, so the tests it ran
+		// before still count (docs/design.md#coverage).
+		cfg.Env.Set = append(slices.Clip(cfg.Env.Set), "GOCOVERDIR="+dir)
 	}
 	// Every child gets a shared region: a test or a workload that records
 	// spans delivers them through it, crash or not (record.go).
 	drain := s.recordDrain(&cfg)
+	// go test's -args, after every flag benchsup sets (Config.Validate
+	// refused any that would override one of them).
+	cfg.Args = append(slices.Clip(cfg.Args), s.cfg.TestArgs...)
 	out := s.start(ctx, cfg, req, observe)
 	s.collectRecordings(drain, req)
 	s.mu.Lock()
@@ -631,7 +665,7 @@ func (s *supervisor) run(ctx context.Context, cfg sandbox.Config, req protocol.R
 // runsBenchmark reports whether the run measures the benchmark function
 // fn of p: the -bench pattern selects it and it is in the run's shard.
 func (s *supervisor) runsBenchmark(p *pkgPlan, fn string) bool {
-	return matches(s.cfg.Bench, fn) && s.cfg.Shard.Owns(p.pkg.ImportPath, fn)
+	return matches(s.cfg.Bench, fn) && !skipsTop(s.cfg.Skip, fn) && s.cfg.Shard.Owns(p.pkg.ImportPath, fn)
 }
 
 // emit passes ev to Config.Events, if set.

@@ -35,7 +35,7 @@ func (s *supervisor) testPackages(ctx context.Context, plans []*pkgPlan) []rundo
 		if s.cfg.Events != nil {
 			ev := rundoc.Event{Kind: rundoc.EventDiscovery, Package: plans[i].pkg.ImportPath, Identities: []string{}}
 			for _, t := range plans[i].tests() {
-				if matches(s.cfg.Run, t) {
+				if s.runsTest(t) {
 					ev.Identities = append(ev.Identities, t)
 				}
 			}
@@ -270,7 +270,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				// one's: every selected test without a result says why,
 				// rather than being rerun until the loop gives up on it.
 				for _, name := range p.tests() {
-					if !finished[name] && matches(s.cfg.Run, name) {
+					if !finished[name] && s.runsTest(name) {
 						rows = append(rows, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
 							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []rundoc.ProcessResult{},
 							Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
@@ -313,6 +313,13 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 	pkgRow := rundoc.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
 		ElapsedNs: ptr(int64(time.Since(start))), Processes: []rundoc.ProcessResult{}, Notes: left,
 		PeakMemoryBytes: peak}
+	// -cover: the package's statements, merged over its children
+	// (docs/design.md#coverage).
+	cov, err := s.packageCoverage(ctx, p.pkg.ImportPath)
+	if err != nil {
+		pkgRow.Notes = append(pkgRow.Notes, "coverage: "+firstLine(err.Error()))
+	}
+	pkgRow.Coverage = cov
 	return append(rows, pkgRow)
 }
 
@@ -402,7 +409,7 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
-		Config: protocol.RequestConfig{Run: s.cfg.Run, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
+		Config: protocol.RequestConfig{Run: s.cfg.Run, SkipPattern: s.cfg.Skip, Skip: skip, TestTimeoutNs: int64(s.cfg.TestDeadline)}}
 	cfg := s.childConfig(p, p.main())
 	testLog := s.testLogPath()
 	cfg.Args = append(slices.Clip(cfg.Args), "-test.testlogfile="+testLog)

@@ -79,6 +79,7 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 		// testing's own lines marked (see benchOutput).
 		{"test.v", "test2json"},
 		{"test.count", strconv.Itoa(count)},
+		{"test.skip", w.req.Config.SkipPattern}, // go test -skip, by testing's matcher
 	} {
 		if err := fs.set(kv[0], kv[1]); err != nil {
 			return nil, err

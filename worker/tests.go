@@ -52,6 +52,11 @@ func (w *session) runTests() error {
 	if err := fs.set("test.v", "test2json"); err != nil {
 		return err
 	}
+	// -skip, applied by testing's own matcher (as go test -skip): the
+	// worker's test already runs, so its name is not subject to it.
+	if err := fs.set("test.skip", w.req.Config.SkipPattern); err != nil {
+		return err
+	}
 	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
 	capture := captureStdout
 	if path := testOutputPath(); path != "" {

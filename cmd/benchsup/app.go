@@ -168,6 +168,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bench", Usage: "select benchmarks matching `REGEX` (go test -bench syntax, sub-benchmark paths included); " +
 			"a bare --bench selects all, and what follows it must then be a flag or a package pattern"},
 		&cli.StringFlag{Name: "run", Usage: "select tests matching `REGEX` (go test -run syntax)"},
+		&cli.StringFlag{Name: "skip", Usage: "skip tests, subtests, benchmarks and sub-benchmarks matching `REGEX`, as go test -skip"},
 		&cli.DurationFlag{Name: "timeout", Usage: "bound each child process from spawn to exit (go test's -timeout; 0 is refused: every child is bounded)",
 			DefaultText: supervisor.DefaultTestTimeout.String()},
 		&cli.DurationFlag{Name: "startup-timeout", Usage: "bound each child from spawn to the moment benchsup's worker starts (its package's init and TestMain)",
@@ -185,6 +186,8 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ldflags", Usage: "linker flags, as go test -ldflags"},
 		&cli.BoolFlag{Name: "trimpath", Usage: "remove file system paths from the binaries, as go test -trimpath"},
 		&cli.StringFlag{Name: "mod", Usage: "module download mode (readonly, vendor or mod), as go test -mod"},
+		&cli.StringFlag{Name: "vet", Usage: "go test's vet step before each package's tests, beside its build: off, all, or a comma `LIST` of analyzers",
+			DefaultText: strings.Join(supervisor.DefaultVetChecks, ",")},
 	}
 }
 
@@ -208,8 +211,10 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "dry-run", Usage: "with --bench, run every selected benchmark once (N=1, as -benchtime=1x) in a fresh process to prove the suite runs; the document is marked dryRun and holds no numbers, and no comparison, gate or baseline takes it"},
 		&cli.BoolFlag{Name: "allow-empty", Usage: "pass a run whose --bench, --run or -skip selection matches nothing in any package (without it, such a run fails: a gate that checked nothing)"},
 		&cli.BoolFlag{Name: "fail-fast", Aliases: []string{"failfast"}, Usage: "start nothing new after the first failure"},
-		&cli.IntFlag{Name: "parallel", Aliases: []string{"p"}, Usage: "builds and test packages at once (go test's -p; not -parallel, which is t.Parallel's limit)",
+		&cli.IntFlag{Name: "p", Usage: "builds and test packages at once, as go test -p",
 			DefaultText: "number of CPUs"},
+		&cli.IntFlag{Name: "parallel", Usage: "t.Parallel tests run at once in each child, as go test -parallel (-test.parallel)",
+			DefaultText: "GOMAXPROCS"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list passing and skipped tests too"},
 		&cli.StringFlag{Name: "metrics", Usage: "count `LIST` after timing: names, comma lists, *-globs, all, none; ? or help prints the catalog",
 			DefaultText: "the catalog's default set, less what this host cannot count"},
@@ -239,6 +244,9 @@ func config(c *cli.Context) (supervisor.Config, error) {
 		Packages:       c.Args().Slice(),
 		Bench:          c.String("bench"),
 		Run:            c.String("run"),
+		Skip:           c.String("skip"),
+		Vet:            c.String("vet"),
+		TestArgs:       testArgsOf(c),
 		Timeout:        c.Duration("timeout"),
 		StartupTimeout: c.Duration("startup-timeout"),
 		Env: sandbox.EnvPolicy{
@@ -327,7 +335,7 @@ func goTestCounts(c *cli.Context, cfg *supervisor.Config) error {
 var flagOf = map[string]string{
 	"Repetitions": "--repetitions", "Samples": "--samples", "SampleTime": "--sample-time",
 	"Timeout": "--timeout", "StartupTimeout": "--startup-timeout", "TestDeadline": "--test-timeout",
-	"Parallel": "--parallel", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
+	"Parallel": "-p", "TestParallel": "-parallel", "Skip": "-skip", "TestArgs": "-args", "Vet": "-vet", "PerfIters": "--perf-iters", "PerfBatch": "--perf-batch",
 	"Bench": "--bench", "Run": "--run", "Iterations": "-benchtime", "Shard": "--shard",
 	"Vs": "--vs", "VsReference": "--vs", "VsIterations": "--vs-iterations",
 }

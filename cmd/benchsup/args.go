@@ -20,13 +20,15 @@ import (
 //   - reads go test's flags: -json (bare) is --format=test2json, go test
 //     -json's event stream (--json=FILE is the run document), -benchmem is
 //     accepted (allocations are always measured), -cpu=N sets GOMAXPROCS
-//     in the children, -vet=off is what benchsup always does; the rest of
+//     in the children; the rest of
 //     go test's flags that have no meaning here are refused with the reason
 //     (refusedFlags);
-//   - decides what follows a bare -bench (see benchValue).
+//   - decides what follows a bare -bench (see benchValue);
+//   - takes everything after -args, uninterpreted, for the test binaries
+//     (testArgsOf), as go test does.
 //
 // Flags of the command's own (and their aliases) win over go test's
-// meaning of the same name: --parallel is benchsup's packages at once.
+// meaning of the same name.
 
 // refusedFlags are go test flags benchsup does not take, with the reason
 // and what to do instead. A flag the command defines is never refused here.
@@ -102,11 +104,49 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return args, nil
 	}
 	out := append([]string{}, args[:i+1]...)
-	rest, err := normalizeCommand(cmd.Name, specOf(cmd.Flags), args[i+1:])
+	own := args[i+1:]
+	if packagesOf[cmd.Name] {
+		var testArgs []string
+		own, testArgs = splitTestArgs(own)
+		if testArgs != nil {
+			if app.Metadata == nil {
+				app.Metadata = map[string]any{}
+			}
+			app.Metadata[testArgsKey] = testArgs
+		}
+	}
+	rest, err := normalizeCommand(cmd.Name, specOf(cmd.Flags), own)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, rest...), nil
+}
+
+// testArgsKey holds, in the app's Metadata, the arguments after -args.
+const testArgsKey = "testArgs"
+
+// splitTestArgs splits a command's arguments at go test's -args (or
+// --args): what follows it goes to every test binary unchanged. A -args
+// after "--" is a package pattern's business, not a flag.
+func splitTestArgs(args []string) (own, testArgs []string) {
+	for i, a := range args {
+		switch a {
+		case "--":
+			return args, nil
+		case "-args", "--args":
+			return args[:i], append([]string{}, args[i+1:]...)
+		}
+	}
+	return args, nil
+}
+
+// testArgsOf returns the arguments given after -args, or nil.
+func testArgsOf(c *cli.Context) []string {
+	if c.App == nil || c.App.Metadata == nil {
+		return nil
+	}
+	args, _ := c.App.Metadata[testArgsKey].([]string)
+	return args
 }
 
 // normalizeCommand rewrites the arguments after the command name cmd.
@@ -132,15 +172,6 @@ func normalizeCommand(cmd string, spec flagSpec, args []string) ([]string, error
 			case "json":
 			case "benchmem":
 				continue // allocations are always measured
-			case "vet":
-				if !hasValue && i+1 < len(args) {
-					i++
-					value, hasValue = args[i], true
-				}
-				if value != "off" {
-					return nil, usagef("-vet=%s: benchsup builds with -vet=off; run go vet on its own", value)
-				}
-				continue
 			case "cpu":
 				if !hasValue && i+1 < len(args) {
 					i++

@@ -52,8 +52,8 @@ func TestNormalizeArgs(t *testing.T) {
 		{"json file, space form", []string{"run", "--json", "out.json", "./..."}, []string{"run", "--json=out.json", "./..."}, ""},
 		{"compare keeps its json", []string{"compare", "a.json", "b.json", "--json", "c"}, []string{"compare", "--json=c", "a.json", "b.json"}, ""},
 		{"benchmem", []string{"run", "-bench=.", "-benchmem"}, []string{"run", "--bench=."}, ""},
-		{"vet off", []string{"run", "-vet=off", "."}, []string{"run", "."}, ""},
-		{"vet on", []string{"run", "-vet=atomic", "."}, nil, `^-vet=atomic: benchsup builds with -vet=off`},
+		{"vet off", []string{"run", "-vet=off", "."}, []string{"run", "--vet=off", "."}, ""},
+		{"vet list", []string{"run", ".", "-vet", "atomic,printf"}, []string{"run", "--vet=atomic,printf", "."}, ""},
 		{"cpu", []string{"run", "-cpu=4", "-bench=."}, []string{"run", "--env-set=GOMAXPROCS=4", "--bench=."}, ""},
 		{"cpu list", []string{"run", "-cpu", "1,2,4"}, nil, `^-cpu=1,2,4: benchsup runs each benchmark at one GOMAXPROCS`},
 		{"failfast", []string{"run", "-failfast"}, []string{"run", "--failfast"}, ""},
@@ -68,6 +68,10 @@ func TestNormalizeArgs(t *testing.T) {
 		{"missing value left to the flag library", []string{"run", ".", "-run"}, []string{"run", "--run", "."}, ""},
 		{"after --", []string{"run", "-v", "--", "-odd"}, []string{"run", "--v", "--", "-odd"}, ""},
 		{"list flags after packages", []string{"list", "./...", "-run=X"}, []string{"list", "--run=X", "./..."}, ""},
+		{"skip", []string{"run", "./...", "-skip", "TestSlow/big"}, []string{"run", "--skip=TestSlow/big", "./..."}, ""},
+		{"parallel is t.Parallel's", []string{"run", "-parallel", "1", "-p=2"}, []string{"run", "--parallel=1", "--p=2"}, ""},
+		{"args cut off", []string{"run", "./...", "-run", "TestGolden", "-args", "-update", "-v"}, []string{"run", "--run=TestGolden", "./..."}, ""},
+		{"args after --", []string{"run", "--", "-args"}, []string{"run", "--", "-args"}, ""},
 		{"help topic", []string{"help", "run"}, []string{"help", "run"}, ""},
 		{"help unknown topic", []string{"help", "nope"}, nil, `^help: unknown command "nope"`},
 	}
@@ -83,8 +87,36 @@ func TestNormalizeArgs(t *testing.T) {
 				return
 			}
 			want := append([]string{"benchsup"}, tt.want...)
+			delete(app.Metadata, testArgsKey)
 			if err != nil || !slices.Equal(got, want) {
 				t.Fatalf("normalizeArgs(%q) = %q, %v; want %q", tt.args, got, err, want)
+			}
+		})
+	}
+}
+
+// TestTestArgs: what follows -args is kept, unchanged, for the children.
+func TestTestArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"none", []string{"run", "./..."}, nil},
+		{"flags and values", []string{"run", "./...", "-args", "-update", "-golden", "x y", "pos"}, []string{"-update", "-golden", "x y", "pos"}},
+		{"double dash form", []string{"run", "--args", "-v"}, []string{"-v"}},
+		{"empty", []string{"run", "-args"}, []string{}},
+		{"not for compare", []string{"compare", "a.json", "b.json"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := newApp(io.Discard, io.Discard)
+			if _, err := normalizeArgs(app, append([]string{"benchsup"}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := app.Metadata[testArgsKey].([]string)
+			if !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+				t.Errorf("test args of %q = %q, want %q", tt.args, got, tt.want)
 			}
 		})
 	}
@@ -105,6 +137,11 @@ func TestNormalizedArgsParse(t *testing.T) {
 		{"benchtime", []string{"run", "-bench=.", "-benchtime=fast"}, "-benchtime=fast: want a positive duration"},
 		{"benchtime zero x", []string{"run", "-bench=.", "-benchtime=0x"}, "-benchtime=0x: want a duration"},
 		{"benchtime and sample time", []string{"run", "-bench=.", "-benchtime=1s", "--sample-time=2s"}, "-benchtime=1s and --sample-time=2s disagree"},
+		{"args collide", []string{"run", ".", "-args", "-update", "-test.run=X"}, "-args -test.run=X: -test.run is set by benchsup"},
+		{"args collide, two dashes", []string{"list", ".", "-args", "--test.v"}, "-args --test.v: -test.v is set by the worker"},
+		{"vet list with off", []string{"run", ".", "-vet=printf,off"}, `-vet does not accept "off" in a list with other analyzers`},
+		{"parallel zero", []string{"run", ".", "-parallel=0"}, "-parallel must be at least 1, got 0"},
+		{"skip does not compile", []string{"run", ".", "-skip=("}, `-skip pattern "(" does not compile`},
 		{"timeout zero", []string{"run", ".", "-timeout=0"}, "--timeout must be positive, got 0s (every child is bounded: give a long one, such as --timeout=24h)"},
 	}
 	for _, tt := range tests {

@@ -103,7 +103,11 @@ func runOptionsFrom(c *cli.Context, probe hostProbe) (runOptions, error) {
 	cfg.Samples = c.Int("samples")
 	cfg.TestDeadline = c.Duration("test-timeout")
 	cfg.FailFast = c.Bool("fail-fast")
-	cfg.Parallel = c.Int("parallel")
+	cfg.Parallel = c.Int("p")
+	cfg.TestParallel = c.Int("parallel")
+	if c.IsSet("parallel") && cfg.TestParallel < 1 {
+		return o, usagef("-parallel must be at least 1, got %d (it is go test's limit on t.Parallel tests; packages at once is -p)", cfg.TestParallel)
+	}
 	cfg.PerfIters = c.Int64("perf-iters")
 	cfg.PerfBatch = c.Int64("perf-batch")
 	cfg.PerfScaled = c.Bool("perf-scaled")

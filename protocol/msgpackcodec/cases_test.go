@@ -73,6 +73,7 @@ func messageCases() []msgCase {
 		Interference: &protocol.Interference{Response: protocol.ResponseRetake, MaxForeign: 1}}})
 	add("long name", protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: protocol.ShortName("BenchmarkLong/" + strings.Repeat("x", 5000))},
 		FullName: "BenchmarkLong/" + strings.Repeat("x", 5000)})
+	add("skip pattern", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Run: "TestA", SkipPattern: "TestA/slow"}})
 	add("empty window metrics", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{WindowMetrics: []string{}}})
 	add("empty slices", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{Args: []string{}, Skip: []string{}, Metrics: []string{}}})
 	add("nil slices", protocol.Request{Mode: protocol.ModeWorkload, Config: protocol.RequestConfig{Args: nil, Skip: nil, Metrics: nil}})

@@ -1,0 +1,338 @@
+package supervisor
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultVetChecks are the analyzers go test runs before a package's tests
+// when -vet is not given (cmd/go's defaultVetFlags, Go 1.21 to 1.26).
+var DefaultVetChecks = []string{"atomic", "bool", "buildtags", "directive", "errorsas",
+	"ifaceassert", "nilfunc", "printf", "slog", "stringintconv", "tests"}
+
+// checkVet reports what is wrong with a -vet value, as go test reads it:
+// "" (the default checks), "off", "all", or a comma list of analyzers.
+func checkVet(value string) error {
+	switch {
+	case value == "":
+		return nil
+	case strings.Contains(value, "="):
+		return errors.New("cannot contain equal signs")
+	case strings.Contains(value, " "):
+		return errors.New("is a comma-separated list, cannot contain spaces")
+	}
+	list := strings.Split(value, ",")
+	for _, a := range list {
+		switch {
+		case a == "":
+			return errors.New("contains an empty list element")
+		case (a == "off" || a == "all") && len(list) > 1:
+			return fmt.Errorf("does not accept %q in a list with other analyzers", a)
+		}
+	}
+	return nil
+}
+
+// vetFlags are the analyzer flags go vet runs with for Config.Vet, and
+// whether vet runs at all: go test's choice for the same -vet value.
+func (s *supervisor) vetFlags() ([]string, bool) {
+	switch s.cfg.Vet {
+	case "off":
+		return nil, false
+	case "all":
+		return nil, true // go vet's own default: every analyzer
+	case "":
+		return prefixed(DefaultVetChecks), true
+	}
+	return prefixed(strings.Split(s.cfg.Vet, ",")), true
+}
+
+func prefixed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "-" + n
+	}
+	return out
+}
+
+// vetAll runs go test's vet step for every package of plans at once: one
+// go vet with the same analyzers and build flags, on the packages as the
+// user wrote them (no overlay: the injected worker is not the user's
+// code, and go test vets none of it). One go command loads the packages
+// once, where one per package would load them again each time; the go
+// command caches each clean package's result as it caches go test's, so an
+// unchanged package costs nothing more. The result has an error for each
+// package with a finding: a *buildFailure, as go test reports it ("[build
+// failed]"), its lines once each (go vet checks a package's files in both
+// its plain and its test variant, go test in the test variant only).
+func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]error {
+	flags, on := s.vetFlags()
+	if !on {
+		return nil
+	}
+	cached, keys := s.vetCached(plans, flags)
+	var todo []*pkgPlan
+	for _, p := range plans {
+		if !cached[p.pkg.ImportPath] {
+			todo = append(todo, p)
+		}
+	}
+	failed := map[string]error{}
+	defer func() {
+		if ctx.Err() == nil {
+			s.vetRemember(todo, failed, keys)
+		}
+	}()
+	plans = todo
+	// A package go vet cannot load stops it before it vets any other:
+	// the packages it said nothing of are vetted again without those it
+	// named (a few rounds at most; each removes at least one package).
+	for len(plans) > 0 && ctx.Err() == nil {
+		found := s.vetOnce(ctx, flags, plans)
+		if len(found) == 0 {
+			break
+		}
+		var rest []*pkgPlan
+		for _, p := range plans {
+			if err, ok := found[p.pkg.ImportPath]; ok {
+				failed[p.pkg.ImportPath] = err
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		plans = rest
+	}
+	return failed
+}
+
+// vetOnce runs one go vet over plans' packages and returns the findings
+// of each package go vet named (all of them, with its error, when its
+// output names none).
+func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPlan) map[string]error {
+	var paths []string
+	for _, p := range plans {
+		paths = append(paths, p.pkg.ImportPath)
+	}
+	// go vet takes the build flags but the coverage ones, which change
+	// no finding (go test's own vet step is not instrumented either).
+	var build []string
+	for _, f := range s.buildFlags() {
+		if name, _, _ := strings.Cut(f[1:], "="); !strings.HasPrefix(name, "cover") {
+			build = append(build, f)
+		}
+	}
+	args := slices.Concat([]string{"vet"}, build, flags, paths)
+	out, err := s.goCmd(ctx, args...).CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		return nil
+	}
+	dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
+	lines := attributeVet(string(out), dir, plans)
+	failed := map[string]error{}
+	for _, p := range plans {
+		mine := lines[p.pkg.ImportPath]
+		if len(mine) == 0 {
+			mine = lines[""] // go vet failed as a whole (a flag it does not know)
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		bf := describeBuildFailure(strings.Join(mine, "\n"), "", p.pkg.ImportPath)
+		bf.msg = "vet: " + bf.msg
+		failed[p.pkg.ImportPath] = bf
+	}
+	if len(failed) == 0 {
+		// Nothing said which package: every one fails with the go
+		// command's error, rather than passing unvetted.
+		for _, p := range plans {
+			failed[p.pkg.ImportPath] = fmt.Errorf("go vet: %w", err)
+		}
+	}
+	return failed
+}
+
+// attributeVet splits go vet's output by package: a finding names its file
+// (relative to dir, where the go command ran, or absolute), whose
+// directory is its package's; a "# pkg" header names the package of the
+// lines after it. Lines no package claims are under "" when no line was
+// claimed at all. Each package's lines are kept once, in order.
+func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
+	byDir := map[string]string{}
+	known := map[string]bool{}
+	for _, p := range plans {
+		byDir[filepath.Clean(p.pkg.Dir)] = p.pkg.ImportPath
+		known[p.pkg.ImportPath] = true
+	}
+	lines := map[string][]string{}
+	add := func(pkg, l string) {
+		if !slices.Contains(lines[pkg], l) {
+			lines[pkg] = append(lines[pkg], l)
+		}
+	}
+	current, claimed := "", false
+	var loose []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if h, ok := strings.CutPrefix(l, "# "); ok {
+			name := strings.Trim(strings.Fields(h + " x")[0], "[]")
+			name = strings.TrimSuffix(name, "_test")
+			current = "" // a dependency's lines are not a package's of the run
+			if known[name] {
+				current = name
+			}
+			continue
+		}
+		pkg := current
+		file, _, hasPos := strings.Cut(strings.TrimPrefix(l, "vet: "), ":")
+		if hasPos && strings.HasSuffix(file, ".go") {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(dir, file)
+			}
+			if p, ok := byDir[filepath.Dir(file)]; ok {
+				pkg = p
+			}
+		}
+		if pkg == "" {
+			loose = append(loose, l)
+			continue
+		}
+		claimed = true
+		add(pkg, l)
+	}
+	if !claimed {
+		for _, l := range loose {
+			add("", l)
+		}
+	}
+	return lines
+}
+
+// vetCached returns the packages of plans whose vet step found nothing
+// before with exactly the same inputs, and each package's key of those
+// inputs. The go command caches a clean vet of a package, but only after
+// loading every package again, which costs a run more than go test's
+// whole vet step (docs/design.md#vet); the key holds what the go command's
+// would: the analyzers and build flags, the go environment (toolchain,
+// GOFLAGS, GOOS, ...), and for the package and every package its test
+// binary links, the contents of every file in its directory, or, for the
+// standard library and module-cache packages, which cannot change, its
+// name and version. No key (no cache directory) caches nothing.
+func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
+	dir := s.vetCacheDir()
+	if dir == "" || s.plain == nil {
+		return nil, nil
+	}
+	dirs := map[string]string{} // directory -> hash of its files
+	cached, keys := map[string]bool{}, map[string]string{}
+	for _, p := range plans {
+		key, ok := s.vetKey(p, flags, dirs)
+		if !ok {
+			continue
+		}
+		keys[p.pkg.ImportPath] = key
+		if _, err := os.Stat(filepath.Join(dir, key)); err == nil {
+			cached[p.pkg.ImportPath] = true
+		}
+	}
+	return cached, keys
+}
+
+// vetRemember records the packages of plans vet found nothing in.
+func (s *supervisor) vetRemember(plans []*pkgPlan, failed map[string]error, keys map[string]string) {
+	dir := s.vetCacheDir()
+	if dir == "" {
+		return
+	}
+	for _, p := range plans {
+		if key := keys[p.pkg.ImportPath]; key != "" && failed[p.pkg.ImportPath] == nil {
+			_ = os.WriteFile(filepath.Join(dir, key), nil, 0o600)
+		}
+	}
+}
+
+// vetCacheDir is where clean vet steps are recorded: beside the test
+// binaries' cache, and private as it is; "" for none.
+func (s *supervisor) vetCacheDir() string {
+	if s.binCache == "" {
+		return ""
+	}
+	dir := filepath.Join(filepath.Dir(s.binCache), "vet")
+	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
+		return ""
+	}
+	return dir
+}
+
+// vetKey hashes the inputs of p's vet step (see vetCached); dirs memoizes
+// the directories' hashes over a run's packages.
+func (s *supervisor) vetKey(p *pkgPlan, flags []string, dirs map[string]string) (string, bool) {
+	main := s.plain.testMain(p.pkg)
+	if main == nil {
+		return "", false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "vet\x00%q\x00%q\x00", flags, s.buildFlags())
+	h.Write(s.env.raw)
+	deps := slices.Sorted(slices.Values(append(slices.Clone(main.Deps), p.pkg.ImportPath)))
+	for _, path := range slices.Compact(deps) {
+		d := s.plain.byPath[path]
+		if d == nil {
+			return "", false
+		}
+		switch m := d.Module; {
+		case d.Standard:
+			fmt.Fprintf(h, "std %s\n", path)
+		case m != nil && s.env.GOMODCACHE != "" && strings.HasPrefix(d.Dir, s.env.GOMODCACHE+string(filepath.Separator)):
+			v := m
+			if m.Replace != nil {
+				v = m.Replace
+			}
+			fmt.Fprintf(h, "mod %s %s@%s\n", path, v.Path, v.Version)
+		default:
+			sum, ok := dirs[d.Dir]
+			if !ok {
+				var err error
+				if sum, err = hashDirFiles(d.Dir); err != nil {
+					return "", false
+				}
+				dirs[d.Dir] = sum
+			}
+			goVersion := ""
+			if m != nil {
+				goVersion = m.GoVersion
+			}
+			fmt.Fprintf(h, "dir %s %s go%s %s\n", path, d.Dir, goVersion, sum)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// hashDirFiles hashes the names and contents of the regular files directly
+// in dir: every file a package's vet may read (ignored files too, which
+// the buildtags check reads).
+func hashDirFiles(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

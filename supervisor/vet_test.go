@@ -1,0 +1,113 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestVetFlags(t *testing.T) {
+	tests := []struct {
+		vet   string
+		flags []string
+		on    bool
+		err   string
+	}{
+		{"", prefixed(DefaultVetChecks), true, ""},
+		{"off", nil, false, ""},
+		{"all", nil, true, ""},
+		{"printf", []string{"-printf"}, true, ""},
+		{"atomic,bool", []string{"-atomic", "-bool"}, true, ""},
+		{"printf,off", nil, false, `does not accept "off" in a list with other analyzers`},
+		{"all,printf", nil, false, `does not accept "all"`},
+		{"printf,", nil, false, "empty list element"},
+		{"printf=1", nil, false, "equal signs"},
+		{"a b", nil, false, "spaces"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.vet, func(t *testing.T) {
+			err := checkVet(tt.vet)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			s := &supervisor{cfg: Config{Vet: tt.vet}}
+			flags, on := s.vetFlags()
+			assert.Equal(t, tt.flags, flags)
+			assert.Equal(t, tt.on, on)
+		})
+	}
+	assert.Contains(t, prefixed(DefaultVetChecks), "-printf", "go test's default checks")
+}
+
+func TestAttributeVet(t *testing.T) {
+	plans := []*pkgPlan{
+		{pkg: &goPackage{ImportPath: "example.com/m/a", Dir: "/src/m/a"}},
+		{pkg: &goPackage{ImportPath: "example.com/m/b", Dir: "/src/m/b"}},
+	}
+	tests := []struct {
+		name string
+		out  string
+		want map[string][]string
+	}{
+		{"by file, relative and absolute, once each",
+			"a/x.go:1:2: bad\n/src/m/b/y_test.go:3:4: worse\na/x.go:1:2: bad\n",
+			map[string][]string{"example.com/m/a": {"a/x.go:1:2: bad"}, "example.com/m/b": {"/src/m/b/y_test.go:3:4: worse"}}},
+		{"by header, an external test package's too",
+			"# example.com/m/b_test\n# [example.com/m/b_test]\nvet: type error without a file\n",
+			map[string][]string{"example.com/m/b": {"vet: type error without a file"}}},
+		{"a dependency's header claims nothing",
+			"# example.com/m/a\nfirst\n# example.com/dep\ndep's line\n",
+			map[string][]string{"example.com/m/a": {"first"}}},
+		{"nothing claimed: the whole output is no one's",
+			"flag provided but not defined: -nosuch\nusage: go vet\n",
+			map[string][]string{"": {"flag provided but not defined: -nosuch", "usage: go vet"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, attributeVet(tt.out, "/src/m", plans))
+		})
+	}
+}
+
+func TestVetKey(t *testing.T) {
+	src, dep := t.TempDir(), t.TempDir()
+	write := func(dir, name, text string) {
+		t.Helper()
+		assert.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write(src, "a.go", "package a")
+	write(dep, "d.go", "package d")
+	root := &goPackage{ImportPath: "example.com/m/a", Dir: src}
+	s := &supervisor{env: goEnv{raw: []byte(`{"GOVERSION":"go1.26"}`), GOMODCACHE: "/modcache"}}
+	s.plain = &listing{byPath: map[string]*goPackage{
+		"example.com/m/a":      root,
+		"example.com/m/a.test": {ImportPath: "example.com/m/a.test", Deps: []string{"example.com/m/a", "example.com/m/d", "fmt", "rsc.io/q"}},
+		"example.com/m/d":      {ImportPath: "example.com/m/d", Dir: dep},
+		"fmt":                  {ImportPath: "fmt", Dir: "/goroot/src/fmt", Standard: true},
+		"rsc.io/q":             {ImportPath: "rsc.io/q", Dir: "/modcache/rsc.io/q@v1.0.0", Module: &goModule{Path: "rsc.io/q", Version: "v1.0.0"}},
+	}}
+	p := &pkgPlan{pkg: root}
+	key := func(flags ...string) string {
+		k, ok := s.vetKey(p, flags, map[string]string{})
+		assert.True(t, ok)
+		return k
+	}
+	base := key("-printf")
+	assert.Equal(t, base, key("-printf"), "the same inputs, the same key")
+	assert.NotEqual(t, base, key("-atomic"), "other analyzers")
+	write(src, "b_test.go", "package a")
+	k1 := key("-printf")
+	assert.NotEqual(t, base, k1, "a new file in the package")
+	write(dep, "ignored.go", "//go:build never\npackage d")
+	k2 := key("-printf")
+	assert.NotEqual(t, k1, k2, "any file of a dependency's directory, ignored ones too")
+	s.plain.byPath["rsc.io/q"].Module.Version = "v1.0.1"
+	assert.NotEqual(t, k2, key("-printf"), "a module-cache dependency's version")
+	s.plain.byPath["example.com/m/a.test"].Deps = append(s.plain.byPath["example.com/m/a.test"].Deps, "missing")
+	_, ok := s.vetKey(p, nil, map[string]string{})
+	assert.False(t, ok, "a dependency the listing lacks: no key, no cache")
+}
