@@ -255,6 +255,10 @@ type Cleaned struct {
 	Dir   string // the test-binary cache directory
 	Files int
 	Bytes int64
+	// VetDir and VetRecords are the directory of remembered clean vet
+	// steps (vet.go) and how many records were removed from it.
+	VetDir     string
+	VetRecords int
 }
 
 // CleanCache removes every test binary from the cache, as go clean -cache
@@ -266,25 +270,34 @@ func CleanCache() (Cleaned, error) {
 	if err != nil {
 		return Cleaned{}, err
 	}
-	c := Cleaned{Dir: filepath.Join(root, "testbin")}
-	r, err := openBinCache(c.Dir)
+	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet")}
+	if c.Files, c.Bytes, err = removeBinaries(c.Dir); err != nil {
+		return c, err
+	}
+	c.VetRecords, err = removeVetRecords(c.VetDir, time.Time{})
+	return c, err
+}
+
+// removeBinaries removes every test binary from the cache dir.
+func removeBinaries(dir string) (files int, bytes int64, err error) {
+	r, err := openBinCache(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return c, err
+		return 0, 0, err
 	}
 	defer r.Close()
 	bins, err := listBinCache(r)
 	if err != nil {
-		return c, err
+		return 0, 0, err
 	}
 	for _, b := range bins {
 		if err := r.Remove(b.name); err != nil {
-			return c, fmt.Errorf("removing %s: %w", filepath.Join(c.Dir, b.name), err)
+			return files, bytes, fmt.Errorf("removing %s: %w", filepath.Join(dir, b.name), err)
 		}
-		c.Files++
-		c.Bytes += b.size
+		files++
+		bytes += b.size
 	}
-	return c, nil
+	return files, bytes, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,7 +145,7 @@ func TestCleanCache(t *testing.T) {
 	t.Setenv(CacheEnv, root)
 	got, err := CleanCache()
 	require.NoError(t, err, "no cache yet: nothing to remove")
-	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin")}, got)
+	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet")}, got)
 
 	dir, err := binCacheDir()
 	require.NoError(t, err)
@@ -157,9 +158,16 @@ func TestCleanCache(t *testing.T) {
 	link := filepath.Join(dir, "l-0000000000000000000f.test")
 	require.NoError(t, os.Symlink(outside, link))
 
+	vetDir := filepath.Join(root, "vet")
+	require.NoError(t, os.Mkdir(vetDir, 0o700))
+	record := cacheFile(t, vetDir, strings.Repeat("ab", 32), 0, now)
+	notRecord := cacheFile(t, vetDir, "notes.txt", 3, now)
+
 	got, err = CleanCache()
 	require.NoError(t, err)
-	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128}, got)
+	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128, VetDir: vetDir, VetRecords: 1}, got)
+	assert.NoFileExists(t, record)
+	assert.FileExists(t, notRecord, "not a name benchsup gives")
 	assert.NoFileExists(t, a)
 	assert.NoFileExists(t, b)
 	assert.FileExists(t, mine, "not a name benchsup gives")
@@ -178,4 +186,15 @@ func TestCleanCache(t *testing.T) {
 	_, err = CleanCache()
 	assert.ErrorContains(t, err, "not a directory")
 	assert.FileExists(t, victim)
+
+	// Records unused for vetRecordAge go when a run remembers more; a
+	// record used since stays.
+	require.NoError(t, os.Remove(dir))
+	old := cacheFile(t, vetDir, strings.Repeat("cd", 32), 0, now.Add(-vetRecordAge-time.Hour))
+	fresh := cacheFile(t, vetDir, strings.Repeat("ef", 32), 0, now)
+	n, err := removeVetRecords(vetDir, now.Add(-vetRecordAge))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, old)
+	assert.FileExists(t, fresh)
 }

@@ -7,10 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // DefaultVetChecks are the analyzers go test runs before a package's tests
@@ -237,7 +240,9 @@ func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]boo
 			continue
 		}
 		keys[p.pkg.ImportPath] = key
-		if _, err := os.Stat(filepath.Join(dir, key)); err == nil {
+		// A hit's time becomes now: records are removed by when they
+		// were last used (vetRecordAge).
+		if now := time.Now(); os.Chtimes(filepath.Join(dir, key), now, now) == nil {
 			cached[p.pkg.ImportPath] = true
 		}
 	}
@@ -255,6 +260,54 @@ func (s *supervisor) vetRemember(plans []*pkgPlan, failed map[string]error, keys
 			_ = os.WriteFile(filepath.Join(dir, key), nil, 0o600)
 		}
 	}
+	// Every edit leaves a record behind; those unused for vetRecordAge go.
+	_, _ = removeVetRecords(dir, time.Now().Add(-vetRecordAge))
+}
+
+// vetRecordAge is how long a remembered clean vet step unused is kept.
+const vetRecordAge = 14 * 24 * time.Hour
+
+// vetRecordName is the name vetKey gives: only such files are removed.
+var vetRecordName = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// removeVetRecords removes the vet records in dir last used before
+// (all with the zero time), as the test-binary cache is trimmed: only
+// regular files with vetKey's names, never through a link, in a
+// directory that is private (openBinCache). A dir that does not exist
+// holds none.
+func removeVetRecords(dir string, before time.Time) (int, error) {
+	r, err := openBinCache(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	f, err := r.Open(".")
+	if err != nil {
+		return 0, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, name := range names {
+		if !vetRecordName.MatchString(name) {
+			continue
+		}
+		fi, err := r.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() || (!before.IsZero() && !fi.ModTime().Before(before)) {
+			continue
+		}
+		if err := r.Remove(name); err != nil {
+			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, name), err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // vetCacheDir is where clean vet steps are recorded: beside the test

@@ -25,7 +25,12 @@ func cleanCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("clean: %w", err)
 			}
-			_, err = fmt.Fprintf(stdout, "removed %d test %s, %s, from %s\n", got.Files, plural(got.Files, "binary", "binaries"), sizeText(got.Bytes), got.Dir)
+			if _, err := fmt.Fprintf(stdout, "removed %d test %s, %s, from %s\n", got.Files, plural(got.Files, "binary", "binaries"), sizeText(got.Bytes), got.Dir); err != nil {
+				return err
+			}
+			if got.VetRecords > 0 {
+				_, err = fmt.Fprintf(stdout, "removed %d remembered vet %s from %s\n", got.VetRecords, plural(got.VetRecords, "result", "results"), got.VetDir)
+			}
 			return err
 		},
 	}
