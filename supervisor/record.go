@@ -59,6 +59,10 @@ type RecordConfig struct {
 	// view draws from.
 	Snapshots     func(RecordSnapshot)
 	SnapshotEvery time.Duration
+	// Watch, when not nil, is called with the program's child once it is
+	// spawned, as Config.Watch is for test binaries; the returned function
+	// is called when the child has exited.
+	Watch func(*sandbox.Child) (end func())
 }
 
 // RecordSnapshot is what a live view of a recorded program shows.
@@ -283,11 +287,19 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 		}
 		return lockedWriter{&teeMu, w}
 	}
-	out := sandbox.RunProgram(runCtx, sandbox.Config{
+	var end func()
+	var started func(*sandbox.Child)
+	if cfg.Watch != nil {
+		started = func(c *sandbox.Child) { end = cfg.Watch(c) }
+	}
+	out := sandbox.RunProgramWatched(runCtx, sandbox.Config{
 		Path: path, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Cgroup: cfg.Cgroup,
 		TotalTimeout: timeout, Grace: cfg.Grace, RecordFile: reg.f,
 		StdoutTee: tee(cfg.Stdout), StderrTee: tee(cfg.Stderr),
-	})
+	}, started)
+	if end != nil {
+		end()
+	}
 	close(stopSnaps)
 	<-snapsDone
 	recs, notes, err := d.finish(func(record.SharedIdentity) string { return cfg.Program })
