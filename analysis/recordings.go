@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
@@ -133,7 +134,7 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		switch {
 		case o.Summary == nil || n.Summary == nil:
 			row.Verdict = rundoc.VerdictUnavailable
-			row.Note = "no span finished on the " + map[bool]string{true: "old", false: "new"}[o.Summary == nil] + " side"
+			row.Note = noSummaryNote(o, n)
 		case len(o.Spans) == 0 || len(n.Spans) == 0:
 			row.Verdict = rundoc.VerdictUnavailable
 			row.Note = NoSpansNote
@@ -173,6 +174,27 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		holdVerdict(row, asked, ConfidenceShortfall(0, r.Confidence, asked))
 	}
 	return rows
+}
+
+// noSummaryNote says why a side has no summary: no span finished, or
+// spans finished and none was retained, which happens only when the
+// shared ring lost them before benchsup drained them.
+func noSummaryNote(o, n rundoc.Recording) string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		r    rundoc.Recording
+	}{{"old", o}, {"new", n}} {
+		switch {
+		case side.r.Summary != nil:
+		case side.r.Observations > 0:
+			parts = append(parts, fmt.Sprintf("%d spans finished on the %s side and none was retained (the shared ring lost them before benchsup read them)",
+				side.r.Observations, side.name))
+		default:
+			parts = append(parts, "no span finished on the "+side.name+" side")
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // retentionNote warns when a side's retained spans are not a uniform

@@ -130,6 +130,11 @@ func TestCompareRecordingsUnavailable(t *testing.T) {
 	noSpans := few
 	noSpans.Spans = nil
 	only := spanRecording("job", lognormalSpans(rng, 30, 1e6))
+	// The ring lost every span before a drain: counted, none retained.
+	lost := few
+	lost.Summary, lost.Spans, lost.Retained, lost.Omitted = nil, nil, 0, few.Observations
+	none := few
+	none.Summary, none.Spans, none.Retained, none.Omitted, none.Observations = nil, nil, 0, 0, 0
 	for _, tc := range []struct {
 		name     string
 		old, new []rundoc.Recording
@@ -143,6 +148,12 @@ func TestCompareRecordingsUnavailable(t *testing.T) {
 		// give a ratio of 1, whose interval is wider than 2% either way.
 		{"p95 has enough", []rundoc.Recording{few}, []rundoc.Recording{few}, rundoc.MetricSpanP95, rundoc.VerdictInconclusive, ""},
 		{"no spans kept", []rundoc.Recording{noSpans}, []rundoc.Recording{few}, rundoc.MetricSpanMedian, rundoc.VerdictUnavailable, NoSpansNote},
+		{"lost by the ring", []rundoc.Recording{few}, []rundoc.Recording{lost}, rundoc.MetricSpanMedian, rundoc.VerdictUnavailable,
+			"250 spans finished on the new side and none was retained (the shared ring lost them before benchsup read them)"},
+		{"none finished", []rundoc.Recording{none}, []rundoc.Recording{few}, rundoc.MetricSpanMedian, rundoc.VerdictUnavailable,
+			"no span finished on the old side"},
+		{"neither side", []rundoc.Recording{none}, []rundoc.Recording{lost}, rundoc.MetricSpanMedian, rundoc.VerdictUnavailable,
+			"no span finished on the old side; 250 spans finished on the new side and none was retained (the shared ring lost them before benchsup read them)"},
 		{"only old", []rundoc.Recording{few, only}, []rundoc.Recording{few}, rundoc.MetricSpanMedian, rundoc.VerdictOnlyOld, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,7 +176,8 @@ func TestCompareRecordingsUnavailable(t *testing.T) {
 			if r.Verdict != tc.verdict || r.Note != tc.note {
 				t.Errorf("%s: verdict %s note %q, want %s %q", r.Metric, r.Verdict, r.Note, tc.verdict, tc.note)
 			}
-			if tc.verdict == rundoc.VerdictUnavailable && r.Ratio == nil {
+			summaries := r.Old != nil && r.Old.Center != nil && r.New != nil && r.New.Center != nil
+			if tc.verdict == rundoc.VerdictUnavailable && summaries && r.Ratio == nil {
 				t.Errorf("the summaries' ratio is a measurement: it should be there without an interval")
 			}
 		})

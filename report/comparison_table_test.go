@@ -59,6 +59,16 @@ func TestWriteComparisonTableShortOfConfidence(t *testing.T) {
 				t.Errorf("the shortfall is said more than once:\n%s", out)
 			}
 			rundoctest.Golden(t, tt.golden, buf.Bytes())
+
+			// The HTML page's comparison header says it too, once.
+			buf.Reset()
+			if err := WriteHTML(&buf, HTMLReport{Run: &rundoc.Document{Schema: rundoc.SchemaVersion}, Comparisons: []rundoc.Comparison{*c}}); err != nil {
+				t.Fatal(err)
+			}
+			page := buf.String()
+			if short := strings.Count(page, "<td>confidence</td><td>short of the confidence asked: 3 pairs reach 75%; 95% needs 6 (--repetitions=6)"); short != map[bool]int{true: 1, false: 0}[tt.pairs == 3] {
+				t.Errorf("%d pairs: the HTML header says the shortfall %d times", tt.pairs, short)
+			}
 		})
 	}
 }

@@ -113,6 +113,9 @@ type htmlFailure struct {
 type htmlComparison struct {
 	Old, New   string
 	Statistics string
+	// Shortfall is the table's line on rows held back for want of pairs
+	// or processes ("3 pairs reach 75%; 95% needs 6"); "" when none is.
+	Shortfall  string
 	Mismatches []string
 	Geomeans   []string
 	Sweeps     []string // the families whose scaling changed
@@ -801,6 +804,7 @@ func comparisonView(c rundoc.Comparison) htmlComparison {
 	design = withSpanDesign(design, c.Rows)
 	v.Statistics = design + "; " + trimPercent(100*k.Confidence) + " confidence asked, " + strconv.Itoa(k.Resamples) +
 		" resamples, seed " + strconv.FormatUint(k.Seed, 10) + "; practical threshold ±" + trimPercent(100*k.Threshold)
+	v.Shortfall = shortOfConfidence(c.Rows, k.Confidence).line()
 	for _, d := range c.Mismatches {
 		v.Mismatches = append(v.Mismatches, d.Field+": old "+strconv.Quote(d.Old)+", new "+strconv.Quote(d.New))
 	}

@@ -117,7 +117,7 @@ ul.plain{margin:4px 0;padding-left:18px}
 {{range $i, $c := .Comparisons}}
 <section class="comparison">
 <h2>Comparison{{if $i}} {{$i}}{{end}}: new / old</h2>
-<table class="facts"><tr><td>old</td><td>{{.Old}}</td></tr><tr><td>new</td><td>{{.New}}</td></tr><tr><td>statistics</td><td>{{.Statistics}}</td></tr></table>
+<table class="facts"><tr><td>old</td><td>{{.Old}}</td></tr><tr><td>new</td><td>{{.New}}</td></tr><tr><td>statistics</td><td>{{.Statistics}}</td></tr>{{if .Shortfall}}<tr><td>confidence</td><td>{{.Shortfall}}</td></tr>{{end}}</table>
 {{if .Mismatches}}<p class="outcome">Fingerprints differ (compared because --allow-mismatch was given):</p>
 <ul class="plain">{{range .Mismatches}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Forests}}<figure>

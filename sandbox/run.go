@@ -68,10 +68,21 @@ func RunWatched(ctx context.Context, cfg Config, req protocol.Request, observe f
 // ended it on purpose (benchsup record --for) knows so by the context's
 // cause.
 func RunProgram(ctx context.Context, cfg Config) Outcome {
+	return RunProgramWatched(ctx, cfg, nil)
+}
+
+// RunProgramWatched is RunProgram that also passes the program's child,
+// once spawned, to started (when not nil), so that the caller can read its
+// Usage while it runs (the live view of benchsup record). started must not
+// call Wait.
+func RunProgramWatched(ctx context.Context, cfg Config, started func(*Child)) Outcome {
 	cfg.Program = true
 	c, err := StartContext(ctx, cfg)
 	if err != nil {
 		return startFailure(&cfg, err)
+	}
+	if started != nil {
+		started(c)
 	}
 	return c.Wait()
 }

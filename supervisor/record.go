@@ -59,6 +59,10 @@ type RecordConfig struct {
 	// view draws from.
 	Snapshots     func(RecordSnapshot)
 	SnapshotEvery time.Duration
+	// Watch, when not nil, is called with the program's child once it is
+	// spawned, as Config.Watch is for test binaries; the returned function
+	// is called when the child has exited.
+	Watch func(*sandbox.Child) (end func())
 }
 
 // RecordSnapshot is what a live view of a recorded program shows.
@@ -66,7 +70,8 @@ type RecordSnapshot struct {
 	Elapsed    time.Duration
 	Identities []RecordIdentitySnapshot
 	// Latest are the spans drained since the previous snapshot, at most
-	// the last 256, oldest first.
+	// the last latestPerIdentity of each identity, identity by identity,
+	// oldest first.
 	Latest []RecordSpan
 }
 
@@ -99,12 +104,12 @@ func NoSpansNote(program string) string {
 
 // spanDrain drains one child's region while it runs and once after.
 type spanDrain struct {
-	reg  *recordRegion
-	col  *record.Collector
-	mu   sync.Mutex // guards what follows and the reader
-	tail []record.SharedSpan
-	stop chan struct{}
-	done chan struct{}
+	reg   *recordRegion
+	col   *record.Collector
+	mu    sync.Mutex        // guards what follows and the reader
+	tails map[int]*spanTail // by identity index
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 func newSpanDrain(reg *recordRegion, cfg record.Config) (*spanDrain, error) {
@@ -112,7 +117,7 @@ func newSpanDrain(reg *recordRegion, cfg record.Config) (*spanDrain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &spanDrain{reg: reg, col: col, stop: make(chan struct{}), done: make(chan struct{})}, nil
+	return &spanDrain{reg: reg, col: col, tails: map[int]*spanTail{}, stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
 func (d *spanDrain) drain(final bool) {
@@ -120,10 +125,12 @@ func (d *spanDrain) drain(final bool) {
 	defer d.mu.Unlock()
 	d.reg.rd.Drain(final, func(sp record.SharedSpan) {
 		d.col.Add(sp)
-		if len(d.tail) == 256 {
-			d.tail = append(d.tail[:0], d.tail[1:]...)
+		t := d.tails[sp.Identity]
+		if t == nil {
+			t = new(spanTail)
+			d.tails[sp.Identity] = t
 		}
-		d.tail = append(d.tail, sp)
+		t.add(sp)
 	})
 }
 
@@ -153,15 +160,41 @@ func (d *spanDrain) snapshot(elapsed time.Duration) RecordSnapshot {
 		s.Identities = append(s.Identities, RecordIdentitySnapshot{Identity: si.Name, Completed: si.Observations,
 			Active: o.Unfinished, Errors: o.Failure + o.Timeout + o.Canceled})
 	}
-	for _, sp := range d.tail {
-		name := ""
-		if sp.Identity < len(ids) {
-			name = ids[sp.Identity].Name
+	for i := range ids {
+		t := d.tails[i]
+		if t == nil {
+			continue
 		}
-		s.Latest = append(s.Latest, RecordSpan{Identity: name, StartNs: sp.StartNs, DurationNs: sp.DurationNs, Outcome: sp.Outcome.String()})
+		t.each(func(sp record.SharedSpan) {
+			s.Latest = append(s.Latest, RecordSpan{Identity: ids[i].Name, StartNs: sp.StartNs, DurationNs: sp.DurationNs, Outcome: sp.Outcome.String()})
+		})
+		t.n = 0
 	}
-	d.tail = d.tail[:0]
 	return s
+}
+
+// latestPerIdentity bounds the spans of one identity a snapshot passes
+// on: enough for a live view's rolling quantiles, so that a busy identity
+// never crowds out a quiet one.
+const latestPerIdentity = 256
+
+// spanTail is a ring of an identity's latest drained spans.
+type spanTail struct {
+	buf     [latestPerIdentity]record.SharedSpan
+	next, n int
+}
+
+func (t *spanTail) add(sp record.SharedSpan) {
+	t.buf[t.next] = sp
+	t.next = (t.next + 1) % len(t.buf)
+	t.n = min(t.n+1, len(t.buf))
+}
+
+// each calls f with the spans held, oldest first.
+func (t *spanTail) each(f func(record.SharedSpan)) {
+	for i := range t.n {
+		f(t.buf[(t.next-t.n+i+len(t.buf))%len(t.buf)])
+	}
 }
 
 // finish stops the periodic drain, drains once more with the writers
@@ -297,11 +330,19 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 		}
 		return lockedWriter{&teeMu, w}
 	}
-	out := sandbox.RunProgram(runCtx, sandbox.Config{
+	var end func()
+	var started func(*sandbox.Child)
+	if cfg.Watch != nil {
+		started = func(c *sandbox.Child) { end = cfg.Watch(c) }
+	}
+	out := sandbox.RunProgramWatched(runCtx, sandbox.Config{
 		Path: path, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Cgroup: cfg.Cgroup,
 		TotalTimeout: timeout, Grace: cfg.Grace, RecordFile: reg.f,
 		StdoutTee: tee(cfg.Stdout), StderrTee: tee(cfg.Stderr),
-	})
+	}, started)
+	if end != nil {
+		end()
+	}
 	close(stopSnaps)
 	<-snapsDone
 	recs, notes, err := d.finish(func(record.SharedIdentity) string { return cfg.Program })

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/rundoc"
+	"github.com/benchsup/benchsup/sandbox"
 )
 
 // TestRecordProgram runs plain programs (no record package) through
 // Record: the outcome is the process's, an end at --for is ok with its
 // note, a program without spans gets the note, and the snapshot seam is
-// called while the program runs.
+// called while the program runs, and Watch gets the child.
 func TestRecordProgram(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -34,7 +35,7 @@ func TestRecordProgram(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
-			snaps := 0
+			snaps, watched, ended := 0, 0, 0
 			doc, err := Record(context.Background(), RecordConfig{
 				Program: "/bin/sh", Args: []string{"-c", c.script}, For: c.forD, Grace: 300 * time.Millisecond,
 				Snapshots: func(s RecordSnapshot) {
@@ -46,6 +47,13 @@ func TestRecordProgram(t *testing.T) {
 					snaps++
 				},
 				SnapshotEvery: 100 * time.Millisecond,
+				Watch: func(c *sandbox.Child) func() {
+					if c == nil || c.PID() == 0 {
+						t.Errorf("Watch got no running child: %v", c)
+					}
+					watched++
+					return func() { ended++ }
+				},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -62,6 +70,9 @@ func TestRecordProgram(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			if watched != 1 || ended != 1 {
+				t.Errorf("Watch called %d times, its end %d: want once each", watched, ended)
+			}
 			if c.snapped && snaps == 0 {
 				t.Error("no snapshot while the program ran")
 			}

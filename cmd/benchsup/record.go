@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"io"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -93,7 +94,18 @@ func recordRun(c *cli.Context, stdout, stderr io.Writer) error {
 		// only benchsup's document, whatever its format.
 		Stdout: stderr, Stderr: stderr,
 	}
+	// On a terminal, the live view; elsewhere nothing changes, byte for
+	// byte.
+	var live *recordLive
+	if f, ok := stderr.(*os.File); ok && report.LiveEnabled(f) {
+		live = newRecordLive(stderr)
+		cfg.Stdout, cfg.Stderr = live, live
+		cfg.Snapshots, cfg.SnapshotEvery, cfg.Watch = live.snapshot, usagePeriod, live.watch
+	}
 	doc, err := supervisor.Record(ctx, cfg)
+	if live != nil {
+		live.close()
+	}
 	if err != nil {
 		return cmp.Or(interruption(ctx), err)
 	}

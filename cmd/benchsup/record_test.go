@@ -11,7 +11,8 @@ import (
 // TestRecordCommand runs benchsup record through the CLI on a shell: the
 // program's output passes through to stderr, stdout holds the document,
 // the exit status is the program's outcome, and bad flags are usage
-// errors (run it with -race: both streams tee into one buffer).
+// errors (run it with -race: both streams tee into one buffer); stderr,
+// not a terminal, gets no live view.
 func TestRecordCommand(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("benchsup runs children on Linux only")
@@ -50,6 +51,9 @@ func TestRecordCommand(t *testing.T) {
 				if !strings.Contains(stdout.String(), w) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
 				}
+			}
+			if strings.Contains(stderr.String(), "\x1b") {
+				t.Errorf("stderr is not a terminal, yet got control sequences: %q", stderr.String())
 			}
 			for _, w := range c.stderr {
 				if !strings.Contains(stderr.String(), w) {
