@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/benchsup/benchsup/internal/rundoctest"
+	"github.com/benchsup/benchsup/internal/stats"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -64,7 +65,7 @@ func TestCompareRecordingsAA(t *testing.T) {
 				if r.Verdict.Regressed() || r.Verdict == rundoc.VerdictFaster {
 					called++
 				}
-				if r.ComparisonDesign != rundoc.DesignIndependent || r.Method != "independent-bootstrap" {
+				if r.ComparisonDesign != rundoc.DesignIndependent || r.Method != stats.MethodBlockBootstrap {
 					t.Fatalf("design %q, method %q", r.ComparisonDesign, r.Method)
 				}
 			}
@@ -78,6 +79,56 @@ func TestCompareRecordingsAA(t *testing.T) {
 			}
 			t.Logf("%s: interval excluded 1 in %d/%d, difference called in %d/%d", metric, excluded, trials, called, trials)
 		})
+	}
+}
+
+// TestCompareRecordingsDrift compares two recordings of one program whose
+// spans drift together over time (the host's load, the program's warm-up:
+// here a level that changes every 40 spans by about 20%): resampled span
+// by span, the interval is as narrow as if every span were independent
+// and excludes 1 in most A/A comparisons; resampled in blocks of
+// consecutive spans, as CompareRecordings does, about as rarely as its
+// confidence says.
+func TestCompareRecordingsDrift(t *testing.T) {
+	const trials, n, segment = 100, 400, 40
+	rng := rand.New(rand.NewPCG(7, 8))
+	drifting := func() []int64 {
+		spans := lognormalSpans(rng, n, 1e6)
+		level := 1.0
+		for i := range spans {
+			if i%segment == 0 {
+				level = math.Exp(0.2 * rng.NormFloat64())
+			}
+			spans[i] = int64(float64(spans[i]) * level)
+		}
+		return spans
+	}
+	cfg := CompareConfig{Bootstrap: Bootstrap{Resamples: 1000, Seed: 9}}
+	blockExcluded, spanExcluded := 0, 0
+	for range trials {
+		old, new := spanRecording("request", drifting()), spanRecording("request", drifting())
+		rows, err := CompareRecordings([]rundoc.Recording{old}, []rundoc.Recording{new}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rowOf(t, rows, rundoc.MetricSpanMedian)
+		if *r.Low > 1 || *r.High < 1 {
+			blockExcluded++
+		}
+		one, err := stats.CompareSpanQuantiles(old.SpanDurations(), new.SpanDurations(), []float64{0.5}, stats.Bootstrap{Resamples: 1000, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one[0].Low > 1 || one[0].High < 1 {
+			spanExcluded++
+		}
+	}
+	t.Logf("interval excluded 1: blocks %d/%d, span by span %d/%d", blockExcluded, trials, spanExcluded, trials)
+	if blockExcluded > 12 {
+		t.Errorf("resampled in blocks, the interval excluded 1 in %d of %d A/A comparisons (nominal 5%%)", blockExcluded, trials)
+	}
+	if spanExcluded <= 2*blockExcluded {
+		t.Errorf("span by span excluded 1 in %d, blocks in %d: the drift did not show what blocks are for", spanExcluded, blockExcluded)
 	}
 }
 

@@ -72,7 +72,7 @@ func writeRecordings(w *bufio.Writer, recs []rundoc.Recording, opt TableOptions,
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // spanDesign describes how a comparison's recording rows were drawn.
-const spanDesign = "recordings: individual spans, each side resampled on its own (independent bootstrap)"
+const spanDesign = "recordings: individual spans, each side resampled on its own in blocks of consecutive spans (block bootstrap); one recording a side, so how two recordings of one build differ (the host's load between them) is not in the interval"
 
 // withSpanDesign adds spanDesign to a comparison's statistics line when
 // it has recording rows, and is spanDesign alone when it has only those.

@@ -45,7 +45,7 @@ func TestCompareRecordingsCommand(t *testing.T) {
 		t.Errorf("exit %d, want %d (a slower median); stderr %s", got, exitFailed, stderr.String())
 	}
 	out := stdout.String()
-	for _, want := range []string{"span-median", "span-p95", "span-p99", "independent bootstrap", "slower"} {
+	for _, want := range []string{"span-median", "span-p95", "span-p99", "block bootstrap", "slower"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
