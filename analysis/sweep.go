@@ -316,6 +316,13 @@ func unmeasured(r rundoc.Row) string {
 			return "skipped: " + *r.Skipped
 		}
 		return "skipped"
+	case r.Outcome == rundoc.OutcomeNotRun:
+		// Never started (an interrupted run, --fail-fast): not a failure
+		// of the member, as the table's interrupted line says.
+		if r.Error != nil {
+			return "not run: " + *r.Error
+		}
+		return "not run"
 	case r.IsError():
 		if r.Error != nil {
 			return "failed (" + string(r.Outcome) + "): " + *r.Error

@@ -231,12 +231,14 @@ func TestFindSweeps(t *testing.T) {
 	failed.Outcome, failed.Error, failed.Summary = "signal", ptr("killed by SIGSEGV"), nil
 	skipped := benchRow("BenchmarkHash/impl=fnv/n=128", 0, 0)
 	skipped.Outcome, skipped.Skipped, skipped.Summary = rundoc.OutcomeSkipped, ptr("too big"), nil
+	notRun := benchRow("BenchmarkHash/impl=xxh/n=64", 0, 0)
+	notRun.Outcome, notRun.Error, notRun.Summary = rundoc.OutcomeNotRun, ptr("the run was interrupted before it started"), nil
 	rows := []rundoc.Row{
 		benchRow("BenchmarkHash/impl=fnv/n=1", 10, 0),
 		benchRow("BenchmarkHash/impl=fnv/n=8", 80, 0),
 		benchRow("BenchmarkHash/impl=xxh/n=1", 5, 0),
 		benchRow("BenchmarkHash/impl=xxh/n=8", 40, 0),
-		failed, skipped,
+		failed, skipped, notRun,
 		benchRow("BenchmarkHash/impl=fnv/n=small", 3, 0),
 		benchRow("BenchmarkHash/impl=fnv/n=0", 3, 0),
 		benchRow("BenchmarkHash/impl=fnv/n=8-4", 3, 0), // b.Run("n=8-4"): a name, not a GOMAXPROCS suffix
@@ -270,7 +272,7 @@ func TestFindSweeps(t *testing.T) {
 		` BenchmarkHash/impl=fnv/n=* n [1 8] [BenchmarkHash/impl=fnv/n=64: failed (signal): killed by SIGSEGV; BenchmarkHash/impl=fnv/n=128: skipped: too big; ` +
 			`BenchmarkHash/impl=fnv/n=small: "small" is not a positive integer; BenchmarkHash/impl=fnv/n=0: "0" is not a positive integer; ` +
 			`BenchmarkHash/impl=fnv/n=8-4: "8-4" is not a positive integer]`,
-		` BenchmarkHash/impl=xxh/n=* n [1 8] []`,
+		` BenchmarkHash/impl=xxh/n=* n [1 8] [BenchmarkHash/impl=xxh/n=64: not run: the run was interrupted before it started]`,
 		` BenchmarkCopy/* + [1024 4096] []`,
 		` BenchmarkMat/rows=2/cols=* cols [2 4] []`, // in the order of first member
 		` BenchmarkMat/rows=*/cols=4 rows [2 4] []`,

@@ -946,8 +946,14 @@ func forestSVGAxis(c rundoc.Comparison, m, axis string) template.HTML {
 			if r.Note != "" {
 				b.f(`<g><title>`, esc(r.Note), `</title>`)
 			}
-			b.cross(forestPlot0+8, mid, 4, "fail")
-			b.text(forestPlot0+18, mid+4, "start", "failtext", string(r.Verdict)+": no ratio")
+			if verdictShape(r.Verdict) == "circle" {
+				// Nothing changed but there is no ratio (0 B/op on both
+				// sides): not a failure, so not drawn as one.
+				b.text(forestPlot0+8, mid+4, "start", "lane", string(r.Verdict)+": no ratio")
+			} else {
+				b.cross(forestPlot0+8, mid, 4, "fail")
+				b.text(forestPlot0+18, mid+4, "start", "failtext", string(r.Verdict)+": no ratio")
+			}
 			if r.Note != "" {
 				b.f(`</g>`)
 			}

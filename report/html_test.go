@@ -85,7 +85,14 @@ func htmlComparisonFixture() rundoc.Comparison {
 			Ratio: rundoctest.Fptr(1.02), Low: rundoctest.Fptr(0.97), High: rundoctest.Fptr(1.08), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.3), Verdict: rundoc.VerdictInconclusive},
 		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "MB/s",
 			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(100), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(133), Processes: 5},
-			Ratio: rundoctest.Fptr(1.33), Low: rundoctest.Fptr(1.25), High: rundoctest.Fptr(1.4), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.001), Verdict: rundoc.VerdictIncreased})
+			Ratio: rundoctest.Fptr(1.33), Low: rundoctest.Fptr(1.25), High: rundoctest.Fptr(1.4), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.001), Verdict: rundoc.VerdictIncreased},
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkFast", Metric: "B/op",
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(64), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(80), Processes: 5},
+			Ratio: rundoctest.Fptr(1.25), Low: rundoctest.Fptr(1.25), High: rundoctest.Fptr(1.25), Confidence: rundoctest.Fptr(0.95), P: rundoctest.Fptr(0.001), Verdict: rundoc.VerdictIncreased},
+		// No allocation on either side: the same, without a ratio.
+		rundoc.ComparisonRow{Package: "example.com/p", Name: "BenchmarkNoAlloc", Metric: "B/op",
+			Old: &rundoc.ComparedValue{Center: rundoctest.Fptr(0), Processes: 5}, New: &rundoc.ComparedValue{Center: rundoctest.Fptr(0), Processes: 5},
+			Verdict: rundoc.VerdictSame})
 	c.Mismatches = []rundoc.FieldDiff{{Field: "cpu", Old: "cpu", New: "other cpu"}}
 	return c
 }
@@ -399,6 +406,13 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 		case rundoc.VerdictIncreased:
 			assert.Contains(t, body, `class="mk mk-inc"`)
 		case rundoc.VerdictEquivalent, rundoc.VerdictSame, rundoc.VerdictWithinNoise:
+			if strings.Contains(body, "no ratio") {
+				// 0 B/op on both sides: no marker, and not a failure's cross.
+				assert.NotContains(t, body, `class="mk `)
+				assert.NotContains(t, body, `class="fail"`, "%s without a ratio is not drawn as a failure", verdict)
+				seen["same without a ratio"] = true
+				continue
+			}
 			assert.Contains(t, body, `<circle class="mk mk-same"`)
 		case rundoc.VerdictInconclusive:
 			assert.Contains(t, body, `class="mk mk-unsure"`)
@@ -410,6 +424,7 @@ func TestWriteHTMLForestMarkers(t *testing.T) {
 	for _, v := range []rundoc.Verdict{rundoc.VerdictFaster, rundoc.VerdictSlower, rundoc.VerdictEquivalent, rundoc.VerdictInconclusive, rundoc.VerdictFailed, rundoc.VerdictOnlyOld, rundoc.VerdictIncreased} {
 		assert.True(t, seen[string(v)], "a forest row with verdict %s", v)
 	}
+	assert.True(t, seen["same without a ratio"], "a forest row that is the same without a ratio")
 }
 
 // TestWriteHTMLStripAxis checks that the strip plot switches to a log axis
