@@ -264,6 +264,9 @@ func (s *supervisor) plan(ctx context.Context, keep func(*pkgPlan) bool) ([]*pkg
 	if s.env, err = s.readGoEnv(ctx); err != nil {
 		return nil, nil, err
 	}
+	if err := s.checkVetAnalyzers(ctx); err != nil {
+		return nil, nil, err
+	}
 	if s.plain, err = s.listPackages(ctx, nil, s.cfg.Packages); err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -42,6 +43,54 @@ func checkVet(value string) error {
 		}
 	}
 	return nil
+}
+
+// checkVetAnalyzers refuses, before anything is built, a -vet list naming
+// an analyzer this toolchain's vet does not have, in go test's words: go
+// test asks vet for its flags (go tool vet -flags) and accepts only those.
+// A vet that cannot be asked leaves the check to go vet itself.
+func (s *supervisor) checkVetAnalyzers(ctx context.Context) error {
+	switch s.cfg.Vet {
+	case "", "off", "all":
+		return nil
+	}
+	out, err := s.goCmd(ctx, "tool", "vet", "-flags").Output()
+	if err != nil {
+		return nil
+	}
+	known, err := vetAnalyzers(out)
+	if err != nil {
+		return nil
+	}
+	for _, a := range strings.Split(s.cfg.Vet, ",") {
+		if !known[a] {
+			return fmt.Errorf("-vet argument must be a supported analyzer or a distinguished value; found %s (go tool vet help lists this toolchain's)", a)
+		}
+	}
+	return nil
+}
+
+// vetAnalyzers reads go tool vet -flags' JSON: the boolean flags, less
+// those that are not analyzers, as cmd/go reads them.
+func vetAnalyzers(flagsJSON []byte) (map[string]bool, error) {
+	var flags []struct {
+		Name string
+		Bool bool
+	}
+	if err := json.Unmarshal(flagsJSON, &flags); err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, f := range flags {
+		switch f.Name {
+		case "V", "all", "c", "diff", "flags", "json", "source", "v", "fix":
+			continue
+		}
+		if f.Bool && !strings.Contains(f.Name, ".") {
+			known[f.Name] = true
+		}
+	}
+	return known, nil
 }
 
 // vetFlags are the analyzer flags go vet runs with for Config.Vet, and

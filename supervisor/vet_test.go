@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,4 +111,25 @@ func TestVetKey(t *testing.T) {
 	s.plain.byPath["example.com/m/a.test"].Deps = append(s.plain.byPath["example.com/m/a.test"].Deps, "missing")
 	_, ok := s.vetKey(p, nil, map[string]string{})
 	assert.False(t, ok, "a dependency the listing lacks: no key, no cache")
+}
+
+// TestVetAnalyzers reads the analyzers of go tool vet -flags as go test
+// does: boolean flags, not the tool's own switches nor an analyzer's
+// options.
+func TestVetAnalyzers(t *testing.T) {
+	known, err := vetAnalyzers([]byte(`[
+		{"Name": "V", "Bool": true}, {"Name": "all", "Bool": true}, {"Name": "bool", "Bool": true},
+		{"Name": "bools", "Bool": true}, {"Name": "printf", "Bool": true},
+		{"Name": "printf.funcs", "Bool": false}, {"Name": "json", "Bool": true},
+		{"Name": "unusedresult.stringmethods", "Bool": false}, {"Name": "c", "Bool": false}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"bool": true, "bools": true, "printf": true}
+	if !maps.Equal(known, want) {
+		t.Errorf("analyzers %v, want %v", known, want)
+	}
+	if _, err := vetAnalyzers([]byte("not json")); err == nil {
+		t.Error("a reply that is not JSON was read")
+	}
 }
