@@ -144,6 +144,10 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 			if verbose {
 				fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
 				writeIndented(w, r.Output)
+			} else {
+				// What a passing test wrote to stdout, as go test prints it.
+				printed, _ := goTestReport(r.Name, r.Output)
+				writeLines(w, printed, "")
 			}
 		case rundoc.OutcomeNotRun:
 			c.notRun++ // listed once, after every package (notRunLines)
@@ -163,6 +167,22 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 				c.crashed++
 			}
 			failed = true
+			if r.Outcome == rundoc.OutcomeTestFail && !verbose {
+				// A plain failure reads as go test's without -v (-v
+				// keeps the whole verbose output): what the test
+				// wrote to stdout, then its report.
+				printed, body := goTestReport(r.Name, r.Output)
+				writeLines(w, printed, "")
+				fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
+				if r.Error == nil || !containsLine(r.Output, *r.Error) {
+					writeIndented(w, outcomeLine(r))
+				}
+				writeLines(w, body, "    ")
+				for _, n := range r.Notes {
+					writeIndented(w, "note: "+n)
+				}
+				continue
+			}
 			fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Name, testElapsed(r.ElapsedNs))
 			// A plain failure's message is a line of its output (what
 			// t.Error logged): printed once, where the test printed it.
@@ -259,4 +279,10 @@ func testElapsed(ns *int64) string {
 		return dash
 	}
 	return strconv.FormatFloat(float64(*ns)/1e9, 'f', 2, 64) + "s"
+}
+
+func writeLines(w *bufio.Writer, ls []string, indent string) {
+	for _, l := range ls {
+		w.WriteString(indent + l + "\n")
+	}
 }

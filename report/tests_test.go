@@ -100,11 +100,11 @@ func TestWriteTestsOutput(t *testing.T) {
 		{"a failure's message is a line of its output: printed once", false, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("a_test.go:3: want 4"),
 				Output: "printed\n    a_test.go:3: want 4\n", ElapsedNs: rundoctest.Ns(0)},
-		}, "--- FAIL: TestA (0.00s)\n    printed\n        a_test.go:3: want 4\nFAIL\tp\n"},
+		}, "printed\n--- FAIL: TestA (0.00s)\n    a_test.go:3: want 4\nFAIL\tp\n"},
 		{"a subtest's failure message names the subtest", false, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("TestA/x: a_test.go:3: bad"),
 				Output: "=== NAME  TestA/x\n    a_test.go:3: bad\n--- FAIL: TestA/x (0.00s)\n", ElapsedNs: rundoctest.Ns(0)},
-		}, "--- FAIL: TestA (0.00s)\n    === NAME  TestA/x\n        a_test.go:3: bad\n    --- FAIL: TestA/x (0.00s)\nFAIL\tp\n"},
+		}, "--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/x (0.00s)\n        a_test.go:3: bad\nFAIL\tp\n"},
 		{"a message not in the output is printed", false, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("subtest TestA/x failed"),
 				Output: "--- FAIL: TestA/x (0.00s)\n", ElapsedNs: rundoctest.Ns(0)},
@@ -116,10 +116,13 @@ func TestWriteTestsOutput(t *testing.T) {
 		{"notes follow a failure", false, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("a_test.go:3: no token"),
 				Output: "    a_test.go:3: no token\n", ElapsedNs: rundoctest.Ns(0), Notes: []string{"pass it with --env-keep=TOKEN"}},
-		}, "--- FAIL: TestA (0.00s)\n        a_test.go:3: no token\n    note: pass it with --env-keep=TOKEN\nFAIL\tp\n"},
+		}, "--- FAIL: TestA (0.00s)\n    a_test.go:3: no token\n    note: pass it with --env-keep=TOKEN\nFAIL\tp\n"},
 		{"quiet: a passing test's output is not shown", false, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, Output: "    a_test.go:3: hello\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "ok  \tp\n"},
+		{"quiet: what a passing test printed to stdout is shown, as go test shows it", false, []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: rundoctest.Ns(0)},
+		}, "printed\nok  \tp\n"},
 		{"verbose: a passing test's output", true, []rundoc.Row{
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, Output: "printed\n    a_test.go:3: hello\n", ElapsedNs: rundoctest.Ns(0)},
 		}, "--- PASS: TestA (0.00s)\n    printed\n        a_test.go:3: hello\nok  \tp\n"},

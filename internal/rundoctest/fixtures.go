@@ -248,7 +248,7 @@ func TestsDoc() rundoc.Document {
 		{Package: codec, Name: "TestGPU", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeSkipped, Skipped: Str("no CUDA device"), ElapsedNs: Ns(0)},
 		{Package: codec, Name: "TestLegacy", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, ElapsedNs: Ns(30_000_000),
 			Error:  Str("legacy_test.go:40: got 3 frames, want 4"),
-			Output: "legacy_test.go:40: got 3 frames, want 4\n"},
+			Output: "    legacy_test.go:40: got 3 frames, want 4\n"},
 		{Package: codec, Name: "TestHuge", Kind: rundoc.KindTest, Outcome: "signal",
 			Error:  Str("killed by SIGSEGV"),
 			Output: "unexpected fault address 0x0\nfatal error: fault\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1f2c]\n"},
