@@ -121,13 +121,11 @@ func TestSharedRecorder(t *testing.T) {
 // two identities, the second suffixed.
 func TestSharedNames(t *testing.T) {
 	sh := testRegion(t)
-	var recs []*Recorder
 	for range 3 {
 		rec := New(Config{Retention: Retention{Capacity: 4}})
 		rec.sh = sh
 		rec.Register("request")
 		rec.Start()
-		recs = append(recs, rec)
 	}
 	var names []string
 	for _, si := range readerOf(t, sh).Identities() {
