@@ -387,9 +387,9 @@ func (benchsupFuzzDeps) CheckCorpus(vals []interface{}, types []benchsupreflect.
 // the user's files alone, exactly as go test and go vet compile it, and
 // the go command's cache serves one compile to all three
 // (docs/design.md#injection). Only a package the external test package
-// cannot import (files named on the command line) gets an internal file
-// as well, which registers the internal functions and holds the entry
-// point.
+// cannot import (files named on the command line; refused before this, as
+// outside a module) would get an internal file as well, which registers
+// the internal functions and holds the entry point.
 //
 // The generated code uses nothing newer than Go 1.0 (the fuzz main's
 // alias of testing's corpus entry, Go 1.9), so it compiles at any go line
