@@ -366,10 +366,17 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 	// go vet compiles each package's internal test package, "p [p.test]",
 	// which the measured build compiles from the same files (inject.go's
 	// entryPoints), so the builds take it from the go command's cache.
-	// Beside the builds, both go commands compiled it at once.
+	// Beside the builds, both go commands compiled it at once. A coverage
+	// build compiles its own (go vet leaves the -cover flags out), so its
+	// vet step stays beside the builds.
 	vetDone := make(chan map[string]error, 1)
-	vetDone <- s.vetAll(ctx, plans)
 	s.vetted = sync.OnceValue(func() map[string]error { return <-vetDone })
+	if s.coverBuild() {
+		go func() { vetDone <- s.vetAll(ctx, plans) }()
+		defer s.vetted() // the go vet command ends before the builds' results are read
+	} else {
+		vetDone <- s.vetAll(ctx, plans)
+	}
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
 		ev := rundoc.Event{Kind: rundoc.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: rundoc.OutcomeOK}
