@@ -7,10 +7,12 @@
 //
 // Every go command runs where go test would run, with the user's
 // environment and GOFLAGS, and the only flags benchsup adds to the compile
-// are -overlay and -vet=off (go test's vet step runs beside the build, as
+// are -overlay and -vet=off (go test's vet step runs before the build, as
 // go vet on the package as written: vet.go). The overlay adds, without writing to disk, a
-// generated entry-point file to each package (registering its test and
-// benchmark functions, and the test the child is started with) and, when
+// generated entry-point file to each package's external test package
+// (registering the test and benchmark functions of both test packages, and
+// the test the child is started with; the internal test package stays as
+// go test compiles it) and, when
 // the test binary does not already link benchsup, a copy of the worker
 // (packages worker, protocol, sources, measure, internal/hooks and
 // internal/stats, embedded in the benchsup binary) as new packages of the

@@ -37,7 +37,7 @@ func TestEntryPointsRegisterExamples(t *testing.T) {
 	require.NoError(t, err)
 	// An external test package holding only examples gets a file that
 	// uses the worker it imports.
-	p := &pkgPlan{pkg: &goPackage{Name: "p", Dir: pkgDir},
+	p := &pkgPlan{pkg: &goPackage{Name: "p", ImportPath: "example.com/m/p", Dir: pkgDir},
 		external: testFuncs{Examples: []example{{Name: "ExampleF", Output: "a\n\"b\"\n", Unordered: true}}}}
 	require.NoError(t, in.entryPoints(p, 0, "example.com/m/zz/worker"))
 	external, ok := in.replace[filepath.Join(pkgDir, genExternal)]

@@ -274,31 +274,37 @@ import (
 	benchsupreflect "reflect"
 	benchsuptime "time"
 {{end}}
-	benchsupworker {{printf "%q" .Worker}}
+	{{.WorkerName}} {{printf "%q" .Worker}}
+{{- if .Tested}}
+	{{.TestedName}} {{printf "%q" .Tested}}
+{{- end}}
 )
 
 func init() {
-{{- range .Tests}}
-	benchsupworker.RegisterTest({{printf "%q" .}}, {{.}})
+{{- $w := .WorkerName}}
+{{- range .Sets}}{{$q := .Qual}}
+{{- range .Funcs.Tests}}
+	{{$w}}.RegisterTest({{printf "%q" .}}, {{$q}}{{.}})
 {{- end}}
-{{- range .Benchmarks}}
-	benchsupworker.RegisterBenchmark({{printf "%q" .}}, {{.}})
+{{- range .Funcs.Benchmarks}}
+	{{$w}}.RegisterBenchmark({{printf "%q" .}}, {{$q}}{{.}})
 {{- end}}
-{{- range .Fuzz}}
-	benchsupworker.RegisterFuzz({{printf "%q" .}}, {{.}})
+{{- range .Funcs.Fuzz}}
+	{{$w}}.RegisterFuzz({{printf "%q" .}}, {{$q}}{{.}})
 {{- end}}
-{{- range .Examples}}
-	benchsupworker.RegisterExample({{printf "%q" .Name}}, {{.Name}}, {{printf "%q" .Output}}, {{.Unordered}})
+{{- range .Funcs.Examples}}
+	{{$w}}.RegisterExample({{printf "%q" .Name}}, {{$q}}{{.Name}}, {{printf "%q" .Output}}, {{.Unordered}})
+{{- end}}
 {{- end}}
 {{- if .FuzzMain}}
-	benchsupworker.RegisterFuzzMain(benchsupFuzzMain)
+	{{$w}}.RegisterFuzzMain(benchsupFuzzMain)
 {{- end}}
 }
 {{if .Entry}}
 // TestBenchsupWorker is the entry point benchsup starts the binary with.
-func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }
+func TestBenchsupWorker(t *testing.T) { {{.WorkerName}}.Serve(t) }
 {{end}}
-{{- if .FuzzMain}}{{template "fuzzmain"}}{{end}}`))
+{{- if .FuzzMain}}{{template "fuzzmain" .}}{{end}}`))
 
 // genTemplate's "fuzzmain" is the fuzz main of a package with fuzz targets:
 // testing runs a fuzz target only from a testing.M, made by
@@ -336,7 +342,7 @@ type benchsupFuzzDeps struct{}
 func (benchsupFuzzDeps) ImportPath() string { return "" }
 func (benchsupFuzzDeps) ModulePath() string { return "" }
 func (benchsupFuzzDeps) MatchString(pat, str string) (bool, error) {
-	return benchsupworker.MatchString(pat, str)
+	return {{.WorkerName}}.MatchString(pat, str)
 }
 func (benchsupFuzzDeps) SetPanicOnExit0(bool)                      {}
 func (benchsupFuzzDeps) StartCPUProfile(benchsupio.Writer) error { return benchsuperrors.New("no profiles here") }
@@ -349,16 +355,16 @@ func (benchsupFuzzDeps) WriteProfileTo(string, benchsupio.Writer, int) error {
 func (benchsupFuzzDeps) ResetCoverage()    {}
 func (benchsupFuzzDeps) SnapshotCoverage() {}
 func (benchsupFuzzDeps) CoordinateFuzzing(benchsuptime.Duration, int64, benchsuptime.Duration, int64, int, []benchsupCorpusEntry, []benchsupreflect.Type, string, string) error {
-	return benchsupworker.ErrNotFuzzing
+	return {{.WorkerName}}.ErrNotFuzzing
 }
 func (benchsupFuzzDeps) RunFuzzWorker(func(benchsupCorpusEntry) error) error {
-	return benchsupworker.ErrNotFuzzing
+	return {{.WorkerName}}.ErrNotFuzzing
 }
 func (benchsupFuzzDeps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
 	return "", nil, nil // "": testing keeps the coverage the child's M registered
 }
 func (benchsupFuzzDeps) ReadCorpus(dir string, types []benchsupreflect.Type) ([]benchsupCorpusEntry, error) {
-	paths, values, err := benchsupworker.ReadSeedCorpus(dir, types)
+	paths, values, err := {{.WorkerName}}.ReadSeedCorpus(dir, types)
 	out := make([]benchsupCorpusEntry, len(paths))
 	for i := range paths {
 		out[i].Path, out[i].Values = paths[i], values[i]
@@ -366,16 +372,28 @@ func (benchsupFuzzDeps) ReadCorpus(dir string, types []benchsupreflect.Type) ([]
 	return out, err
 }
 func (benchsupFuzzDeps) CheckCorpus(vals []interface{}, types []benchsupreflect.Type) error {
-	return benchsupworker.CheckSeedValues(vals, types)
+	return {{.WorkerName}}.CheckSeedValues(vals, types)
 }
 `))
 
-// entryPoints generates p's entry-point files (they register its test,
-// benchmark, fuzz and runnable example functions with the worker at worker, and add the one test
-// benchsup starts the binary with) and adds them to the overlay. The
-// generated code uses nothing newer than Go 1.0 (the fuzz main's alias of
-// testing's corpus entry, Go 1.9), so it compiles at any go line of a
-// module: registering a fuzz target names *testing.F only through the
+// entryPoints generates p's entry-point file and adds it to the overlay:
+// one file of the external test package (package p_test, added when the
+// package has none), which imports the package under test as go test's
+// own main does, registers the Test, Benchmark, Fuzz and runnable Example
+// functions of both test packages with the worker at worker (test
+// functions are exported names, so the external package can name the
+// internal ones), and declares the one test benchsup starts the binary
+// with. The internal test package, "p [p.test]", is then compiled from
+// the user's files alone, exactly as go test and go vet compile it, and
+// the go command's cache serves one compile to all three
+// (docs/design.md#injection). Only a package the external test package
+// cannot import (files named on the command line; refused before this, as
+// outside a module) would get an internal file as well, which registers
+// the internal functions and holds the entry point.
+//
+// The generated code uses nothing newer than Go 1.0 (the fuzz main's
+// alias of testing's corpus entry, Go 1.9), so it compiles at any go line
+// of a module: registering a fuzz target names *testing.F only through the
 // function's type, which is API, not language (it needs a go1.18
 // toolchain; the worker needs go1.22). Only a package with fuzz targets
 // gets the fuzz main, so only its build depends on testing.MainStart.
@@ -392,15 +410,28 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 	// The fuzz main goes with the entry point, for fuzz targets of either
 	// test package.
 	fuzzMain := len(p.internal.Fuzz)+len(p.external.Fuzz) > 0
-	gen := func(name, pkgName string, funcs testFuncs, entry bool) error {
+	type set struct {
+		Qual  string // how the generated file names the functions: "" or "alias."
+		Funcs testFuncs
+	}
+	gen := func(name, pkgName string, declared map[string]bool, tested string, sets []set, entry bool) error {
 		target := filepath.Join(p.pkg.Dir, name)
 		if _, err := os.Lstat(target); err == nil {
 			return fmt.Errorf("%s already exists; benchsup needs that name for its generated file", target)
 		}
+		// The imports' names are file-scoped, yet clash with a name the
+		// package declares: pick names the package leaves free.
+		workerName := freeName("benchsupworker", declared)
+		testedName := freeName("benchsuptested", declared)
+		for i := range sets {
+			if sets[i].Qual != "" {
+				sets[i].Qual = testedName + "."
+			}
+		}
 		var buf bytes.Buffer
 		if err := genTemplate.Execute(&buf, map[string]any{
-			"Package": pkgName, "Worker": worker, "Tests": funcs.Tests, "Benchmarks": funcs.Benchmarks, "Fuzz": funcs.Fuzz, "Examples": funcs.Examples, "Entry": entry,
-			"FuzzMain": entry && fuzzMain,
+			"Package": pkgName, "Worker": worker, "WorkerName": workerName, "Tested": tested, "TestedName": testedName,
+			"Sets": sets, "Entry": entry, "FuzzMain": entry && fuzzMain,
 		}); err != nil {
 			return err
 		}
@@ -408,16 +439,43 @@ func (in *injector) entryPoints(p *pkgPlan, index int, worker string) error {
 		in.replace[target] = src
 		return os.WriteFile(src, buf.Bytes(), 0o644)
 	}
-	if err := gen(genInternal, p.pkg.Name, p.internal, true); err != nil {
-		return err
+	has := func(f testFuncs) bool { return len(f.Tests)+len(f.Benchmarks)+len(f.Fuzz)+len(f.Examples) > 0 }
+	if !importable(p.pkg.ImportPath) {
+		if err := gen(genInternal, p.pkg.Name, p.internal.declared, "", []set{{Funcs: p.internal}}, true); err != nil {
+			return err
+		}
+		// An external test package with nothing to register (only
+		// examples without an output comment, say) then gets no file: an
+		// import it would not use does not compile.
+		if has(p.external) {
+			return gen(genExternal, p.pkg.Name+"_test", p.external.declared, "", []set{{Funcs: p.external}}, false)
+		}
+		return nil
 	}
-	// An external test package with nothing to register (only examples
-	// without an output comment, say) gets no file: an import it would not
-	// use does not compile.
-	if len(p.external.Tests)+len(p.external.Benchmarks)+len(p.external.Fuzz)+len(p.external.Examples) > 0 {
-		return gen(genExternal, p.pkg.Name+"_test", p.external, false)
+	// The package under test is imported only when the file names one of
+	// its functions: an unused import does not compile.
+	tested := ""
+	sets := []set{{Funcs: p.external}}
+	if has(p.internal) {
+		tested = p.pkg.ImportPath
+		sets = []set{{Qual: "tested.", Funcs: p.internal}, {Funcs: p.external}}
 	}
-	return nil
+	return gen(genExternal, p.pkg.Name+"_test", p.external.declared, tested, sets, true)
+}
+
+// importable reports whether an external test package can import the
+// package of importPath: not so for files named on the command line.
+func importable(importPath string) bool {
+	return importPath != "command-line-arguments" && !strings.HasPrefix(importPath, "command-line-arguments ")
+}
+
+// freeName returns name, or name with the smallest number appended that
+// declared does not hold.
+func freeName(name string, declared map[string]bool) string {
+	for i := 2; declared[name]; i++ {
+		name = strings.TrimRight(name, "0123456789") + strconv.Itoa(i)
+	}
+	return name
 }
 
 // writeOverlay writes the overlay file and returns its path. goflags is

@@ -187,48 +187,94 @@ func TestEntryPoints(t *testing.T) {
 	pkgDir := t.TempDir()
 	in, err := newInjector(t.TempDir(), "v0.0.0")
 	require.NoError(t, err)
-	p := &pkgPlan{pkg: &goPackage{Name: "p", Dir: pkgDir},
+	read := func(file string) (string, bool) {
+		gen, ok := in.replace[filepath.Join(pkgDir, file)]
+		if !ok {
+			return "", false
+		}
+		src, err := os.ReadFile(gen)
+		require.NoError(t, err)
+		_, err = parser.ParseFile(token.NewFileSet(), file, src, 0)
+		require.NoError(t, err, "%s:\n%s", file, src)
+		return string(src), true
+	}
+	p := &pkgPlan{pkg: &goPackage{Name: "p", ImportPath: "example.com/m/p", Dir: pkgDir},
 		internal: testFuncs{Tests: []string{"TestA"}, Benchmarks: []string{"BenchmarkB"}}}
 	require.NoError(t, in.entryPoints(p, 0, "example.com/m/zz/worker"))
-	internal, ok := in.replace[filepath.Join(pkgDir, genInternal)]
-	require.True(t, ok)
-	_, ok = in.replace[filepath.Join(pkgDir, genExternal)]
-	assert.False(t, ok, "an external test package with nothing to register gets no file")
-	src, err := os.ReadFile(internal)
-	require.NoError(t, err)
-	assert.Contains(t, string(src), `benchsupworker "example.com/m/zz/worker"`)
-	assert.Contains(t, string(src), `benchsupworker.RegisterTest("TestA", TestA)`)
-	assert.Contains(t, string(src), `benchsupworker.RegisterBenchmark("BenchmarkB", BenchmarkB)`)
+	// One file, of the external test package, registers the internal
+	// functions through the package it imports: "p [p.test]" is compiled
+	// from the user's files alone, as go test and go vet compile it.
+	_, ok := read(genInternal)
+	assert.False(t, ok, "the internal test package gets no file")
+	src, ok := read(genExternal)
+	require.True(t, ok, "an external test package is added")
+	assert.Contains(t, src, "package p_test\n")
+	assert.Contains(t, src, `benchsupworker "example.com/m/zz/worker"`)
+	assert.Contains(t, src, `benchsuptested "example.com/m/p"`)
+	assert.Contains(t, src, `benchsupworker.RegisterTest("TestA", benchsuptested.TestA)`)
+	assert.Contains(t, src, `benchsupworker.RegisterBenchmark("BenchmarkB", benchsuptested.BenchmarkB)`)
+	assert.Contains(t, src, "func TestBenchsupWorker(t *testing.T) { benchsupworker.Serve(t) }")
 	for _, name := range []string{"MainStart", "RegisterFuzzMain", "benchsupFuzzDeps"} {
-		assert.NotContains(t, string(src), name, "a package without fuzz targets does not depend on testing.MainStart")
+		assert.NotContains(t, src, name, "a package without fuzz targets does not depend on testing.MainStart")
 	}
 
+	// Internal functions first, then external ones, as go test lists
+	// them; the package under test is imported only when named.
 	p.external = testFuncs{Tests: []string{"TestX"}}
 	require.NoError(t, in.entryPoints(p, 1, "example.com/m/zz/worker"))
-	assert.Contains(t, in.replace, filepath.Join(pkgDir, genExternal))
+	src, _ = read(genExternal)
+	assert.Less(t, strings.Index(src, `"TestA"`), strings.Index(src, `"TestX"`))
+	assert.Contains(t, src, `benchsupworker.RegisterTest("TestX", TestX)`)
+	internal := p.internal
+	p.internal = testFuncs{}
+	require.NoError(t, in.entryPoints(p, 2, "example.com/m/zz/worker"))
+	src, _ = read(genExternal)
+	assert.NotContains(t, src, "benchsuptested", "an unused import does not compile")
+	p.external = testFuncs{}
+	require.NoError(t, in.entryPoints(p, 3, "example.com/m/zz/worker"))
+	src, _ = read(genExternal)
+	assert.Contains(t, src, "func TestBenchsupWorker(", "nothing to register: the entry point still is")
+	p.internal = internal
 
-	// A fuzz target of either test package gets the fuzz main, in the
-	// internal file, once.
+	// The imports' names clash with none the external package declares.
+	p.external = testFuncs{Tests: []string{"TestX"}, declared: map[string]bool{"benchsupworker": true, "benchsuptested": true, "benchsuptested2": true}}
+	require.NoError(t, in.entryPoints(p, 4, "example.com/m/zz/worker"))
+	src, _ = read(genExternal)
+	assert.Contains(t, src, `benchsupworker2 "example.com/m/zz/worker"`)
+	assert.Contains(t, src, `benchsuptested3 "example.com/m/p"`)
+	assert.Contains(t, src, `benchsupworker2.RegisterTest("TestA", benchsuptested3.TestA)`)
+	assert.Contains(t, src, "benchsupworker2.Serve(t)")
+	p.external = testFuncs{Tests: []string{"TestX"}}
+
+	// A fuzz target of either test package gets the fuzz main, once.
 	for i, funcs := range []*testFuncs{&p.internal, &p.external} {
 		funcs.Fuzz = []string{"FuzzF"}
 		require.NoError(t, in.entryPoints(p, 10+i, "example.com/m/zz/worker"))
-		for file, want := range map[string]int{genInternal: 1, genExternal: 0} {
-			src, err := os.ReadFile(in.replace[filepath.Join(pkgDir, file)])
-			require.NoError(t, err)
-			assert.Equal(t, want, strings.Count(string(src), "testing.MainStart("), file)
-			assert.Equal(t, want, strings.Count(string(src), "benchsupworker.RegisterFuzzMain(benchsupFuzzMain)"), file)
-			_, err = parser.ParseFile(token.NewFileSet(), file, src, 0)
-			assert.NoError(t, err, "%s:\n%s", file, src)
-		}
+		src, _ := read(genExternal)
+		assert.Equal(t, 1, strings.Count(src, "testing.MainStart("))
+		assert.Equal(t, 1, strings.Count(src, "benchsupworker.RegisterFuzzMain(benchsupFuzzMain)"))
 		funcs.Fuzz = nil
 	}
 
+	// Files named on the command line make a package no other can
+	// import: its internal test package holds the entry point.
+	cmdline := &pkgPlan{pkg: &goPackage{Name: "main", ImportPath: "command-line-arguments", Dir: pkgDir}, internal: internal}
+	in.replace = map[string]string{}
+	require.NoError(t, in.entryPoints(cmdline, 20, "example.com/m/zz/worker"))
+	src, ok = read(genInternal)
+	require.True(t, ok)
+	assert.Contains(t, src, "package main\n")
+	assert.Contains(t, src, `benchsupworker.RegisterTest("TestA", TestA)`)
+	assert.Contains(t, src, "func TestBenchsupWorker(")
+	_, ok = read(genExternal)
+	assert.False(t, ok, "an external test package with nothing to register gets no file")
+
 	p.internal.Tests = append(p.internal.Tests, "TestBenchsupWorker")
-	assert.ErrorContains(t, in.entryPoints(p, 2, "w"), "the package declares TestBenchsupWorker")
+	assert.ErrorContains(t, in.entryPoints(p, 30, "w"), "the package declares TestBenchsupWorker")
 
 	p.internal.Tests = nil
-	require.NoError(t, os.WriteFile(filepath.Join(pkgDir, genInternal), nil, 0o644))
-	assert.ErrorContains(t, in.entryPoints(p, 3, "w"), "already exists")
+	require.NoError(t, os.WriteFile(filepath.Join(pkgDir, genExternal), nil, 0o644))
+	assert.ErrorContains(t, in.entryPoints(p, 31, "w"), "already exists")
 }
 
 func TestUserOverlay(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 )
 
 // Code layout (docs/design.md#layout). The injected worker adds code to
-// the test binary, and the linker places the measured package's code after
-// it: every function of the package then starts at another offset in its
+// the test binary, standard-library code among it, and the linker places
+// the measured package's code after that: every function of the package then starts at another offset in its
 // page and cache line than in go test's build, and loops of a few
 // nanoseconds run faster or slower with their alignment alone. For a
 // benchmark run, benchsup also builds the package's test binary as go test

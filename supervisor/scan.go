@@ -22,6 +22,9 @@ type testFuncs struct {
 	Fuzz       []string // fuzz targets: without -fuzz, go test runs their seed corpora as tests
 	Examples   []example
 	HasMain    bool // the package defines TestMain
+	// declared holds the package-level names the files declare: a name
+	// the generated file imports under must not be one of them.
+	declared map[string]bool
 }
 
 // example is an Example function with an output comment: go test runs it
@@ -66,6 +69,7 @@ func scanTestFiles(dir string, files []string) (testFuncs, error) {
 			}
 		}
 		for _, decl := range f.Decls {
+			out.declare(decl)
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Recv != nil || fn.Type.TypeParams != nil {
 				continue
@@ -92,6 +96,30 @@ func scanTestFiles(dir string, files []string) (testFuncs, error) {
 		}
 	}
 	return out, nil
+}
+
+// declare records the package-level names decl declares.
+func (f *testFuncs) declare(decl ast.Decl) {
+	if f.declared == nil {
+		f.declared = map[string]bool{}
+	}
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil {
+			f.declared[d.Name.Name] = true
+		}
+	case *ast.GenDecl:
+		for _, spec := range d.Specs {
+			switch s := spec.(type) {
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					f.declared[n.Name] = true
+				}
+			case *ast.TypeSpec:
+				f.declared[s.Name.Name] = true
+			}
+		}
+	}
 }
 
 // isTestName is the go command's rule: prefix, then end or a rune that is

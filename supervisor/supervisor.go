@@ -365,11 +365,21 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 			jobs = append(jobs, job{p, b})
 		}
 	}
-	// go test's vet step for every package, beside the builds (vet.go).
+	// go test's vet step for every package (vet.go), before the builds:
+	// go vet compiles each package's internal test package, "p [p.test]",
+	// which the measured build compiles from the same files (inject.go's
+	// entryPoints), so the builds take it from the go command's cache.
+	// Beside the builds, both go commands compiled it at once. A coverage
+	// build compiles its own (go vet leaves the -cover flags out), so its
+	// vet step stays beside the builds.
 	vetDone := make(chan map[string]error, 1)
-	go func() { vetDone <- s.vetAll(ctx, plans) }()
 	s.vetted = sync.OnceValue(func() map[string]error { return <-vetDone })
-	defer s.vetted() // the go vet command ends before the builds' results are read
+	if s.coverBuild() {
+		go func() { vetDone <- s.vetAll(ctx, plans) }()
+		defer s.vetted() // the go vet command ends before the builds' results are read
+	} else {
+		vetDone <- s.vetAll(ctx, plans)
+	}
 	parallel(s.cfg.Parallel, len(jobs), func(i int) {
 		j := jobs[i]
 		ev := rundoc.Event{Kind: rundoc.EventBuild, Package: j.p.pkg.ImportPath, Build: j.b.variant, Outcome: rundoc.OutcomeOK}
@@ -394,7 +404,7 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 
 // build compiles p's test binary as go test would, with the overlay as
 // the only addition, and fails it on a finding of go test's vet step,
-// which buildAll runs beside the builds (vet.go).
+// which buildAll runs before the builds (vet.go).
 // -vet=off on the build: vet would try to enter the injected directory,
 // which exists only in the overlay.
 //
@@ -417,7 +427,7 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	}
 	err := s.goTestC(ctx, p, target, s.overlay)
 	if err == nil && b.variant == "" && s.vetted != nil {
-		// go test's vet step, which ran beside the builds (vet.go); a
+		// go test's vet step, which ran before the builds (vet.go); a
 		// compile error says more than vet's. The working tree's build
 		// only: a revision of --against is measured, not tested.
 		err = s.vetted()[p.pkg.ImportPath]

@@ -16,6 +16,13 @@ import (
 func TestScanTestFiles(t *testing.T) {
 	got, err := scanTestFiles("testdata/scan", []string{"a_test.go", "b_test.go", "c_test.go"})
 	require.NoError(t, err)
+	// The package-level names, which the generated file's imports must
+	// leave alone: functions (methods are not), types, in every file.
+	for _, name := range []string{"TestMain", "Testlower", "TestGeneric", "r", "T", "TestSecondFile"} {
+		assert.True(t, got.declared[name], name)
+	}
+	assert.False(t, got.declared["TestMethod"], "a method is no package-level name")
+	got.declared = nil
 	assert.Equal(t, testFuncs{
 		Tests:      []string{"TestPlain", "Test", "TestÜber", "TestSecondFile"},
 		Benchmarks: []string{"BenchmarkPlain", "Benchmark_under", "BenchmarkSecondFile"},

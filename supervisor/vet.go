@@ -165,6 +165,17 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	return failed
 }
 
+// coverBuild reports whether the build flags ask for coverage, which go
+// vet leaves out (vetOnce).
+func (s *supervisor) coverBuild() bool {
+	for _, f := range s.buildFlags() {
+		if name, _, _ := strings.Cut(f[1:], "="); strings.HasPrefix(name, "cover") {
+			return true
+		}
+	}
+	return false
+}
+
 // vetOnce runs one go vet over plans' packages and returns the findings
 // of each package go vet named (all of them, with its error, when its
 // output names none).

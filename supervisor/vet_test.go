@@ -133,3 +133,25 @@ func TestVetAnalyzers(t *testing.T) {
 		t.Error("a reply that is not JSON was read")
 	}
 }
+
+// A coverage build shares no compile with go vet, which leaves -cover
+// out: only then does vet run beside the builds.
+func TestCoverBuild(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		{"no flags", Config{}, false},
+		{"other flags", Config{BuildFlags: []string{"-race", "-tags=x"}}, false},
+		{"-cover", Config{BuildFlags: []string{"--cover"}}, true},
+		{"-covermode", Config{BuildFlags: []string{"-covermode=atomic"}}, true},
+		{"-coverprofile adds -cover", Config{CoverProfile: "c.out"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &supervisor{cfg: tt.cfg}
+			assert.Equal(t, tt.want, s.coverBuild())
+		})
+	}
+}
