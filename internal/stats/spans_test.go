@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestResampledQuantilesMatchSort checks the counting resample against
-// sorting the same draws: the quantiles must be equal.
+// TestResampledQuantilesMatchSort checks the counting resample (blocks of
+// one span each: the spans' own bootstrap) against sorting the same draws:
+// the quantiles must be equal.
 func TestResampledQuantilesMatchSort(t *testing.T) {
 	for _, n := range []int{2, 3, 10, 101, 400} {
 		t.Run("", func(t *testing.T) {
@@ -19,10 +20,10 @@ func TestResampledQuantilesMatchSort(t *testing.T) {
 			slices.Sort(xs)
 			qs := []float64{0.5, 0.51, 0.9, 0.95, 0.99, 1}
 			out := make([]float64, len(qs))
-			counts := make([]int, n)
+			bl := newBlocked(xs, n)
 			for trial := range 50 {
 				a := rand.New(rand.NewPCG(7, uint64(trial)))
-				resampledQuantiles(a, xs, counts, qs, out)
+				bl.resample(a, qs, out)
 				// The same draws, sorted.
 				b := rand.New(rand.NewPCG(7, uint64(trial)))
 				draw := make([]float64, n)
