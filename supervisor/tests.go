@@ -302,7 +302,7 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 		}
 	}
 	if ctx.Err() != nil {
-		rows = append(rows, notStarted(p, rows, s.cfg.Run)...)
+		rows = append(rows, notStarted(p, rows, s.runsTest)...)
 	}
 	status := rundoc.OutcomeOK
 	for _, r := range rows {
@@ -678,17 +678,18 @@ func splitMarkers(line string) []string {
 	}
 }
 
-// notStarted is a not-run row for every selected test of p that an
+// notStarted is a not-run row for every selected test of p (-run and
+// -skip, as selected reads them) that an
 // interruption left without a row: an interrupted run names what it never
 // started, rather than counting fewer tests than it selected.
-func notStarted(p *pkgPlan, rows []rundoc.Row, run string) []rundoc.Row {
+func notStarted(p *pkgPlan, rows []rundoc.Row, selected func(string) bool) []rundoc.Row {
 	has := map[string]bool{}
 	for _, r := range rows {
 		has[r.Name] = true
 	}
 	var out []rundoc.Row
 	for _, name := range p.tests() {
-		if !has[name] && matches(run, name) {
+		if !has[name] && selected(name) {
 			out = append(out, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
 				Outcome: rundoc.OutcomeNotRun, Processes: []rundoc.ProcessResult{}, Error: ptr(interruptedBeforeStart)})
 		}

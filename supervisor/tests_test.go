@@ -505,3 +505,17 @@ func TestTestPackageChargesNoTestForTheHostsFault(t *testing.T) {
 		}
 	})
 }
+
+// TestNotStartedHonoursSkip: an interrupted run lists as not run only the
+// tests it selected, -skip included; a test -skip leaves out was never to
+// run.
+func TestNotStartedHonoursSkip(t *testing.T) {
+	s := &supervisor{cfg: Config{Run: "^Test", Skip: "^TestSlow$"}}
+	p := fakePackage("example.com/p", nil, []string{"TestA", "TestSlow", "TestB"})
+	done := []rundoc.Row{{Package: "example.com/p", Name: "TestA"}}
+	var names []string
+	for _, r := range notStarted(p, done, s.runsTest) {
+		names = append(names, r.Name)
+	}
+	assert.Equal(t, []string{"TestB"}, names)
+}
