@@ -344,26 +344,17 @@ func removeVetRecords(dir string, before time.Time) (int, error) {
 		return 0, err
 	}
 	defer r.Close()
-	f, err := r.Open(".")
-	if err != nil {
-		return 0, err
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	records, err := listCached(r, vetRecordName)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, name := range names {
-		if !vetRecordName.MatchString(name) {
-			continue
+	for _, rec := range records {
+		if !before.IsZero() && !rec.used.Before(before) {
+			break // the rest were used later still
 		}
-		fi, err := r.Lstat(name)
-		if err != nil || !fi.Mode().IsRegular() || (!before.IsZero() && !fi.ModTime().Before(before)) {
-			continue
-		}
-		if err := r.Remove(name); err != nil {
-			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, name), err)
+		if err := r.Remove(rec.name); err != nil {
+			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
 		}
 		n++
 	}
