@@ -168,12 +168,14 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 // coverBuild reports whether the build flags ask for coverage, which go
 // vet leaves out (vetOnce).
 func (s *supervisor) coverBuild() bool {
-	for _, f := range s.buildFlags() {
-		if name, _, _ := strings.Cut(f[1:], "="); strings.HasPrefix(name, "cover") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.buildFlags(), isCoverFlag)
+}
+
+// isCoverFlag reports whether f, one of buildFlags, is a coverage flag
+// (-cover, -covermode, -coverpkg).
+func isCoverFlag(f string) bool {
+	name, _, _ := strings.Cut(f[1:], "=")
+	return strings.HasPrefix(name, "cover")
 }
 
 // vetOnce runs one go vet over plans' packages and returns the findings
@@ -186,12 +188,7 @@ func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPl
 	}
 	// go vet takes the build flags but the coverage ones, which change
 	// no finding (go test's own vet step is not instrumented either).
-	var build []string
-	for _, f := range s.buildFlags() {
-		if name, _, _ := strings.Cut(f[1:], "="); !strings.HasPrefix(name, "cover") {
-			build = append(build, f)
-		}
-	}
+	build := slices.DeleteFunc(s.buildFlags(), isCoverFlag)
 	args := slices.Concat([]string{"vet"}, build, flags, paths)
 	out, err := s.goCmd(ctx, args...).CombinedOutput()
 	if err == nil || ctx.Err() != nil {
