@@ -130,7 +130,8 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	if !on {
 		return nil
 	}
-	cached, keys := s.vetCached(plans, flags)
+	dir := s.vetCacheDir() // once: both ends of the step use it
+	cached, keys := s.vetCached(dir, plans, flags)
 	var todo []*pkgPlan
 	for _, p := range plans {
 		if !cached[p.pkg.ImportPath] {
@@ -140,7 +141,7 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	failed := map[string]error{}
 	defer func() {
 		if ctx.Err() == nil {
-			s.vetRemember(todo, failed, keys)
+			s.vetRemember(dir, todo, failed, keys)
 		}
 	}()
 	plans = todo
@@ -283,9 +284,8 @@ func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
 // GOFLAGS, GOOS, ...), and for the package and every package its test
 // binary links, the contents of every file in its directory, or, for the
 // standard library and module-cache packages, which cannot change, its
-// name and version. No key (no cache directory) caches nothing.
-func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
-	dir := s.vetCacheDir()
+// name and version. No key (no cache directory dir) caches nothing.
+func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
 	if dir == "" || s.plain == nil {
 		return nil, nil
 	}
@@ -306,9 +306,9 @@ func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]boo
 	return cached, keys
 }
 
-// vetRemember records the packages of plans vet found nothing in.
-func (s *supervisor) vetRemember(plans []*pkgPlan, failed map[string]error, keys map[string]string) {
-	dir := s.vetCacheDir()
+// vetRemember records, in the vet cache directory dir, the packages of
+// plans vet found nothing in.
+func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string]error, keys map[string]string) {
 	if dir == "" {
 		return
 	}
