@@ -168,7 +168,7 @@ func useCached(src, dst string) error {
 // benchsup's to remove.
 var cachedName = regexp.MustCompile(`-[0-9a-f]{20}\.test$`)
 
-// cachedBinary is one binary in the cache.
+// cachedBinary is one file in the cache: a test binary or a vet record.
 type cachedBinary struct {
 	name string
 	size int64
@@ -195,8 +195,10 @@ func openBinCache(dir string) (*os.Root, error) {
 	return os.OpenRoot(dir)
 }
 
-// listBinCache returns the cached binaries in r, least recently used first.
-func listBinCache(r *os.Root) ([]cachedBinary, error) {
+// listCached returns the regular files in r whose names match name (the
+// names benchsup gives them: test binaries, vet records), least recently
+// used first.
+func listCached(r *os.Root, name *regexp.Regexp) ([]cachedBinary, error) {
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, err
@@ -207,15 +209,15 @@ func listBinCache(r *os.Root) ([]cachedBinary, error) {
 		return nil, err
 	}
 	var bins []cachedBinary
-	for _, name := range names {
-		if !cachedName.MatchString(name) {
+	for _, n := range names {
+		if !name.MatchString(n) {
 			continue
 		}
-		fi, err := r.Lstat(name)
+		fi, err := r.Lstat(n)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		bins = append(bins, cachedBinary{name, fi.Size(), fi.ModTime()})
+		bins = append(bins, cachedBinary{n, fi.Size(), fi.ModTime()})
 	}
 	slices.SortFunc(bins, func(a, b cachedBinary) int { return a.used.Compare(b.used) })
 	return bins, nil
@@ -231,7 +233,7 @@ func pruneBinCache(dir string, now time.Time, max int64, keep time.Time) {
 		return
 	}
 	defer r.Close()
-	bins, err := listBinCache(r)
+	bins, err := listCached(r, cachedName)
 	if err != nil {
 		return
 	}
@@ -288,7 +290,7 @@ func removeBinaries(dir string) (files int, bytes int64, err error) {
 		return 0, 0, err
 	}
 	defer r.Close()
-	bins, err := listBinCache(r)
+	bins, err := listCached(r, cachedName)
 	if err != nil {
 		return 0, 0, err
 	}

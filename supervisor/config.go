@@ -53,6 +53,7 @@ func (c Config) Validate() error {
 		{"StartupTimeout", int64(c.StartupTimeout)},
 		{"TestDeadline", int64(c.TestDeadline)},
 		{"Parallel", int64(c.Parallel)},
+		{"TestParallel", int64(c.TestParallel)},
 		{"PerfIters", c.PerfIters},
 		{"PerfBatch", c.PerfBatch},
 		{"Iterations", c.Iterations},
@@ -70,9 +71,6 @@ func (c Config) Validate() error {
 	}
 	if err := checkVet(c.Vet); err != nil {
 		return &ConfigError{Field: "Vet", Problem: err.Error()}
-	}
-	if c.TestParallel < 0 {
-		return &ConfigError{Field: "TestParallel", Problem: fmt.Sprintf("must be positive, got %d", c.TestParallel)}
 	}
 	if a, name, reason := checkTestArgs(c.TestArgs); a != "" {
 		return &ConfigError{Field: "TestArgs", Problem: fmt.Sprintf("%s: -%s %s", a, name, reason)}

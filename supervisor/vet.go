@@ -130,7 +130,8 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	if !on {
 		return nil
 	}
-	cached, keys := s.vetCached(plans, flags)
+	dir := s.vetCacheDir() // once: both ends of the step use it
+	cached, keys := s.vetCached(dir, plans, flags)
 	var todo []*pkgPlan
 	for _, p := range plans {
 		if !cached[p.pkg.ImportPath] {
@@ -140,7 +141,7 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	failed := map[string]error{}
 	defer func() {
 		if ctx.Err() == nil {
-			s.vetRemember(todo, failed, keys)
+			s.vetRemember(dir, todo, failed, keys)
 		}
 	}()
 	plans = todo
@@ -168,12 +169,14 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 // coverBuild reports whether the build flags ask for coverage, which go
 // vet leaves out (vetOnce).
 func (s *supervisor) coverBuild() bool {
-	for _, f := range s.buildFlags() {
-		if name, _, _ := strings.Cut(f[1:], "="); strings.HasPrefix(name, "cover") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.buildFlags(), isCoverFlag)
+}
+
+// isCoverFlag reports whether f, one of buildFlags, is a coverage flag
+// (-cover, -covermode, -coverpkg).
+func isCoverFlag(f string) bool {
+	name, _, _ := strings.Cut(f[1:], "=")
+	return strings.HasPrefix(name, "cover")
 }
 
 // vetOnce runs one go vet over plans' packages and returns the findings
@@ -186,12 +189,7 @@ func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPl
 	}
 	// go vet takes the build flags but the coverage ones, which change
 	// no finding (go test's own vet step is not instrumented either).
-	var build []string
-	for _, f := range s.buildFlags() {
-		if name, _, _ := strings.Cut(f[1:], "="); !strings.HasPrefix(name, "cover") {
-			build = append(build, f)
-		}
-	}
+	build := slices.DeleteFunc(s.buildFlags(), isCoverFlag)
 	args := slices.Concat([]string{"vet"}, build, flags, paths)
 	out, err := s.goCmd(ctx, args...).CombinedOutput()
 	if err == nil || ctx.Err() != nil {
@@ -286,9 +284,8 @@ func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
 // GOFLAGS, GOOS, ...), and for the package and every package its test
 // binary links, the contents of every file in its directory, or, for the
 // standard library and module-cache packages, which cannot change, its
-// name and version. No key (no cache directory) caches nothing.
-func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
-	dir := s.vetCacheDir()
+// name and version. No key (no cache directory dir) caches nothing.
+func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
 	if dir == "" || s.plain == nil {
 		return nil, nil
 	}
@@ -309,9 +306,9 @@ func (s *supervisor) vetCached(plans []*pkgPlan, flags []string) (map[string]boo
 	return cached, keys
 }
 
-// vetRemember records the packages of plans vet found nothing in.
-func (s *supervisor) vetRemember(plans []*pkgPlan, failed map[string]error, keys map[string]string) {
-	dir := s.vetCacheDir()
+// vetRemember records, in the vet cache directory dir, the packages of
+// plans vet found nothing in.
+func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string]error, keys map[string]string) {
 	if dir == "" {
 		return
 	}
@@ -344,26 +341,17 @@ func removeVetRecords(dir string, before time.Time) (int, error) {
 		return 0, err
 	}
 	defer r.Close()
-	f, err := r.Open(".")
-	if err != nil {
-		return 0, err
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	records, err := listCached(r, vetRecordName)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, name := range names {
-		if !vetRecordName.MatchString(name) {
-			continue
+	for _, rec := range records {
+		if !before.IsZero() && !rec.used.Before(before) {
+			break // the rest were used later still
 		}
-		fi, err := r.Lstat(name)
-		if err != nil || !fi.Mode().IsRegular() || (!before.IsZero() && !fi.ModTime().Before(before)) {
-			continue
-		}
-		if err := r.Remove(name); err != nil {
-			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, name), err)
+		if err := r.Remove(rec.name); err != nil {
+			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
 		}
 		n++
 	}

@@ -353,13 +353,11 @@ func configUsage(err error) error {
 // formatter picks the stdout renderer; shape is --row, --col and --sort,
 // which only the table and markdown of a benchmark run take.
 func formatter(name string, mode supervisor.Mode, verbose bool, shape report.Shape) (func(io.Writer, rundoc.Document) error, error) {
-	if !shape.IsZero() {
-		switch {
-		case mode == supervisor.ModeTest:
-			return nil, usagef("--row, --col and --sort shape a benchmark table: add --bench")
-		case name != "table" && name != "markdown":
-			return nil, usagef("--row, --col and --sort shape the table and markdown formats, not --format=%s", name)
-		}
+	if !shape.IsZero() && mode == supervisor.ModeTest {
+		return nil, usagef("--row, --col and --sort shape a benchmark table: add --bench")
+	}
+	if err := checkShapeFormat(shape, name); err != nil {
+		return nil, err
 	}
 	switch name {
 	case "table":

@@ -79,6 +79,15 @@ func shapeOf(c *cli.Context) (report.Shape, error) {
 	return s, nil
 }
 
+// checkShapeFormat refuses --row, --col and --sort with a format other
+// than the table and markdown, the renderers that take a shape.
+func checkShapeFormat(s report.Shape, format string) error {
+	if !s.IsZero() && format != "table" && format != "markdown" {
+		return usagef("--row, --col and --sort shape the table and markdown formats, not --format=%s", format)
+	}
+	return nil
+}
+
 // checkShape says, in one line, which key of --row or --col no name of
 // names has, and the keys they have.
 func checkShape(s report.Shape, names []string) error {
@@ -122,8 +131,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !shape.IsZero() && format != "table" && format != "markdown" {
-				return usagef("--row, --col and --sort shape the table and markdown formats, not --format=%s", format)
+			if err := checkShapeFormat(shape, format); err != nil {
+				return err
 			}
 			// Opened first, as run does (see outputFile).
 			jsonOut, err := createOutput("--json", c.String("json"))

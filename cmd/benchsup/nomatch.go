@@ -94,9 +94,7 @@ func joinPatterns(ps []string) string {
 	return out + " and " + ps[len(ps)-1]
 }
 
+// countOf is n and the noun for n: "1 package", "3 packages".
 func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
