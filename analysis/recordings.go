@@ -173,7 +173,7 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 			row.Note = note
 		}
 		if ob == len(od) || nb == len(nd) {
-			row.Note = joinNotes(row.Note, fmt.Sprintf("too few spans for blocks of %d (%d old, %d new): resampled one by one, so drift within a recording (load, warm-up) is not in the interval",
+			row.Note = joinNote(row.Note, fmt.Sprintf("too few spans for blocks of %d (%d old, %d new): resampled one by one, so drift within a recording (load, warm-up) is not in the interval",
 				minBlockSpans, len(od), len(nd)))
 		}
 		// The spans' bootstrap reports the confidence asked; a verdict
@@ -216,13 +216,6 @@ func spansByStart(r rundoc.Recording) []float64 {
 		out[i] = float64(sp.DurationNs)
 	}
 	return out
-}
-
-func joinNotes(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 // noSummaryNote says why a side has no summary: no span finished, or
