@@ -178,7 +178,7 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		}
 		// The spans' bootstrap reports the confidence asked; a verdict
 		// is held back by the same rule as a benchmark's all the same.
-		asked := cfg.withDefaults().Bootstrap.Confidence
+		asked := cfg.Bootstrap.Confidence // cfg has its defaults (CompareRecordings)
 		holdVerdict(row, asked, ConfidenceShortfall(0, r.Confidence, asked))
 	}
 	return rows
