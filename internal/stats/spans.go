@@ -152,17 +152,6 @@ func (bl *blocked) resample(rng *rand.Rand, qs, out []float64) {
 	quantilesOfCounts(bl.sorted, bl.counts, total, qs, out)
 }
 
-// resampledQuantiles draws len(sorted) spans with replacement as counts
-// over sorted, and writes the resample's type 7 quantiles qs into out.
-func resampledQuantiles(rng *rand.Rand, sorted []float64, counts []int, qs, out []float64) {
-	clear(counts)
-	n := len(sorted)
-	for range n {
-		counts[rng.IntN(n)]++
-	}
-	quantilesOfCounts(sorted, counts, n, qs, out)
-}
-
 // quantilesOfCounts writes the type 7 quantiles qs of a resample given as
 // counts over sorted (total draws in all) into out. qs ascend, so the
 // order statistics they need are found in about one pass.
