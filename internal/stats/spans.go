@@ -74,27 +74,16 @@ func CompareSpanQuantileBlocks(old, new []float64, oldBlocks, newBlocks int, qs 
 			logs[i][r] = math.Log(nq[i]) - math.Log(oq[i])
 		}
 	}
-	alpha := (1 - b.Confidence) / 2
 	out := make([]Ratio, len(qs))
 	for i, q := range qs {
 		l := logs[i]
 		slices.Sort(l)
-		below, above := 0, 0
-		for _, x := range l {
-			if x <= 0 {
-				below++
-			}
-			if x >= 0 {
-				above++
-			}
-		}
 		out[i] = Ratio{
-			Ratio: quantileSorted(ns.sorted, q) / quantileSorted(os.sorted, q),
-			Low:   math.Exp(quantileSorted(l, alpha)), High: math.Exp(quantileSorted(l, 1-alpha)),
+			Ratio:      quantileSorted(ns.sorted, q) / quantileSorted(os.sorted, q),
 			Confidence: b.Confidence, Resamples: b.Resamples, Seed: b.Seed,
-			P:      math.Min(1, 2*float64(min(below, above)+1)/float64(len(l)+1)),
 			Method: method,
 		}
+		out[i].Low, out[i].High, out[i].P = logRatioInterval(l, b.Confidence)
 	}
 	return out, nil
 }
