@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -102,7 +103,7 @@ func newBlocked(spans []float64, nblocks int) *blocked {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(spans[a], spans[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(spans[a], spans[b]) })
 	rank := make([]int, len(spans))
 	sorted := make([]float64, len(spans))
 	for r, i := range order {
@@ -114,16 +115,6 @@ func newBlocked(spans []float64, nblocks int) *blocked {
 		bl.blocks = append(bl.blocks, rank[lo:hi])
 	}
 	return bl
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // resample draws as many blocks as there are, with replacement, and
