@@ -164,10 +164,3 @@ func quantilesOfCounts(sorted []float64, counts []int, total int, qs, out []floa
 		out[j] = stat[0] + (h-lo)*(stat[1]-stat[0])
 	}
 }
-
-// QuantileOf is the type 7 q-quantile of xs, which it does not modify.
-func QuantileOf(xs []float64, q float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return quantileSorted(s, q)
-}
