@@ -38,7 +38,12 @@ func MinSpansFor(q float64) int64 {
 // MinSpansForNote is the start of the note of a quantile's row whose
 // sides have too few spans for it.
 func MinSpansForNote(q float64) string {
-	m := map[float64]string{0.5: rundoc.MetricSpanMedian, 0.95: rundoc.MetricSpanP95, 0.99: rundoc.MetricSpanP99}[q]
+	var m string
+	for _, sq := range spanQuantiles {
+		if sq.q == q {
+			m = sq.metric
+		}
+	}
 	return fmt.Sprintf("%s needs %d retained spans per side", m, MinSpansFor(q))
 }
 
@@ -178,7 +183,7 @@ func compareRecording(o, n rundoc.Recording, cfg CompareConfig) []rundoc.Compari
 		}
 		// The spans' bootstrap reports the confidence asked; a verdict
 		// is held back by the same rule as a benchmark's all the same.
-		asked := cfg.withDefaults().Bootstrap.Confidence
+		asked := cfg.Bootstrap.Confidence // cfg has its defaults (CompareRecordings)
 		holdVerdict(row, asked, ConfidenceShortfall(0, r.Confidence, asked))
 	}
 	return rows

@@ -380,7 +380,6 @@ func (rd *Reader) Drain(final bool, fn func(SharedSpan)) int {
 type Collector struct {
 	cfg  Config
 	kept [][]SpanRecord // per identity index, allocated at its first span
-	seen []int64        // spans received per identity
 }
 
 // NewCollector returns a Collector with cfg's retention and Spans; the
@@ -408,25 +407,15 @@ func NewCollector(cfg Config) (*Collector, error) {
 func (c *Collector) Add(sp SharedSpan) {
 	for len(c.kept) <= sp.Identity {
 		c.kept = append(c.kept, nil)
-		c.seen = append(c.seen, 0)
 	}
 	if c.kept[sp.Identity] == nil {
 		c.kept[sp.Identity] = make([]SpanRecord, c.cfg.Retention.Capacity)
 	}
-	c.seen[sp.Identity]++
 	slots := c.kept[sp.Identity]
 	seed := mix(c.cfg.Seed ^ mix(uint64(sp.Identity)+1))
 	if i, ok := slotFor(c.cfg.Retention.Policy, seed, int64(len(slots)), sp.Observation); ok && sp.Observation > slots[i].Observation {
 		slots[i] = SpanRecord{Observation: sp.Observation, StartNs: sp.StartNs, DurationNs: sp.DurationNs, Outcome: sp.Outcome}
 	}
-}
-
-// Received is how many spans of identity i reached the collector.
-func (c *Collector) Received(i int) int64 {
-	if i < len(c.seen) {
-		return c.seen[i]
-	}
-	return 0
 }
 
 // Results is one Result per identity of ids (a Reader's table, read after

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/benchsup/benchsup/internal/ptytest"
 )
 
 // TestRecordViewOnATerminal draws the view on a pseudo-terminal of 50
@@ -17,7 +19,7 @@ import (
 // terminal got: no line reaches the last column, the view leaves the last
 // row free, and a second paint climbs back to its first line.
 func TestRecordViewOnATerminal(t *testing.T) {
-	ptmx, pts := openPTY(t)
+	ptmx, pts := ptytest.Open(t)
 	require.NoError(t, unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 6, Col: 50}))
 	v := NewRecordView(pts, true)
 	assert.Equal(t, 50, v.width)

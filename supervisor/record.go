@@ -107,7 +107,7 @@ type spanDrain struct {
 	reg   *recordRegion
 	col   *record.Collector
 	mu    sync.Mutex        // guards what follows and the reader
-	tails map[int]*spanTail // by identity index
+	tails map[int]*spanTail // by identity index; nil when no live view reads them
 	stop  chan struct{}
 	done  chan struct{}
 }
@@ -117,7 +117,7 @@ func newSpanDrain(reg *recordRegion, cfg record.Config) (*spanDrain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &spanDrain{reg: reg, col: col, tails: map[int]*spanTail{}, stop: make(chan struct{}), done: make(chan struct{})}, nil
+	return &spanDrain{reg: reg, col: col, stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
 func (d *spanDrain) drain(final bool) {
@@ -125,6 +125,9 @@ func (d *spanDrain) drain(final bool) {
 	defer d.mu.Unlock()
 	d.reg.rd.Drain(final, func(sp record.SharedSpan) {
 		d.col.Add(sp)
+		if d.tails == nil {
+			return
+		}
 		t := d.tails[sp.Identity]
 		if t == nil {
 			t = new(spanTail)
@@ -287,6 +290,11 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 	d, err := newSpanDrain(reg, record.Config{Retention: cfg.Retention, Spans: cfg.Spans, Seed: cfg.Seed})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Snapshots != nil {
+		// Only snapshots pass the latest spans on; without them every
+		// drained span would be copied for nothing.
+		d.tails = map[int]*spanTail{}
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {

@@ -237,6 +237,17 @@ func runFlags() []cli.Flag {
 
 func listFlags() []cli.Flag { return commonFlags() }
 
+// envPolicyOf is the children's environment policy the --env-* flags ask
+// for (run, list and record).
+func envPolicyOf(c *cli.Context) sandbox.EnvPolicy {
+	return sandbox.EnvPolicy{
+		Inherit: c.Bool("env-inherit"),
+		Keep:    c.StringSlice("env-keep"),
+		Set:     c.StringSlice("env-set"),
+		Remove:  c.StringSlice("env-remove"),
+	}
+}
+
 // config builds the supervisor configuration shared by run and list.
 func config(c *cli.Context) (supervisor.Config, error) {
 	cfg := supervisor.Config{
@@ -249,12 +260,7 @@ func config(c *cli.Context) (supervisor.Config, error) {
 		TestArgs:       testArgsOf(c),
 		Timeout:        c.Duration("timeout"),
 		StartupTimeout: c.Duration("startup-timeout"),
-		Env: sandbox.EnvPolicy{
-			Inherit: c.Bool("env-inherit"),
-			Keep:    c.StringSlice("env-keep"),
-			Set:     c.StringSlice("env-set"),
-			Remove:  c.StringSlice("env-remove"),
-		},
+		Env:            envPolicyOf(c),
 	}
 	for _, f := range []string{"tags", "gcflags", "ldflags", "mod"} {
 		if c.IsSet(f) {

@@ -84,12 +84,7 @@ func recordRun(c *cli.Context, stdout, stderr io.Writer) error {
 		For: c.Duration("for"), Timeout: c.Duration("timeout"), Grace: c.Duration("grace"),
 		Retention: record.Retention{Policy: policy, Capacity: c.Int("capacity")},
 		Spans:     c.Bool("spans"),
-		Env: sandbox.EnvPolicy{
-			Inherit: c.Bool("env-inherit"),
-			Keep:    c.StringSlice("env-keep"),
-			Set:     c.StringSlice("env-set"),
-			Remove:  c.StringSlice("env-remove"),
-		},
+		Env:       envPolicyOf(c),
 		// The program's output goes to stderr, so that stdout carries
 		// only benchsup's document, whatever its format.
 		Stdout: stderr, Stderr: stderr,

@@ -3,35 +3,15 @@ package main
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
-)
 
-// openPTY opens a pseudo-terminal pair, skipping the test where the host
-// has none.
-func openPTY(t *testing.T) (ptmx, pts *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	fd := int(ptmx.Fd())
-	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0))
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	require.NoError(t, err)
-	pts, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("cannot open the pseudo-terminal's follower: %v", err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	return ptmx, pts
-}
+	"github.com/benchsup/benchsup/internal/ptytest"
+)
 
 // TestRecordLiveOnATerminal runs benchsup record on a fixture program with
 // stderr a pseudo-terminal: the terminal gets the view's frames (clock,
@@ -42,7 +22,7 @@ func TestRecordLiveOnATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program for 2.5 s")
 	}
-	ptmx, pts := openPTY(t)
+	ptmx, pts := ptytest.Open(t)
 	require.NoError(t, unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 120}))
 	t.Setenv("TERM", "xterm-256color")
 	t.Setenv("NO_COLOR", "")

@@ -240,9 +240,17 @@ func compare(old, new [][]float64, b Bootstrap) (Ratio, error) {
 		logs[i] = math.Log(median(newMed)) - math.Log(median(oldMed))
 	}
 	slices.Sort(logs)
-	alpha := (1 - b.Confidence) / 2
-	r.Low = math.Exp(quantileSorted(logs, alpha))
-	r.High = math.Exp(quantileSorted(logs, 1-alpha))
+	r.Low, r.High, r.P = logRatioInterval(logs, b.Confidence)
+	return r, nil
+}
+
+// logRatioInterval is the percentile interval at confidence of bootstrap
+// log ratios (sorted), as ratios, and the two-sided p-value of "no
+// change": twice the smaller share of resamples on either side of 0.
+func logRatioInterval(logs []float64, confidence float64) (low, high, p float64) {
+	alpha := (1 - confidence) / 2
+	low = math.Exp(quantileSorted(logs, alpha))
+	high = math.Exp(quantileSorted(logs, 1-alpha))
 	below, above := 0, 0
 	for _, l := range logs {
 		if l <= 0 {
@@ -252,8 +260,8 @@ func compare(old, new [][]float64, b Bootstrap) (Ratio, error) {
 			above++
 		}
 	}
-	r.P = math.Min(1, 2*float64(min(below, above)+1)/float64(len(logs)+1))
-	return r, nil
+	p = math.Min(1, 2*float64(min(below, above)+1)/float64(len(logs)+1))
+	return low, high, p
 }
 
 func nonEmpty(side [][]float64) [][]float64 {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -74,27 +75,16 @@ func CompareSpanQuantileBlocks(old, new []float64, oldBlocks, newBlocks int, qs 
 			logs[i][r] = math.Log(nq[i]) - math.Log(oq[i])
 		}
 	}
-	alpha := (1 - b.Confidence) / 2
 	out := make([]Ratio, len(qs))
 	for i, q := range qs {
 		l := logs[i]
 		slices.Sort(l)
-		below, above := 0, 0
-		for _, x := range l {
-			if x <= 0 {
-				below++
-			}
-			if x >= 0 {
-				above++
-			}
-		}
 		out[i] = Ratio{
-			Ratio: quantileSorted(ns.sorted, q) / quantileSorted(os.sorted, q),
-			Low:   math.Exp(quantileSorted(l, alpha)), High: math.Exp(quantileSorted(l, 1-alpha)),
+			Ratio:      quantileSorted(ns.sorted, q) / quantileSorted(os.sorted, q),
 			Confidence: b.Confidence, Resamples: b.Resamples, Seed: b.Seed,
-			P:      math.Min(1, 2*float64(min(below, above)+1)/float64(len(l)+1)),
 			Method: method,
 		}
+		out[i].Low, out[i].High, out[i].P = logRatioInterval(l, b.Confidence)
 	}
 	return out, nil
 }
@@ -113,7 +103,7 @@ func newBlocked(spans []float64, nblocks int) *blocked {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(spans[a], spans[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(spans[a], spans[b]) })
 	rank := make([]int, len(spans))
 	sorted := make([]float64, len(spans))
 	for r, i := range order {
@@ -125,16 +115,6 @@ func newBlocked(spans []float64, nblocks int) *blocked {
 		bl.blocks = append(bl.blocks, rank[lo:hi])
 	}
 	return bl
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // resample draws as many blocks as there are, with replacement, and
@@ -183,11 +163,4 @@ func quantilesOfCounts(sorted []float64, counts []int, total int, qs, out []floa
 		stat[1] = orderStat(int(lo) + 1)
 		out[j] = stat[0] + (h-lo)*(stat[1]-stat[0])
 	}
-}
-
-// QuantileOf is the type 7 q-quantile of xs, which it does not modify.
-func QuantileOf(xs []float64, q float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return quantileSorted(s, q)
 }
