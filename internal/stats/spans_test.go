@@ -40,14 +40,3 @@ func TestResampledQuantilesMatchSort(t *testing.T) {
 		})
 	}
 }
-
-// resampledQuantiles draws len(sorted) spans with replacement as counts
-// over sorted, and writes the resample's type 7 quantiles qs into out.
-func resampledQuantiles(rng *rand.Rand, sorted []float64, counts []int, qs, out []float64) {
-	clear(counts)
-	n := len(sorted)
-	for range n {
-		counts[rng.IntN(n)]++
-	}
-	quantilesOfCounts(sorted, counts, n, qs, out)
-}
