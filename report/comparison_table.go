@@ -61,12 +61,7 @@ func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error
 	if len(c.Sweeps) > 0 {
 		writeSweepChanges(bw, c.Sweeps)
 	}
-	if len(v.notes) > 0 {
-		bw.WriteString("\nnotes:\n")
-		for _, n := range v.notes {
-			bw.WriteString("  " + n + "\n")
-		}
-	}
+	writeNotes(bw, "notes:", v.notes)
 	return bw.Flush()
 }
 
