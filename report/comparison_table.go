@@ -110,7 +110,7 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 	}
 	for _, m := range metrics {
 		switch {
-		case m == rundoc.MetricTime, m == rundoc.MetricSpanMedian, m == rundoc.MetricSpanP95, m == rundoc.MetricSpanP99:
+		case timeMetric(m):
 			// Time and a recording's spans keep their section: each
 			// row's note says why it could not be compared.
 		case allVerdict(c, m, rundoc.VerdictSame):
@@ -235,10 +235,9 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 		return dash
 	}
 	var s string
-	switch metric {
-	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
+	if timeMetric(metric) {
 		s = formatDuration(*v.Center)
-	default:
+	} else {
 		s = formatMetric(metric, *v.Center)
 	}
 	if v.Uncertainty != nil && *v.Uncertainty > 0 {
@@ -248,6 +247,16 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 		s += fmt.Sprintf(" (%d outlier)", n)
 	}
 	return s
+}
+
+// timeMetric reports whether a comparison metric is a duration: time, or
+// a recording's span percentiles.
+func timeMetric(m string) bool {
+	switch m {
+	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
+		return true
+	}
+	return false
 }
 
 // formatChange formats a ratio as a signed percentage change: +5.43%,
