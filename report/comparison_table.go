@@ -199,13 +199,7 @@ func metricSection(c rundoc.Comparison, metric, sortBy string) *grid {
 		if name == "" {
 			name = "(package)"
 		}
-		interval := dash
-		if r.Low != nil && r.High != nil {
-			interval = "[" + formatChange(*r.Low) + ", " + formatChange(*r.High) + "]"
-			if r.Confidence != nil && math.Abs(*r.Confidence-c.Knobs.Confidence) > 1e-9 {
-				interval += " @" + trimPercent(100**r.Confidence)
-			}
-		}
+		interval := intervalCell(r, c.Knobs.Confidence, formatChange)
 		change := dash
 		if r.Ratio != nil {
 			change = formatChange(*r.Ratio)
@@ -247,6 +241,20 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 		s += fmt.Sprintf(" (%d outlier)", n)
 	}
 	return s
+}
+
+// intervalCell is a comparison row's interval, each end formatted by
+// format, marked with the confidence it reached ("@75%") when that is not
+// the one asked; a dash when the row has none.
+func intervalCell(r rundoc.ComparisonRow, asked float64, format func(float64) string) string {
+	if r.Low == nil || r.High == nil {
+		return dash
+	}
+	interval := "[" + format(*r.Low) + ", " + format(*r.High) + "]"
+	if r.Confidence != nil && math.Abs(*r.Confidence-asked) > 1e-9 {
+		interval += " @" + trimPercent(100**r.Confidence)
+	}
+	return interval
 }
 
 // timeMetric reports whether a comparison metric is a duration: time, or
