@@ -322,16 +322,16 @@ func shortOfConfidence(rows []rundoc.ComparisonRow, asked float64) confidenceSho
 			// reached is all there is to say.
 			text = analysis.ConfidenceShortfall(0, *r.Confidence, asked)
 		}
-		if !slices.Contains(s.texts, text) {
-			s.texts = append(s.texts, text)
-		}
-		s.need = max(s.need, analysis.ProcessesFor(asked))
+		s.texts = appendNew(s.texts, text)
 		if r.Method == stats.MethodPairedSign {
 			s.paired = true
 		}
 	}
-	if s.paired {
+	switch {
+	case s.paired:
 		s.need = analysis.PairsFor(asked)
+	case s.rows > 0:
+		s.need = analysis.ProcessesFor(asked)
 	}
 	return s
 }
