@@ -79,7 +79,7 @@ func CompareVariants(rows []rundoc.Row, vc rundoc.VariantComparison, cfg Compare
 			case !oOK || !nOK:
 				missing := map[bool]string{true: g.Members[0], false: con}[!oOK]
 				for i := range c.Rows {
-					c.Rows[i].Note = joinNote(c.Rows[i].Note, fmt.Sprintf("%s=%s has no row in the run", vc.Key, missing))
+					c.Rows[i].Note = joinNotes(c.Rows[i].Note, fmt.Sprintf("%s=%s has no row in the run", vc.Key, missing))
 				}
 			}
 			if all == nil {
@@ -97,16 +97,6 @@ func CompareVariants(rows []rundoc.Row, vc rundoc.VariantComparison, cfg Compare
 		out = append(out, *all)
 	}
 	return out, nil
-}
-
-func joinNote(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
 }
 
 func cloneGroup(g rundoc.VariantGroup) rundoc.VariantGroup {

@@ -87,12 +87,7 @@ func WriteBenchfmt(w io.Writer, doc rundoc.Document) error {
 			return fmt.Errorf("report: meta %s %q spans lines, which the benchmark format cannot carry", kv[0], kv[1])
 		}
 	}
-	// go test appends -P to a benchmark's name unless GOMAXPROCS is 1;
-	// zero means no child reported it, and then no process has samples.
-	suffix := ""
-	if doc.Meta.GOMAXPROCS > 1 {
-		suffix = "-" + strconv.Itoa(doc.Meta.GOMAXPROCS)
-	}
+	suffix := procSuffix(doc.Meta)
 
 	var diagnostic []string
 	for _, c := range doc.Columns {

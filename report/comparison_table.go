@@ -61,12 +61,7 @@ func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error
 	if len(c.Sweeps) > 0 {
 		writeSweepChanges(bw, c.Sweeps)
 	}
-	if len(v.notes) > 0 {
-		bw.WriteString("\nnotes:\n")
-		for _, n := range v.notes {
-			bw.WriteString("  " + n + "\n")
-		}
-	}
+	writeNotes(bw, "notes:", v.notes)
 	return bw.Flush()
 }
 
@@ -115,7 +110,7 @@ func comparisonLayoutOf(c rundoc.Comparison, s Shape) comparisonLayout {
 	}
 	for _, m := range metrics {
 		switch {
-		case m == rundoc.MetricTime, m == rundoc.MetricSpanMedian, m == rundoc.MetricSpanP95, m == rundoc.MetricSpanP99:
+		case timeMetric(m):
 			// Time and a recording's spans keep their section: each
 			// row's note says why it could not be compared.
 		case allVerdict(c, m, rundoc.VerdictSame):
@@ -204,13 +199,7 @@ func metricSection(c rundoc.Comparison, metric, sortBy string) *grid {
 		if name == "" {
 			name = "(package)"
 		}
-		interval := dash
-		if r.Low != nil && r.High != nil {
-			interval = "[" + formatChange(*r.Low) + ", " + formatChange(*r.High) + "]"
-			if r.Confidence != nil && math.Abs(*r.Confidence-c.Knobs.Confidence) > 1e-9 {
-				interval += " @" + trimPercent(100**r.Confidence)
-			}
-		}
+		interval := intervalCell(r, c.Knobs.Confidence, formatChange)
 		change := dash
 		if r.Ratio != nil {
 			change = formatChange(*r.Ratio)
@@ -240,10 +229,9 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 		return dash
 	}
 	var s string
-	switch metric {
-	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
+	if timeMetric(metric) {
 		s = formatDuration(*v.Center)
-	default:
+	} else {
 		s = formatMetric(metric, *v.Center)
 	}
 	if v.Uncertainty != nil && *v.Uncertainty > 0 {
@@ -253,6 +241,30 @@ func formatCenter(metric string, v *rundoc.ComparedValue) string {
 		s += fmt.Sprintf(" (%d outlier)", n)
 	}
 	return s
+}
+
+// intervalCell is a comparison row's interval, each end formatted by
+// format, marked with the confidence it reached ("@75%") when that is not
+// the one asked; a dash when the row has none.
+func intervalCell(r rundoc.ComparisonRow, asked float64, format func(float64) string) string {
+	if r.Low == nil || r.High == nil {
+		return dash
+	}
+	interval := "[" + format(*r.Low) + ", " + format(*r.High) + "]"
+	if r.Confidence != nil && math.Abs(*r.Confidence-asked) > 1e-9 {
+		interval += " @" + trimPercent(100**r.Confidence)
+	}
+	return interval
+}
+
+// timeMetric reports whether a comparison metric is a duration: time, or
+// a recording's span percentiles.
+func timeMetric(m string) bool {
+	switch m {
+	case rundoc.MetricTime, rundoc.MetricSpanMedian, rundoc.MetricSpanP95, rundoc.MetricSpanP99:
+		return true
+	}
+	return false
 }
 
 // formatChange formats a ratio as a signed percentage change: +5.43%,
@@ -310,16 +322,16 @@ func shortOfConfidence(rows []rundoc.ComparisonRow, asked float64) confidenceSho
 			// reached is all there is to say.
 			text = analysis.ConfidenceShortfall(0, *r.Confidence, asked)
 		}
-		if !slices.Contains(s.texts, text) {
-			s.texts = append(s.texts, text)
-		}
-		s.need = max(s.need, analysis.ProcessesFor(asked))
+		s.texts = appendNew(s.texts, text)
 		if r.Method == stats.MethodPairedSign {
 			s.paired = true
 		}
 	}
-	if s.paired {
+	switch {
+	case s.paired:
 		s.need = analysis.PairsFor(asked)
+	case s.rows > 0:
+		s.need = analysis.ProcessesFor(asked)
 	}
 	return s
 }

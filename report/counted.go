@@ -280,15 +280,11 @@ func discloseCounting(doc rundoc.Document, rows []rundoc.Row, prefixes map[strin
 	var budgetMetrics []string
 	budgetRows, measuredRows := 0, 0
 	for _, r := range rows {
-		if measured(r) {
-			measuredRows++
-		}
-	}
-	for _, r := range rows {
 		if !measured(r) {
 			// The notes column says why the row has no numbers.
 			continue
 		}
+		measuredRows++
 		name := displayName(r, prefixes)
 		if !agree && verbose && (r.CountIterations != nil || r.CountMethod != "") {
 			d.notes = append(d.notes, name+": counting: "+countingText(r))

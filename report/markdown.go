@@ -89,25 +89,16 @@ func WriteMarkdown(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 		writeMarkdownList(bw, notes)
 	}
 
-	blocks := func(title string, write func(*bufio.Writer)) {
-		var buf bytes.Buffer
-		b := bufio.NewWriter(&buf)
-		write(b)
-		b.Flush()
-		if text := strings.Trim(buf.String(), "\n"); text != "" {
-			writeMarkdownFence(bw, title, text)
-		}
-	}
 	if len(doc.Windows) > 0 {
-		blocks("windows", func(b *bufio.Writer) { writeWindows(b, doc, prefixes, opt, false) })
+		writeMarkdownBlock(bw, "windows", func(b *bufio.Writer) { writeWindows(b, doc, prefixes, opt, false) })
 	}
 	if len(doc.Sweeps) > 0 {
-		blocks("sweeps", func(b *bufio.Writer) { writeSweeps(b, doc.Sweeps, prefixes, opt, false) })
+		writeMarkdownBlock(bw, "sweeps", func(b *bufio.Writer) { writeSweeps(b, doc.Sweeps, prefixes, opt, false) })
 	}
 	if len(doc.Recordings) > 0 {
-		blocks("recordings", func(b *bufio.Writer) { writeRecordings(b, doc.Recordings, opt, false) })
+		writeMarkdownBlock(bw, "recordings", func(b *bufio.Writer) { writeRecordings(b, doc.Recordings, opt, false) })
 	}
-	blocks("failures", func(b *bufio.Writer) { writeErrorBlocks(b, rows, prefixes) })
+	writeMarkdownBlock(bw, "failures", func(b *bufio.Writer) { writeErrorBlocks(b, rows, prefixes) })
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: writing markdown: %w", err)
 	}
@@ -137,11 +128,7 @@ func WriteComparisonMarkdown(w io.Writer, c rundoc.Comparison, s Shape) error {
 		fmt.Fprintf(bw, "%s\n\n", markdownEscape(uncomparedLine(v.uncompared)))
 	}
 	if len(c.Sweeps) > 0 {
-		var buf bytes.Buffer
-		b := bufio.NewWriter(&buf)
-		writeSweepChanges(b, c.Sweeps)
-		b.Flush()
-		writeMarkdownFence(bw, "scaling changes", strings.Trim(buf.String(), "\n"))
+		writeMarkdownBlock(bw, "scaling changes", func(b *bufio.Writer) { writeSweepChanges(b, c.Sweeps) })
 	}
 	if len(v.notes) > 0 {
 		bw.WriteString("**notes**\n\n")
@@ -223,6 +210,18 @@ func writeMarkdownGrid(w *bufio.Writer, g *grid, cell func(string) string) {
 		w.WriteString(b.String() + "\n")
 	}
 	w.WriteString("\n")
+}
+
+// writeMarkdownBlock writes what write writes, without blank lines at
+// either end, as a fence under title; nothing when that is empty.
+func writeMarkdownBlock(w *bufio.Writer, title string, write func(*bufio.Writer)) {
+	var buf bytes.Buffer
+	b := bufio.NewWriter(&buf)
+	write(b)
+	b.Flush()
+	if text := strings.Trim(buf.String(), "\n"); text != "" {
+		writeMarkdownFence(w, title, text)
+	}
 }
 
 // writeMarkdownList writes items as a list, each escaped, and a blank

@@ -234,9 +234,5 @@ func writeSweepChanges(w *bufio.Writer, changes []rundoc.SweepChange) {
 		}
 		g.cells = append(g.cells, []string{"  " + truncate(oneLine(c.Family), maxCompareName), oneLine(c.Text)})
 	}
-	header, rows := g.layout()
-	w.WriteString(joinCells(header) + "\n")
-	for _, row := range rows {
-		w.WriteString(joinCells(row) + "\n")
-	}
+	writeGrid(w, &g, false)
 }

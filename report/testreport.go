@@ -28,17 +28,8 @@ var (
 // log lines and its failed subtests' reports, indented as go test indents
 // them, relative to the --- FAIL line).
 func goTestReport(name, output string) (printed, body []string) {
-	type block struct{ lines []string }
-	blocks := map[string]*block{name: {}}
+	blocks := map[string][]string{} // each test's lines, until it ends
 	current := name
-	get := func(n string) *block {
-		b := blocks[n]
-		if b == nil {
-			b = &block{}
-			blocks[n] = b
-		}
-		return b
-	}
 	for _, l := range lines(output) {
 		if m := chattyMarker.FindStringSubmatch(l); m != nil {
 			if m[1] != "PAUSE" {
@@ -51,15 +42,15 @@ func goTestReport(name, output string) (printed, body []string) {
 			if sub == name {
 				continue
 			}
-			b := get(sub)
+			own := blocks[sub]
 			delete(blocks, sub)
 			// Without -v testing reports only failures; a passed or
 			// skipped subtest's logs are dropped with it.
 			if m[1] == "FAIL" {
-				parent := get(parentTest(sub, name))
-				parent.lines = append(parent.lines, "--- FAIL: "+sub+" ("+m[3]+")")
-				for _, bl := range b.lines {
-					parent.lines = append(parent.lines, "    "+bl)
+				parent := parentTest(sub, name)
+				blocks[parent] = append(blocks[parent], "--- FAIL: "+sub+" ("+m[3]+")")
+				for _, bl := range own {
+					blocks[parent] = append(blocks[parent], "    "+bl)
 				}
 			}
 			if current == sub {
@@ -68,13 +59,12 @@ func goTestReport(name, output string) (printed, body []string) {
 			continue
 		}
 		if rest, ok := strings.CutPrefix(l, "    "); ok {
-			b := get(current)
-			b.lines = append(b.lines, rest)
+			blocks[current] = append(blocks[current], rest)
 			continue
 		}
 		printed = append(printed, l)
 	}
-	return printed, blocks[name].lines
+	return printed, blocks[name]
 }
 
 // parentTest is the parent of subtest sub, down to the top-level test

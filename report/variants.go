@@ -179,15 +179,9 @@ func (set variantSet) title() string {
 // cells are a line's ratio, interval and pairs won and lost, as text.
 func (l variantLine) cells(confidence float64) (ratio, interval, won string) {
 	r := l.row
-	ratio, interval, won = dash, dash, dash
+	ratio, interval, won = dash, intervalCell(r, confidence, formatRatio), dash
 	if r.Ratio != nil {
 		ratio = formatRatio(*r.Ratio)
-	}
-	if r.Low != nil && r.High != nil {
-		interval = "[" + formatRatio(*r.Low) + ", " + formatRatio(*r.High) + "]"
-		if r.Confidence != nil && math.Abs(*r.Confidence-confidence) > 1e-9 {
-			interval += " @" + trimPercent(100**r.Confidence)
-		}
 	}
 	if r.Wins != nil && r.Losses != nil {
 		won = strconv.Itoa(*r.Wins) + "–" + strconv.Itoa(*r.Losses)
