@@ -79,7 +79,7 @@ func CompareVariants(rows []rundoc.Row, vc rundoc.VariantComparison, cfg Compare
 			case !oOK || !nOK:
 				missing := map[bool]string{true: g.Members[0], false: con}[!oOK]
 				for i := range c.Rows {
-					c.Rows[i].Note = joinNotes(c.Rows[i].Note, fmt.Sprintf("%s=%s has no row in the run", vc.Key, missing))
+					c.Rows[i].Note = joinNote(c.Rows[i].Note, fmt.Sprintf("%s=%s has no row in the run", vc.Key, missing))
 				}
 			}
 			if all == nil {
@@ -324,4 +324,14 @@ func variantCell(cmp comparer, found groupRows, g rundoc.VariantGroup, key strin
 	}
 	// cmp.rows gives every compared identity a time row.
 	panic("analysis: no time row for " + g.Group)
+}
+
+func joinNote(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
