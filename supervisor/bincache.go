@@ -168,6 +168,10 @@ func useCached(src, dst string) error {
 // benchsup's to remove.
 var cachedName = regexp.MustCompile(`-[0-9a-f]{20}\.test$`)
 
+// layoutRecordName is the name of a binary's layout record (layout.go),
+// or of one a run was writing.
+var layoutRecordName = regexp.MustCompile(`-[0-9a-f]{20}\.test\.layout(\.[0-9]+\.tmp)?$`)
+
 // cachedBinary is one file in the cache: a test binary or a vet record.
 type cachedBinary struct {
 	name string
@@ -248,6 +252,7 @@ func pruneBinCache(dir string, now time.Time, max int64, keep time.Time) {
 		}
 		if r.Remove(b.name) == nil {
 			total -= b.size
+			_ = r.Remove(b.name + layoutRecordSuffix)
 		}
 	}
 }
@@ -300,6 +305,17 @@ func removeBinaries(dir string) (files int, bytes int64, err error) {
 		}
 		files++
 		bytes += b.size
+	}
+	// The binaries' layout records (layout.go), and any a run left half
+	// written, go with them.
+	records, err := listCached(r, layoutRecordName)
+	if err != nil {
+		return files, bytes, err
+	}
+	for _, rec := range records {
+		if err := r.Remove(rec.name); err != nil {
+			return files, bytes, fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
+		}
 	}
 	return files, bytes, nil
 }
