@@ -78,6 +78,26 @@ func (s *supervisor) buildFlags() []string {
 	return out
 }
 
+// linkFlags are the flags benchsup adds to every link: -ldflags=-w, no
+// DWARF, as go test links the binary it runs (it omits debug information
+// unless it keeps the binary or writes a profile), where go test -c keeps
+// it. Without it, writing the debug information is a sixth of a package's
+// build after an edit (Masterminds/semver: 0.47 s against 0.41 s). The
+// text is laid out alike either way, and the symbol table the layout
+// comparison reads (layout.go) stays. None when the user gives -ldflags,
+// on the command line or in GOFLAGS: a second -ldflags would replace
+// theirs.
+func (s *supervisor) linkFlags() []string {
+	given := func(f string) bool {
+		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		return name == "ldflags"
+	}
+	if slices.ContainsFunc(s.buildFlags(), given) || slices.ContainsFunc(strings.Fields(s.env.GOFLAGS), given) {
+		return nil
+	}
+	return []string{"-ldflags=-w"}
+}
+
 // covering reports whether the build is instrumented for coverage: a
 // coverage flag, or a profile asked for (which adds -cover).
 func (s *supervisor) covering() bool {

@@ -76,6 +76,28 @@ func TestBuildFlags(t *testing.T) {
 	}
 }
 
+func TestLinkFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		flags   []string
+		goflags string
+		want    []string
+	}{
+		{"no -ldflags: no DWARF, as go test links what it runs", nil, "", []string{"-ldflags=-w"}},
+		{"other flags leave it", []string{"-tags=a", "-race"}, "-mod=mod -trimpath", []string{"-ldflags=-w"}},
+		{"the user's -ldflags stay theirs alone", []string{"-ldflags=-X main.v=1"}, "", nil},
+		{"with two dashes too", []string{"--ldflags=-s"}, "", nil},
+		{"and from GOFLAGS, which a second -ldflags would replace", nil, "-mod=mod -ldflags=-X=main.v=1", nil},
+		{"GOFLAGS' two-dash form", nil, "--ldflags=-s", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &supervisor{cfg: Config{BuildFlags: tt.flags}, env: goEnv{GOFLAGS: tt.goflags}}
+			assert.Equal(t, tt.want, s.linkFlags())
+		})
+	}
+}
+
 func TestCoverDir(t *testing.T) {
 	s := &supervisor{tmp: t.TempDir()}
 	assert.Empty(t, s.coverDir("example.com/m"), "no profile, no directory")

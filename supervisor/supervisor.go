@@ -366,15 +366,17 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 		}
 	}
 	// go test's vet step for every package (vet.go), before the builds:
-	// go vet compiles each package's internal test package, "p [p.test]",
-	// which the measured build compiles from the same files (inject.go's
-	// entryPoints), so the builds take it from the go command's cache.
-	// Beside the builds, both go commands compiled it at once. A coverage
-	// build compiles its own (go vet leaves the -cover flags out), so its
-	// vet step stays beside the builds.
+	// to vet a package's external tests, go vet compiles its internal test
+	// package, "p [p.test]", which the measured build compiles from the
+	// same files (inject.go's entryPoints), so the builds take it from the
+	// go command's cache. Beside the builds, both go commands compiled it
+	// at once. Without external tests go vet compiles nothing of the
+	// package (it type-checks from source), and a coverage build compiles
+	// its own (go vet leaves the -cover flags out): then the vet step runs
+	// beside the builds.
 	vetDone := make(chan map[string]error, 1)
 	s.vetted = sync.OnceValue(func() map[string]error { return <-vetDone })
-	if s.coverBuild() {
+	if s.coverBuild() || !slices.ContainsFunc(plans, func(p *pkgPlan) bool { return len(p.pkg.XTestGoFiles) > 0 }) {
 		go func() { vetDone <- s.vetAll(ctx, plans) }()
 		defer s.vetted() // the go vet command ends before the builds' results are read
 	} else {
@@ -456,7 +458,7 @@ func (s *supervisor) goTestC(ctx context.Context, p *pkgPlan, target, overlay st
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
 	}
-	args = slices.Concat(args, s.buildFlags(), []string{p.pkg.ImportPath})
+	args = slices.Concat(args, s.buildFlags(), s.linkFlags(), []string{p.pkg.ImportPath})
 	out, err := s.goCmd(ctx, args...).CombinedOutput()
 	if err != nil {
 		if len(out) == 0 { // the go command did not run, or said nothing
@@ -506,7 +508,7 @@ func (s *supervisor) checkUntested(ctx context.Context, rows []rundoc.Row) {
 				args = append(args, "-vet="+s.cfg.Vet)
 			}
 		}
-		args = slices.Concat(args, s.buildFlags(), []string{r.Package})
+		args = slices.Concat(args, s.buildFlags(), s.linkFlags(), []string{r.Package})
 		out, err := s.goCmd(ctx, args...).CombinedOutput()
 		if ctx.Err() != nil {
 			return
