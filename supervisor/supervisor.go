@@ -365,8 +365,8 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 			jobs = append(jobs, job{p, b})
 		}
 	}
-	// go test's vet step for every package (vet.go), before the builds:
-	// to vet a package's external tests, go vet compiles its internal test
+	// go test's vet step for every package (vet.go), before the builds
+	// or beside them. To vet a package's external tests, go vet compiles its internal test
 	// package, "p [p.test]", which the measured build compiles from the
 	// same files (inject.go's entryPoints), so the builds take it from the
 	// go command's cache. Beside the builds, both go commands compiled it
