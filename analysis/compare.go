@@ -632,6 +632,15 @@ func counted(base rundoc.ComparisonRow, o, n rundoc.Row) []rundoc.ComparisonRow 
 		if ov == nil && nv == nil {
 			continue // neither run has it: each run's absences say why
 		}
+		// The side that counted keeps its value, as a sampled metric's
+		// unavailable row does: a measurement is shown, not hidden.
+		side := func(r rundoc.Row, v *float64) *rundoc.ComparedValue {
+			if v == nil {
+				return nil
+			}
+			return &rundoc.ComparedValue{Center: ptr(*v), Processes: r.Summary.Processes, Uncertainty: ptr(r.Summary.Uncertainty[name]), Outcome: r.Outcome}
+		}
+		row.Old, row.New = side(o, ov), side(n, nv)
 		if ov == nil || nv == nil {
 			row.Verdict = rundoc.VerdictUnavailable
 			row.Note = "not counted on the " + map[bool]string{true: "old", false: "new"}[ov == nil] + " side (its row's absences say why)"
@@ -639,8 +648,6 @@ func counted(base rundoc.ComparisonRow, o, n rundoc.Row) []rundoc.ComparisonRow 
 			continue
 		}
 		uo, un := o.Summary.Uncertainty[name], n.Summary.Uncertainty[name]
-		row.Old = &rundoc.ComparedValue{Center: ptr(*ov), Processes: o.Summary.Processes, Uncertainty: ptr(uo), Outcome: o.Outcome}
-		row.New = &rundoc.ComparedValue{Center: ptr(*nv), Processes: n.Summary.Processes, Uncertainty: ptr(un), Outcome: n.Outcome}
 		row.Method = "uncertainty"
 		if *ov > 0 {
 			row.Ratio = ptr(*nv / *ov)

@@ -299,3 +299,53 @@ func TestCompareRefusesDryRun(t *testing.T) {
 		})
 	}
 }
+
+// A counted metric compares only when both sides counted it; a side that
+// did keeps its value in the row (shown, not hidden), the verdict says
+// unavailable and the note names the side that did not.
+func TestCountedOneSide(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	row := func(counted map[string]*float64) rundoc.Row {
+		return rundoc.Row{Outcome: rundoc.OutcomeOK, Summary: &rundoc.Summary{Processes: 3, Counted: counted,
+			Uncertainty: map[string]float64{"minflt": 0.01}}}
+	}
+	for _, tc := range []struct {
+		name             string
+		old, new         *float64
+		wantOld, wantNew *float64
+		verdict          rundoc.Verdict
+		note             string
+	}{
+		{"both", v(0.20), v(0.30), v(0.20), v(0.30), rundoc.VerdictIncreased, ""},
+		{"old missing", nil, v(0.30), nil, v(0.30), rundoc.VerdictUnavailable, "not counted on the old side"},
+		{"new missing", v(0.20), nil, v(0.20), nil, rundoc.VerdictUnavailable, "not counted on the new side"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := counted(rundoc.ComparisonRow{Name: "BenchmarkX"},
+				row(map[string]*float64{"minflt": tc.old}), row(map[string]*float64{"minflt": tc.new}))
+			if len(got) != 1 {
+				t.Fatalf("%d rows, want 1", len(got))
+			}
+			r := got[0]
+			if r.Verdict != tc.verdict || !strings.HasPrefix(r.Note, tc.note) {
+				t.Errorf("verdict %q note %q, want %q and a note starting %q", r.Verdict, r.Note, tc.verdict, tc.note)
+			}
+			for _, side := range []struct {
+				label string
+				got   *rundoc.ComparedValue
+				want  *float64
+			}{{"old", r.Old, tc.wantOld}, {"new", r.New, tc.wantNew}} {
+				switch {
+				case side.want == nil && side.got != nil:
+					t.Errorf("%s side %+v, want none", side.label, side.got)
+				case side.want != nil && (side.got == nil || side.got.Center == nil || *side.got.Center != *side.want ||
+					side.got.Uncertainty == nil || *side.got.Uncertainty != 0.01 || side.got.Processes != 3):
+					t.Errorf("%s side %+v, want center %v ±0.01 over 3 processes", side.label, side.got, *side.want)
+				}
+			}
+			if tc.verdict == rundoc.VerdictUnavailable && r.Ratio != nil {
+				t.Errorf("ratio %v for a side that was not counted", *r.Ratio)
+			}
+		})
+	}
+}
