@@ -61,9 +61,11 @@ type Test2JSONEvent struct {
 //
 // A test's run, output and end events are rebuilt from its row: its
 // output holds its subtests' report lines (--- PASS: TestX/a), from which
-// each subtest gets its own run and end events, in order. What the
-// document does not keep is not invented: a parallel test's pause and cont
-// events, and the rows of --against builds, are not written.
+// each subtest gets its own run and end events, in order. A test that
+// called t.Parallel (Row.Paused) gets its pause and cont events right
+// after its run: the document keeps that it waited, not what ran
+// meanwhile. What the document does not keep is not invented: the rows of
+// --against builds are not written.
 func WriteTest2JSON(w io.Writer, doc rundoc.Document) error {
 	return NewTest2JSONStream(w).Finish(doc)
 }
@@ -295,6 +297,10 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 	var open []string // started tests that have not ended, in start order
 	started := map[string]bool{}
 	known := map[string]bool{top: true}
+	paused := map[string]bool{}
+	for _, name := range r.Paused {
+		known[name], paused[name] = true, true
+	}
 	for _, l := range splitLines(r.Output) {
 		l = strings.TrimLeft(l, " ")
 		if name, ok := strings.CutPrefix(l, "=== NAME"); ok {
@@ -303,7 +309,7 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 			known[name] = true
 		}
 	}
-	start := func(name string) { startTest(&open, started, known, name, t, pkg) }
+	start := func(name string) { startTest(&open, started, known, paused, name, t, pkg) }
 	start(top)
 	cur := top
 	for _, l := range splitLines(r.Output) {
@@ -376,19 +382,28 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 // subtests'. A parent is a prefix of name, ending before a slash, that is
 // one of the tests the output names (known): a subtest's own name may hold
 // a slash (t.Run("/x", ...) makes TestX//x), which starts no test.
-func startTest(open *[]string, started, known map[string]bool, name string, t *test2json, pkg string) {
+func startTest(open *[]string, started, known, paused map[string]bool, name string, t *test2json, pkg string) {
 	if started[name] {
 		return
 	}
 	for i := 0; i < len(name); i++ {
 		if parent := name[:i]; name[i] == '/' && known[parent] && !started[parent] {
-			startTest(open, started, known, parent, t, pkg)
+			startTest(open, started, known, paused, parent, t, pkg)
 		}
 	}
 	started[name] = true
 	*open = append(*open, name)
 	t.emit(Test2JSONEvent{Action: "run", Package: pkg, Test: name})
 	t.output(pkg, name, "=== RUN   "+name+"\n")
+	if paused[name] {
+		// The document keeps that it waited, not when it resumed: its
+		// cont follows its pause, as go test's does when nothing else
+		// ran between (test2json writes the cont event before its line).
+		t.output(pkg, name, "=== PAUSE "+name+"\n")
+		t.emit(Test2JSONEvent{Action: "pause", Package: pkg, Test: name})
+		t.emit(Test2JSONEvent{Action: "cont", Package: pkg, Test: name})
+		t.output(pkg, name, "=== CONT  "+name+"\n")
+	}
 }
 
 // reportLine parses testing's end line of a test, "--- PASS: TestX/a

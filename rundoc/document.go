@@ -479,6 +479,11 @@ type Row struct {
 
 	// ElapsedNs is a test's own duration; nil for benchmarks.
 	ElapsedNs *int64 `json:"elapsedNs,omitempty"`
+	// Paused, on a test row, names the tests of its tree (the test itself
+	// or its subtests) that called t.Parallel and so waited before they
+	// ran on, in the order they paused: go test -json's pause and cont
+	// events. Absent when none did.
+	Paused []string `json:"paused,omitempty"`
 
 	// Calibration is how N was chosen (benchmarks calibrated in
 	// discovery); nil otherwise.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ValueError is a value of a read document outside its domain: a negative
@@ -266,6 +267,11 @@ func (v *validator) meta(m Meta) {
 
 func (v *validator) row(path string, r Row) {
 	v.durationPtr(path+".elapsedNs", r.ElapsedNs)
+	for j, name := range r.Paused {
+		if r.Kind != KindTest || (name != r.Name && !strings.HasPrefix(name, r.Name+"/")) {
+			v.fail(idx(path+".paused", j), "%q is not %s or one of its subtests", name, r.Name)
+		}
+	}
 	v.bytes(path+".peakMemoryBytes", r.PeakMemoryBytes)
 	if c := r.Coverage; c != nil {
 		v.count(path+".coverage.statements", c.Statements)

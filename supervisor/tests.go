@@ -62,8 +62,11 @@ type testRun struct {
 	// firstFail is the first test under each top-level test whose fail
 	// event arrived: the one whose output explains the failure.
 	firstFail map[string]string
-	timedOut  string // the test the supervisor stopped for its deadline
-	clocks    map[string]*testClock
+	// paused lists, per top-level test, the tests of its tree that
+	// paused (t.Parallel), in order, once each.
+	paused   map[string][]string
+	timedOut string // the test the supervisor stopped for its deadline
+	clocks   map[string]*testClock
 	// withheld are, per top-level test ("" outside any), the variables
 	// the child read that benchsup's environment has and the strict
 	// policy did not pass (testenv.go).
@@ -343,6 +346,7 @@ func (s *supervisor) scratchWriteFailed(out sandbox.Outcome) string {
 // culpritRow is the row of the test charged with its child's death.
 func (tr *testRun) culpritRow(s *supervisor, p *pkgPlan, v verdict, out sandbox.Outcome) rundoc.Row {
 	row := errorRow(p.pkg.ImportPath, v.test, "test", out)
+	row.Paused = slices.Clone(tr.paused[v.test])
 	// The child's stdout holds only what the worker forwarded, every
 	// test's, which the events already carried: the test's own output,
 	// then the crash from stderr.
@@ -482,6 +486,12 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 		}
 	case protocol.TestPause:
 		tr.status[name] = statusPaused
+		if !slices.Contains(tr.paused[top], name) {
+			if tr.paused == nil {
+				tr.paused = map[string][]string{}
+			}
+			tr.paused[top] = append(tr.paused[top], name)
+		}
 		if clock != nil {
 			clock.stop()
 		}
@@ -523,7 +533,8 @@ var resultWord = map[protocol.TestAction]string{protocol.TestPass: "PASS", proto
 
 // testRow is the row of a test that ended with testing's own result.
 func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) rundoc.Row {
-	row := rundoc.Row{Package: pkg, Name: name, Kind: "test", ElapsedNs: ptr(ev.ElapsedNs), Processes: []rundoc.ProcessResult{}}
+	row := rundoc.Row{Package: pkg, Name: name, Kind: "test", ElapsedNs: ptr(ev.ElapsedNs), Processes: []rundoc.ProcessResult{},
+		Paused: slices.Clone(tr.paused[name])}
 	o := tr.output[name]
 	row.Output = o.String()
 	switch ev.Action {

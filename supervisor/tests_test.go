@@ -251,6 +251,22 @@ func TestObserveSubtestResults(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(row.Output, "broken"))
 }
 
+// A test's row names the tests of its tree that paused (t.Parallel), in
+// order, once each, whatever else paused around them.
+func TestObservePaused(t *testing.T) {
+	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	for _, e := range []protocol.TestEvent{
+		ev("run", "TestP"), ev("pause", "TestP"), ev("run", "TestQ"), ev("pass", "TestQ"), ev("cont", "TestP"),
+		ev("run", "TestP/b"), ev("pause", "TestP/b"), ev("run", "TestP/a"), ev("pass", "TestP/a"),
+		ev("cont", "TestP/b"), ev("pause", "TestP/b"), ev("cont", "TestP/b"), ev("pass", "TestP/b"), ev("pass", "TestP"),
+	} {
+		tr.observe(e, 0, nil)
+	}
+	assert.Equal(t, []string{"TestP", "TestP/b"}, tr.testRow("p", "TestP", tr.ended["TestP"]).Paused)
+	assert.Nil(t, tr.testRow("p", "TestQ", tr.ended["TestQ"]).Paused, "a test that never paused names none")
+}
+
 // child is a scripted test child: it plays events through observe, with
 // pauses, and ends with the given stderr and exit status, or as canceled
 // when its context ends first.

@@ -243,7 +243,7 @@ func TestsDoc() rundoc.Document {
 	m.GOMAXPROCS = 2
 	const codec, store, broken = "github.com/acme/shop/codec", "github.com/acme/shop/store", "github.com/acme/shop/broken"
 	return rundoc.Document{Schema: rundoc.SchemaVersion, Meta: m, Rows: []rundoc.Row{
-		{Package: codec, Name: "TestRoundTrip", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(120_000_000)},
+		{Package: codec, Name: "TestRoundTrip", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(120_000_000), Paused: []string{"TestRoundTrip/empty"}},
 		{Package: codec, Name: "TestRoundTrip/empty", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: Ns(0)},
 		{Package: codec, Name: "TestGPU", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeSkipped, Skipped: Str("no CUDA device"), ElapsedNs: Ns(0)},
 		{Package: codec, Name: "TestLegacy", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, ElapsedNs: Ns(30_000_000),
