@@ -628,32 +628,25 @@ func counted(base rundoc.ComparisonRow, o, n rundoc.Row) []rundoc.ComparisonRow 
 	for _, name := range names {
 		row := base
 		row.Metric = name
-		ov, nv := o.Summary.Counted[name], n.Summary.Counted[name]
-		if ov == nil && nv == nil {
-			continue // neither run has it: each run's absences say why
-		}
 		// The side that counted keeps its value, as a sampled metric's
 		// unavailable row does: a measurement is shown, not hidden.
-		side := func(r rundoc.Row, v *float64) *rundoc.ComparedValue {
-			if v == nil {
-				return nil
-			}
-			return &rundoc.ComparedValue{Center: ptr(*v), Processes: r.Summary.Processes, Uncertainty: ptr(r.Summary.Uncertainty[name]), Outcome: r.Outcome}
-		}
-		row.Old, row.New = side(o, ov), side(n, nv)
-		if ov == nil || nv == nil {
+		row.Old, row.New = countedValue(o, name), countedValue(n, name)
+		switch {
+		case row.Old == nil && row.New == nil:
+			continue // neither run has it: each run's absences say why
+		case row.Old == nil || row.New == nil:
 			row.Verdict = rundoc.VerdictUnavailable
-			row.Note = "not counted on the " + map[bool]string{true: "old", false: "new"}[ov == nil] + " side (its row's absences say why)"
+			row.Note = "not counted on the " + map[bool]string{true: "old", false: "new"}[row.Old == nil] + " side (its row's absences say why)"
 			out = append(out, row)
 			continue
 		}
-		uo, un := o.Summary.Uncertainty[name], n.Summary.Uncertainty[name]
+		ov, nv := *row.Old.Center, *row.New.Center
 		row.Method = "uncertainty"
-		if *ov > 0 {
-			row.Ratio = ptr(*nv / *ov)
+		if ov > 0 {
+			row.Ratio = ptr(nv / ov)
 		}
-		switch d := *nv - *ov; {
-		case math.Abs(d) <= uo+un:
+		switch d := nv - ov; {
+		case math.Abs(d) <= *row.Old.Uncertainty+*row.New.Uncertainty:
 			row.Verdict = rundoc.VerdictWithinNoise
 		case d > 0:
 			row.Verdict = rundoc.VerdictIncreased
@@ -663,6 +656,16 @@ func counted(base rundoc.ComparisonRow, o, n rundoc.Row) []rundoc.ComparisonRow 
 		out = append(out, row)
 	}
 	return out
+}
+
+// countedValue is r's value of the counted metric name, with its
+// uncertainty; nil when r did not count it.
+func countedValue(r rundoc.Row, name string) *rundoc.ComparedValue {
+	v := r.Summary.Counted[name]
+	if v == nil {
+		return nil
+	}
+	return &rundoc.ComparedValue{Center: ptr(*v), Processes: r.Summary.Processes, Uncertainty: ptr(r.Summary.Uncertainty[name]), Outcome: r.Outcome}
 }
 
 // Geomeans is the geometric mean of each metric's ratios over the rows

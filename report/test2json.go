@@ -294,23 +294,19 @@ func (t *test2json) pkg(meta rundoc.Meta, pkg string, rows []rundoc.Row) {
 // test writes one top-level test's events and reports whether it failed.
 func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 	top := r.Name
-	var open []string // started tests that have not ended, in start order
-	started := map[string]bool{}
-	known := map[string]bool{top: true}
-	paused := map[string]bool{}
+	tree := &testTree{t: t, pkg: pkg, started: map[string]bool{}, known: map[string]bool{top: true}, paused: r.Paused}
 	for _, name := range r.Paused {
-		known[name], paused[name] = true, true
+		tree.known[name] = true
 	}
 	for _, l := range splitLines(r.Output) {
 		l = strings.TrimLeft(l, " ")
 		if name, ok := strings.CutPrefix(l, "=== NAME"); ok {
-			known[strings.TrimSpace(name)] = true
+			tree.known[strings.TrimSpace(name)] = true
 		} else if _, name, _, ok := reportLine(l); ok {
-			known[name] = true
+			tree.known[name] = true
 		}
 	}
-	start := func(name string) { startTest(&open, started, known, paused, name, t, pkg) }
-	start(top)
+	tree.start(top)
 	cur := top
 	for _, l := range splitLines(r.Output) {
 		trimmed := strings.TrimLeft(l, " ")
@@ -319,8 +315,8 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 			if name == "" {
 				name = top
 			}
-			if !started[name] {
-				start(name)
+			if !tree.started[name] {
+				tree.start(name)
 			} else if name != cur {
 				t.output(pkg, name, "=== NAME  "+name+"\n")
 			}
@@ -328,10 +324,10 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 			continue
 		}
 		if action, name, secs, ok := reportLine(trimmed); ok && name != top && strings.HasPrefix(name, top+"/") {
-			start(name)
+			tree.start(name)
 			t.output(pkg, name, trimmed+"\n")
 			t.emit(Test2JSONEvent{Action: action, Package: pkg, Test: name, Elapsed: secs})
-			open = slices.DeleteFunc(open, func(s string) bool { return s == name })
+			tree.open = slices.DeleteFunc(tree.open, func(s string) bool { return s == name })
 			if i := strings.LastIndexByte(name, '/'); i > 0 {
 				cur = name[:i]
 			}
@@ -364,10 +360,10 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 			for _, n := range r.Notes {
 				t.output(pkg, top, "    note: "+oneLine(n)+"\n")
 			}
-			for i := len(open) - 1; i >= 0; i-- {
-				if open[i] != top {
-					t.output(pkg, open[i], "--- FAIL: "+open[i]+"\n")
-					t.emit(Test2JSONEvent{Action: "fail", Package: pkg, Test: open[i], BenchsupClass: string(r.Outcome)})
+			for i := len(tree.open) - 1; i >= 0; i-- {
+				if name := tree.open[i]; name != top {
+					t.output(pkg, name, "--- FAIL: "+name+"\n")
+					t.emit(Test2JSONEvent{Action: "fail", Package: pkg, Test: name, BenchsupClass: string(r.Outcome)})
 				}
 			}
 		}
@@ -377,32 +373,42 @@ func (t *test2json) test(pkg string, r rundoc.Row) (failed bool) {
 	return failed
 }
 
-// startTest starts name, after its parents that have not started,
-// outermost first: testing prints each one's === RUN line before its
-// subtests'. A parent is a prefix of name, ending before a slash, that is
-// one of the tests the output names (known): a subtest's own name may hold
-// a slash (t.Run("/x", ...) makes TestX//x), which starts no test.
-func startTest(open *[]string, started, known, paused map[string]bool, name string, t *test2json, pkg string) {
-	if started[name] {
+// testTree is one top-level test's tests as its events are written.
+type testTree struct {
+	t       *test2json
+	pkg     string
+	open    []string        // started tests that have not ended, in start order
+	started map[string]bool // by full name
+	known   map[string]bool // the tests the row names: in its output, or paused
+	paused  []string        // Row.Paused: the tests that called t.Parallel
+}
+
+// start starts name, after its parents that have not started, outermost
+// first: testing prints each one's === RUN line before its subtests'. A
+// parent is a prefix of name, ending before a slash, that is one of the
+// tests the row names (known): a subtest's own name may hold a slash
+// (t.Run("/x", ...) makes TestX//x), which starts no test.
+func (tt *testTree) start(name string) {
+	if tt.started[name] {
 		return
 	}
 	for i := 0; i < len(name); i++ {
-		if parent := name[:i]; name[i] == '/' && known[parent] && !started[parent] {
-			startTest(open, started, known, paused, parent, t, pkg)
+		if parent := name[:i]; name[i] == '/' && tt.known[parent] && !tt.started[parent] {
+			tt.start(parent)
 		}
 	}
-	started[name] = true
-	*open = append(*open, name)
-	t.emit(Test2JSONEvent{Action: "run", Package: pkg, Test: name})
-	t.output(pkg, name, "=== RUN   "+name+"\n")
-	if paused[name] {
+	tt.started[name] = true
+	tt.open = append(tt.open, name)
+	tt.t.emit(Test2JSONEvent{Action: "run", Package: tt.pkg, Test: name})
+	tt.t.output(tt.pkg, name, "=== RUN   "+name+"\n")
+	if slices.Contains(tt.paused, name) {
 		// The document keeps that it waited, not when it resumed: its
 		// cont follows its pause, as go test's does when nothing else
 		// ran between (test2json writes the cont event before its line).
-		t.output(pkg, name, "=== PAUSE "+name+"\n")
-		t.emit(Test2JSONEvent{Action: "pause", Package: pkg, Test: name})
-		t.emit(Test2JSONEvent{Action: "cont", Package: pkg, Test: name})
-		t.output(pkg, name, "=== CONT  "+name+"\n")
+		tt.t.output(tt.pkg, name, "=== PAUSE "+name+"\n")
+		tt.t.emit(Test2JSONEvent{Action: "pause", Package: tt.pkg, Test: name})
+		tt.t.emit(Test2JSONEvent{Action: "cont", Package: tt.pkg, Test: name})
+		tt.t.output(tt.pkg, name, "=== CONT  "+name+"\n")
 	}
 }
 

@@ -62,10 +62,9 @@ func (s *supervisor) buildFlags() []string {
 	var out []string
 	cover := false
 	for _, f := range s.cfg.BuildFlags {
-		f = "-" + strings.TrimLeft(f, "-")
-		name, _, _ := strings.Cut(f[1:], "=")
+		name := flagName(f)
 		cover = cover || name == "cover" || name == "covermode" || name == "coverpkg"
-		out = append(out, f)
+		out = append(out, "-"+strings.TrimLeft(f, "-"))
 	}
 	if s.cfg.CoverProfile != "" && !cover {
 		out = append(out, "-cover")
@@ -88,14 +87,17 @@ func (s *supervisor) buildFlags() []string {
 // on the command line or in GOFLAGS: a second -ldflags would replace
 // theirs.
 func (s *supervisor) linkFlags() []string {
-	given := func(f string) bool {
-		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
-		return name == "ldflags"
-	}
+	given := func(f string) bool { return flagName(f) == "ldflags" }
 	if slices.ContainsFunc(s.buildFlags(), given) || slices.ContainsFunc(strings.Fields(s.env.GOFLAGS), given) {
 		return nil
 	}
 	return []string{"-ldflags=-w"}
+}
+
+// flagName is the name of a go command flag as given: -x, --x, -x=v.
+func flagName(f string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+	return name
 }
 
 // covering reports whether the build is instrumented for coverage: a

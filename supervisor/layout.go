@@ -42,34 +42,34 @@ func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, inde
 			return bin, layout
 		}
 	}
-	bin, layout := s.compareLayout(ctx, p, b, index, target)
-	// A build that failed or a binary that could not be read may do
-	// better next time; any other answer is the binaries' own.
-	if s.binCache != "" && !strings.HasPrefix(layout, "not compared: ") && !strings.HasPrefix(layout, "not padded: ") {
+	bin, layout, settled := s.compareLayout(ctx, p, b, index, target)
+	if s.binCache != "" && settled {
 		rememberLayout(s.binCache, target, bin, layout)
 	}
 	return bin, layout
 }
 
-// compareLayout builds go test's binary of p, compares, and pads.
-func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, index int, target string) (string, string) {
+// compareLayout builds go test's binary of p, compares, and pads. Its
+// answer is settled when the binaries decided it; a build that failed or
+// a binary that could not be read may do better next time.
+func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, index int, target string) (bin, layout string, settled bool) {
 	plain := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.plain.test", index, filepath.Base(p.pkg.ImportPath)))
 	if s.binCache != "" {
 		plain = s.cacheTarget(p, b, "plain", "")
 	}
 	if err := s.goTestC(ctx, p, plain, ""); err != nil {
-		return target, "not compared: go test's own build failed: " + firstLine(err.Error())
+		return target, "not compared: go test's own build failed: " + firstLine(err.Error()), false
 	}
 	anchor, want, err := firstFunc(plain, p.pkg.ImportPath, "")
 	if err != nil {
-		return target, "not compared: " + err.Error()
+		return target, "not compared: " + err.Error(), false
 	}
 	shift, err := layoutShift(want, target, anchor)
 	if err != nil {
-		return target, "not compared: " + err.Error()
+		return target, "not compared: " + err.Error(), false
 	}
 	if shift == 0 {
-		return target, fmt.Sprintf("%s at go test's offset modulo %d (no padding needed)", anchor, layoutPage)
+		return target, fmt.Sprintf("%s at go test's offset modulo %d (no padding needed)", anchor, layoutPage), true
 	}
 	// Two tries: the padding package's own overhead is estimated the
 	// first time and measured the second.
@@ -82,24 +82,24 @@ func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, in
 		units := (pad - padOverhead) / funcAlign
 		overlay, digest, err := s.inj.padOverlay(p, index, units)
 		if err != nil {
-			return target, "not padded: " + err.Error()
+			return target, "not padded: " + err.Error(), false
 		}
 		padded = filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.pad.test", index, filepath.Base(p.pkg.ImportPath)))
 		if s.binCache != "" {
 			padded = s.cacheTarget(p, b, fmt.Sprintf("pad %d", units), digest)
 		}
 		if err := s.goTestC(ctx, p, padded, overlay); err != nil {
-			return target, "not padded: the padded build failed: " + firstLine(err.Error())
+			return target, "not padded: the padded build failed: " + firstLine(err.Error()), false
 		}
 		if shift, err = layoutShift(want, padded, anchor); err != nil {
-			return target, "not padded: " + err.Error()
+			return target, "not padded: " + err.Error(), false
 		}
 		pad = padOverhead + units*funcAlign
 	}
 	if shift != 0 {
-		return target, fmt.Sprintf("%s not at go test's offset modulo %d: %d bytes off after padding", anchor, layoutPage, shift)
+		return target, fmt.Sprintf("%s not at go test's offset modulo %d: %d bytes off after padding", anchor, layoutPage, shift), true
 	}
-	return padded, fmt.Sprintf("%s at go test's offset modulo %d (padded by %d bytes)", anchor, layoutPage, pad)
+	return padded, fmt.Sprintf("%s at go test's offset modulo %d (padded by %d bytes)", anchor, layoutPage, pad), true
 }
 
 // cacheTarget is where the per-user cache keeps a variant of b's binary
@@ -204,10 +204,10 @@ func recallLayout(cache, target string) (string, string, bool) {
 	if rec.Padded == "" {
 		return target, rec.Layout, true
 	}
-	padded := filepath.Join(cache, rec.Padded)
 	if filepath.Base(rec.Padded) != rec.Padded || !cachedName.MatchString(rec.Padded) {
 		return "", "", false
 	}
+	padded := filepath.Join(cache, rec.Padded)
 	if fi, err := r.Lstat(rec.Padded); err != nil || !fi.Mode().IsRegular() {
 		return "", "", false
 	}

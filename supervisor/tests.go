@@ -409,7 +409,7 @@ func (tr *testRun) facts(p *pkgPlan, tests map[string]bool, out sandbox.Outcome,
 // per-test deadline by ending the child when one test outlives it.
 func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (*testRun, sandbox.Outcome) {
 	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{}}
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
@@ -487,9 +487,6 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 	case protocol.TestPause:
 		tr.status[name] = statusPaused
 		if !slices.Contains(tr.paused[top], name) {
-			if tr.paused == nil {
-				tr.paused = map[string][]string{}
-			}
 			tr.paused[top] = append(tr.paused[top], name)
 		}
 		if clock != nil {

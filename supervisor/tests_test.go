@@ -255,7 +255,7 @@ func TestObserveSubtestResults(t *testing.T) {
 // order, once each, whatever else paused around them.
 func TestObservePaused(t *testing.T) {
 	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{}}
 	for _, e := range []protocol.TestEvent{
 		ev("run", "TestP"), ev("pause", "TestP"), ev("run", "TestQ"), ev("pass", "TestQ"), ev("cont", "TestP"),
 		ev("run", "TestP/b"), ev("pause", "TestP/b"), ev("run", "TestP/a"), ev("pass", "TestP/a"),

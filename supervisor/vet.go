@@ -175,8 +175,7 @@ func (s *supervisor) coverBuild() bool {
 // isCoverFlag reports whether f, one of buildFlags, is a coverage flag
 // (-cover, -covermode, -coverpkg).
 func isCoverFlag(f string) bool {
-	name, _, _ := strings.Cut(f[1:], "=")
-	return strings.HasPrefix(name, "cover")
+	return strings.HasPrefix(flagName(f), "cover")
 }
 
 // vetOnce runs one go vet over plans' packages and returns the findings
