@@ -25,6 +25,25 @@ func spin(d time.Duration) {
 	}
 }
 
+// spinCPU is busy until this process has used d more of CPU time (at
+// most 10 s of wall time; for d of wall time where the process's CPU
+// time cannot be read): on a loaded host a busy loop of a fixed wall
+// time may get no CPU at all (a fresh-clone CI run read 0 from a 5 ms
+// one).
+func spinCPU(d time.Duration) {
+	start, err := sources.ProcessCPU()
+	if err != nil {
+		spin(d)
+		return
+	}
+	for t0 := time.Now(); time.Since(t0) < 10*time.Second; {
+		spin(time.Millisecond)
+		if now, err := sources.ProcessCPU(); err != nil || now-start >= d {
+			return
+		}
+	}
+}
+
 func init() {
 	RegisterBenchmark("BenchmarkFixtureSleepWorkload", func(b *testing.B) {
 		measure.Workload(b, func(w *measure.W) { time.Sleep(60 * time.Millisecond) })
@@ -246,7 +265,7 @@ func init() {
 				if windowBody != nil {
 					windowBody()
 				}
-				spin(5 * time.Millisecond)
+				spinCPU(5 * time.Millisecond)
 			})
 		})
 	})
