@@ -15,13 +15,17 @@ import (
 )
 
 // interferenceRun measures the fixture's three leaves in 3 processes each,
-// 5 samples of about 150ms: about 10 s of samples, long enough for a load
-// generator started mid-run to land on some of them and stop before the end.
-var interferenceRun = []string{"run", "--bench", "--repetitions=3", "--samples=5", "--sample-time=150ms", "--metrics=none", "./..."}
+// 5 samples of about 75ms: over 3 s of samples, long enough for a load
+// generator started at the first benchmark process (loadFor) to land on a
+// dozen of them and stop before the end.
+var interferenceRun = []string{"run", "--bench", "--repetitions=3", "--samples=5", "--sample-time=75ms", "--metrics=none", "./..."}
+
+// loadFor is how long the load generator runs.
+const loadFor = 1250 * time.Millisecond
 
 // testInterference is issue #15's proof on this host: a load generator
 // (one busy loop per CPU) started at the first benchmark process and
-// stopped ~2.5 s later disturbs samples; with --interference=retake the
+// stopped loadFor later disturbs samples; with --interference=retake the
 // run retakes them, lists every retaken sample, and says so in the table;
 // with observe the same load yields disturbed samples and no retake. The
 // host is shared with other tests, so the assertions are "at least one"
@@ -133,7 +137,7 @@ func checkRowInterference(t *testing.T, r rundoc.Row) {
 }
 
 // runUnderLoad runs the fixture with args and, from the first benchmark
-// process's start, one busy loop per CPU for 2.5 s; it returns the
+// process's start, one busy loop per CPU for loadFor; it returns the
 // document and the table.
 func runUnderLoad(t *testing.T, args ...string) (rundoc.Document, string) {
 	t.Helper()
@@ -160,7 +164,7 @@ func runUnderLoad(t *testing.T, args ...string) (rundoc.Document, string) {
 	for range runtime.NumCPU() {
 		load = append(load, spin(t))
 	}
-	time.Sleep(2500 * time.Millisecond)
+	time.Sleep(loadFor)
 	for _, l := range load {
 		stopSpin(l)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
@@ -33,13 +34,19 @@ func (r *revision) describe() string {
 // patterns in it and builds their test binaries, as the working tree's
 // were. A revision that cannot be exported ends the run (the user named
 // something that is not there); a package that does not build at a
-// revision is a row of that build. The revisions' binaries are not kept in
-// the per-user cache: their trees are new each run.
+// revision is a row of that build. With the per-user cache, the exports
+// are kept there (revcache.go) and their binaries are cached as the
+// working tree's are: a later run against the same commit finds both up
+// to date.
 func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) bool) ([]*revision, []rundoc.Row, error) {
 	var revs []*revision
 	var rows []rundoc.Row
+	exports := revExportDir(s.binCache)
+	if exports != "" {
+		defer pruneRevExports(exports, time.Now())
+	}
 	for i, rev := range s.cfg.Against {
-		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp)
+		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp, exports)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -50,6 +57,9 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 			return nil, nil, err
 		}
 		sub := &supervisor{cfg: cfg, tmp: tmp, start: s.start}
+		if tree.cached {
+			sub.binCache, sub.cacheMax, sub.began = s.binCache, s.cacheMax, s.began
+		}
 		plans, planRows, err := sub.plan(ctx, keep)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--against=%s: %w", rev, err)
@@ -57,7 +67,7 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 		r := &revision{tree: tree, plans: plans}
 		for _, p := range plans {
 			// Before the build, so that its build events name the
-			// revision (sub has no binary cache: the variant names no file).
+			// revision, and its cached binary is its own.
 			p.main().variant = r.label()
 		}
 		sub.buildAll(ctx, plans)

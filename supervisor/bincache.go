@@ -266,10 +266,15 @@ type Cleaned struct {
 	// steps (vet.go) and how many records were removed from it.
 	VetDir     string
 	VetRecords int
+	// RevDir and RevExports are the directory of kept --against
+	// revisions (revcache.go) and how many were removed from it.
+	RevDir     string
+	RevExports int
 }
 
-// CleanCache removes every test binary from the cache, as go clean -cache
-// empties the go command's: only the regular files benchsup named there,
+// CleanCache removes every test binary from the cache, with the remembered
+// vet steps and the kept --against revisions, as go clean -cache empties
+// the go command's: only the regular files benchsup named there,
 // never through a link (see openBinCache). A cache that does not exist is
 // nothing removed.
 func CleanCache() (Cleaned, error) {
@@ -277,11 +282,14 @@ func CleanCache() (Cleaned, error) {
 	if err != nil {
 		return Cleaned{}, err
 	}
-	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet")}
+	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), RevDir: filepath.Join(root, "rev")}
 	if c.Files, c.Bytes, err = removeBinaries(c.Dir); err != nil {
 		return c, err
 	}
-	c.VetRecords, err = removeVetRecords(c.VetDir, time.Time{})
+	if c.VetRecords, err = removeVetRecords(c.VetDir, time.Time{}); err != nil {
+		return c, err
+	}
+	c.RevExports, err = removeRevExports(c.RevDir)
 	return c, err
 }
 

@@ -145,7 +145,7 @@ func TestCleanCache(t *testing.T) {
 	t.Setenv(CacheEnv, root)
 	got, err := CleanCache()
 	require.NoError(t, err, "no cache yet: nothing to remove")
-	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet")}, got)
+	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), RevDir: filepath.Join(root, "rev")}, got)
 
 	dir, err := binCacheDir()
 	require.NoError(t, err)
@@ -163,9 +163,15 @@ func TestCleanCache(t *testing.T) {
 	record := cacheFile(t, vetDir, strings.Repeat("ab", 32), 0, now)
 	notRecord := cacheFile(t, vetDir, "notes.txt", 3, now)
 
+	revDir := revExportDir(dir)
+	require.Equal(t, filepath.Join(root, "rev"), revDir)
+	export := filepath.Join(revDir, "commit-"+strings.Repeat("c", 40))
+	require.NoError(t, os.MkdirAll(filepath.Join(export, "sub"), 0o755))
+
 	got, err = CleanCache()
 	require.NoError(t, err)
-	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128, VetDir: vetDir, VetRecords: 1}, got)
+	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128, VetDir: vetDir, VetRecords: 1, RevDir: revDir, RevExports: 1}, got)
+	assert.NoDirExists(t, export)
 	assert.NoFileExists(t, record)
 	assert.FileExists(t, notRecord, "not a name benchsup gives")
 	assert.NoFileExists(t, a)

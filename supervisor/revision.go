@@ -26,13 +26,18 @@ type revisionTree struct {
 	// dir is the run's directory (Config.Dir, or the current directory)
 	// at the same place inside the export.
 	dir string
+	// cached says the export is kept in the per-user cache, at the same
+	// path for every run that exports the commit (revcache.go).
+	cached bool
 }
 
 // exportRevision resolves rev in the repository holding dir and extracts
-// that commit's files (`git archive`, read here: no tar binary needed)
-// under parent. Submodules are not part of a git archive; a revision
-// whose packages need one fails to build with the go command's message.
-func exportRevision(ctx context.Context, dir, rev, parent string) (*revisionTree, error) {
+// that commit's files (`git archive`, read here: no tar binary needed):
+// into the export of that commit kept in cache (see revcache.go) when
+// cache is not "", else under parent. Submodules are not part of a git
+// archive; a revision whose packages need one fails to build with the go
+// command's message.
+func exportRevision(ctx context.Context, dir, rev, parent, cache string) (*revisionTree, error) {
 	abs, err := filepath.Abs(cmpOrDot(dir))
 	if err != nil {
 		return nil, err
@@ -56,30 +61,42 @@ func exportRevision(ctx context.Context, dir, rev, parent string) (*revisionTree
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("--against=%s: %s is not inside the repository %s", rev, abs, top)
 	}
-	root, err := os.MkdirTemp(parent, "rev-")
+	extract := func(root string) error { return archiveCommit(ctx, top, rev, commit, root) }
+	var root string
+	if cache != "" {
+		root, err = cachedExport(cache, commit, extract)
+	} else if root, err = os.MkdirTemp(parent, "rev-"); err == nil {
+		err = extract(root)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return &revisionTree{rev: rev, commit: commit, root: root, dir: filepath.Join(root, rel), cached: cache != ""}, nil
+}
+
+// archiveCommit extracts commit's files, as git archive writes them in
+// the repository top, into the directory root.
+func archiveCommit(ctx context.Context, top, rev, commit, root string) error {
 	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
 	cmd.Dir = top
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("--against=%s: git archive: %w", rev, err)
+		return fmt.Errorf("--against=%s: git archive: %w", rev, err)
 	}
 	xerr := extractTar(out, root)
 	io.Copy(io.Discard, out) // let git finish writing if extraction stopped early
 	if werr := cmd.Wait(); werr != nil {
-		return nil, fmt.Errorf("--against=%s: git archive: %v: %s", rev, werr, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("--against=%s: git archive: %v: %s", rev, werr, strings.TrimSpace(stderr.String()))
 	}
 	if xerr != nil {
-		return nil, fmt.Errorf("--against=%s: extracting the revision: %w", rev, xerr)
+		return fmt.Errorf("--against=%s: extracting the revision: %w", rev, xerr)
 	}
-	return &revisionTree{rev: rev, commit: commit, root: root, dir: filepath.Join(root, rel)}, nil
+	return nil
 }
 
 func cmpOrDot(dir string) string {

@@ -3,11 +3,15 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitRepo makes a repository with two commits of sub/a.txt ("one", then
@@ -64,28 +68,197 @@ func TestExportRevision(t *testing.T) {
 		return string(out)
 	}
 	before := status()
-	tree, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "HEAD~1", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(tree.dir, "a.txt"))
-	if err != nil || string(got) != "one" {
-		t.Errorf("exported a.txt = %q, %v; want the first commit's \"one\"", got, err)
-	}
-	if _, err := os.Stat(filepath.Join(tree.dir, "staged.txt")); !os.IsNotExist(err) {
-		t.Errorf("the export holds a file only the index has (%v)", err)
-	}
-	if target, err := os.Readlink(filepath.Join(tree.dir, "link.txt")); err != nil || target != "link-target.txt" {
-		t.Errorf("symbolic link exported as %q, %v", target, err)
-	}
-	if len(tree.commit) < 40 {
-		t.Errorf("commit %q is not a full hash", tree.commit)
+	for _, tc := range []struct {
+		name  string
+		cache string
+	}{
+		{"the run's own", ""},
+		{"kept in the cache", t.TempDir()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "HEAD~1", t.TempDir(), tc.cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.cached != (tc.cache != "") {
+				t.Errorf("cached = %v with cache %q", tree.cached, tc.cache)
+			}
+			got, err := os.ReadFile(filepath.Join(tree.dir, "a.txt"))
+			if err != nil || string(got) != "one" {
+				t.Errorf("exported a.txt = %q, %v; want the first commit's \"one\"", got, err)
+			}
+			if _, err := os.Stat(filepath.Join(tree.dir, "staged.txt")); !os.IsNotExist(err) {
+				t.Errorf("the export holds a file only the index has (%v)", err)
+			}
+			if target, err := os.Readlink(filepath.Join(tree.dir, "link.txt")); err != nil || target != "link-target.txt" {
+				t.Errorf("symbolic link exported as %q, %v", target, err)
+			}
+			if len(tree.commit) < 40 {
+				t.Errorf("commit %q is not a full hash", tree.commit)
+			}
+			if tc.cache == "" {
+				return
+			}
+			if want := filepath.Join(tc.cache, "commit-"+tree.commit); tree.root != want {
+				t.Errorf("cached export at %s, want %s", tree.root, want)
+			}
+			// The next run finds the export (this file would be gone had
+			// it extracted again) and no extraction is left behind.
+			mark := filepath.Join(tree.dir, "mark")
+			if err := os.WriteFile(mark, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			again, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "main~1", t.TempDir(), tc.cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.root != tree.root || again.dir != tree.dir {
+				t.Errorf("the same commit exported again at %s", again.root)
+			}
+			if _, err := os.Stat(mark); err != nil {
+				t.Errorf("the export was extracted again: %v", err)
+			}
+			if entries, _ := os.ReadDir(tc.cache); len(entries) != 1 {
+				t.Errorf("the cache holds %d entries, want the one export", len(entries))
+			}
+		})
 	}
 	if after := status(); after != before {
 		t.Errorf("git status changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "sub", "a.txt")); string(b) != "uncommitted" {
 		t.Errorf("the working tree's a.txt is now %q", b)
+	}
+}
+
+// Runs exporting the same commit at once all use one complete export.
+func TestCachedExportConcurrent(t *testing.T) {
+	cache := t.TempDir()
+	const runs = 8
+	roots := make(chan string, runs)
+	errs := make(chan error, runs)
+	for i := range runs {
+		go func() {
+			root, err := cachedExport(cache, strings.Repeat("a", 40), func(root string) error {
+				return os.WriteFile(filepath.Join(root, "f"), []byte(strconv.Itoa(i)), 0o644)
+			})
+			roots <- root
+			errs <- err
+		}()
+	}
+	first := ""
+	for range runs {
+		root, err := <-roots, <-errs
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == "" {
+			first = root
+		}
+		if root != first {
+			t.Errorf("exports at %s and %s", first, root)
+		}
+	}
+	if _, err := os.ReadFile(filepath.Join(first, "f")); err != nil {
+		t.Errorf("the export is not complete: %v", err)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 1 {
+		t.Errorf("the cache holds %d entries, want the one export", len(entries))
+	}
+}
+
+// A failed extraction leaves nothing, and the next run extracts.
+func TestCachedExportFailed(t *testing.T) {
+	cache := t.TempDir()
+	commit := strings.Repeat("b", 40)
+	if _, err := cachedExport(cache, commit, func(string) error { return errors.New("disk full") }); err == nil {
+		t.Fatal("a failed extraction returned no error")
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Fatalf("a failed extraction left %d entries", len(entries))
+	}
+	extracted := false
+	if _, err := cachedExport(cache, commit, func(string) error { extracted = true; return nil }); err != nil || !extracted {
+		t.Errorf("after a failure: err %v, extracted %v", err, extracted)
+	}
+}
+
+func TestPruneRevExports(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	cache := t.TempDir()
+	export := func(i int, idle time.Duration) string {
+		name := fmt.Sprintf("commit-%040x", i)
+		mkdirAt(t, filepath.Join(cache, name), now.Add(-idle))
+		return name
+	}
+	// Ten used within the hour, the oldest of them 50 minutes ago: all
+	// kept, beyond the count too (a run may be building in each).
+	var busy []string
+	for i := range 10 {
+		busy = append(busy, export(i, time.Duration(5*i)*time.Minute))
+	}
+	old := export(10, 8*24*time.Hour) // past the age
+	spare := export(11, 2*time.Hour)  // beyond the 8 most recent, idle
+	mkdirAt(t, filepath.Join(cache, ".export-123"), now.Add(-2*time.Hour))
+	mkdirAt(t, filepath.Join(cache, ".export-456"), now.Add(-time.Minute))
+	mkdirAt(t, filepath.Join(cache, "commit-mine"), now.Add(-30*24*time.Hour)) // not a name benchsup gives
+	if err := os.Symlink(t.TempDir(), filepath.Join(cache, fmt.Sprintf("commit-%040x", 99))); err != nil {
+		t.Fatal(err)
+	}
+	pruneRevExports(cache, now)
+	for _, name := range append(busy, ".export-456", "commit-mine", fmt.Sprintf("commit-%040x", 99)) {
+		if _, err := os.Lstat(filepath.Join(cache, name)); err != nil {
+			t.Errorf("%s removed: %v", name, err)
+		}
+	}
+	for _, name := range []string{old, spare, ".export-123"} {
+		if _, err := os.Lstat(filepath.Join(cache, name)); !os.IsNotExist(err) {
+			t.Errorf("%s kept (%v)", name, err)
+		}
+	}
+}
+
+func TestRemoveRevExports(t *testing.T) {
+	cache := t.TempDir()
+	victim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	mkdirAt(t, filepath.Join(cache, fmt.Sprintf("commit-%040x", 1), "sub"), now)
+	mkdirAt(t, filepath.Join(cache, ".export-7"), now)
+	mkdirAt(t, filepath.Join(cache, "notes"), now)
+	if err := os.Symlink(victim, filepath.Join(cache, fmt.Sprintf("commit-%040x", 2))); err != nil {
+		t.Fatal(err)
+	}
+	n, err := removeRevExports(cache)
+	if err != nil || n != 1 {
+		t.Errorf("removed %d, %v; want the one export", n, err)
+	}
+	entries, _ := os.ReadDir(cache)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{fmt.Sprintf("commit-%040x", 2), "notes"}; !slices.Equal(left, want) {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
+		t.Errorf("a link out of the cache was followed: %v", err)
+	}
+	if n, err := removeRevExports(filepath.Join(cache, "none")); n != 0 || err != nil {
+		t.Errorf("no directory: %d, %v", n, err)
+	}
+}
+
+// mkdirAt makes dir and sets its modification time, the time of its last use.
+func mkdirAt(t *testing.T, dir string, used time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(dir, used, used); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -97,13 +270,13 @@ func TestExportRevisionErrors(t *testing.T) {
 		{"a tree, not a commit", repo, "HEAD^{tree}", "no such commit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := exportRevision(context.Background(), tc.dir, tc.rev, t.TempDir())
+			_, err := exportRevision(context.Background(), tc.dir, tc.rev, t.TempDir(), "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to say %q", err, tc.want)
 			}
 		})
 	}
-	_, err := exportRevision(context.Background(), t.TempDir(), "HEAD", t.TempDir())
+	_, err := exportRevision(context.Background(), t.TempDir(), "HEAD", t.TempDir(), "")
 	if !errors.Is(err, ErrNotGit) {
 		t.Errorf("outside a repository: err = %v, want ErrNotGit", err)
 	}

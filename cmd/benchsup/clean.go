@@ -14,7 +14,7 @@ import (
 func cleanCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name: "clean",
-		Usage: "remove the cached test binaries (under $" + supervisor.CacheEnv +
+		Usage: "remove the cached test binaries and exported --against revisions (under $" + supervisor.CacheEnv +
 			", by default benchsup in the user cache directory) and say how many and how large",
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
@@ -29,7 +29,12 @@ func cleanCommand(stdout io.Writer) *cli.Command {
 				return err
 			}
 			if got.VetRecords > 0 {
-				_, err = fmt.Fprintf(stdout, "removed %d remembered vet %s from %s\n", got.VetRecords, plural(got.VetRecords, "result", "results"), got.VetDir)
+				if _, err = fmt.Fprintf(stdout, "removed %d remembered vet %s from %s\n", got.VetRecords, plural(got.VetRecords, "result", "results"), got.VetDir); err != nil {
+					return err
+				}
+			}
+			if got.RevExports > 0 {
+				_, err = fmt.Fprintf(stdout, "removed %d exported --against %s from %s\n", got.RevExports, plural(got.RevExports, "revision", "revisions"), got.RevDir)
 			}
 			return err
 		},

@@ -18,9 +18,16 @@ func TestCleanCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "p-0123456789abcdef0123.test"), make([]byte, 3<<10), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "q-0123456789abcdef0124.test"), make([]byte, 1<<10), 0o755))
 
+	rev := filepath.Join(root, "rev")
+	require.NoError(t, os.MkdirAll(filepath.Join(rev, "commit-0123456789abcdef0123456789abcdef01234567", "sub"), 0o755))
+
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"benchsup", "clean"}, &stdout, &stderr), stderr.String())
-	assert.Equal(t, "removed 2 test binaries, 4.0 KiB, from "+dir+"\n", stdout.String())
+	assert.Equal(t, "removed 2 test binaries, 4.0 KiB, from "+dir+"\n"+
+		"removed 1 exported --against revision from "+rev+"\n", stdout.String())
+	revs, err := os.ReadDir(rev)
+	require.NoError(t, err)
+	assert.Empty(t, revs)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)

@@ -1,0 +1,172 @@
+package supervisor
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// The exports of --against revisions are kept beside the cached test
+// binaries, one directory per commit. The go command keys a compiled
+// package by its directory as well as its files, and benchsup keys a
+// cached binary by the directory the go command runs in: a revision
+// exported to a new directory each run was compiled and linked afresh each
+// run, while the working tree, at the same path every run, was found up to
+// date. An export is named by its commit, not its tree: git archive writes
+// export-subst files with the commit's own data.
+//
+// An export appears complete or not at all: it is extracted beside its
+// final name and renamed into place, and a run that finds the name taken
+// (a concurrent run renamed its own export of the same commit first) uses
+// that one. Builds only read an export.
+
+// revExportMaxAge is how long an unused export is kept, as a binary is.
+const revExportMaxAge = binCacheMaxAge
+
+// revExportsKept is how many exports are kept, the most recently used
+// ones, when more are younger than revExportMaxAge; an export used in the
+// last revExportBusy is kept beyond that count (a concurrent run may be
+// building in it).
+const (
+	revExportsKept = 8
+	revExportBusy  = time.Hour
+)
+
+// revExportName is an export's name; revExportTemp one being extracted
+// (left behind by a run that was killed while extracting it).
+var (
+	revExportName = regexp.MustCompile(`^commit-[0-9a-f]{40}([0-9a-f]{24})?$`)
+	revExportTemp = regexp.MustCompile(`^\.export-[0-9]+$`)
+)
+
+// revExportDir returns the directory the exports are kept in, beside the
+// test-binary cache binCache and private as it is, or "" for none (no
+// binary cache: each export is the run's own).
+func revExportDir(binCache string) string {
+	if binCache == "" {
+		return ""
+	}
+	dir := filepath.Join(filepath.Dir(binCache), "rev")
+	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
+		return ""
+	}
+	return dir
+}
+
+// cachedExport returns the export of commit in dir, calling extract to
+// write one when no run has.
+func cachedExport(dir, commit string, extract func(root string) error) (string, error) {
+	root := filepath.Join(dir, "commit-"+commit)
+	if fi, err := os.Lstat(root); err == nil && fi.IsDir() {
+		now := time.Now()
+		_ = os.Chtimes(root, now, now) // used: pruneRevExports spares it
+		return root, nil
+	}
+	tmp, err := os.MkdirTemp(dir, ".export-")
+	if err != nil {
+		return "", err
+	}
+	if err := extract(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		os.RemoveAll(tmp)
+		if fi, lerr := os.Lstat(root); lerr == nil && fi.IsDir() {
+			return root, nil // a concurrent run's export of the same commit
+		}
+		return "", err
+	}
+	return root, nil
+}
+
+// pruneRevExports removes the exports unused for revExportMaxAge, and
+// beyond the revExportsKept most recently used those unused for
+// revExportBusy, and extractions a killed run left behind. It removes only
+// directories named as cachedExport names them, through a root that never
+// follows a link out of dir (see openBinCache).
+func pruneRevExports(dir string, now time.Time) {
+	r, err := openBinCache(dir)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	exports, temps, err := listExports(r)
+	if err != nil {
+		return
+	}
+	slices.Reverse(exports) // most recently used first
+	for i, e := range exports {
+		idle := now.Sub(e.used)
+		if idle > revExportMaxAge || (i >= revExportsKept && idle > revExportBusy) {
+			_ = r.RemoveAll(e.name)
+		}
+	}
+	for _, e := range temps {
+		if now.Sub(e.used) > revExportBusy {
+			_ = r.RemoveAll(e.name)
+		}
+	}
+}
+
+// listExports returns the exports in r, least recently used first, and the
+// extractions under way or left behind.
+func listExports(r *os.Root) (exports, temps []cachedBinary, err error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range names {
+		export := revExportName.MatchString(n)
+		if !export && !revExportTemp.MatchString(n) {
+			continue
+		}
+		fi, err := r.Lstat(n)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		e := cachedBinary{name: n, used: fi.ModTime()}
+		if export {
+			exports = append(exports, e)
+		} else {
+			temps = append(temps, e)
+		}
+	}
+	slices.SortFunc(exports, func(a, b cachedBinary) int { return a.used.Compare(b.used) })
+	return exports, temps, nil
+}
+
+// removeRevExports removes every export from dir, for benchsup clean.
+func removeRevExports(dir string) (int, error) {
+	r, err := openBinCache(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	exports, temps, err := listExports(r)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range append(exports, temps...) {
+		if err := r.RemoveAll(e.name); err != nil {
+			return n, err
+		}
+		if revExportName.MatchString(e.name) {
+			n++
+		}
+	}
+	return n, nil
+}
