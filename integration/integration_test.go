@@ -220,7 +220,8 @@ func testScripts(t *testing.T) { runScripts(t, "testdata", true) }
 
 // testQuietScripts runs the scripts whose verdicts need a host that is not
 // running other scripts: a comparison that must call a 30% slowdown, an
-// A/A comparison that must call no difference. Scripts run two at a time,
+// A/A comparison that must call no difference, a budget of counting runs
+// that cheap benchmarks must fit in. Scripts run two at a time,
 // each building and measuring on both CPUs, so a measuring script among
 // them sees its samples taken at half speed with a spread of tens of
 // percent (the interference watch finds 80% foreign CPU in every sample);
