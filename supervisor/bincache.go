@@ -293,37 +293,42 @@ func CleanCache() (Cleaned, error) {
 	return c, err
 }
 
-// removeBinaries removes every test binary from the cache dir.
-func removeBinaries(dir string) (files int, bytes int64, err error) {
+// inCacheDir calls remove with a root of dir (see openBinCache); a dir
+// that does not exist holds nothing to remove, and remove is not called.
+func inCacheDir(dir string, remove func(r *os.Root) error) error {
 	r, err := openBinCache(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
+		return nil
 	}
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	defer r.Close()
-	bins, err := listCached(r, cachedName)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, b := range bins {
-		if err := r.Remove(b.name); err != nil {
-			return files, bytes, fmt.Errorf("removing %s: %w", filepath.Join(dir, b.name), err)
+	return remove(r)
+}
+
+// removeBinaries removes every test binary from the cache dir, with the
+// binaries' layout records (layout.go) and any a run left half written.
+func removeBinaries(dir string) (files int, bytes int64, err error) {
+	err = inCacheDir(dir, func(r *os.Root) error {
+		bins, err := listCached(r, cachedName)
+		if err != nil {
+			return err
 		}
-		files++
-		bytes += b.size
-	}
-	// The binaries' layout records (layout.go), and any a run left half
-	// written, go with them.
-	records, err := listCached(r, layoutRecordName)
-	if err != nil {
-		return files, bytes, err
-	}
-	for _, rec := range records {
-		if err := r.Remove(rec.name); err != nil {
-			return files, bytes, fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
+		records, err := listCached(r, layoutRecordName)
+		if err != nil {
+			return err
 		}
-	}
-	return files, bytes, nil
+		for _, b := range append(bins, records...) {
+			if err := r.Remove(b.name); err != nil {
+				return fmt.Errorf("removing %s: %w", filepath.Join(dir, b.name), err)
+			}
+			if cachedName.MatchString(b.name) {
+				files++
+				bytes += b.size
+			}
+		}
+		return nil
+	})
+	return files, bytes, err
 }

@@ -1,8 +1,7 @@
 package supervisor
 
 import (
-	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,27 +145,21 @@ func listExports(r *os.Root) (exports, temps []cachedBinary, err error) {
 }
 
 // removeRevExports removes every export from dir, for benchsup clean.
-func removeRevExports(dir string) (int, error) {
-	r, err := openBinCache(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	exports, temps, err := listExports(r)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, e := range append(exports, temps...) {
-		if err := r.RemoveAll(e.name); err != nil {
-			return n, err
+func removeRevExports(dir string) (n int, err error) {
+	err = inCacheDir(dir, func(r *os.Root) error {
+		exports, temps, err := listExports(r)
+		if err != nil {
+			return err
 		}
-		if revExportName.MatchString(e.name) {
-			n++
+		for _, e := range append(exports, temps...) {
+			if err := r.RemoveAll(e.name); err != nil {
+				return fmt.Errorf("removing %s: %w", filepath.Join(dir, e.name), err)
+			}
+			if revExportName.MatchString(e.name) {
+				n++
+			}
 		}
-	}
-	return n, nil
+		return nil
+	})
+	return n, err
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -331,30 +330,24 @@ var vetRecordName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // regular files with vetKey's names, never through a link, in a
 // directory that is private (openBinCache). A dir that does not exist
 // holds none.
-func removeVetRecords(dir string, before time.Time) (int, error) {
-	r, err := openBinCache(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	records, err := listCached(r, vetRecordName)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, rec := range records {
-		if !before.IsZero() && !rec.used.Before(before) {
-			break // the rest were used later still
+func removeVetRecords(dir string, before time.Time) (n int, err error) {
+	err = inCacheDir(dir, func(r *os.Root) error {
+		records, err := listCached(r, vetRecordName)
+		if err != nil {
+			return err
 		}
-		if err := r.Remove(rec.name); err != nil {
-			return n, fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
+		for _, rec := range records {
+			if !before.IsZero() && !rec.used.Before(before) {
+				break // the rest were used later still
+			}
+			if err := r.Remove(rec.name); err != nil {
+				return fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
+			}
+			n++
 		}
-		n++
-	}
-	return n, nil
+		return nil
+	})
+	return n, err
 }
 
 // vetCacheDir is where clean vet steps are recorded: beside the test
