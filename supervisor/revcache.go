@@ -21,7 +21,10 @@ import (
 // An export appears complete or not at all: it is extracted beside its
 // final name and renamed into place, and a run that finds the name taken
 // (a concurrent run renamed its own export of the same commit first) uses
-// that one. Builds only read an export.
+// that one. Builds only read an export; the children run in its package
+// directories, as go test runs them, so a benchmark that writes files
+// there leaves them for the next run against the commit, as it leaves
+// them in the working tree for the next run of the tree.
 
 // revExportMaxAge is how long an unused export is kept, as a binary is.
 const revExportMaxAge = binCacheMaxAge
