@@ -1281,7 +1281,9 @@ func TestStreamTakesWhatWasQueued(t *testing.T) {
 			defer r.Close()
 			defer w.Close()
 			want := strings.Repeat("0123456789", 10000) // past one read's buffer
+			written := make(chan struct{})
 			go func() {
+				defer close(written)
 				w.WriteString(want)
 				if !tc.keepOpen {
 					w.Close()
@@ -1303,6 +1305,10 @@ func TestStreamTakesWhatWasQueued(t *testing.T) {
 				}
 			}
 			assert.Equal(t, want, got.String())
+			// The last byte can be read before the writer's Close: the
+			// end is told only after it (a fresh-clone run read the
+			// pipe as held).
+			<-written
 			s.mu.Lock()
 			ended := s.takeQueued(make([]byte, 4096))
 			s.mu.Unlock()
