@@ -30,11 +30,12 @@ import (
 const revExportMaxAge = binCacheMaxAge
 
 // revExportsKept is how many exports are kept, the most recently used
-// ones, when more are younger than revExportMaxAge; an export used in the
-// last revExportBusy is kept beyond that count (a concurrent run may be
-// building in it).
+// ones, when more are younger than revExportMaxAge: each is a whole
+// checkout of the repository, and a run compares with one or two commits.
+// An export used in the last revExportBusy is kept beyond that count (a
+// concurrent run may be building in it).
 const (
-	revExportsKept = 8
+	revExportsKept = 4
 	revExportBusy  = time.Hour
 )
 

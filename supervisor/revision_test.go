@@ -185,37 +185,73 @@ func TestCachedExportFailed(t *testing.T) {
 
 func TestPruneRevExports(t *testing.T) {
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	cache := t.TempDir()
-	export := func(i int, idle time.Duration) string {
+	exists := func(dir, name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil
+	}
+	export := func(dir string, i int, idle time.Duration) string {
 		name := fmt.Sprintf("commit-%040x", i)
-		mkdirAt(t, filepath.Join(cache, name), now.Add(-idle))
+		mkdirAt(t, filepath.Join(dir, name), now.Add(-idle))
 		return name
 	}
-	// Ten used within the hour, the oldest of them 50 minutes ago: all
-	// kept, beyond the count too (a run may be building in each).
-	var busy []string
-	for i := range 10 {
-		busy = append(busy, export(i, time.Duration(5*i)*time.Minute))
-	}
-	old := export(10, 8*24*time.Hour) // past the age
-	spare := export(11, 2*time.Hour)  // beyond the 8 most recent, idle
-	mkdirAt(t, filepath.Join(cache, ".export-123"), now.Add(-2*time.Hour))
-	mkdirAt(t, filepath.Join(cache, ".export-456"), now.Add(-time.Minute))
-	mkdirAt(t, filepath.Join(cache, "commit-mine"), now.Add(-30*24*time.Hour)) // not a name benchsup gives
-	if err := os.Symlink(t.TempDir(), filepath.Join(cache, fmt.Sprintf("commit-%040x", 99))); err != nil {
-		t.Fatal(err)
-	}
-	pruneRevExports(cache, now)
-	for _, name := range append(busy, ".export-456", "commit-mine", fmt.Sprintf("commit-%040x", 99)) {
-		if _, err := os.Lstat(filepath.Join(cache, name)); err != nil {
-			t.Errorf("%s removed: %v", name, err)
+	t.Run("within the count", func(t *testing.T) {
+		// The most recently used are kept however idle, short of a week.
+		cache := t.TempDir()
+		var kept []string
+		for i := range revExportsKept {
+			kept = append(kept, export(cache, i, time.Duration(i+1)*24*time.Hour))
 		}
-	}
-	for _, name := range []string{old, spare, ".export-123"} {
-		if _, err := os.Lstat(filepath.Join(cache, name)); !os.IsNotExist(err) {
-			t.Errorf("%s kept (%v)", name, err)
+		spare := export(cache, revExportsKept, 6*24*time.Hour+time.Hour) // one beyond
+		old := export(cache, revExportsKept+1, 8*24*time.Hour)           // past the age
+		pruneRevExports(cache, now)
+		for _, name := range kept {
+			if !exists(cache, name) {
+				t.Errorf("%s removed", name)
+			}
 		}
-	}
+		for _, name := range []string{spare, old} {
+			if exists(cache, name) {
+				t.Errorf("%s kept", name)
+			}
+		}
+	})
+	t.Run("busy beyond the count", func(t *testing.T) {
+		// Used within the hour: kept beyond the count (a run may be
+		// building in each); an extraction left behind goes after an hour.
+		cache := t.TempDir()
+		var busy []string
+		for i := range revExportsKept + 2 {
+			busy = append(busy, export(cache, i, time.Duration(5*i)*time.Minute))
+		}
+		idle := export(cache, 99, 2*time.Hour)
+		mkdirAt(t, filepath.Join(cache, ".export-123"), now.Add(-2*time.Hour))
+		mkdirAt(t, filepath.Join(cache, ".export-456"), now.Add(-time.Minute))
+		pruneRevExports(cache, now)
+		for _, name := range append(busy, ".export-456") {
+			if !exists(cache, name) {
+				t.Errorf("%s removed", name)
+			}
+		}
+		for _, name := range []string{idle, ".export-123"} {
+			if exists(cache, name) {
+				t.Errorf("%s kept", name)
+			}
+		}
+	})
+	t.Run("not benchsup's", func(t *testing.T) {
+		cache := t.TempDir()
+		mkdirAt(t, filepath.Join(cache, "commit-mine"), now.Add(-30*24*time.Hour))
+		link := fmt.Sprintf("commit-%040x", 7)
+		if err := os.Symlink(t.TempDir(), filepath.Join(cache, link)); err != nil {
+			t.Fatal(err)
+		}
+		pruneRevExports(cache, now)
+		for _, name := range []string{"commit-mine", link} {
+			if !exists(cache, name) {
+				t.Errorf("%s removed", name)
+			}
+		}
+	})
 }
 
 func TestRemoveRevExports(t *testing.T) {
