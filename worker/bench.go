@@ -160,13 +160,24 @@ func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf, skipProbe boo
 		returned = true
 		if leaf && b.N == int(n) { // a run of n, not the probe before it
 			b.StopTimer() // testing's own StopTimer after the function is then a no-op
-			out.outside = append(out.outside, time.Since(start)-b.Elapsed())
+			out.outside = append(out.outside, outsideTimer(time.Since(start), b.Elapsed()))
 			if s, bytesPerOp, ok := exactSample(b); ok {
 				out.exact = append(out.exact, s)
 				out.bytesPerOp = bytesPerOp
 			}
 		}
 	}
+}
+
+// outsideTimer is what a call of wall spent outside testing's timer, which
+// measured timed of it. testing starts its timer before it calls the
+// function this wrapper measures, so a call with no setup can read less
+// than timed by whatever the timer counted before the call began: on a
+// loaded host the goroutine can wait milliseconds between the two (a
+// fresh-clone CI run read -2.3 ms, which the listing refused as a negative
+// setupNs, and the benchmark failed). None is the answer then.
+func outsideTimer(wall, timed time.Duration) time.Duration {
+	return max(wall-timed, 0)
 }
 
 // discover runs every registered benchmark function (after Config.After)

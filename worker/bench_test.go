@@ -322,3 +322,21 @@ func TestLongNameListing(t *testing.T) {
 	}
 	assert.Contains(t, problem, "longer than a request carries")
 }
+
+func TestOutsideTimer(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		wall, timed time.Duration
+		want        time.Duration
+	}{
+		{"setup outside the timer", 120 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond},
+		{"no setup", 20 * time.Millisecond, 20 * time.Millisecond, 0},
+		{"the timer started before the call was timed", 20 * time.Millisecond, 22300 * time.Microsecond, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outsideTimer(tc.wall, tc.timed); got != tc.want {
+				t.Errorf("outsideTimer(%v, %v) = %v, want %v", tc.wall, tc.timed, got, tc.want)
+			}
+		})
+	}
+}
