@@ -36,7 +36,6 @@ func run(m *testing.M) int {
 	if testing.Short() {
 		return m.Run() // every test skips (endToEnd): nothing to build
 	}
-	overlapShapes()
 	dir, err := os.MkdirTemp("", "benchsup-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -72,20 +71,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// overlapShapes runs one shape test more at once than there are CPUs,
-// unless -test.parallel says how many. Those tests wait out deadlines for
-// much of their time (a hung child's timeout, a crash's grace period): at
-// one per CPU the CPUs idled through an eighth of the shape phase, and the
-// phase took 98 s on 2 cores where it takes 87 s with one more. The
-// timing phase runs one test at a time whatever this says.
-func overlapShapes() {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+1))
-	}
 }
 
 // openWorkRoot sets workRoot, where the tests copy their fixture modules:
@@ -162,8 +147,8 @@ func endToEnd(t *testing.T) {
 var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "GOFLAGS", "GONOSUMDB", "GOPRIVATE", "GOTOOLCHAIN"}
 
 // TestEndToEnd runs this package's tests of the built CLI in two phases.
-// First the tests that check outcomes, shapes and files, in parallel (see
-// overlapShapes). Then the tests that measure or judge
+// First the tests that check outcomes, shapes and files, all in parallel
+// (as many at once as -test.parallel). Then the tests that measure or judge
 // timing (the quiet scripts' verdicts, the interference watch, the
 // quiescence preflight, the reaper's 2 s deadlines), one at a time. They
 // come last, not first, because under go test ./... every other package's
