@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/benchsup/benchsup/analysis"
 	"github.com/benchsup/benchsup/rundoc"
@@ -42,9 +41,6 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 	var revs []*revision
 	var rows []rundoc.Row
 	exports := revExportDir(s.binCache)
-	if exports != "" {
-		defer pruneRevExports(exports, time.Now())
-	}
 	for i, rev := range s.cfg.Against {
 		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp, exports)
 		if err != nil {
@@ -58,7 +54,7 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 		}
 		sub := &supervisor{cfg: cfg, tmp: tmp, start: s.start}
 		if tree.cached {
-			sub.binCache, sub.cacheMax, sub.began = s.binCache, s.cacheMax, s.began
+			sub.binCache = s.binCache // trimmed once by s.trimCache, after these builds
 		}
 		plans, planRows, err := sub.plan(ctx, keep)
 		if err != nil {

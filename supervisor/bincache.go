@@ -203,6 +203,13 @@ func openBinCache(dir string) (*os.Root, error) {
 // names benchsup gives them: test binaries, vet records), least recently
 // used first.
 func listCached(r *os.Root, name *regexp.Regexp) ([]cachedBinary, error) {
+	return listMatching(r, name, fs.FileMode.IsRegular)
+}
+
+// listMatching returns the entries of r whose names match name and whose
+// type want accepts (never a link: entries are Lstat'ed), least recently
+// used first.
+func listMatching(r *os.Root, name *regexp.Regexp, want func(fs.FileMode) bool) ([]cachedBinary, error) {
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, err
@@ -218,7 +225,7 @@ func listCached(r *os.Root, name *regexp.Regexp) ([]cachedBinary, error) {
 			continue
 		}
 		fi, err := r.Lstat(n)
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil || !want(fi.Mode()) {
 			continue
 		}
 		bins = append(bins, cachedBinary{n, fi.Size(), fi.ModTime()})
@@ -232,29 +239,40 @@ func listCached(r *os.Root, name *regexp.Regexp) ([]cachedBinary, error) {
 // used since keep (this run's, and a concurrent run's) stay even beyond
 // max: another process may be about to link them.
 func pruneBinCache(dir string, now time.Time, max int64, keep time.Time) {
-	r, err := openBinCache(dir)
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	bins, err := listCached(r, cachedName)
-	if err != nil {
-		return
-	}
-	var total int64
-	for _, b := range bins {
-		total += b.size
-	}
-	for _, b := range bins {
-		old := now.Sub(b.used) > binCacheMaxAge
-		if !old && (total <= max || !b.used.Before(keep)) {
-			continue
+	_ = inCacheDir(dir, func(r *os.Root) error {
+		bins, err := listCached(r, cachedName)
+		if err != nil {
+			return err
 		}
-		if r.Remove(b.name) == nil {
-			total -= b.size
-			_ = r.Remove(b.name + layoutRecordSuffix)
+		var total int64
+		for _, b := range bins {
+			total += b.size
 		}
+		for _, b := range bins {
+			old := now.Sub(b.used) > binCacheMaxAge
+			if !old && (total <= max || !b.used.Before(keep)) {
+				continue
+			}
+			if r.Remove(b.name) == nil {
+				total -= b.size
+				_ = r.Remove(b.name + layoutRecordSuffix)
+			}
+		}
+		return nil
+	})
+}
+
+// cacheSubdir returns the directory name beside the test-binary cache
+// binCache, made and private as it is, or "" for none.
+func cacheSubdir(binCache, name string) string {
+	if binCache == "" {
+		return ""
 	}
+	dir := filepath.Join(filepath.Dir(binCache), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
+		return ""
+	}
+	return dir
 }
 
 // Cleaned is what CleanCache removed.

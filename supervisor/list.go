@@ -47,6 +47,7 @@ func List(ctx context.Context, cfg Config) ([]ListEntry, error) {
 		out = append(out, ListEntry{Package: r.Package, Kind: r.Kind, Error: deref(r.Error)})
 	}
 	s.buildAll(ctx, plans)
+	s.trimCache()
 	for _, p := range plans {
 		if f := p.main().failure; f != nil {
 			out = append(out, ListEntry{Package: p.pkg.ImportPath, Kind: "package", Error: deref(f.Error)})

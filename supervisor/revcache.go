@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,16 +50,7 @@ var (
 // revExportDir returns the directory the exports are kept in, beside the
 // test-binary cache binCache and private as it is, or "" for none (no
 // binary cache: each export is the run's own).
-func revExportDir(binCache string) string {
-	if binCache == "" {
-		return ""
-	}
-	dir := filepath.Join(filepath.Dir(binCache), "rev")
-	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
-		return ""
-	}
-	return dir
-}
+func revExportDir(binCache string) string { return cacheSubdir(binCache, "rev") }
 
 // cachedExport returns the export of commit in dir, calling extract to
 // write one when no run has.
@@ -93,59 +85,35 @@ func cachedExport(dir, commit string, extract func(root string) error) (string, 
 // directories named as cachedExport names them, through a root that never
 // follows a link out of dir (see openBinCache).
 func pruneRevExports(dir string, now time.Time) {
-	r, err := openBinCache(dir)
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	exports, temps, err := listExports(r)
-	if err != nil {
-		return
-	}
-	slices.Reverse(exports) // most recently used first
-	for i, e := range exports {
-		idle := now.Sub(e.used)
-		if idle > revExportMaxAge || (i >= revExportsKept && idle > revExportBusy) {
-			_ = r.RemoveAll(e.name)
+	_ = inCacheDir(dir, func(r *os.Root) error {
+		exports, temps, err := listExports(r)
+		if err != nil {
+			return err
 		}
-	}
-	for _, e := range temps {
-		if now.Sub(e.used) > revExportBusy {
-			_ = r.RemoveAll(e.name)
+		slices.Reverse(exports) // most recently used first
+		for i, e := range exports {
+			idle := now.Sub(e.used)
+			if idle > revExportMaxAge || (i >= revExportsKept && idle > revExportBusy) {
+				_ = r.RemoveAll(e.name)
+			}
 		}
-	}
+		for _, e := range temps {
+			if now.Sub(e.used) > revExportBusy {
+				_ = r.RemoveAll(e.name)
+			}
+		}
+		return nil
+	})
 }
 
 // listExports returns the exports in r, least recently used first, and the
 // extractions under way or left behind.
 func listExports(r *os.Root) (exports, temps []cachedBinary, err error) {
-	f, err := r.Open(".")
-	if err != nil {
+	if exports, err = listMatching(r, revExportName, fs.FileMode.IsDir); err != nil {
 		return nil, nil, err
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, n := range names {
-		export := revExportName.MatchString(n)
-		if !export && !revExportTemp.MatchString(n) {
-			continue
-		}
-		fi, err := r.Lstat(n)
-		if err != nil || !fi.IsDir() {
-			continue
-		}
-		e := cachedBinary{name: n, used: fi.ModTime()}
-		if export {
-			exports = append(exports, e)
-		} else {
-			temps = append(temps, e)
-		}
-	}
-	slices.SortFunc(exports, func(a, b cachedBinary) int { return a.used.Compare(b.used) })
-	return exports, temps, nil
+	temps, err = listMatching(r, revExportTemp, fs.FileMode.IsDir)
+	return exports, temps, err
 }
 
 // removeRevExports removes every export from dir, for benchsup clean.

@@ -164,6 +164,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 		rows = append(rows, revRows...)
 		s.results(revRows)
 	}
+	s.trimCache()
 	// The preflight, once our own builds are over and before anything
 	// measures (hostclaim.go).
 	if doc.Meta.Quiescence, err = waitQuiet(ctx, s.cfg, nil); err != nil {
@@ -397,10 +398,20 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 		}
 		s.emit(ev)
 	})
-	if s.binCache != "" {
-		// After the builds, so that what this run added counts and
-		// what it uses stays (see pruneBinCache).
-		pruneBinCache(s.binCache, time.Now(), s.cacheMax, s.began)
+}
+
+// trimCache trims the per-user cache once the run's builds, the working
+// tree's and every --against revision's, are over: what they added counts,
+// and what they use stays (see pruneBinCache, pruneRevExports).
+func (s *supervisor) trimCache() {
+	if s.binCache == "" {
+		return
+	}
+	pruneBinCache(s.binCache, time.Now(), s.cacheMax, s.began)
+	if len(s.cfg.Against) > 0 {
+		if dir := revExportDir(s.binCache); dir != "" {
+			pruneRevExports(dir, time.Now())
+		}
 	}
 }
 

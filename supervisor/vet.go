@@ -352,16 +352,7 @@ func removeVetRecords(dir string, before time.Time) (n int, err error) {
 
 // vetCacheDir is where clean vet steps are recorded: beside the test
 // binaries' cache, and private as it is; "" for none.
-func (s *supervisor) vetCacheDir() string {
-	if s.binCache == "" {
-		return ""
-	}
-	dir := filepath.Join(filepath.Dir(s.binCache), "vet")
-	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
-		return ""
-	}
-	return dir
-}
+func (s *supervisor) vetCacheDir() string { return cacheSubdir(s.binCache, "vet") }
 
 // vetKey hashes the inputs of p's vet step (see vetCached); dirs memoizes
 // the directories' hashes over a run's packages.
