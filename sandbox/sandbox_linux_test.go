@@ -1222,6 +1222,27 @@ func BenchmarkSpawnToHello(b *testing.B) {
 	reportMedian(b, hello, "median-hello-ns/op")
 }
 
+// BenchmarkSpawnToHelloSpaced is BenchmarkSpawnToHello with 60 ms between
+// children, as when each child lives that long. On a hybrid host the
+// spawning thread's move into a child's v1 cgroup then waits for an RCU
+// grace period, which back-to-back children do not (docs/design.md#containment).
+func BenchmarkSpawnToHelloSpaced(b *testing.B) {
+	cfg := helper("done")
+	var total, hello []time.Duration
+	for b.Loop() {
+		time.Sleep(60 * time.Millisecond)
+		start := time.Now()
+		o := Run(cfg, testRequest, nil)
+		total = append(total, time.Since(start))
+		hello = append(hello, o.StartupDuration)
+		if o.Class != ClassSuccess {
+			b.Fatalf("%v: %v", o.Class, o.Err)
+		}
+	}
+	reportMedian(b, total, "median-ns/op")
+	reportMedian(b, hello, "median-hello-ns/op")
+}
+
 // BenchmarkForkExecTrue is the floor: os/exec's Start and Wait of /bin/true.
 func BenchmarkForkExecTrue(b *testing.B) {
 	path, err := exec.LookPath("true")
