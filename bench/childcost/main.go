@@ -1,6 +1,7 @@
 // Command childcost measures what a benchsup child costs beyond its timed
 // work, on a generated module of trivial benchmarks (1,000 in 20 packages
-// by default), and prints the figures docs/measurement.md quotes.
+// by default), and prints the figures docs/measurement.md quotes (its
+// section "What a fresh process costs").
 //
 //	go run ./bench/childcost                       # benchsup's defaults
 //	go run ./bench/childcost -packages=4 -benchmarks=10 -- --sample-time=50ms
