@@ -1206,31 +1206,20 @@ func reportMedian(b *testing.B, d []time.Duration, unit string) {
 // BenchmarkSpawnToHello measures one whole fresh-process child: spawn,
 // Hello, Request, Ready, Done, exit, group and cgroup kill, reap. It also
 // reports the median time from Start to the Hello alone.
-func BenchmarkSpawnToHello(b *testing.B) {
-	cfg := helper("done")
-	var total, hello []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		o := Run(cfg, testRequest, nil)
-		total = append(total, time.Since(start))
-		hello = append(hello, o.StartupDuration)
-		if o.Class != ClassSuccess {
-			b.Fatalf("%v: %v", o.Class, o.Err)
-		}
-	}
-	reportMedian(b, total, "median-ns/op")
-	reportMedian(b, hello, "median-hello-ns/op")
-}
+func BenchmarkSpawnToHello(b *testing.B) { benchSpawnToHello(b, 0) }
 
 // BenchmarkSpawnToHelloSpaced is BenchmarkSpawnToHello with 60 ms between
 // children, as when each child lives that long. On a hybrid host the
 // spawning thread's move into a child's v1 cgroup then waits for an RCU
 // grace period, which back-to-back children do not (docs/design.md#containment).
-func BenchmarkSpawnToHelloSpaced(b *testing.B) {
+func BenchmarkSpawnToHelloSpaced(b *testing.B) { benchSpawnToHello(b, 60*time.Millisecond) }
+
+// benchSpawnToHello runs BenchmarkSpawnToHello's children, pause apart.
+func benchSpawnToHello(b *testing.B, pause time.Duration) {
 	cfg := helper("done")
 	var total, hello []time.Duration
 	for b.Loop() {
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(pause)
 		start := time.Now()
 		o := Run(cfg, testRequest, nil)
 		total = append(total, time.Since(start))
