@@ -25,20 +25,20 @@ func spin(d time.Duration) {
 	}
 }
 
-// spinCPU is busy until this process has used d more of CPU time (at
-// most 10 s of wall time; for d of wall time where the process's CPU
-// time cannot be read): on a loaded host a busy loop of a fixed wall
-// time may get no CPU at all (a fresh-clone CI run read 0 from a 5 ms
-// one).
-func spinCPU(d time.Duration) {
+// spinCPU is busy until this process has used cpu more of CPU time and
+// at least wall has passed (at most 10 s of wall time; for the longer of
+// the two in wall time where the process's CPU time cannot be read): on a
+// loaded host a busy loop of a fixed wall time may get no CPU at all (a
+// fresh-clone CI run read 0 from a 5 ms one).
+func spinCPU(cpu, wall time.Duration) {
 	start, err := sources.ProcessCPU()
 	if err != nil {
-		spin(d)
+		spin(max(cpu, wall))
 		return
 	}
 	for t0 := time.Now(); time.Since(t0) < 10*time.Second; {
 		spin(time.Millisecond)
-		if now, err := sources.ProcessCPU(); err != nil || now-start >= d {
+		if now, err := sources.ProcessCPU(); err != nil || now-start >= cpu && time.Since(t0) >= wall {
 			return
 		}
 	}
@@ -265,7 +265,7 @@ func init() {
 				if windowBody != nil {
 					windowBody()
 				}
-				spinCPU(5 * time.Millisecond)
+				spinCPU(5*time.Millisecond, 0)
 			})
 		})
 	})
