@@ -335,7 +335,7 @@ func TestWorkloadWindowMetrics(t *testing.T) {
 	defer func() { openCounters, windowBody = sources.Open, nil }()
 
 	msgs := exchange(t, protocol.Request{Mode: protocol.ModeWorkload, Identity: protocol.Identity{Name: "BenchmarkFixtureWindowMetrics"},
-		Config: protocol.RequestConfig{WindowMetrics: []string{"task-clock", "cpu-user", "maxrss", "minflt", "instructions"}}})
+		Config: protocol.RequestConfig{WindowMetrics: []string{"task-clock", "cpu-user", "cpu-sys", "maxrss", "minflt", "instructions"}}})
 	require.Empty(t, only[protocol.Failure](msgs))
 	wins := only[protocol.Window](msgs)
 	require.Len(t, wins, 1)
