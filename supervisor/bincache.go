@@ -337,11 +337,11 @@ func removeBinaries(dir string) (files int, bytes int64, err error) {
 		if err != nil {
 			return err
 		}
-		for _, b := range append(bins, records...) {
+		for i, b := range append(bins, records...) {
 			if err := r.Remove(b.name); err != nil {
 				return fmt.Errorf("removing %s: %w", filepath.Join(dir, b.name), err)
 			}
-			if cachedName.MatchString(b.name) {
+			if i < len(bins) {
 				files++
 				bytes += b.size
 			}

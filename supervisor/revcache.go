@@ -123,11 +123,11 @@ func removeRevExports(dir string) (n int, err error) {
 		if err != nil {
 			return err
 		}
-		for _, e := range append(exports, temps...) {
+		for i, e := range append(exports, temps...) {
 			if err := r.RemoveAll(e.name); err != nil {
 				return fmt.Errorf("removing %s: %w", filepath.Join(dir, e.name), err)
 			}
-			if revExportName.MatchString(e.name) {
+			if i < len(exports) {
 				n++
 			}
 		}
