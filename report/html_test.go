@@ -510,7 +510,7 @@ func TestHygieneLines(t *testing.T) {
 		{Index: 1, Hostname: "a"}, {Index: 2, Hostname: "b"}, {Index: 3, Hostname: "a"}, {Index: 4, Hostname: "b"}}}
 	merged.Claim = &rundoc.HostClaim{Dir: "/run/benchsup", CPUs: "0-7", MachineWide: true}
 	merged.Quiescence = &rundoc.Quiescence{MaxAverage: 0.125, MaxCore: 0.5, StableNs: 2e9, CPUs: "2-3", WaitedNs: 2e9, Note: "SMT siblings unknown"}
-	merged.Interference = &rundoc.InterferencePolicy{Response: "pause", MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 5e8, PauseMaxNs: 3e10}
+	merged.Interference = &rundoc.InterferencePolicy{Response: "pause", MaxForeign: 0.1, MaxRetakes: 25, SettleNs: 5e8, PauseMaxNs: 3e10, CPUs: "2-3"}
 	tests := []struct {
 		name string
 		meta rundoc.Meta
@@ -528,7 +528,7 @@ func TestHygieneLines(t *testing.T) {
 			"shards: 4 merged (hosts a, b), dealt by balanced",
 			"quiescence: cpus 2-3 quiet for 2s under 12.5% average, 50% per CPU after waiting 2s (SMT siblings unknown)",
 			"claim: cpus 0-7 (machine-wide) in /run/benchsup, free",
-			"interference: pause over 10% foreign CPU (retakes at most 25 per process; pauses settle 500ms, at most 30s in all)",
+			"interference: pause over 10% foreign CPU on cpus 2-3 (retakes at most 25 per process; pauses settle 500ms, at most 30s in all)",
 		}},
 	}
 	for _, tt := range tests {

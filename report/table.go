@@ -369,8 +369,11 @@ func hygieneLines(m rundoc.Meta) []string {
 		out = append(out, l)
 	}
 	if in := m.Interference; in != nil {
-		l := fmt.Sprintf("interference: %s over %s foreign CPU (retakes at most %d per process",
-			orDash(in.Response), percent(in.MaxForeign), in.MaxRetakes)
+		l := fmt.Sprintf("interference: %s over %s foreign CPU", orDash(in.Response), percent(in.MaxForeign))
+		if in.CPUs != "" {
+			l += " on cpus " + in.CPUs
+		}
+		l += fmt.Sprintf(" (retakes at most %d per process", in.MaxRetakes)
 		if in.Response == "pause" {
 			l += fmt.Sprintf("; pauses settle %v, at most %v in all", time.Duration(in.SettleNs), time.Duration(in.PauseMaxNs))
 		}

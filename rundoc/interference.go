@@ -19,7 +19,7 @@ type InterferencePolicy struct {
 	// Response is "observe" (annotate), "retake" (discard and redo the
 	// sample, bounded) or "pause" (wait for quiet, re-warm, redo).
 	Response string `json:"response"`
-	// MaxForeign is the foreign share of the host's CPU capacity over a
+	// MaxForeign is the foreign share of the watched CPUs' capacity over a
 	// sample above which the sample counts as disturbed (0.10 is 10%).
 	MaxForeign float64 `json:"maxForeign"`
 	MaxRetakes int     `json:"maxRetakes"` // per process
@@ -28,6 +28,10 @@ type InterferencePolicy struct {
 	// both only with Response "pause".
 	SettleNs   int64 `json:"settleNs,omitempty"`
 	PauseMaxNs int64 `json:"pauseMaxNs,omitempty"`
+	// CPUs are the CPUs watched, in the kernel's list format: the
+	// placement's (--cpus), or the run's allowed CPUs when a taskset or a
+	// cpuset confined it; absent when every CPU was watched.
+	CPUs string `json:"cpus,omitempty"`
 	// Scope says what the watch covers and what it does not.
 	Scope string `json:"scope"`
 }

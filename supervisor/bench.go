@@ -542,7 +542,7 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		},
 	}
 	if !id.workload {
-		req.Config.Interference = s.cfg.Interference.request(s.cfg.CPUs)
+		req.Config.Interference = s.cfg.Interference.request(s.cpus)
 		// The pattern discovery ran the function under: a leaf that never
 		// runs alone runs after the leaves it selects before it
 		// (docs/design.md#leaves-that-need-their-siblings).

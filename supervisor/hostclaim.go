@@ -38,16 +38,16 @@ func checkHost(cfg Config) error {
 	return nil
 }
 
-// claimHost takes cfg.Claim's claim on cfg.CPUs, or on every online CPU
-// when the run is not placed (ClaimConfig.CPUs is ignored: the claim
-// covers what the run uses). cfg.Waiting hears of each new holder. No
-// claim asked for: nil, which Release accepts.
-func claimHost(ctx context.Context, cfg Config) (*host.HostClaim, error) {
+// claimHost takes cfg.Claim's claim on cpus, the run's CPUs
+// (watchedCPUs), or on every online CPU when nil (ClaimConfig.CPUs is
+// ignored: the claim covers what the run uses). cfg.Waiting hears of each
+// new holder. No claim asked for: nil, which Release accepts.
+func claimHost(ctx context.Context, cfg Config, cpus []int) (*host.HostClaim, error) {
 	if cfg.Claim == nil {
 		return nil, nil
 	}
 	cc := *cfg.Claim
-	cc.CPUs = slices.Clone(cfg.CPUs)
+	cc.CPUs = slices.Clone(cpus)
 	return host.Claim(ctx, cc, func(h host.Holder) {
 		if cfg.Waiting != nil {
 			cfg.Waiting("waiting for the host claim: " + h.String())
@@ -69,15 +69,16 @@ func claimReport(claim *host.HostClaim) *rundoc.HostClaim {
 const quietEvery = time.Second
 
 // waitQuiet runs cfg.Quiescence's preflight (nil: none asked for, and no
-// record; none either when ctx ends first). It watches cfg.CPUs and their SMT siblings, since load on a
-// sibling slows a placed child while its own CPU looks idle, or every CPU
-// when the run is not placed (QuiescenceConfig.CPUs is ignored). read is
-// sources.ReadHostCPU when nil.
+// record; none either when ctx ends first). It watches cpus, the run's
+// CPUs (watchedCPUs), and their SMT siblings, since load on a sibling
+// slows a child while its own CPU looks idle, or every CPU when cpus is
+// nil (QuiescenceConfig.CPUs is ignored). read is sources.ReadHostCPU
+// when nil.
 //
 // A host that stays busy to the timeout ends the run with an error that
 // wraps host.ErrNotQuiet and gives the last numbers: nothing is measured
 // under known load.
-func waitQuiet(ctx context.Context, cfg Config, read func() (sources.HostCPU, error)) (*rundoc.Quiescence, error) {
+func waitQuiet(ctx context.Context, cfg Config, cpus []int, read func() (sources.HostCPU, error)) (*rundoc.Quiescence, error) {
 	if cfg.Quiescence == nil || ctx.Err() != nil {
 		// Interrupted: nothing more will be measured, and the run's
 		// partial results are due now.
@@ -86,10 +87,10 @@ func waitQuiet(ctx context.Context, cfg Config, read func() (sources.HostCPU, er
 	qc := *cfg.Quiescence
 	qc.CPUs = nil
 	note := ""
-	if cfg.CPUs != nil {
+	if cpus != nil {
 		var err error
-		if qc.CPUs, err = withSiblings(cfg.CPUs, host.Siblings); err != nil {
-			note = fmt.Sprintf("the SMT siblings of the placed CPUs are not watched: %v", err)
+		if qc.CPUs, err = withSiblings(cpus, host.Siblings); err != nil {
+			note = fmt.Sprintf("the SMT siblings of the run's CPUs are not watched: %v", err)
 		}
 	}
 	qc = qc.WithDefaults()

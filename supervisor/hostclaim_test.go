@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,7 +78,7 @@ func TestWaitQuiet(t *testing.T) {
 	fast := host.QuiescenceConfig{Poll: 5 * time.Millisecond, Stable: 30 * time.Millisecond, Timeout: 1500 * time.Millisecond}
 
 	t.Run("none asked", func(t *testing.T) {
-		rep, err := waitQuiet(context.Background(), Config{}, (&busyHost{}).read)
+		rep, err := waitQuiet(context.Background(), Config{}, nil, (&busyHost{}).read)
 		if rep != nil || err != nil {
 			t.Fatalf("waitQuiet without a preflight = %v, %v; want no record and no error", rep, err)
 		}
@@ -87,7 +88,7 @@ func TestWaitQuiet(t *testing.T) {
 		h := &busyHost{share: [2]float64{0.05, 0.10}}
 		var msgs []string
 		cfg := Config{Mode: ModeBench, Quiescence: &fast, Waiting: func(m string) { msgs = append(msgs, m) }}
-		rep, err := waitQuiet(context.Background(), cfg, h.read)
+		rep, err := waitQuiet(context.Background(), cfg, nil, h.read)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +106,33 @@ func TestWaitQuiet(t *testing.T) {
 		}
 	})
 
+	t.Run("the run's CPUs", func(t *testing.T) {
+		// cpu0 is busy, the run's cpu1 quiet: the gate opens, and the
+		// record names what it watched (cpu1 and its SMT siblings).
+		watched, sibErr := withSiblings([]int{1}, host.Siblings)
+		if slices.Contains(watched, 0) {
+			t.Skip("cpu0 and cpu1 are SMT siblings here: the busy cpu0 is watched too")
+		}
+		h := &busyHost{share: [2]float64{0.98, 0.05}}
+		cfg := Config{Mode: ModeBench, Quiescence: &fast}
+		rep, err := waitQuiet(context.Background(), cfg, []int{1}, h.read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := host.FormatCPUList(watched); rep == nil || rep.CPUs != want {
+			t.Fatalf("record %+v: want the watched CPUs %q", rep, want)
+		}
+		if sibErr != nil && !strings.Contains(rep.Note, "SMT siblings") {
+			t.Errorf("record %+v: siblings unreadable (%v), and the note does not say so", rep, sibErr)
+		}
+	})
+
 	t.Run("busy host times out", func(t *testing.T) {
 		h := &busyHost{share: [2]float64{0.30, 0.98}}
 		var msgs []string
 		cfg := Config{Mode: ModeBench, Quiescence: &fast, Waiting: func(m string) { msgs = append(msgs, m) }}
 		start := time.Now()
-		rep, err := waitQuiet(context.Background(), cfg, h.read)
+		rep, err := waitQuiet(context.Background(), cfg, nil, h.read)
 		took := time.Since(start)
 		var nq *host.NotQuietError
 		if rep != nil || !errors.Is(err, host.ErrNotQuiet) || !errors.As(err, &nq) {
@@ -137,7 +159,7 @@ func TestWaitQuiet(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		h := &busyHost{share: [2]float64{1, 1}}
 		cfg := Config{Mode: ModeBench, Quiescence: &fast, Waiting: func(string) { cancel() }}
-		rep, err := waitQuiet(ctx, cfg, h.read)
+		rep, err := waitQuiet(ctx, cfg, nil, h.read)
 		if rep != nil || err != nil {
 			t.Fatalf("an interrupted preflight = %v, %v; want no record and no error (the run's partial results follow)", rep, err)
 		}
@@ -163,7 +185,7 @@ func TestClaimHost(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the host claim is implemented for Linux only")
 	}
-	if c, err := claimHost(context.Background(), Config{}); c != nil || err != nil || claimReport(c) != nil || c.Release() != nil {
+	if c, err := claimHost(context.Background(), Config{}, nil); c != nil || err != nil || claimReport(c) != nil || c.Release() != nil {
 		t.Fatalf("claimHost without a claim = %v, %v; want none, a nil record, and a Release that does nothing", c, err)
 	}
 	dir := t.TempDir()
@@ -173,8 +195,7 @@ func TestClaimHost(t *testing.T) {
 	}
 	msgs := make(chan string, 10)
 	cfg := Config{
-		CPUs:    []int{0},
-		Claim:   &host.ClaimConfig{Dir: dir, CPUs: []int{5, 6}, Poll: 10 * time.Millisecond, Command: "benchsup run"}, // CPUs: Config.CPUs wins
+		Claim:   &host.ClaimConfig{Dir: dir, CPUs: []int{5, 6}, Poll: 10 * time.Millisecond, Command: "benchsup run"}, // CPUs: the run's win
 		Waiting: func(m string) { msgs <- m },
 	}
 	type result struct {
@@ -183,7 +204,7 @@ func TestClaimHost(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		c, err := claimHost(context.Background(), cfg)
+		c, err := claimHost(context.Background(), cfg, []int{0})
 		done <- result{c, err}
 	}()
 	select {

@@ -75,7 +75,7 @@ func TestProcessInterference(t *testing.T) {
 }
 
 // TestInterferenceRows: benchmark requests carry the policy (and the
-// placed CPUs), discovery requests do not; a child's retakes reach its
+// placed CPUs, which the document names), discovery requests do not; a child's retakes reach its
 // process and the row, with a notes line, and stay out of the summary.
 func TestInterferenceRows(t *testing.T) {
 	loud := &protocol.Watch{HostBusyTicks: 20, TickNs: 1e7, OwnCPUNs: 1e8, WallNs: 1e8, CPUs: 2, Disturbed: true}
@@ -104,6 +104,9 @@ func TestInterferenceRows(t *testing.T) {
 		assert.Equal(t, protocol.ResponseRetake, req.Config.Interference.Response)
 		assert.Equal(t, 3, req.Config.Interference.MaxRetakes)
 		assert.Equal(t, []int{1}, req.Config.Interference.CPUs, "the placed CPUs are the watched ones")
+	}
+	if m := s.meta(nil); assert.NotNil(t, m.Interference) {
+		assert.Equal(t, "1", m.Interference.CPUs, "the document names the watched CPUs")
 	}
 	require.Len(t, rows, 1)
 	r := rows[0]

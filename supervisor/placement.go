@@ -52,6 +52,35 @@ type placementHost struct {
 
 var thisHost = placementHost{host.OnlineCPUs, sandbox.AllowedCPUs, host.Siblings, os.LookupEnv}
 
+// watchedCPUs are the CPUs a run's processes can run on, which the
+// interference watch, the quiescence preflight and the host claim cover:
+// the placement when there is one; else this process's allowed CPUs when
+// a taskset or a cpuset confines it to fewer than the online CPUs (its
+// children and its go commands inherit that mask, so load elsewhere
+// cannot slow them, and watching every CPU would dilute the load on its
+// own CPUs with the idle rest, or count another tenant's as its own);
+// else nil, every CPU. Either set unreadable: nil, as for an unconfined
+// run.
+func (h placementHost) watchedCPUs(placed []int) []int {
+	if len(placed) > 0 {
+		return slices.Compact(slices.Sorted(slices.Values(placed)))
+	}
+	allowed, err := h.allowed()
+	if err != nil || len(allowed) == 0 {
+		return nil
+	}
+	online, err := h.online()
+	if err != nil {
+		return nil
+	}
+	for _, c := range online {
+		if !slices.Contains(allowed, c) {
+			return allowed
+		}
+	}
+	return nil
+}
+
 // CheckPlacement checks that every child can be pinned to cpus here, before
 // anything is built, and returns what Meta.Placement records and the
 // warnings a run prints once (SMT siblings left out of the list). env is

@@ -101,6 +101,36 @@ func TestCheckPlacement(t *testing.T) {
 	}
 }
 
+// The run's CPUs, which the interference watch, the preflight and the
+// claim cover: the placement, else the affinity when it leaves out an
+// online CPU (taskset, a cpuset), else every CPU (nil).
+func TestWatchedCPUs(t *testing.T) {
+	failing := func() ([]int, error) { return nil, errors.New("unreadable") }
+	noAllowed := fakeHost([]int{0, 1, 2, 3}, nil)
+	noAllowed.allowed = failing
+	noOnline := fakeHost(nil, []int{1})
+	noOnline.online = failing
+	tests := []struct {
+		name   string
+		host   placementHost
+		placed []int
+		want   []int
+	}{
+		{"unconfined, unplaced", fakeHost([]int{0, 1, 2, 3}, []int{0, 1, 2, 3}), nil, nil},
+		{"placed", fakeHost([]int{0, 1, 2, 3}, []int{0, 1, 2, 3}), []int{3, 1, 3}, []int{1, 3}},
+		{"placed within a confinement", fakeHost([]int{0, 1, 2, 3}, []int{1, 2}), []int{2}, []int{2}},
+		{"taskset", fakeHost([]int{0, 1, 2, 3}, []int{1, 2}), nil, []int{1, 2}},
+		{"affinity beyond the online CPUs", fakeHost([]int{0, 1}, []int{0, 1, 2, 3}), nil, nil},
+		{"affinity unreadable", noAllowed, nil, nil},
+		{"online unreadable", noOnline, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.host.watchedCPUs(tt.placed))
+		})
+	}
+}
+
 func TestGOMAXPROCSInherited(t *testing.T) {
 	env := map[string]string{"GOMAXPROCS": "3"}
 	lookup := func(n string) (string, bool) { v, ok := env[n]; return v, ok }

@@ -70,11 +70,12 @@ func (sc *scripted) start(ctx context.Context, _ sandbox.Config, req protocol.Re
 	return out
 }
 
-// scriptedSupervisor is a supervisor whose children are sc.
+// scriptedSupervisor is a supervisor whose children are sc, on a host
+// that does not confine it: its CPUs are the placement's, or every CPU.
 func scriptedSupervisor(t *testing.T, cfg Config, sc *scripted) *supervisor {
 	t.Helper()
 	cfg.applyDefaults()
-	return &supervisor{cfg: cfg, tmp: t.TempDir(), start: sc.start}
+	return &supervisor{cfg: cfg, tmp: t.TempDir(), start: sc.start, cpus: cfg.CPUs}
 }
 
 // fakePackage is a built package with these benchmark and test functions.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/analysis"
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/protocol"
 	"github.com/benchsup/benchsup/rundoc"
 	"github.com/benchsup/benchsup/sandbox"
@@ -56,6 +57,7 @@ type supervisor struct {
 	discoverySlots chan struct{}
 
 	placement *rundoc.Placement // Config.CPUs as checked (placement.go); nil: not pinned
+	cpus      []int             // the CPUs watched and claimed (watchedCPUs); nil: every CPU
 
 	variants []*variantGroup // the --vs groups, once discovery planned them
 
@@ -113,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	}
 	defer s.close()
 	// The host claim comes first, before any build (hostclaim.go).
-	claim, err := claimHost(ctx, s.cfg)
+	claim, err := claimHost(ctx, s.cfg, s.cpus)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +169,7 @@ func Run(ctx context.Context, cfg Config) (*rundoc.Document, error) {
 	s.trimCache()
 	// The preflight, once our own builds are over and before anything
 	// measures (hostclaim.go).
-	if doc.Meta.Quiescence, err = waitQuiet(ctx, s.cfg, nil); err != nil {
+	if doc.Meta.Quiescence, err = waitQuiet(ctx, s.cfg, s.cpus, nil); err != nil {
 		return nil, err
 	}
 	// Discover and calibrate, schedule, execute and summarize (benchmarks:
@@ -231,7 +233,8 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 		return nil, err
 	}
 	cacheMax, _ := CacheMax() // binCacheDir checked it
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext, placement: placement}
+	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext,
+		placement: placement, cpus: thisHost.watchedCPUs(cfg.CPUs)}
 	if cfg.Watch != nil {
 		s.start = startWatched(cfg.Watch)
 	}
@@ -735,10 +738,10 @@ func (s *supervisor) results(rows []rundoc.Row) {
 }
 
 func (s *supervisor) meta(plans []*pkgPlan) rundoc.Meta {
-	host, _ := os.Hostname()
+	hostname, _ := os.Hostname()
 	m := rundoc.Meta{
 		Date:            time.Now().UTC().Format(time.RFC3339),
-		Hostname:        host,
+		Hostname:        hostname,
 		OS:              runtime.GOOS,
 		Arch:            runtime.GOARCH,
 		CPU:             cpuModel(),
@@ -768,6 +771,9 @@ func (s *supervisor) meta(plans []*pkgPlan) rundoc.Meta {
 		m.Warnings = rundoc.BuildFlagWarnings(m.BuildFlags)
 		m.Sources = s.sourceReports()
 		m.Interference = s.cfg.Interference.Policy() // nil when off
+		if m.Interference != nil && s.cpus != nil {
+			m.Interference.CPUs = host.FormatCPUList(s.cpus)
+		}
 	}
 	if sh := s.cfg.Shard; sh.Active() {
 		m.Shard = &rundoc.ShardInfo{Index: sh.Index, Count: sh.Count, Method: sh.Method()}

@@ -28,11 +28,11 @@ const gateQuiescenceTimeout = 2 * time.Minute
 // claim.
 func hostFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "claim", Usage: "take the host claim before building: lock files per CPU (of --cpus, else every CPU) that other benchsup runs on this host wait for, idle, and hold it until the run ends"},
+		&cli.BoolFlag{Name: "claim", Usage: "take the host claim before building: lock files per CPU (of --cpus, else of benchsup's own affinity when a taskset or cpuset narrows it, else every CPU) that other benchsup runs on this host wait for, idle, and hold it until the run ends"},
 		&cli.DurationFlag{Name: "claim-timeout", Value: host.DefaultClaimTimeout, Usage: "with --claim, how long (`DURATION`) to wait for CPUs another run holds before failing (0: do not wait)"},
 		&cli.StringFlag{Name: "claim-dir", Usage: "with --claim, the `DIR` of the lock files; runs coordinate only when they share it",
 			DefaultText: "$" + host.ClaimDirEnv + ", else /run/lock/benchsup, else benchsup-claim in the temporary directory"},
-		&cli.BoolFlag{Name: "quiescence", Usage: "after building and before measuring, wait until the host's CPUs (--cpus and their SMT siblings, else all) stay under --quiet-average and --quiet-core for --quiet-stable; fail rather than measure under known load. On by default with --fail-on (--quiescence=false turns it off)"},
+		&cli.BoolFlag{Name: "quiescence", Usage: "after building and before measuring, wait until the run's CPUs (--cpus, else benchsup's own affinity when a taskset or cpuset narrows it, else all; with their SMT siblings) stay under --quiet-average and --quiet-core for --quiet-stable; fail rather than measure under known load. On by default with --fail-on (--quiescence=false turns it off)"},
 		&cli.DurationFlag{Name: "quiescence-timeout", Value: host.DefaultTimeout, Usage: "how long (`DURATION`) the preflight waits for a quiet host before the run fails",
 			DefaultText: host.DefaultTimeout.String() + "; " + gateQuiescenceTimeout.String() + " with --fail-on"},
 		&cli.StringFlag{Name: "quiet-average", Value: percentString(host.DefaultMaxAverage), Usage: "the preflight's limit, in `PERCENT`, on the watched CPUs' busy share together"},
