@@ -150,8 +150,9 @@ var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "G
 // First the tests that check outcomes, shapes and files, all in parallel
 // (as many at once as -test.parallel). Then the tests that measure or judge
 // timing (the quiet scripts' verdicts, the interference watch, the
-// quiescence preflight, the reaper's 2 s deadlines), one at a time. They
-// come last, not first, because under go test ./... every other package's
+// quiescence preflight, the reaper's 2 s deadlines), one at a time, except
+// the quiet scripts, which run side by side each on a CPU of its own
+// (testQuietScripts). They come last, not first, because under go test ./... every other package's
 // tests run beside this one's first minutes: an A/A comparison measured
 // then saw 50-68% foreign CPU in its samples. This package's shape phase
 // outlasts all of them, so the timing phase sees a host only it loads, as
@@ -190,7 +191,7 @@ var shapeTests = []namedTest{
 }
 
 // timingTests measure or judge timing; they run one at a time, after the
-// shape tests.
+// shape tests (the quiet scripts in lanes, together).
 var timingTests = []namedTest{
 	{"QuietScripts", testQuietScripts},
 	{"Interference", testInterference},
@@ -201,34 +202,33 @@ var timingTests = []namedTest{
 	{"SupervisorKilledWhileBuilding", testSupervisorKilledWhileBuilding},
 }
 
-func testScripts(t *testing.T) { runScripts(t, "testdata", true) }
+func testScripts(t *testing.T) { runScripts(t, "testdata", inParallel) }
 
-// testQuietScripts runs the scripts whose verdicts need a host that is not
-// running other scripts: a comparison that must call a 30% slowdown, an
-// A/A comparison that must call no difference, a budget of counting runs
-// that cheap benchmarks must fit in. Scripts run two at a time,
-// each building and measuring on both CPUs, so a measuring script among
-// them sees its samples taken at half speed with a spread of tens of
-// percent (the interference watch finds 80% foreign CPU in every sample);
-// these run one at a time, in the timing phase, and see the host a user
-// running benchsup would.
-func testQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", false) }
+// testQuietScripts runs the scripts whose verdicts need CPUs that other
+// scripts do not load: a comparison that must call a 30% slowdown, an A/A
+// comparison that must call no difference, a budget of counting runs that
+// cheap benchmarks must fit in. Beside a shape script, building and
+// measuring on both CPUs, a measuring script's samples were taken at half
+// speed with a spread of tens of percent (the interference watch found 80%
+// foreign CPU in every sample). These run in the timing phase, each in a
+// lane of its own (laneCPUs): every process a script starts (benchsup, its
+// go commands and children, the go commands the script runs itself) is
+// confined to one CPU no other script uses, so a script sees the host a
+// user running `taskset -c N benchsup` would, and benchsup watches that CPU
+// alone (docs/design.md#host-claim-and-quiescence). On this project's
+// 2-CPU VM a spinning loop on one CPU left benchmarks on the other within
+// their run-to-run spread (see docs/repository.md).
+func testQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", inLanes) }
 
-// sequential runs a testscript's scripts one after another: testscript
-// makes each script a parallel subtest, and this T ignores the request.
-type sequential struct{ *testing.T }
-
-func (sequential) Parallel() {}
-
-func (s sequential) Run(name string, f func(testscript.T)) {
-	s.T.Run(name, func(t *testing.T) { f(sequential{t}) })
-}
-
-func (s sequential) Verbose() bool { return testing.Verbose() }
+// How runScripts runs a directory's scripts.
+const (
+	inParallel = iota // as many at once as -test.parallel
+	inLanes           // one per lane at once, each confined to its lane's CPU
+)
 
 // runScripts runs the testscripts of dir with the built benchsup and the
-// commands of this package, in parallel or one at a time.
-func runScripts(t *testing.T, dir string, parallel bool) {
+// commands of this package, in parallel or in lanes.
+func runScripts(t *testing.T, dir string, how int) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
@@ -240,6 +240,17 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 	}
 	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		vals[goEnv[i]] = v
+	}
+	var lanes chan int // the free lanes' CPUs; nil: no lanes
+	if how == inLanes {
+		cpus, err := laneCPUs()
+		if err != nil {
+			t.Fatalf("the timing scripts' lanes: %v", err)
+		}
+		lanes = make(chan int, len(cpus))
+		for _, c := range cpus {
+			lanes <- c
+		}
 	}
 	params := testscript.Params{
 		Dir: dir,
@@ -261,6 +272,20 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 			env.Setenv("BENCHSUP_SRC", srcDir)
 			env.Values[scriptT{}] = env.T() // for requirelimits
+			if lanes != nil {
+				// Setup runs on the goroutine that runs the script's
+				// commands, and the lane is held until the script ends.
+				cpu := <-lanes
+				unpin, err := pinThread(cpu)
+				if err != nil {
+					lanes <- cpu
+					return err
+				}
+				env.Defer(func() {
+					unpin()
+					lanes <- cpu
+				})
+			}
 			for k, v := range vals {
 				env.Setenv(k, v)
 			}
@@ -291,11 +316,7 @@ func runScripts(t *testing.T, dir string, parallel bool) {
 		},
 		Condition: condition,
 	}
-	if parallel {
-		testscript.Run(t, params)
-	} else {
-		testscript.RunT(sequential{t}, params)
-	}
+	testscript.Run(t, params)
 }
 
 func readDoc(ts *testscript.TestScript, path string) rundoc.Document {

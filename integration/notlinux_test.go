@@ -2,7 +2,10 @@
 
 package integration
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // Off Linux, benchsup runs no children (sandbox says so itself), so the
 // end-to-end tests of faults, signals and process lifetimes have nothing to
@@ -25,3 +28,9 @@ func skipNotLinux(t *testing.T) {
 // lockDir takes no lock: the tests that use the directory run on Linux
 // only.
 func lockDir(dir string) (release func(), locked bool) { return func() {}, true }
+
+// laneCPUs and pinThread confine a timing script to one CPU, which needs
+// Linux's affinity calls; the scripts run on Linux only.
+func laneCPUs() ([]int, error) { return nil, errors.New("lanes need Linux") }
+
+func pinThread(cpu int) (unpin func(), err error) { return nil, errors.New("lanes need Linux") }
