@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchsup/benchsup/host"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -96,14 +97,28 @@ func stopSpin(cmd *exec.Cmd) {
 
 // testHostClaimQuiescence: under load the preflight fails the run after
 // its timeout, in one line that gives the numbers, having measured
-// nothing; without our load the same run passes and records the preflight.
+// nothing; without our load the same run passes and records the
+// preflight. The two run side by side, each in a lane (lanes_test.go):
+// benchsup and the load confined to one CPU, which the preflight then
+// watches alone.
 func testHostClaimQuiescence(t *testing.T) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
 	}
-	mod := fixtureModule(t, "hostclaim")
+	inLane := func(t *testing.T) (cpu int) {
+		t.Helper()
+		t.Parallel()
+		cpu, release, err := takeLane()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(release) // tRunner's goroutine: the one that took the lane
+		return cpu
+	}
 	t.Run("under load", func(t *testing.T) {
+		cpu := inLane(t)
+		mod := fixtureModule(t, "hostclaim")
 		events := filepath.Join(t.TempDir(), "events.ndjson")
 		jsonOut := filepath.Join(t.TempDir(), "run.json")
 		cmd := exec.Command(filepath.Join(binDir, "benchsup"), hostclaimArgs("--quiescence", "--quiescence-timeout=2s", "--events="+events, "--json="+jsonOut)...)
@@ -132,12 +147,10 @@ func testHostClaimQuiescence(t *testing.T) {
 				t.Fatalf("no build event in 90s; stderr:\n%s", stderr.String())
 			}
 		}
-		load := []*exec.Cmd{spin(t), spin(t)} // two: one saturated CPU is over the per-CPU limit on any host
+		load := spin(t) // the lane's one CPU saturated: over the per-CPU limit
 		err := <-exited
 		ended := time.Now()
-		for _, l := range load {
-			stopSpin(l)
-		}
+		stopSpin(load)
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 			t.Fatalf("benchsup under load ended with %v, want exit status 1; stderr:\n%s", err, stderr.String())
@@ -153,7 +166,7 @@ func testHostClaimQuiescence(t *testing.T) {
 			}
 		}
 		if len(failure) != 1 || !strings.HasPrefix(failure[0], "benchsup: host not quiet after 2") ||
-			!strings.Contains(failure[0], "% average (limit 20%), busiest cpu") || !strings.HasSuffix(failure[0], "(limit 50%); not measuring under known load") {
+			!strings.Contains(failure[0], fmt.Sprintf("%% average (limit 20%%), busiest cpu%d ", cpu)) || !strings.HasSuffix(failure[0], "(limit 50%); not measuring under known load") {
 			t.Errorf("want one line saying the host was not quiet, with the numbers; stderr:\n%s", stderr.String())
 		}
 		if !waited {
@@ -182,6 +195,8 @@ func testHostClaimQuiescence(t *testing.T) {
 
 	})
 	t.Run("without our load", func(t *testing.T) {
+		cpu := inLane(t)
+		mod := fixtureModule(t, "hostclaim")
 		// Without our load. The host is shared (the suite runs packages and
 		// scripts in parallel): a timeout here is someone else's load, which
 		// is a skip, not a failure.
@@ -201,6 +216,9 @@ func testHostClaimQuiescence(t *testing.T) {
 			t.Errorf("meta.quiescence = %+v: want the limits, the timeout, and a stable interval that opened the gate", q)
 		} else if *q.StableAverage > q.MaxAverage || *q.StableBusiest > q.MaxCore {
 			t.Errorf("meta.quiescence = %+v: the stable interval's shares exceed the limits", q)
+		}
+		if sib, err := host.Siblings(cpu); err == nil && q != nil && q.CPUs != host.FormatCPUList(sib) {
+			t.Errorf("meta.quiescence watched cpus %q, want the lane's cpu%d and its SMT siblings (%s) alone", q.CPUs, cpu, host.FormatCPUList(sib))
 		}
 		if doc.Meta.Claim != nil {
 			t.Errorf("meta.claim = %+v without --claim", doc.Meta.Claim)

@@ -241,17 +241,6 @@ func runScripts(t *testing.T, dir string, how int) {
 	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		vals[goEnv[i]] = v
 	}
-	var lanes chan int // the free lanes' CPUs; nil: no lanes
-	if how == inLanes {
-		cpus, err := laneCPUs()
-		if err != nil {
-			t.Fatalf("the timing scripts' lanes: %v", err)
-		}
-		lanes = make(chan int, len(cpus))
-		for _, c := range cpus {
-			lanes <- c
-		}
-	}
 	params := testscript.Params{
 		Dir: dir,
 		// The same paths every run (see openWorkRoot); a script's
@@ -272,19 +261,14 @@ func runScripts(t *testing.T, dir string, how int) {
 			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 			env.Setenv("BENCHSUP_SRC", srcDir)
 			env.Values[scriptT{}] = env.T() // for requirelimits
-			if lanes != nil {
+			if how == inLanes {
 				// Setup runs on the goroutine that runs the script's
 				// commands, and the lane is held until the script ends.
-				cpu := <-lanes
-				unpin, err := pinThread(cpu)
+				_, release, err := takeLane()
 				if err != nil {
-					lanes <- cpu
 					return err
 				}
-				env.Defer(func() {
-					unpin()
-					lanes <- cpu
-				})
+				env.Defer(release)
 			}
 			for k, v := range vals {
 				env.Setenv(k, v)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,12 +25,14 @@ var interferenceRun = []string{"run", "--bench", "--repetitions=3", "--samples=5
 const loadFor = 1250 * time.Millisecond
 
 // testInterference is issue #15's proof on this host: a load generator
-// (one busy loop per CPU) started at the first benchmark process and
-// stopped loadFor later disturbs samples; with --interference=retake the
-// run retakes them, lists every retaken sample, and says so in the table;
+// (a busy loop) started at the first benchmark process and stopped
+// loadFor later disturbs samples; with --interference=retake the run
+// retakes them, lists every retaken sample, and says so in the table;
 // with observe the same load yields disturbed samples and no retake. The
-// host is shared with other tests, so the assertions are "at least one"
-// and consistency, never exact counts. Not parallel: it loads the host.
+// two run side by side, each in a lane (lanes_test.go): benchsup, its
+// children and the busy loop confined to one CPU, which benchsup then
+// watches alone, so a busy loop disturbs only its own lane. The
+// assertions are "at least one" and consistency, never exact counts.
 func testInterference(t *testing.T) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
@@ -43,8 +46,17 @@ func testInterference(t *testing.T) {
 		{"observe", false},
 	} {
 		t.Run(tt.response, func(t *testing.T) {
+			t.Parallel()
+			cpu, release, err := takeLane()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
 			// A budget of 10 bounds the run on a host others load too.
 			doc, table := runUnderLoad(t, "--interference="+tt.response, "--max-retakes=10")
+			if want := strconv.Itoa(cpu); doc.Meta.Interference == nil || doc.Meta.Interference.CPUs != want {
+				t.Errorf("meta.interference %+v: want the lane's cpu %s watched", doc.Meta.Interference, want)
+			}
 			if doc.Meta.Interference != nil && doc.Meta.Interference.Response != tt.response {
 				t.Errorf("meta records response %q, want %q", doc.Meta.Interference.Response, tt.response)
 			}
@@ -69,7 +81,7 @@ func testInterference(t *testing.T) {
 				}
 			}
 			if disturbed == 0 {
-				t.Fatalf("no sample disturbed under a busy loop per CPU:\n%s", table)
+				t.Fatalf("no sample disturbed under a busy loop on the run's CPU:\n%s", table)
 			}
 			if !marked {
 				t.Errorf("no row marked as disturbed")
@@ -137,8 +149,8 @@ func checkRowInterference(t *testing.T, r rundoc.Row) {
 }
 
 // runUnderLoad runs the fixture with args and, from the first benchmark
-// process's start, one busy loop per CPU for loadFor; it returns the
-// document and the table.
+// process's start, a busy loop for loadFor, both confined to the caller's
+// lane; it returns the document and the table.
 func runUnderLoad(t *testing.T, args ...string) (rundoc.Document, string) {
 	t.Helper()
 	mod := fixtureModule(t, "interference")
@@ -160,14 +172,9 @@ func runUnderLoad(t *testing.T, args ...string) (rundoc.Document, string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	var load []*exec.Cmd
-	for range runtime.NumCPU() {
-		load = append(load, spin(t))
-	}
+	load := spin(t)
 	time.Sleep(loadFor)
-	for _, l := range load {
-		stopSpin(l)
-	}
+	stopSpin(load)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("benchsup %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), stderr.String())
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/benchsup/benchsup/sandbox"
 )
 
-// laneCPUs are the CPUs the timing scripts run on, one script on each at
-// once: the first CPU of each core this process may use (two CPUs of one
-// core would slow each other's children). A core's other CPUs are left
-// idle, so a lane's SMT sibling carries no other script's load.
+// laneCPUs are the lanes' CPUs (lanes_test.go): the first CPU of each
+// core this process may use (two CPUs of one core would slow each other's
+// children). A core's other CPUs are left idle, so a lane's SMT sibling
+// carries no other lane's load.
 func laneCPUs() ([]int, error) {
 	allowed, err := sandbox.AllowedCPUs()
 	if err != nil {
