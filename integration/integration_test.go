@@ -150,9 +150,9 @@ var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "G
 // First the tests that check outcomes, shapes and files, all in parallel
 // (as many at once as -test.parallel). Then the tests that measure or judge
 // timing (the quiet scripts' verdicts, the interference watch, the
-// quiescence preflight, the reaper's 2 s deadlines), one at a time, except
-// the quiet scripts, which run side by side each on a CPU of its own
-// (testQuietScripts). They come last, not first, because under go test ./... every other package's
+// quiescence preflight, the reaper's 2 s deadlines): one at a time, or side
+// by side in lanes, each confined to a CPU of its own (lanes_test.go). They
+// come last, not first, because under go test ./... every other package's
 // tests run beside this one's first minutes: an A/A comparison measured
 // then saw 50-68% foreign CPU in its samples. This package's shape phase
 // outlasts all of them, so the timing phase sees a host only it loads, as
@@ -191,7 +191,7 @@ var shapeTests = []namedTest{
 }
 
 // timingTests measure or judge timing; they run one at a time, after the
-// shape tests (the quiet scripts in lanes, together).
+// shape tests (the subtests of the first three side by side, in lanes).
 var timingTests = []namedTest{
 	{"QuietScripts", testQuietScripts},
 	{"Interference", testInterference},
@@ -211,7 +211,7 @@ func testScripts(t *testing.T) { runScripts(t, "testdata", inParallel) }
 // measuring on both CPUs, a measuring script's samples were taken at half
 // speed with a spread of tens of percent (the interference watch found 80%
 // foreign CPU in every sample). These run in the timing phase, each in a
-// lane of its own (laneCPUs): every process a script starts (benchsup, its
+// lane of its own (lanes_test.go): every process a script starts (benchsup, its
 // go commands and children, the go commands the script runs itself) is
 // confined to one CPU no other script uses, so a script sees the host a
 // user running `taskset -c N benchsup` would, and benchsup watches that CPU
