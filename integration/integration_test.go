@@ -284,6 +284,7 @@ func runScripts(t *testing.T, dir string, how int) {
 			"windows":        cmdWindows,
 			"treehash":       cmdTreeHash,
 			"provenance":     cmdProvenance,
+			"layoutrecorded": cmdLayoutRecorded,
 			"setupcount":     cmdSetupCount,
 			"numbers":        cmdNumbers,
 			"calibrated":     cmdCalibrated,
@@ -604,6 +605,35 @@ func cmdProvenance(ts *testscript.TestScript, neg bool, args []string) {
 // process of the benchmark NAME ran its setup exactly COUNT times: the
 // fixture appends a line per setup to PREFIX.<pid> (PREFIX a path whose
 // last element names the benchmark's file).
+// cmdLayoutRecorded checks that each build of a run's document has its
+// layout recorded beside its cached binary, with the layout the document
+// gives: the record that spares the next run go test's build of the
+// package (supervisor/layout.go).
+func cmdLayoutRecorded(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: layoutrecorded FILE")
+	}
+	builds := readDoc(ts, args[0]).Meta.Provenance.Builds
+	if len(builds) == 0 {
+		ts.Fatalf("no builds in %s", args[0])
+	}
+	for _, b := range builds {
+		if b.Binary == "" {
+			ts.Fatalf("%s: no cached binary", b.Package)
+		}
+		data, err := os.ReadFile(b.Binary + ".layout")
+		if err != nil {
+			ts.Fatalf("%s: no layout record beside its binary: %v", b.Package, err)
+		}
+		var rec struct {
+			Layout string `json:"layout"`
+		}
+		if err := json.Unmarshal(data, &rec); err != nil || rec.Layout != b.Layout {
+			ts.Fatalf("%s: layout record %s (%v), want the document's layout %q", b.Package, data, err, b.Layout)
+		}
+	}
+}
+
 func cmdSetupCount(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 4 || neg {
 		ts.Fatalf("usage: setupcount FILE NAME PREFIX COUNT")

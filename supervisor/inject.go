@@ -66,6 +66,12 @@ var (
 	ErrToolchain = errors.New("toolchain too old for benchsup's worker")
 )
 
+// errNoInjectedWorker: the package's module links benchsup's worker as a
+// dependency (it imports measure), so no padding package can be placed
+// beside it. It depends only on the build, so the layout it leaves is a
+// settled answer.
+var errNoInjectedWorker = errors.New("no worker injected in the module")
+
 // injector places benchsup's worker and the generated entry points into
 // the user's packages through one overlay file, writing only under its
 // scratch directory. Nothing it does changes the user's go.mod, go.sum,
@@ -579,7 +585,7 @@ func f{{.}}() {}
 func (in *injector) padOverlay(p *pkgPlan, index, units int) (string, string, error) {
 	mod := p.pkg.Module
 	if mod == nil || in.workers[mod.Dir] == "" {
-		return "", "", fmt.Errorf("no worker injected in the module of %s", p.pkg.ImportPath)
+		return "", "", fmt.Errorf("%w of %s", errNoInjectedWorker, p.pkg.ImportPath)
 	}
 	dir := filepath.Join(in.dir, "pad", strconv.Itoa(index))
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -82,7 +82,9 @@ func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, in
 		units := (pad - padOverhead) / funcAlign
 		overlay, digest, err := s.inj.padOverlay(p, index, units)
 		if err != nil {
-			return target, "not padded: " + err.Error(), false
+			// Without an injected worker no run can pad this build:
+			// remembered, so that the next run spares go test's build.
+			return target, "not padded: " + err.Error(), errors.Is(err, errNoInjectedWorker)
 		}
 		padded = filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.pad.test", index, filepath.Base(p.pkg.ImportPath)))
 		if s.binCache != "" {
