@@ -337,16 +337,24 @@ func removeBinaries(dir string) (files int, bytes int64, err error) {
 		if err != nil {
 			return err
 		}
-		for i, b := range append(bins, records...) {
-			if err := r.Remove(b.name); err != nil {
-				return fmt.Errorf("removing %s: %w", filepath.Join(dir, b.name), err)
-			}
-			if i < len(bins) {
-				files++
-				bytes += b.size
-			}
-		}
-		return nil
+		files, bytes, err = removeEntries(dir, bins, records, r.Remove)
+		return err
 	})
 	return files, bytes, err
+}
+
+// removeEntries removes the entries counted, then the entries extra, of
+// dir with remove; it returns how many of counted it removed and their
+// size, up to the first failure.
+func removeEntries(dir string, counted, extra []cachedBinary, remove func(name string) error) (n int, size int64, err error) {
+	for i, e := range slices.Concat(counted, extra) {
+		if err := remove(e.name); err != nil {
+			return n, size, fmt.Errorf("removing %s: %w", filepath.Join(dir, e.name), err)
+		}
+		if i < len(counted) {
+			n++
+			size += e.size
+		}
+	}
+	return n, size, nil
 }

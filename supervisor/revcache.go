@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -123,15 +122,8 @@ func removeRevExports(dir string) (n int, err error) {
 		if err != nil {
 			return err
 		}
-		for i, e := range append(exports, temps...) {
-			if err := r.RemoveAll(e.name); err != nil {
-				return fmt.Errorf("removing %s: %w", filepath.Join(dir, e.name), err)
-			}
-			if i < len(exports) {
-				n++
-			}
-		}
-		return nil
+		n, _, err = removeEntries(dir, exports, temps, r.RemoveAll)
+		return err
 	})
 	return n, err
 }
