@@ -106,16 +106,6 @@ func testHostClaimQuiescence(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the quiescence preflight reads /proc/stat, and runs need Linux")
 	}
-	inLane := func(t *testing.T) (cpu int) {
-		t.Helper()
-		t.Parallel()
-		cpu, release, err := takeLane()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(release) // tRunner's goroutine: the one that took the lane
-		return cpu
-	}
 	t.Run("under load", func(t *testing.T) {
 		cpu := inLane(t)
 		mod := fixtureModule(t, "hostclaim")

@@ -220,15 +220,17 @@ func testScripts(t *testing.T) { runScripts(t, "testdata", inParallel) }
 // their run-to-run spread (see docs/repository.md).
 func testQuietScripts(t *testing.T) { runScripts(t, "testdata/quiet", inLanes) }
 
-// How runScripts runs a directory's scripts.
+// scriptsRun is how runScripts runs a directory's scripts.
+type scriptsRun int
+
 const (
-	inParallel = iota // as many at once as -test.parallel
-	inLanes           // one per lane at once, each confined to its lane's CPU
+	inParallel scriptsRun = iota // as many at once as -test.parallel
+	inLanes                      // one per lane at once, each confined to its lane's CPU
 )
 
 // runScripts runs the testscripts of dir with the built benchsup and the
 // commands of this package, in parallel or in lanes.
-func runScripts(t *testing.T, dir string, how int) {
+func runScripts(t *testing.T, dir string, how scriptsRun) {
 	endToEnd(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")

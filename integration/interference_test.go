@@ -46,12 +46,7 @@ func testInterference(t *testing.T) {
 		{"observe", false},
 	} {
 		t.Run(tt.response, func(t *testing.T) {
-			t.Parallel()
-			cpu, release, err := takeLane()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer release()
+			cpu := inLane(t)
 			// A budget of 10 bounds the run on a host others load too.
 			doc, table := runUnderLoad(t, "--interference="+tt.response, "--max-retakes=10")
 			if want := strconv.Itoa(cpu); doc.Meta.Interference == nil || doc.Meta.Interference.CPUs != want {

@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"sync"
+	"testing"
 )
 
 // The timing tests that run side by side do so in lanes: each holds one
@@ -44,4 +45,18 @@ func takeLane() (cpu int, release func(), err error) {
 		unpin()
 		free <- cpu
 	}, nil
+}
+
+// inLane makes t a parallel test that holds a lane until it ends, and
+// returns the lane's CPU. t's goroutine is confined to it (takeLane); the
+// cleanup that frees the lane runs on that goroutine, after the test.
+func inLane(t *testing.T) (cpu int) {
+	t.Helper()
+	t.Parallel()
+	cpu, release, err := takeLane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return cpu
 }
