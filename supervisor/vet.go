@@ -336,16 +336,14 @@ func removeVetRecords(dir string, before time.Time) (n int, err error) {
 		if err != nil {
 			return err
 		}
-		for _, rec := range records {
-			if !before.IsZero() && !rec.used.Before(before) {
-				break // the rest were used later still
+		if !before.IsZero() {
+			// Least recently used first: the rest were used later still.
+			if k := slices.IndexFunc(records, func(rec cachedBinary) bool { return !rec.used.Before(before) }); k >= 0 {
+				records = records[:k]
 			}
-			if err := r.Remove(rec.name); err != nil {
-				return fmt.Errorf("removing %s: %w", filepath.Join(dir, rec.name), err)
-			}
-			n++
 		}
-		return nil
+		n, _, err = removeEntries(dir, records, nil, r.Remove)
+		return err
 	})
 	return n, err
 }
