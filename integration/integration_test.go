@@ -169,9 +169,9 @@ var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "G
 // by side in lanes, each confined to a CPU of its own (lanes_test.go). They
 // come last, not first, because under go test ./... every other package's
 // tests run beside this one's first minutes: an A/A comparison measured
-// then saw 50-68% foreign CPU in its samples. This package's shape phase
-// outlasts all of them, so the timing phase sees a host only it loads, as
-// a user's benchsup run would.
+// then saw 50-68% foreign CPU in its samples. The timing phase starts once
+// the host is quiet (waitQuietHost), so it sees a host only it loads, as a
+// user's benchsup run would.
 func TestEndToEnd(t *testing.T) {
 	endToEnd(t)
 	t.Run("shapes", func(t *testing.T) {
@@ -183,6 +183,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("timing", func(t *testing.T) {
+		waitQuietHost(t)
 		for _, e := range timingTests {
 			t.Run(e.name, e.run)
 		}

@@ -1,9 +1,13 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/benchsup/benchsup/host"
 )
 
 // The timing tests that run side by side do so in lanes: each holds one
@@ -59,4 +63,29 @@ func inLane(t *testing.T) (cpu int) {
 	}
 	t.Cleanup(release)
 	return cpu
+}
+
+// quietHostTimeout bounds waitQuietHost: past it the timing phase runs
+// anyway, and its scripts judge what they measured.
+const quietHostTimeout = time.Minute
+
+// waitQuietHost waits, before the timing phase, until no other process
+// loads the host's CPUs, as benchsup's --quiescence waits before it
+// measures. Under go test ./... the other packages' test binaries run
+// beside this one (-p at once), and since the shape phase got shorter the
+// last of them can outlast it: worker's tests ended 0.3 s into the timing
+// phase of one run, and in another a comparison in a lane saw up to 64%
+// foreign CPU in its samples and missed its 30% slowdown.
+func waitQuietHost(t *testing.T) {
+	t.Helper()
+	cfg := host.QuiescenceConfig{Stable: 500 * time.Millisecond, Timeout: quietHostTimeout}
+	q, err := host.WaitQuiet(t.Context(), cfg, nil, nil)
+	switch {
+	case errors.Is(err, host.ErrNotQuiet):
+		t.Logf("the timing phase runs on a busy host: %v", err)
+	case err != nil:
+		t.Logf("the timing phase runs without waiting for a quiet host: %v", err)
+	case q.WaitedNs > int64(time.Second):
+		t.Logf("the timing phase waited %v for a quiet host", time.Duration(q.WaitedNs).Round(time.Millisecond))
+	}
 }
