@@ -221,7 +221,7 @@ func Prepare(regime Regime, paths ...string) (Stamp, error) {
 		st.Note = fmt.Sprintf("%d of %d bytes still resident after fdatasync and POSIX_FADV_DONTNEED: the kernel keeps pages that a process has mapped, is writing back, or holds locked", st.ResidentAfter, st.TotalBytes)
 	default:
 		st.Effective = RegimePartial
-		st.Note = fmt.Sprintf("%d of %d bytes resident after reading the files through: memory pressure (or a memory limit) reclaimed the rest", st.ResidentAfter, st.TotalBytes)
+		st.Note = fmt.Sprintf("%d of %d bytes resident after reading the files through: the kernel reclaimed the rest (memory pressure, a memory limit or proactive reclaim such as DAMON)", st.ResidentAfter, st.TotalBytes)
 	}
 	return st, nil
 }

@@ -125,8 +125,21 @@ func TestPrepareColdThenWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("warm stamp: %+v", warm)
-	if warm.Effective != RegimeWarm || warm.ResidentAfter != size || warm.TotalBytes != size || warm.Note != "" {
-		t.Errorf("warm stamp %+v", warm)
+	// The host may reclaim a page between the read and the count (this
+	// VM runs DAMON, which pages out cold memory, and a run of the suite saw one
+	// page of 2049 gone): warm then says partial, with its reason.
+	missing := float64(size - warm.ResidentAfter)
+	switch warm.Effective {
+	case RegimeWarm:
+		if warm.ResidentAfter != size || warm.TotalBytes != size || warm.Note != "" {
+			t.Errorf("warm stamp %+v", warm)
+		}
+	case RegimePartial:
+		if warm.Note == "" || warm.ResidentAfter <= 0 || warm.TotalBytes != size {
+			t.Errorf("partial warm stamp without a reason: %+v", warm)
+		}
+	default:
+		t.Fatalf("warm stamp %+v", warm)
 	}
 	if cold.Effective == RegimeCold && warm.ResidentBefore != 0 {
 		t.Errorf("warm after cold: ResidentBefore %d", warm.ResidentBefore)
@@ -137,8 +150,8 @@ func TestPrepareColdThenWarm(t *testing.T) {
 	}
 	warmRead := readBytes(t) - before
 	t.Logf("reading the warm file: read_bytes +%.0f", warmRead)
-	if warmRead > size/16 {
-		t.Errorf("reading the warm file: read_bytes grew by %.0f, want about 0", warmRead)
+	if warmRead > missing+size/16 {
+		t.Errorf("reading the warm file: read_bytes grew by %.0f, want about %.0f (what was not resident)", warmRead, missing)
 	}
 
 	steady, err := Prepare(RegimeSteady, path)
