@@ -1,9 +1,14 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -60,4 +65,42 @@ func pinThread(cpu int) (unpin func(), err error) {
 			runtime.UnlockOSThread()
 		}
 	}, nil
+}
+
+// goSiblings counts the other children of the go command that runs this
+// test binary: under go test ./..., the other packages' test binaries and
+// the compilers, linkers and vet runs that build them. ok is false when
+// the parent is not the go command (the binary run by hand, or through
+// -exec): then nothing here says what else it started.
+func goSiblings() (n int, ok bool, err error) {
+	parent := os.Getppid()
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", parent))
+	if err != nil || filepath.Base(exe) != "go" {
+		return 0, false, nil
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false, err
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // ended since the listing
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
+			n++
+		}
+	}
+	return n, true, nil
 }

@@ -65,27 +65,57 @@ func inLane(t *testing.T) (cpu int) {
 	return cpu
 }
 
-// quietHostTimeout bounds waitQuietHost: past it the timing phase runs
-// anyway, and its scripts judge what they measured.
-const quietHostTimeout = time.Minute
+// quietHostTimeout bounds each of waitQuietHost's two waits: past it the
+// timing phase runs anyway, and its scripts judge what they measured.
+const quietHostTimeout = 3 * time.Minute
 
-// waitQuietHost waits, before the timing phase, until no other process
-// loads the host's CPUs, as benchsup's --quiescence waits before it
-// measures. Under go test ./... the other packages' test binaries run
+// waitQuietHost waits, before the timing phase, until no other test loads
+// the host. Under go test ./... the other packages' test binaries run
 // beside this one (-p at once), and since the shape phase got shorter the
-// last of them can outlast it: worker's tests ended 0.3 s into the timing
-// phase of one run, and in another a comparison in a lane saw up to 64%
-// foreign CPU in its samples and missed its 30% slowdown.
+// last of them can outlast it: on a fresh clone worker's tests ran from
+// 1.6 s to 14 s into the timing phase, and a comparison in a lane saw up to
+// 58% foreign CPU in its samples and missed its 30% slowdown. The host's
+// load alone does not tell: a wait for 0.5 s of quiet CPUs ended as
+// worker's tests began. So first the go command's other children
+// (goSiblings: the other test binaries and what builds them) must be gone,
+// then the CPUs quiet, as benchsup's --quiescence waits before it measures.
 func waitQuietHost(t *testing.T) {
 	t.Helper()
+	start := time.Now()
+	waitGoSiblings(t)
 	cfg := host.QuiescenceConfig{Stable: 500 * time.Millisecond, Timeout: quietHostTimeout}
-	q, err := host.WaitQuiet(t.Context(), cfg, nil, nil)
+	_, err := host.WaitQuiet(t.Context(), cfg, nil, nil)
 	switch {
 	case errors.Is(err, host.ErrNotQuiet):
 		t.Logf("the timing phase runs on a busy host: %v", err)
 	case err != nil:
 		t.Logf("the timing phase runs without waiting for a quiet host: %v", err)
-	case q.WaitedNs > int64(time.Second):
-		t.Logf("the timing phase waited %v for a quiet host", time.Duration(q.WaitedNs).Round(time.Millisecond))
+	}
+	if waited := time.Since(start); waited > time.Second {
+		t.Logf("the timing phase waited %v for the other tests to end and the host to go quiet", waited.Round(time.Millisecond))
+	}
+}
+
+// waitGoSiblings waits until the go command has had no other child for
+// half a second: between two packages it starts the next action at once.
+func waitGoSiblings(t *testing.T) {
+	const poll, settled = 100 * time.Millisecond, 5
+	deadline := time.Now().Add(quietHostTimeout)
+	for clear := 0; clear < settled; time.Sleep(poll) {
+		n, ok, err := goSiblings()
+		switch {
+		case err != nil:
+			t.Logf("the timing phase does not wait for other packages' tests: %v", err)
+			return
+		case !ok:
+			return
+		case n == 0:
+			clear++
+		case time.Now().After(deadline):
+			t.Logf("the timing phase runs beside %d other processes of go test after %v", n, quietHostTimeout)
+			return
+		default:
+			clear = 0
+		}
 	}
 }

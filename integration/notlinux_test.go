@@ -34,3 +34,6 @@ func lockDir(dir string) (release func(), locked bool) { return func() {}, true 
 func laneCPUs() ([]int, error) { return nil, errors.New("lanes need Linux") }
 
 func pinThread(cpu int) (unpin func(), err error) { return nil, errors.New("lanes need Linux") }
+
+// goSiblings would count the go command's other children; see the Linux file.
+func goSiblings() (n int, ok bool, err error) { return 0, false, nil }
