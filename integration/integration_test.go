@@ -36,7 +36,6 @@ func run(m *testing.M) int {
 	if testing.Short() {
 		return m.Run() // every test skips (endToEnd): nothing to build
 	}
-	overlapShapes()
 	dir, err := os.MkdirTemp("", "benchsup-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -72,20 +71,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// overlapShapes runs one test more at once than there are CPUs, unless
-// -test.parallel says how many. The shape tests wait out deadlines, grace
-// periods and sleeping fixtures for part of their time: one per CPU left
-// the CPUs idle through a tenth of the shape phase, which took 74-77 s on
-// 2 CPUs, and 67-68 s with one more (docs/repository.md). The timing
-// phase's tests run in lanes whatever this says: one lane per core.
-func overlapShapes() {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+1))
-	}
 }
 
 // openWorkRoot sets workRoot, where the tests copy their fixture modules:
@@ -163,7 +148,9 @@ var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "G
 
 // TestEndToEnd runs this package's tests of the built CLI in two phases.
 // First the tests that check outcomes, shapes and files, all in parallel
-// (see overlapShapes). Then the tests that measure or judge
+// (as many at once as -test.parallel: one per CPU; one more ran children
+// of bench_numbers and bench_discovery at 90-99% foreign CPU on a host
+// whose fixtures all compiled a changed worker, and they failed). Then the tests that measure or judge
 // timing (the quiet scripts' verdicts, the interference watch, the
 // quiescence preflight, the reaper's 2 s deadlines): one at a time, or side
 // by side in lanes, each confined to a CPU of its own (lanes_test.go). They

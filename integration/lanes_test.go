@@ -71,8 +71,9 @@ const quietHostTimeout = 3 * time.Minute
 
 // waitQuietHost waits, before the timing phase, until no other test loads
 // the host. Under go test ./... the other packages' test binaries run
-// beside this one (-p at once), and since the shape phase got shorter the
-// last of them can outlast it: on a fresh clone worker's tests ran from
+// beside this one (-p at once), and the last of them can outlast the
+// shape phase, the more so when that phase is short: with one shape test
+// more at once than there are CPUs, on a fresh clone worker's tests ran from
 // 1.6 s to 14 s into the timing phase, and a comparison in a lane saw up to
 // 58% foreign CPU in its samples and missed its 30% slowdown. The host's
 // load alone does not tell: a wait for 0.5 s of quiet CPUs ended as
