@@ -150,15 +150,16 @@ var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOSUMDB", "G
 // First the tests that check outcomes, shapes and files, all in parallel
 // (as many at once as -test.parallel: one per CPU; one more ran children
 // of bench_numbers and bench_discovery at 90-99% foreign CPU on a host
-// whose fixtures all compiled a changed worker, and they failed). Then the tests that measure or judge
-// timing (the quiet scripts' verdicts, the interference watch, the
-// quiescence preflight, the reaper's 2 s deadlines): one at a time, or side
-// by side in lanes, each confined to a CPU of its own (lanes_test.go). They
-// come last, not first, because under go test ./... every other package's
-// tests run beside this one's first minutes: an A/A comparison measured
-// then saw 50-68% foreign CPU in its samples. The timing phase starts once
-// the host is quiet (waitQuietHost), so it sees a host only it loads, as a
-// user's benchsup run would.
+// whose fixtures all compiled a changed worker, and they failed). Then
+// the tests that measure or judge timing (the quiet scripts' verdicts, the
+// interference watch, the quiescence preflight, the reaper's 2 s
+// deadlines): one at a time, or side by side in lanes, each confined to a
+// CPU of its own (lanes_test.go). They come last, not first, because
+// under go test ./... every other package's tests run beside this one's
+// first minutes: an A/A comparison measured then saw 50-68% foreign CPU in
+// its samples. The timing phase starts once the host is quiet
+// (waitQuietHost), so it sees a host only it loads, as a user's benchsup
+// run would.
 func TestEndToEnd(t *testing.T) {
 	endToEnd(t)
 	t.Run("shapes", func(t *testing.T) {

@@ -1,14 +1,12 @@
 package integration
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -88,17 +86,7 @@ func goSiblings() (n int, ok bool, err error) {
 		if err != nil || pid == self {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // ended since the listing
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
+		if ppid, alive := sandbox.ParentPID(pid); alive && ppid == parent {
 			n++
 		}
 	}

@@ -104,9 +104,9 @@ func leftoverNote(left []leftProc, containment Containment) string {
 
 // statFacts is what leftover reads of /proc/<pid>/stat.
 type statFacts struct {
-	comm  string
-	state byte
-	pgrp  int
+	comm       string
+	state      byte
+	ppid, pgrp int
 }
 
 // ProcessState returns the state letter of process pid from
@@ -115,6 +115,13 @@ type statFacts struct {
 func ProcessState(pid int) (byte, bool) {
 	st, ok := readStat(pid)
 	return st.state, ok
+}
+
+// ParentPID returns the parent of process pid from /proc/<pid>/stat, and
+// false when the process is gone or the file cannot be read.
+func ParentPID(pid int) (int, bool) {
+	st, ok := readStat(pid)
+	return st.ppid, ok
 }
 
 // readStat reads /proc/<pid>/stat. The name is between the first "(" and
@@ -132,11 +139,12 @@ func readStat(pid int) (statFacts, bool) {
 	if len(f) < 3 || len(f[0]) != 1 {
 		return statFacts{}, false
 	}
-	pgrp, err := strconv.Atoi(f[2])
-	if err != nil {
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
 		return statFacts{}, false
 	}
-	return statFacts{comm: string(data[open+1 : end]), state: f[0][0], pgrp: pgrp}, true
+	return statFacts{comm: string(data[open+1 : end]), state: f[0][0], ppid: ppid, pgrp: pgrp}, true
 }
 
 // groupProcs lists the processes whose process group is pgid.
