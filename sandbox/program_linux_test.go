@@ -26,7 +26,7 @@ func TestProgramMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer memfd.Close()
+	t.Cleanup(func() { memfd.Close() }) // after the parallel subtests
 	cases := []struct {
 		name    string
 		script  string
@@ -46,6 +46,7 @@ func TestProgramMode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // the deadlines and sleeps overlap
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if c.want == ClassCanceled {

@@ -71,6 +71,14 @@ func checkFDs(t testing.TB, before map[int]string) {
 	assert.Empty(t, leaked, "descriptors leaked by the sandbox")
 }
 
+// checkFDsAfter checks t's descriptors once t and all its subtests have
+// ended: the check of a test whose subtests run in parallel.
+func checkFDsAfter(t *testing.T) {
+	t.Helper()
+	before := openFDs(t)
+	t.Cleanup(func() { checkFDs(t, before) })
+}
+
 // procStat returns the state and process group of pid; ok is false when
 // there is no such process.
 func procStat(pid int) (state byte, pgrp int, ok bool) {
@@ -162,10 +170,19 @@ const execTimeout = 2 * time.Second
 func run(t *testing.T, cfg Config) (Outcome, []protocol.Message) {
 	t.Helper()
 	before := openFDs(t)
+	o, msgs := runContained(t, cfg)
+	checkFDs(t, before)
+	return o, msgs
+}
+
+// runContained is run without the descriptor check, for subtests that run
+// in parallel: each would count the others' descriptors as its own, so
+// their parent checks once they have all ended (checkFDsAfter).
+func runContained(t *testing.T, cfg Config) (Outcome, []protocol.Message) {
+	t.Helper()
 	var msgs []protocol.Message
 	o := Run(cfg, testRequest, func(m protocol.Message) { msgs = append(msgs, m) })
 	checkContained(t, o, grandchildren(msgs))
-	checkFDs(t, before)
 	if t.Failed() {
 		t.Logf("outcome: %v: %v; stderr tail:\n%s", o.Class, o.Err, o.Stderr.Tail)
 	}
@@ -382,13 +399,17 @@ func TestClasses(t *testing.T) {
 			assert.Contains(t, string(o.Stacks.Head), "sandbox.child(", "continued, it printed where it had stopped")
 		}},
 	}
+	// In parallel: the timeouts and graces of the slow ones (4 s of
+	// waiting one after another) overlap.
+	checkFDsAfter(t)
 	for _, tt := range tests {
 		t.Run(tt.behaviour, func(t *testing.T) {
+			t.Parallel()
 			cfg := helper(tt.behaviour)
 			if tt.cfg != nil {
 				tt.cfg(&cfg)
 			}
-			o, msgs := run(t, cfg)
+			o, msgs := runContained(t, cfg)
 			require.Equal(t, tt.class, o.Class, "err: %v", o.Err)
 			assert.Positive(t, o.PID)
 			tt.check(t, o, msgs)
