@@ -75,6 +75,7 @@ func (b *busyHost) read() (sources.HostCPU, error) {
 }
 
 func TestWaitQuiet(t *testing.T) {
+	t.Parallel() // mostly waiting out a timeout: beside the other slow ones
 	fast := host.QuiescenceConfig{Poll: 5 * time.Millisecond, Stable: 30 * time.Millisecond, Timeout: 1500 * time.Millisecond}
 
 	t.Run("none asked", func(t *testing.T) {

@@ -118,6 +118,7 @@ func TestEmbeddedWorkerIsStandardOnly(t *testing.T) {
 // reach: it must need nothing but the standard library, and vet's
 // stdversion check holds it to Go 1.22's standard library.
 func TestEmbeddedWorkerBuildsOffline(t *testing.T) {
+	t.Parallel() // a go build and a go vet: beside the tests that wait
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")

@@ -19,6 +19,7 @@ import (
 // note, a program without spans gets the note, and the snapshot seam is
 // called while the program runs, and Watch gets the child.
 func TestRecordProgram(t *testing.T) {
+	t.Parallel() // mostly waiting on programs: beside the other slow ones
 	cases := []struct {
 		name    string
 		script  string
@@ -34,6 +35,7 @@ func TestRecordProgram(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var mu sync.Mutex
 			snaps, watched, ended := 0, 0, 0
 			doc, err := Record(context.Background(), RecordConfig{
