@@ -607,14 +607,10 @@ func cmdProvenance(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSetupCount: setupcount FILE NAME PREFIX COUNT checks that every
-// process of the benchmark NAME ran its setup exactly COUNT times: the
-// fixture appends a line per setup to PREFIX.<pid> (PREFIX a path whose
-// last element names the benchmark's file).
-// cmdLayoutRecorded checks that each build of a run's document has its
-// layout recorded beside its cached binary, with the layout the document
-// gives: the record that spares the next run go test's build of the
-// package (supervisor/layout.go).
+// cmdLayoutRecorded: layoutrecorded FILE checks that each build of a
+// run's document has its layout recorded beside its cached binary, with
+// the layout the document gives: the record that spares the next run go
+// test's build of the package (supervisor/layout.go).
 func cmdLayoutRecorded(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: layoutrecorded FILE")
@@ -640,6 +636,10 @@ func cmdLayoutRecorded(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdSetupCount: setupcount FILE NAME PREFIX COUNT checks that every
+// process of the benchmark NAME ran its setup exactly COUNT times: the
+// fixture appends a line per setup to PREFIX.<pid> (PREFIX a path whose
+// last element names the benchmark's file).
 func cmdSetupCount(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 4 || neg {
 		ts.Fatalf("usage: setupcount FILE NAME PREFIX COUNT")
