@@ -284,6 +284,10 @@ type Cleaned struct {
 	// steps (vet.go) and how many records were removed from it.
 	VetDir     string
 	VetRecords int
+	// AnswersDir and Answers are the directory of the go command's
+	// remembered answers (answers.go) and how many were removed from it.
+	AnswersDir string
+	Answers    int
 	// RevDir and RevExports are the directory of kept --against
 	// revisions (revcache.go) and how many were removed from it.
 	RevDir     string
@@ -291,7 +295,8 @@ type Cleaned struct {
 }
 
 // CleanCache removes every test binary from the cache, with the remembered
-// vet steps and the kept --against revisions, as go clean -cache empties
+// vet steps, the go command's remembered answers and the kept --against
+// revisions, as go clean -cache empties
 // the go command's: only the regular files benchsup named there,
 // never through a link (see openBinCache). A cache that does not exist is
 // nothing removed.
@@ -300,11 +305,14 @@ func CleanCache() (Cleaned, error) {
 	if err != nil {
 		return Cleaned{}, err
 	}
-	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), RevDir: filepath.Join(root, "rev")}
+	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), AnswersDir: filepath.Join(root, answersSubdir), RevDir: filepath.Join(root, "rev")}
 	if c.Files, c.Bytes, err = removeBinaries(c.Dir); err != nil {
 		return c, err
 	}
 	if c.VetRecords, err = removeVetRecords(c.VetDir, time.Time{}); err != nil {
+		return c, err
+	}
+	if c.Answers, err = removeRecords(c.AnswersDir, answerRecordName, time.Time{}); err != nil {
 		return c, err
 	}
 	c.RevExports, err = removeRevExports(c.RevDir)

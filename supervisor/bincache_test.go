@@ -145,7 +145,7 @@ func TestCleanCache(t *testing.T) {
 	t.Setenv(CacheEnv, root)
 	got, err := CleanCache()
 	require.NoError(t, err, "no cache yet: nothing to remove")
-	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), RevDir: filepath.Join(root, "rev")}, got)
+	assert.Equal(t, Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), AnswersDir: filepath.Join(root, "answers"), RevDir: filepath.Join(root, "rev")}, got)
 
 	dir, err := binCacheDir()
 	require.NoError(t, err)
@@ -163,6 +163,11 @@ func TestCleanCache(t *testing.T) {
 	record := cacheFile(t, vetDir, strings.Repeat("ab", 32), 0, now)
 	notRecord := cacheFile(t, vetDir, "notes.txt", 3, now)
 
+	answersDir := filepath.Join(root, "answers")
+	require.NoError(t, os.Mkdir(answersDir, 0o700))
+	answer := cacheFile(t, answersDir, strings.Repeat("cd", 32)+".answer", 5, now)
+	notAnswer := cacheFile(t, answersDir, strings.Repeat("cd", 32), 5, now)
+
 	revDir := revExportDir(dir)
 	require.Equal(t, filepath.Join(root, "rev"), revDir)
 	export := filepath.Join(revDir, "commit-"+strings.Repeat("c", 40))
@@ -170,7 +175,9 @@ func TestCleanCache(t *testing.T) {
 
 	got, err = CleanCache()
 	require.NoError(t, err)
-	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128, VetDir: vetDir, VetRecords: 1, RevDir: revDir, RevExports: 1}, got)
+	assert.Equal(t, Cleaned{Dir: dir, Files: 2, Bytes: 128, VetDir: vetDir, VetRecords: 1, AnswersDir: answersDir, Answers: 1, RevDir: revDir, RevExports: 1}, got)
+	assert.NoFileExists(t, answer)
+	assert.FileExists(t, notAnswer, "not a name benchsup gives")
 	assert.NoDirExists(t, export)
 	assert.NoFileExists(t, record)
 	assert.FileExists(t, notRecord, "not a name benchsup gives")

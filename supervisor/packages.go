@@ -29,6 +29,12 @@ type goPackage struct {
 	Deps           []string // every package the package links, transitively
 	DefaultGODEBUG string   // of a main package: the test binary's GODEBUG default
 	Standard       bool     // in the standard library
+	// What answers.go watches: cgo files (headers anywhere) and embedded
+	// files (a pattern may match a new file below the package).
+	CgoFiles        []string
+	EmbedFiles      []string
+	TestEmbedFiles  []string
+	XTestEmbedFiles []string
 }
 
 type goModule struct {
@@ -39,6 +45,26 @@ type goModule struct {
 	GoMod     string
 	GoVersion string
 	Replace   *goModule
+}
+
+// replacement is m's replacement, nil for none (or no module).
+func (m *goModule) replacement() *goModule {
+	if m == nil {
+		return nil
+	}
+	return m.Replace
+}
+
+// dir is the directory of m's files: its replacement's, if any; "" for
+// no module.
+func (m *goModule) dir() string {
+	if r := m.replacement(); r != nil {
+		return r.Dir
+	}
+	if m == nil {
+		return ""
+	}
+	return m.Dir
 }
 
 func (p *goPackage) hasTests() bool { return len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 }
@@ -97,7 +123,7 @@ func (l *listing) links(root *goPackage, path string) bool {
 }
 
 // listFields are the go list fields the supervisor reads.
-const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Match,Deps,DefaultGODEBUG,Standard"
+const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,DepOnly,ForTest,Match,Deps,DefaultGODEBUG,Standard,CgoFiles,EmbedFiles,TestEmbedFiles,XTestEmbedFiles"
 
 // listPackages resolves patterns as `go test` would, in the run's
 // directory, with the run's build flags (they decide the files and the
@@ -105,10 +131,31 @@ const listFields = "ImportPath,Name,Dir,TestGoFiles,XTestGoFiles,Module,Error,De
 // measured build's view).
 func (s *supervisor) listPackages(ctx context.Context, flags []string, patterns []string) (*listing, error) {
 	args := slices.Concat([]string{"list", "-e", "-deps", "-test", "-json=" + listFields}, s.buildFlags(), flags, patterns)
+	dir, q := s.answerDir(), s.question(args)
+	if out, ok := s.answers.recall(dir, q); ok {
+		if l, err := readListing(out, patterns); err == nil {
+			return l, nil
+		}
+	}
+	asked := s.answers.clock()
 	out, err := s.goCmd(ctx, args...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %w", strings.Join(patterns, " "), commandError(err))
 	}
+	l, err := readListing(out, patterns)
+	if err != nil {
+		return nil, err
+	}
+	if s.answersFollow(s.env.GOFLAGS) {
+		if in, ok := s.listingInputs(l, patterns, nil); ok {
+			s.answers.remember(dir, q, asked, out, in)
+		}
+	}
+	return l, nil
+}
+
+// readListing reads go list -deps -test -json's output for patterns.
+func readListing(out []byte, patterns []string) (*listing, error) {
 	l := &listing{byPath: map[string]*goPackage{}}
 	var all []*goPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -170,15 +217,33 @@ type goEnv struct {
 	GOMODCACHE string
 	GOFLAGS    string
 	GOMOD      string // the main module's go.mod, the null device outside any module
+	GOWORK     string // the workspace file, "" for none
 	raw        []byte // all of go env -json: what a cached test binary is keyed by
 }
 
 func (s *supervisor) readGoEnv(ctx context.Context) (goEnv, error) {
-	var e goEnv
+	dir, q := s.answerDir(), []string{"env", "-json"}
+	if out, ok := s.answers.recall(dir, q); ok {
+		if e, err := readGoEnvJSON(out); err == nil {
+			return e, nil
+		}
+	}
+	asked := s.answers.clock()
 	out, err := s.goCmd(ctx, "env", "-json").Output()
 	if err != nil {
-		return e, fmt.Errorf("go env: %w", commandError(err))
+		return goEnv{}, fmt.Errorf("go env: %w", commandError(err))
 	}
+	e, err := readGoEnvJSON(out)
+	if err != nil {
+		return e, err
+	}
+	s.answers.remember(dir, q, asked, out, envInputs(e))
+	return e, nil
+}
+
+// readGoEnvJSON reads go env -json's output.
+func readGoEnvJSON(out []byte) (goEnv, error) {
+	var e goEnv
 	if err := json.Unmarshal(out, &e); err != nil {
 		return e, fmt.Errorf("go env: reading its output: %w", err)
 	}

@@ -40,6 +40,9 @@ type supervisor struct {
 	// binCache is the per-user directory test binaries are linked into;
 	// "" links into tmp.
 	binCache string
+	// answers are the go command's answers remembered (answers.go); nil
+	// remembers nothing.
+	answers *answers
 	// cacheMax is the size the cache is trimmed to after the builds, and
 	// began when this run began: binaries used since are never trimmed.
 	cacheMax int64
@@ -234,6 +237,7 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	}
 	cacheMax, _ := CacheMax() // binCacheDir checked it
 	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext,
+		answers:   newAnswers(cacheSubdir(binCache, answersSubdir), cfg.GoCommand),
 		placement: placement, cpus: thisHost.watchedCPUs(cfg.CPUs)}
 	if cfg.Watch != nil {
 		s.start = startWatched(cfg.Watch)
@@ -441,7 +445,7 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 		now := time.Now()
 		_ = os.Chtimes(target, now, now)
 	}
-	err := s.goTestC(ctx, p, target, s.overlay)
+	err := s.goTestCurrent(ctx, p, target)
 	if err == nil && b.variant == "" && s.vetted != nil {
 		// go test's vet step, which ran before the builds (vet.go); a
 		// compile error says more than vet's. The working tree's build
@@ -465,15 +469,34 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	return nil
 }
 
+// goTestCurrent makes target p's current measured test binary: the go
+// command builds it (goTestC), unless it said before that target was
+// current and none of the build's inputs changed since (answers.go).
+func (s *supervisor) goTestCurrent(ctx context.Context, p *pkgPlan, target string) error {
+	dir, q := s.answerDir(), s.question(s.testCArgs(p, target, s.overlay))
+	if _, ok := s.answers.recall(dir, q); ok {
+		return nil
+	}
+	asked := s.answers.clock()
+	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
+		return err
+	}
+	main := s.plain.testMain(p.pkg)
+	if s.binCache == "" || main == nil || s.plain.usesCgo() || !s.answersFollow(s.env.GOFLAGS) {
+		return nil
+	}
+	in, ok := s.listingInputs(s.plain, nil, append(slices.Clone(main.Deps), p.pkg.ImportPath, main.ImportPath))
+	if ok {
+		in = append(in, input{path: target, binary: true})
+		s.answers.remember(dir, q, asked, []byte("current"), in)
+	}
+	return nil
+}
+
 // goTestC builds p's test binary into target as go test would, with
 // overlay as the only addition ("" for none: go test's own build).
 func (s *supervisor) goTestC(ctx context.Context, p *pkgPlan, target, overlay string) error {
-	args := []string{"test", "-c", "-vet=off", "-o", target}
-	if overlay != "" {
-		args = append(args, "-overlay="+overlay)
-	}
-	args = slices.Concat(args, s.buildFlags(), s.linkFlags(), []string{p.pkg.ImportPath})
-	out, err := s.goCmd(ctx, args...).CombinedOutput()
+	out, err := s.goCmd(ctx, s.testCArgs(p, target, overlay)...).CombinedOutput()
 	if err != nil {
 		if len(out) == 0 { // the go command did not run, or said nothing
 			return fmt.Errorf("go test -c: %w", err)
@@ -481,6 +504,15 @@ func (s *supervisor) goTestC(ctx context.Context, p *pkgPlan, target, overlay st
 		return describeBuildFailure(string(out), s.inj.name, p.pkg.ImportPath)
 	}
 	return nil
+}
+
+// testCArgs are goTestC's go command arguments.
+func (s *supervisor) testCArgs(p *pkgPlan, target, overlay string) []string {
+	args := []string{"test", "-c", "-vet=off", "-o", target}
+	if overlay != "" {
+		args = append(args, "-overlay="+overlay)
+	}
+	return slices.Concat(args, s.buildFlags(), s.linkFlags(), []string{p.pkg.ImportPath})
 }
 
 // buildFailure is a test binary that did not build: whose code failed and

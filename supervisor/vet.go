@@ -53,9 +53,15 @@ func (s *supervisor) checkVetAnalyzers(ctx context.Context) error {
 	case "", "off", "all":
 		return nil
 	}
-	out, err := s.goCmd(ctx, "tool", "vet", "-flags").Output()
-	if err != nil {
-		return nil
+	dir, q := s.answerDir(), []string{"tool", "vet", "-flags"}
+	out, ok := s.answers.recall(dir, q)
+	if !ok {
+		asked := s.answers.clock()
+		var err error
+		if out, err = s.goCmd(ctx, q...).Output(); err != nil {
+			return nil
+		}
+		s.answers.remember(dir, q, asked, out, envInputs(s.env)) // the toolchain's vet: the base inputs
 	}
 	known, err := vetAnalyzers(out)
 	if err != nil {
@@ -331,8 +337,15 @@ var vetRecordName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // directory that is private (openBinCache). A dir that does not exist
 // holds none.
 func removeVetRecords(dir string, before time.Time) (n int, err error) {
+	return removeRecords(dir, vetRecordName, before)
+}
+
+// removeRecords removes the records in dir whose names match name, last
+// used before (all with the zero time): the vet records, the remembered
+// answers (answers.go).
+func removeRecords(dir string, name *regexp.Regexp, before time.Time) (n int, err error) {
 	err = inCacheDir(dir, func(r *os.Root) error {
-		records, err := listCached(r, vetRecordName)
+		records, err := listCached(r, name)
 		if err != nil {
 			return err
 		}

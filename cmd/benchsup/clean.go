@@ -14,7 +14,7 @@ import (
 func cleanCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name: "clean",
-		Usage: "remove the cached test binaries and exported --against revisions (under $" + supervisor.CacheEnv +
+		Usage: "remove the cached test binaries, remembered vet results and go command answers, and exported --against revisions (under $" + supervisor.CacheEnv +
 			", by default benchsup in the user cache directory) and say how many and how large",
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
@@ -30,6 +30,11 @@ func cleanCommand(stdout io.Writer) *cli.Command {
 			}
 			if got.VetRecords > 0 {
 				if _, err = fmt.Fprintf(stdout, "removed %d remembered vet %s from %s\n", got.VetRecords, plural(got.VetRecords, "result", "results"), got.VetDir); err != nil {
+					return err
+				}
+			}
+			if got.Answers > 0 {
+				if _, err = fmt.Fprintf(stdout, "removed %d remembered go command %s from %s\n", got.Answers, plural(got.Answers, "answer", "answers"), got.AnswersDir); err != nil {
 					return err
 				}
 			}
