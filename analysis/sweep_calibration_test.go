@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchsup/benchsup/internal/timingtest"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -63,14 +64,25 @@ var calibrationLayouts = []struct {
 
 const narrowLayout = "4 points 100..200 (narrow)"
 
-// TestSweepCalibration measures, on synthetic sweeps of every model under
-// this host's between-process noise, how often a sweep called fitted
+// TestTimingSweepCalibration measures, on synthetic sweeps of every model
+// under this host's between-process noise, how often a sweep called fitted
 // selects a wrong model (the false-selection rate the ambiguity rule
 // bounds), how often a right model is called a poor fit, and how often
 // each true model is recovered. The seeds are fixed: the numbers are
-// those docs/design.md#sweeps quotes.
-func TestSweepCalibration(t *testing.T) {
-	const reps = 300
+// those docs/design.md#sweeps quotes. A Monte Carlo, so in the timing
+// suite (docs/repository.md); TestSweepCalibration is its small version.
+func TestTimingSweepCalibration(t *testing.T) {
+	timingtest.Require(t)
+	sweepCalibration(t, 300)
+}
+
+// TestSweepCalibration is TestTimingSweepCalibration on a fifth of the
+// sweeps (its bounds hold there too, with the same fixed seeds).
+func TestSweepCalibration(t *testing.T) { sweepCalibration(t, 60) }
+
+// sweepCalibration fits reps synthetic sweeps of every model, layout and
+// noise, and fails t where the rates pass their bounds.
+func sweepCalibration(t *testing.T, reps int) {
 	sigmas := []float64{0.02, 0.05, 0.10, 0.15}
 	type tally struct{ total, fitted, wrong, right, poor, ambiguous int }
 	bySigma := map[float64]*tally{}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/benchsup/benchsup/internal/timingtest"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -110,14 +111,9 @@ func variantStudy(t *testing.T, d variantDesign, seed uint64) (coverage, aaVerdi
 	return float64(covered) / n, float64(calls) / n, float64(excl) / n, promised / n, aaBias
 }
 
-// TestCompareVariantsCalibration checks CompareVariants' statistics on
-// synthetic rounds with fixed seeds, as TestCompareCalibration does
-// --against's pairs: at 2, 3 and 4 variants in the default rounds, the
-// intervals cover every contender's true ratio about as often as the
-// confidence they report promises, and identical code is called faster
-// or slower (at the default 2% threshold) under 5% of the time, also
-// when the first process of a round, or every later one, runs slower.
-func TestCompareVariantsCalibration(t *testing.T) {
+// variantDesigns are the calibration's synthetic --vs experiments, with
+// the datasets the full calibration draws.
+func variantDesigns() []variantDesign {
 	var designs []variantDesign
 	for _, n := range []int{2, 3, 4} {
 		designs = append(designs,
@@ -129,39 +125,69 @@ func TestCompareVariantsCalibration(t *testing.T) {
 	}
 	// Many rounds narrow the interval until a bias of the median shows:
 	// the schedule must order every two variants each way equally often.
-	designs = append(designs,
+	return append(designs,
 		variantDesign{name: "3 variants, 30 rounds, 1% slower per place in a round", n: 3, between: 0.01, drift: 0.05, slope: 0.01, rounds: 30, datasets: 1000},
 		variantDesign{name: "4 variants, 32 rounds, 1% slower per place in a round", n: 4, between: 0.01, drift: 0.05, slope: 0.01, rounds: 32, datasets: 1000},
 	)
-	if testing.Short() {
-		for i := range designs {
-			designs[i].datasets /= 4
-		}
-	}
-	for i, d := range designs {
+}
+
+// TestTimingCompareVariantsCalibration checks CompareVariants' statistics
+// on synthetic rounds with fixed seeds, as TestTimingCompareCalibration
+// does --against's pairs: at 2, 3 and 4 variants in the default rounds,
+// the intervals cover every contender's true ratio about as often as the
+// confidence they report promises, and identical code is called faster or
+// slower (at the default 2% threshold) under 5% of the time, also when the
+// first process of a round, or every later one, runs slower. A Monte Carlo
+// of some 5 s of CPU (17 s on a busy host), so in the timing suite
+// (docs/repository.md); TestCompareVariantsCalibration is its small
+// version.
+func TestTimingCompareVariantsCalibration(t *testing.T) {
+	timingtest.Require(t)
+	for i, d := range variantDesigns() {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
-			cov, calls, excl, promised, bias := variantStudy(t, d, uint64(i)+1)
-			t.Logf("%s: coverage %.1f%% (reported %.1f%%), A/A verdicts %.1f%%, A/A intervals excluding 1 %.1f%%, A/A mean ratio off 1 by %.2f%% at most (%d datasets)",
-				d.name, 100*cov, 100*promised, 100*calls, 100*excl, 100*bias, d.datasets)
-			slack := 0.015
-			if testing.Short() {
-				slack = 0.03
-			}
-			if cov < promised-slack {
-				t.Errorf("coverage %.1f%% is more than %.1f points below the %.1f%% reported", 100*cov, 100*slack, 100*promised)
-			}
-			if excl > 1-promised+slack {
-				t.Errorf("A/A intervals excluded 1 %.1f%% of the time, more than %.1f points above the %.1f%% promised", 100*excl, 100*slack, 100*(1-promised))
-			}
-			// Balanced orders leave the A/A ratio at 1 on average: a
-			// position effect does not move it.
-			if bias > 0.002 {
-				t.Errorf("identical code's ratio is off 1 by %.2f%% on average", 100*bias)
-			}
-			if calls > 0.05 {
-				t.Errorf("identical code called faster or slower %.1f%% of the time", 100*calls)
-			}
+			checkVariantCalibration(t, d, uint64(i)+1, 0.015, 0.002)
 		})
+	}
+}
+
+// TestCompareVariantsCalibration is TestTimingCompareVariantsCalibration on
+// a fifth of the datasets, with the slack widened to three standard errors
+// of a rate at 95% over the contenders' intervals, and the bound on the A/A
+// bias by the square root of five, as its standard error grows. Its seeds
+// are fixed, so it passes or fails the same way every time.
+func TestCompareVariantsCalibration(t *testing.T) {
+	for i, d := range variantDesigns() {
+		d.datasets /= 5
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			intervals := float64(d.datasets * (d.n - 1))
+			checkVariantCalibration(t, d, uint64(i)+1, 3*math.Sqrt(0.05*0.95/intervals), 0.002*math.Sqrt(5))
+		})
+	}
+}
+
+// checkVariantCalibration runs d with seed and fails t if its coverage or
+// how often its A/A intervals exclude 1 is more than slack on the wrong
+// side of the confidence reported, if identical code's mean ratio is off 1
+// by more than maxBias, or if identical code is called faster or slower
+// more than 5% of the time.
+func checkVariantCalibration(t *testing.T, d variantDesign, seed uint64, slack, maxBias float64) {
+	cov, calls, excl, promised, bias := variantStudy(t, d, seed)
+	t.Logf("%s: coverage %.1f%% (reported %.1f%%), A/A verdicts %.1f%%, A/A intervals excluding 1 %.1f%%, A/A mean ratio off 1 by %.2f%% at most (%d datasets)",
+		d.name, 100*cov, 100*promised, 100*calls, 100*excl, 100*bias, d.datasets)
+	if cov < promised-slack {
+		t.Errorf("coverage %.1f%% is more than %.1f points below the %.1f%% reported", 100*cov, 100*slack, 100*promised)
+	}
+	if excl > 1-promised+slack {
+		t.Errorf("A/A intervals excluded 1 %.1f%% of the time, more than %.1f points above the %.1f%% promised", 100*excl, 100*slack, 100*(1-promised))
+	}
+	// Balanced orders leave the A/A ratio at 1 on average: a
+	// position effect does not move it.
+	if bias > maxBias {
+		t.Errorf("identical code's ratio is off 1 by %.2f%% on average", 100*bias)
+	}
+	if calls > 0.05 {
+		t.Errorf("identical code called faster or slower %.1f%% of the time", 100*calls)
 	}
 }
