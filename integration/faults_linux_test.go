@@ -124,7 +124,8 @@ func faulted(t *testing.T, row rundoc.Row, class rundoc.Outcome, fault string) {
 	}
 }
 
-// leftBehind lists what of run r is still there, polling for up to 2 s:
+// leftBehind lists what of run r is still there, polling for up to
+// behaviourReapLimit (a survivor, not a slow exit on a busy host):
 // processes whose environment carries the run's sandbox.EnvRun value (the
 // go command, children without a cgroup, their descendants) or that are in
 // the process group of a child its event stream names, the run's cgroups,
@@ -142,7 +143,7 @@ func leftBehind(r faultRun, dirs []string, keep ...string) []string {
 			}
 		}
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(behaviourReapLimit)
 	for {
 		var left []string
 		procs, _ := filepath.Glob("/proc/[0-9]*")

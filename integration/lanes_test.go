@@ -66,20 +66,20 @@ func inLane(t *testing.T) (cpu int) {
 }
 
 // quietHostTimeout bounds each of waitQuietHost's two waits: past it the
-// timing phase runs anyway, and its scripts judge what they measured.
+// timing tests run anyway, and its scripts judge what they measured.
 const quietHostTimeout = 3 * time.Minute
 
-// waitQuietHost waits, before the timing phase, until no other test loads
-// the host. Under go test ./... the other packages' test binaries run
-// beside this one (-p at once), and the last of them can outlast the
-// shape phase, the more so when that phase is short: with one shape test
-// more at once than there are CPUs, on a fresh clone worker's tests ran from
-// 1.6 s to 14 s into the timing phase, and a comparison in a lane saw up to
-// 58% foreign CPU in its samples and missed its 30% slowdown. The host's
-// load alone does not tell: a wait for 0.5 s of quiet CPUs ended as
-// worker's tests began. So first the go command's other children
-// (goSiblings: the other test binaries and what builds them) must be gone,
-// then the CPUs quiet, as benchsup's --quiescence waits before it measures.
+// waitQuietHost waits, before the timing tests, until no other test loads
+// the host. The timing suite runs with -p 1, but someone may run it with
+// more, or beside go test ./...: other packages' test binaries then run
+// beside this one, and when TestEndToEnd's tests still shared the run with
+// the timing ones, worker's tests ran from 1.6 s to 14 s into the timing
+// phase on a fresh clone, and a comparison in a lane saw up to 58% foreign
+// CPU in its samples and missed its 30% slowdown. The host's load alone
+// does not tell: a wait for 0.5 s of quiet CPUs ended as worker's tests
+// began. So first the go command's other children (goSiblings: the other
+// test binaries and what builds them) must be gone, then the CPUs quiet,
+// as benchsup's --quiescence waits before it measures.
 func waitQuietHost(t *testing.T) {
 	t.Helper()
 	start := time.Now()
@@ -88,12 +88,12 @@ func waitQuietHost(t *testing.T) {
 	_, err := host.WaitQuiet(t.Context(), cfg, nil, nil)
 	switch {
 	case errors.Is(err, host.ErrNotQuiet):
-		t.Logf("the timing phase runs on a busy host: %v", err)
+		t.Logf("the timing suite runs on a busy host: %v", err)
 	case err != nil:
-		t.Logf("the timing phase runs without waiting for a quiet host: %v", err)
+		t.Logf("the timing suite runs without waiting for a quiet host: %v", err)
 	}
 	if waited := time.Since(start); waited > time.Second {
-		t.Logf("the timing phase waited %v for the other tests to end and the host to go quiet", waited.Round(time.Millisecond))
+		t.Logf("the timing suite waited %v for the other tests to end and the host to go quiet", waited.Round(time.Millisecond))
 	}
 }
 
@@ -106,14 +106,14 @@ func waitGoSiblings(t *testing.T) {
 		n, ok, err := goSiblings()
 		switch {
 		case err != nil:
-			t.Logf("the timing phase does not wait for other packages' tests: %v", err)
+			t.Logf("the timing suite does not wait for other packages' tests: %v", err)
 			return
 		case !ok:
 			return
 		case n == 0:
 			clear++
 		case time.Now().After(deadline):
-			t.Logf("the timing phase runs beside %d other processes of go test after %v", n, quietHostTimeout)
+			t.Logf("the timing suite runs beside %d other processes of go test after %v", n, quietHostTimeout)
 			return
 		default:
 			clear = 0

@@ -168,14 +168,14 @@ func scratchDirs(tmp string) []string {
 }
 
 // testSupervisorKilled kills benchsup with SIGKILL while a test it runs has
-// grandchildren of every kind, and checks that within 2 s no process of
+// grandchildren of every kind, and checks that within limit no process of
 // the run is left, nor its cgroup, nor its scratch directory: as the host
 // is (a cgroup per child where cgroup2 is writable), and again with the
 // cgroup2 hierarchy read-only (process groups only), where a host allows a
 // private mount namespace.
-func testSupervisorKilled(t *testing.T) {
+func testSupervisorKilled(t *testing.T, limit time.Duration) {
 	endToEnd(t)
-	t.Run("host", func(t *testing.T) { killSupervisor(t, nil) })
+	t.Run("host", func(t *testing.T) { killSupervisor(t, nil, limit) })
 	t.Run("process groups only", func(t *testing.T) {
 		mnt := cgroup2Mount()
 		if mnt == "" {
@@ -186,11 +186,11 @@ func testSupervisorKilled(t *testing.T) {
 		if out, err := exec.Command(wrap[0], append(wrap[1:], "true")...).CombinedOutput(); err != nil {
 			t.Skipf("cannot make cgroup2 read-only in a private mount namespace (needs root and unshare): %v %s", err, out)
 		}
-		killSupervisor(t, wrap)
+		killSupervisor(t, wrap, limit)
 	})
 }
 
-func killSupervisor(t *testing.T, wrap []string) {
+func killSupervisor(t *testing.T, wrap []string, limit time.Duration) {
 	mod := writeModule(t, lifetimeModule)
 	pids, tmp := t.TempDir(), t.TempDir()
 	cmd, out := benchsupCmd(mod, tmp, wrap, "run", "--env-set=PIDDIR="+pids, "--timeout=2m", "--test-timeout=2m", "./...")
@@ -232,7 +232,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	left := leftAfter(killed, func() (left []string) {
+	left := leftAfter(killed, limit, func() (left []string) {
 		for _, n := range names {
 			if n == "daemon-noenv" && !contained {
 				continue
@@ -249,7 +249,7 @@ func killSupervisor(t *testing.T, wrap []string) {
 		return append(left, scratchDirs(tmp)...)
 	})
 	if len(left) > 0 {
-		t.Errorf("2 s after benchsup was killed, still there: %s", strings.Join(left, ", "))
+		t.Errorf("%v after benchsup was killed, still there: %s", limit, strings.Join(left, ", "))
 	} else {
 		t.Logf("everything of the run was gone %v after the SIGKILL", time.Since(killed).Round(time.Millisecond))
 	}
@@ -374,9 +374,9 @@ func startTimeOf(t *testing.T, pid int) uint64 {
 
 // testSupervisorKilledWhileBuilding kills benchsup while the go command it
 // started is building: a -toolexec wrapper stands for a compiler that
-// takes its time. The go command and the wrapper are gone within 2 s too
-// (they carry the run's sandbox.EnvRun).
-func testSupervisorKilledWhileBuilding(t *testing.T) {
+// takes its time. The go command and the wrapper are gone within limit
+// too (they carry the run's sandbox.EnvRun).
+func testSupervisorKilledWhileBuilding(t *testing.T, limit time.Duration) {
 	endToEnd(t)
 	mod := writeModule(t, map[string]string{
 		"go.mod":    "module example.com/slowbuild\n\ngo 1.22\n",
@@ -412,7 +412,7 @@ func testSupervisorKilledWhileBuilding(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	left := leftAfter(killed, func() (left []string) {
+	left := leftAfter(killed, limit, func() (left []string) {
 		for _, f := range files {
 			if p := readPid(t, pids, filepath.Base(f)); !dead(p) {
 				left = append(left, fmt.Sprintf("%s (pid %d)", filepath.Base(f), p))
@@ -421,18 +421,18 @@ func testSupervisorKilledWhileBuilding(t *testing.T) {
 		return append(left, scratchDirs(tmp)...)
 	})
 	if len(left) > 0 {
-		t.Errorf("2 s after benchsup was killed during the build, still there: %s", strings.Join(left, ", "))
+		t.Errorf("%v after benchsup was killed during the build, still there: %s", limit, strings.Join(left, ", "))
 	} else {
 		t.Logf("%d build processes gone %v after the SIGKILL", len(files), time.Since(killed).Round(time.Millisecond))
 	}
 }
 
-// leftAfter polls still until it finds nothing left or 2 s have passed
+// leftAfter polls still until it finds nothing left or limit has passed
 // since killed, and returns what it found last.
-func leftAfter(killed time.Time, still func() []string) []string {
+func leftAfter(killed time.Time, limit time.Duration, still func() []string) []string {
 	for {
 		left := still()
-		if len(left) == 0 || time.Since(killed) > 2*time.Second {
+		if len(left) == 0 || time.Since(killed) > limit {
 			return left
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -5,6 +5,7 @@ package integration
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // Off Linux, benchsup runs no children (sandbox says so itself), so the
@@ -15,11 +16,11 @@ import (
 // skips elsewhere).
 func killEscaped(pid int) {}
 
-func testFaults(t *testing.T)                        { skipNotLinux(t) }
-func testInterruptExitStatus(t *testing.T)           { skipNotLinux(t) }
-func testSupervisorKilled(t *testing.T)              { skipNotLinux(t) }
-func testStaleRemoved(t *testing.T)                  { skipNotLinux(t) }
-func testSupervisorKilledWhileBuilding(t *testing.T) { skipNotLinux(t) }
+func testFaults(t *testing.T)                                             { skipNotLinux(t) }
+func testInterruptExitStatus(t *testing.T)                                { skipNotLinux(t) }
+func testSupervisorKilled(t *testing.T, limit time.Duration)              { skipNotLinux(t) }
+func testStaleRemoved(t *testing.T)                                       { skipNotLinux(t) }
+func testSupervisorKilledWhileBuilding(t *testing.T, limit time.Duration) { skipNotLinux(t) }
 
 func skipNotLinux(t *testing.T) {
 	t.Skip("fresh-process children need Linux; benchsup reports that itself, see sandbox")
