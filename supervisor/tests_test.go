@@ -398,21 +398,26 @@ func TestTestPackageRunsSuspectsAloneWhenNoTestCanBeNamed(t *testing.T) {
 }
 
 func TestTestDeadlineCountsOnlyRunning(t *testing.T) {
-	// TestPar waits paused for four deadlines, then runs briefly; TestHang
-	// runs past its deadline while TestAlong runs alongside it.
-	const deadline = 50 * time.Millisecond
+	// TestPar waits paused for four tests that together outlast the
+	// deadline, then runs briefly; TestHang runs past its deadline while
+	// TestAlong runs alongside it, from half a deadline later. Each test
+	// that passes beats the deadline by 350 ms, and TestHang's deadline
+	// comes 250 ms before TestAlong's: with a 50 ms deadline and 20 ms
+	// between, a busy host ran one past it, and expired both at once.
+	const deadline = 500 * time.Millisecond
+	const seq = 150 * time.Millisecond
 	cs := &children{play: func(req protocol.Request) scriptedChild {
 		switch strings.Join(req.Config.Skip, ",") {
 		case "":
 			return scriptedChild{steps: []any{
 				ev("run", "TestPar"), ev("pause", "TestPar"),
-				ev("run", "TestSeq"), 30 * time.Millisecond, ev("pass", "TestSeq"),
-				ev("run", "TestSeq2"), 30 * time.Millisecond, ev("pass", "TestSeq2"),
-				ev("run", "TestSeq3"), 30 * time.Millisecond, ev("pass", "TestSeq3"),
-				ev("run", "TestSeq4"), 30 * time.Millisecond, ev("pass", "TestSeq4"),
+				ev("run", "TestSeq"), seq, ev("pass", "TestSeq"),
+				ev("run", "TestSeq2"), seq, ev("pass", "TestSeq2"),
+				ev("run", "TestSeq3"), seq, ev("pass", "TestSeq3"),
+				ev("run", "TestSeq4"), seq, ev("pass", "TestSeq4"),
 				ev("cont", "TestPar"), 10 * time.Millisecond, ev("pass", "TestPar"),
 				ev("run", "TestHang"), ev("pause", "TestHang"), ev("run", "TestAlong"), ev("pause", "TestAlong"),
-				ev("cont", "TestHang"), 20 * time.Millisecond, ev("cont", "TestAlong"), time.Minute,
+				ev("cont", "TestHang"), deadline / 2, ev("cont", "TestAlong"), time.Minute,
 			}}
 		case "TestPar,TestSeq,TestSeq2,TestSeq3,TestSeq4,TestHang":
 			return scriptedChild{steps: []any{ev("run", "TestAlong"), ev("pass", "TestAlong")}}
