@@ -42,6 +42,9 @@ func TestWaits(t *testing.T) {
 // even when a file then cannot be written (which the line says too).
 func testInterruptExitStatus(t *testing.T) {
 	endToEnd(t)
+	// One copy for every case, one after the other: the go command
+	// compiles the injected worker once per module directory.
+	mod := writeModule(t, interruptModule)
 	for _, tt := range []struct {
 		sig   syscall.Signal
 		name  string
@@ -54,7 +57,6 @@ func testInterruptExitStatus(t *testing.T) {
 		{syscall.SIGINT, "SIGINT", []string{"--json=/dev/full"}, 130, "; --json: results not written to /dev/full: "},
 	} {
 		t.Run(strings.Join(append([]string{tt.name}, tt.flags...), " "), func(t *testing.T) {
-			mod := writeModule(t, interruptModule)
 			ready := t.TempDir()
 			args := append([]string{"run", "-v", "--env-set=READY=" + ready, "--timeout=2m"}, tt.flags...)
 			cmd := exec.Command(filepath.Join(binDir, "benchsup"), append(args, "./...")...)

@@ -175,7 +175,10 @@ func scratchDirs(tmp string) []string {
 // private mount namespace.
 func testSupervisorKilled(t *testing.T, limit time.Duration) {
 	endToEnd(t)
-	t.Run("host", func(t *testing.T) { killSupervisor(t, nil, limit) })
+	// One copy for both cases, one after the other: the go command
+	// compiles the injected worker once per module directory.
+	mod := writeModule(t, lifetimeModule)
+	t.Run("host", func(t *testing.T) { killSupervisor(t, mod, nil, limit) })
 	t.Run("process groups only", func(t *testing.T) {
 		mnt := cgroup2Mount()
 		if mnt == "" {
@@ -186,12 +189,11 @@ func testSupervisorKilled(t *testing.T, limit time.Duration) {
 		if out, err := exec.Command(wrap[0], append(wrap[1:], "true")...).CombinedOutput(); err != nil {
 			t.Skipf("cannot make cgroup2 read-only in a private mount namespace (needs root and unshare): %v %s", err, out)
 		}
-		killSupervisor(t, wrap, limit)
+		killSupervisor(t, mod, wrap, limit)
 	})
 }
 
-func killSupervisor(t *testing.T, wrap []string, limit time.Duration) {
-	mod := writeModule(t, lifetimeModule)
+func killSupervisor(t *testing.T, mod string, wrap []string, limit time.Duration) {
 	pids, tmp := t.TempDir(), t.TempDir()
 	cmd, out := benchsupCmd(mod, tmp, wrap, "run", "--env-set=PIDDIR="+pids, "--timeout=2m", "--test-timeout=2m", "./...")
 	if err := cmd.Start(); err != nil {
