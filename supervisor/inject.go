@@ -117,30 +117,51 @@ func newInjector(dir, benchsupVersion string) (*injector, error) {
 }
 
 // inject adds the worker to mod, once per module, and returns its import
-// path. toolchain is the GOVERSION go test would use; modcache is
-// GOMODCACHE.
-func (in *injector) inject(mod *goModule, toolchain, modcache string) (string, error) {
+// path. env is the go command's environment in the run's directory: the
+// toolchain go test would use (GOVERSION), its GOROOT and GOMODCACHE.
+//
+// Where it can, the worker goes into the toolchain's standard library
+// tree, as packages zz_benchsup_<hash>/... beneath GOROOT/src that only the
+// overlay holds (the worker imports nothing but the standard library, so
+// it may live there). The go command keys a module's package by its
+// directory and import path, so a copy inside each module compiles again
+// in every module, checkout and --against tree (some 2.5 CPU seconds on
+// this project's VM); beneath GOROOT it has one path for all of them and
+// compiles once per toolchain and build flags. A toolchain the go command
+// downloaded lives in the module cache, where it accepts no overlay: the
+// worker then goes into the module, as a new package of it
+// (docs/design.md#injection).
+func (in *injector) inject(mod *goModule, env goEnv) (string, error) {
 	if mod == nil {
 		return "", fmt.Errorf("%w: package outside a module (GOPATH mode)", ErrUnsupported)
 	}
 	if w, ok := in.workers[mod.Dir]; ok {
 		return w, nil
 	}
-	if version.IsValid(toolchain) && version.Compare(toolchain, workerMinGo) < 0 {
-		return "", fmt.Errorf("%w: benchsup's worker needs %s or newer, and this module builds with %s", ErrToolchain, workerMinGo, toolchain)
+	if version.IsValid(env.GOVERSION) && version.Compare(env.GOVERSION, workerMinGo) < 0 {
+		return "", fmt.Errorf("%w: benchsup's worker needs %s or newer, and this module builds with %s", ErrToolchain, workerMinGo, env.GOVERSION)
 	}
 	if mod.Dir == "" {
 		return "", fmt.Errorf("%w: module %s has no directory (vendored?)", ErrUnsupported, mod.Path)
 	}
+	modcache := env.GOMODCACHE
 	if modcache != "" && within(mod.Dir, modcache) {
 		return "", fmt.Errorf("%w (%s): the go command accepts no overlay there, so benchsup cannot add its entry point; run benchsup in a checkout of %s",
 			ErrModuleCache, mod.Dir, mod.Path)
 	}
-	target := filepath.Join(mod.Dir, in.name)
+	root, prefix := mod.Dir, mod.Path+"/"+in.name
+	if g := env.GOROOT; filepath.IsAbs(g) && (modcache == "" || !within(g, modcache)) {
+		root, prefix = filepath.Join(g, "src"), in.name
+	}
+	worker := prefix + "/worker"
+	if slices.Contains(slices.Collect(maps.Values(in.workers)), worker) {
+		in.workers[mod.Dir] = worker // the standard library's copy, written for another module
+		return worker, nil
+	}
+	target := filepath.Join(root, in.name)
 	if _, err := os.Lstat(target); err == nil {
 		return "", fmt.Errorf("%s exists; benchsup needs that name for the worker package it adds to the build", target)
 	}
-	prefix := mod.Path + "/" + in.name
 	out := filepath.Join(in.dir, "worker", strconv.Itoa(len(in.workers)))
 	add := func(rel string, data []byte) error {
 		dst := filepath.Join(out, filepath.FromSlash(rel))
@@ -167,8 +188,8 @@ func (in *injector) inject(mod *goModule, toolchain, modcache string) (string, e
 	if err := add("worker/zz_benchsup_version.go", []byte(versionFile)); err != nil {
 		return "", err
 	}
-	in.workers[mod.Dir] = prefix + "/worker"
-	return prefix + "/worker", nil
+	in.workers[mod.Dir] = worker
+	return worker, nil
 }
 
 // ofWorker reports whether importPath is one of benchsup's packages the
@@ -186,9 +207,10 @@ func (in *injector) ofWorker(importPath string) bool {
 	return false
 }
 
-// importPaths returns the import paths of the injected workers, sorted.
+// importPaths returns the import paths of the injected workers, sorted,
+// each once.
 func (in *injector) importPaths() []string {
-	return slices.Sorted(maps.Values(in.workers))
+	return slices.Compact(slices.Sorted(maps.Values(in.workers)))
 }
 
 // within reports whether path is dir or lies below it.

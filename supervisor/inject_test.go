@@ -127,7 +127,8 @@ func TestEmbeddedWorkerBuildsOffline(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/old\n\ngo 1.12\n"), 0o644))
 	in, err := newInjector(t.TempDir(), "v0.0.0")
 	require.NoError(t, err)
-	worker, err := in.inject(&goModule{Path: "example.com/old", Dir: root}, "go1.26.0", "")
+	// No GOROOT: the route into the module, as for a downloaded toolchain.
+	worker, err := in.inject(&goModule{Path: "example.com/old", Dir: root}, goEnv{GOVERSION: "go1.26.0"})
 	require.NoError(t, err)
 	assert.Equal(t, "example.com/old/"+in.name+"/worker", worker)
 	for dst, src := range in.replace {
@@ -173,13 +174,13 @@ func TestInjectRefuses(t *testing.T) {
 			if tt.toolchain == "" {
 				tt.toolchain = "go1.26.8"
 			}
-			_, err := in.inject(tt.mod, tt.toolchain, filepath.Join(root, "cache"))
+			_, err := in.inject(tt.mod, goEnv{GOVERSION: tt.toolchain, GOMODCACHE: filepath.Join(root, "cache")})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
 	t.Run("a devel toolchain is not refused", func(t *testing.T) {
-		_, err := in.inject(&goModule{Path: "m", Dir: filepath.Join(root, "c")}, "devel go1.27-abcdef", "")
+		_, err := in.inject(&goModule{Path: "m", Dir: filepath.Join(root, "c")}, goEnv{GOVERSION: "devel go1.27-abcdef"})
 		assert.NoError(t, err)
 	})
 }
@@ -406,4 +407,82 @@ func TestUnlisted(t *testing.T) {
 			assert.Equal(t, tt.want, unlisted(listed, tt.deps))
 		})
 	}
+}
+
+// TestInjectIntoGOROOT: with a toolchain the go command did not download,
+// every module gets the one copy of the worker beneath GOROOT/src, so the
+// go command compiles it once for all of them: a second module at another
+// path builds without compiling any of the worker's packages (a copy per
+// module, at the module's import path, would compile). A GOROOT in
+// the module cache (a downloaded toolchain, where the go command accepts
+// no overlay) puts the worker into the module instead.
+func TestInjectIntoGOROOT(t *testing.T) {
+	t.Parallel() // builds: beside the tests that wait
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	out, err := exec.Command(goBin, "env", "GOROOT", "GOVERSION").Output()
+	require.NoError(t, err)
+	fields := strings.Fields(string(out))
+	require.Len(t, fields, 2)
+	env := goEnv{GOROOT: fields[0], GOVERSION: fields[1], GOMODCACHE: filepath.Join(t.TempDir(), "modcache")}
+
+	in, err := newInjector(t.TempDir(), "v0.0.0")
+	require.NoError(t, err)
+	var mods []string
+	for _, name := range []string{"one", "two"} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/"+name+"\n\ngo 1.22\n"), 0o644))
+		worker, err := in.inject(&goModule{Path: "example.com/" + name, Dir: dir}, env)
+		require.NoError(t, err)
+		assert.Equal(t, in.name+"/worker", worker, "the standard library's import path, the same for every module")
+		// A package of the module that links the worker, through the overlay.
+		main := filepath.Join(t.TempDir(), "main.go")
+		require.NoError(t, os.WriteFile(main, []byte("package main\n\nimport _ "+strconv.Quote(worker)+"\n\nfunc main() {}\n"), 0o644))
+		in.replace[filepath.Join(dir, "main.go")] = main
+		mods = append(mods, dir)
+	}
+	assert.Equal(t, []string{in.name + "/worker"}, in.importPaths())
+	for target := range in.replace {
+		if !strings.HasSuffix(target, "main.go") {
+			assert.True(t, within(target, filepath.Join(env.GOROOT, "src", in.name)), "%s is not beneath GOROOT/src/%s", target, in.name)
+		}
+	}
+	overlay, err := in.writeOverlay("", mods[0])
+	require.NoError(t, err)
+
+	// The worker's packages the go command compiles for a module's build
+	// (the user's build cache: the first module may find them there).
+	compiled := func(dir string) []string {
+		cmd := exec.Command(goBin, "build", "-x", "-overlay="+overlay, "-o", os.DevNull, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOTOOLCHAIN=local", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "go build: %s", out)
+		var pkgs []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if _, after, ok := strings.Cut(line, " -p "); ok && strings.Contains(line, "/compile ") {
+				if p := strings.Fields(after)[0]; strings.Contains(p, in.name+"/") {
+					pkgs = append(pkgs, p)
+				}
+			}
+		}
+		return pkgs
+	}
+	compiled(mods[0])
+	assert.Empty(t, compiled(mods[1]), "the second module's build compiles the worker again")
+
+	t.Run("a downloaded toolchain", func(t *testing.T) {
+		in, err := newInjector(t.TempDir(), "v0.0.0")
+		require.NoError(t, err)
+		dir := t.TempDir()
+		inCache := goEnv{GOVERSION: env.GOVERSION, GOMODCACHE: env.GOMODCACHE, GOROOT: filepath.Join(env.GOMODCACHE, "golang.org", "toolchain@v0.0.1-"+env.GOVERSION+".linux-amd64")}
+		worker, err := in.inject(&goModule{Path: "example.com/m", Dir: dir}, inCache)
+		require.NoError(t, err)
+		assert.Equal(t, "example.com/m/"+in.name+"/worker", worker)
+		for target := range in.replace {
+			assert.True(t, within(target, filepath.Join(dir, in.name)), "%s is not in the module", target)
+		}
+	})
 }

@@ -214,6 +214,7 @@ func (s *supervisor) goCmd(ctx context.Context, args ...string) *exec.Cmd {
 // goEnv is the part of the go command's environment a run depends on.
 type goEnv struct {
 	GOVERSION  string // the toolchain go test would use in the run's directory
+	GOROOT     string // that toolchain's tree
 	GOMODCACHE string
 	GOFLAGS    string
 	GOMOD      string // the main module's go.mod, the null device outside any module

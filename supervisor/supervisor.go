@@ -358,7 +358,7 @@ func (s *supervisor) workerFor(p *pkgPlan) (string, error) {
 		return benchsupModule + "/worker", nil
 	}
 	p.route = routeOverlay
-	return s.inj.inject(p.pkg.Module, s.env.GOVERSION, s.env.GOMODCACHE)
+	return s.inj.inject(p.pkg.Module, s.env)
 }
 
 // buildAll compiles every package's test binary once, in parallel.

@@ -358,7 +358,7 @@ func (f crashFacts) suspects() string {
 // package, or the generated entry point TestBenchsupWorker. Its frames say
 // nothing about the code under test.
 func workerFrame(fn string) bool {
-	return strings.Contains(fn, "/zz_benchsup_") || strings.HasPrefix(fn, "github.com/benchsup/benchsup/worker.") ||
+	return strings.HasPrefix(fn, "zz_benchsup_") || strings.Contains(fn, "/zz_benchsup_") || strings.HasPrefix(fn, "github.com/benchsup/benchsup/worker.") ||
 		strings.Contains(fn, ".TestBenchsupWorker(")
 }
 
