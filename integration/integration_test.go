@@ -38,6 +38,15 @@ func run(m *testing.M) int {
 	if testing.Short() {
 		return m.Run() // every test skips (endToEnd): nothing to build
 	}
+	// One end-to-end test more at once than there are CPUs, unless
+	// -test.parallel says: a share of each test's time is a sleeping
+	// fixture or a deadline waited out, when a test per CPU leaves a CPU
+	// idle. Nothing in these tests depends on a quiet host.
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+1))
+	}
 	dir, err := os.MkdirTemp("", "benchsup-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -283,6 +292,9 @@ func runScripts(t *testing.T, dir string, how scriptsRun) {
 			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 			env.Setenv("BENCHSUP_SRC", srcDir)
 			env.Values[scriptT{}] = env.T() // for requirelimits
+			if err := backdate(env.WorkDir, time.Now().Add(-time.Hour)); err != nil {
+				return err
+			}
 			if how == inLanes {
 				// Setup runs on the goroutine that runs the script's
 				// commands, and the lane is held until the script ends.
@@ -324,6 +336,22 @@ func runScripts(t *testing.T, dir string, how scriptsRun) {
 		Condition: condition,
 	}
 	testscript.Run(t, params)
+}
+
+// backdate sets the modification time of every file and directory below
+// dir (a script's fixture, just written) to t, as a user's checkout is
+// when they run benchsup: benchsup keeps no go command answer one of
+// whose inputs changed in the 2 s before it asked (docs/design.md,
+// "Remembered answers"), so without it no run of a script would reuse an
+// answer; a file a script writes or edits later is new again and
+// invalidates what depended on it, as a user's edit does.
+func backdate(dir string, t time.Time) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		return os.Chtimes(path, t, t)
+	})
 }
 
 func readDoc(ts *testscript.TestScript, path string) rundoc.Document {
