@@ -296,13 +296,25 @@ func testStaleRemoved(t *testing.T) {
 
 	var cgStale, cgLive string
 	var inStale *exec.Cmd
+	var wrap []string
 	if parent := cgroupOf(os.Getpid()); parent != "" {
-		cgStale, cgLive = filepath.Join(parent, staleName), filepath.Join(parent, liveName)
-		if err := os.Mkdir(cgStale, 0o755); err != nil {
-			t.Logf("no stale cgroup: %v", err)
-			cgStale, cgLive = "", ""
-		} else if err := os.Mkdir(cgLive, 0o755); err != nil {
-			t.Fatal(err)
+		// A cgroup of the test's own, with benchsup in it: a run sweeps
+		// the stale cgroups beside its own, and the runs of the tests
+		// beside this one (and of other packages' tests) would remove
+		// the fabricated one first. The name is no run's.
+		own := filepath.Join(parent, fmt.Sprintf("stale-removed-test-%d", os.Getpid()))
+		if err := os.Mkdir(own, 0o755); err != nil {
+			t.Logf("no cgroup of the test's own: %v", err)
+		} else {
+			defer rmdirWhenEmpty(t, own)
+			cgStale, cgLive = filepath.Join(own, staleName), filepath.Join(own, liveName)
+			wrap = []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, own}
+			if err := os.Mkdir(cgStale, 0o755); err != nil {
+				t.Logf("no stale cgroup: %v", err)
+				cgStale, cgLive, wrap = "", "", nil
+			} else if err := os.Mkdir(cgLive, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if cgStale != "" {
@@ -327,7 +339,7 @@ func testStaleRemoved(t *testing.T) {
 		"go.mod":    "module example.com/quick\n\ngo 1.22\n",
 		"q_test.go": "package quick\n\nimport \"testing\"\n\nfunc TestQuick(t *testing.T) {}\n",
 	})
-	cmd, out := benchsupCmd(mod, tmp, nil, "run", "-v", "--test-timeout=20s", "./...")
+	cmd, out := benchsupCmd(mod, tmp, wrap, "run", "-v", "--test-timeout=20s", "./...")
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("benchsup: %v\n%s", err, out)
 	}
@@ -356,6 +368,25 @@ func testStaleRemoved(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "killing the process left in it") {
 		t.Errorf("-v output does not say a process was killed:\n%s", out)
+	}
+}
+
+// rmdirWhenEmpty removes the cgroup dir once the processes that were in
+// it (benchsup's reaper ends after benchsup) have gone, waiting up to a
+// minute.
+func rmdirWhenEmpty(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := syscall.Rmdir(dir)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the test's cgroup %s: %v", dir, err)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
