@@ -96,6 +96,9 @@ func answersRun(t *testing.T, s *supervisor) *listing {
 }
 
 func TestAnswersInvalidation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command some forty times over fixture modules: run without -short")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("answers are kept on Linux only (change times and inodes)")
 	}

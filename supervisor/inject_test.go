@@ -118,6 +118,9 @@ func TestEmbeddedWorkerIsStandardOnly(t *testing.T) {
 // reach: it must need nothing but the standard library, and vet's
 // stdversion check holds it to Go 1.22's standard library.
 func TestEmbeddedWorkerBuildsOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and vets the worker with the go command: run without -short")
+	}
 	t.Parallel() // a go build and a go vet: beside the tests that wait
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -417,6 +420,9 @@ func TestUnlisted(t *testing.T) {
 // the module cache (a downloaded toolchain, where the go command accepts
 // no overlay) puts the worker into the module instead.
 func TestInjectIntoGOROOT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two modules with the go command: run without -short")
+	}
 	t.Parallel() // builds: beside the tests that wait
 	goBin, err := exec.LookPath("go")
 	if err != nil {

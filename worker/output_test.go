@@ -204,6 +204,9 @@ func TestExactPattern(t *testing.T) {
 // TestHeldStdout: a process the code started that keeps the redirected
 // stdout open does not keep the worker waiting.
 func TestHeldStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the worker's bound on a held stdout (2 s): run without -short")
+	}
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skip("no sleep command")
