@@ -87,13 +87,12 @@ func run(m *testing.M) int {
 // openWorkRoot sets workRoot, where the tests copy their fixture modules:
 // the same directory on every run of the suite, from any checkout, in the
 // user's cache directory (never one other users can write). The go
-// command keys a compiled package by its directory, and benchsup injects
-// its worker into each fixture module as a package of that module: at a
-// new path, each of some sixty modules compiles the worker again (2-3 CPU
-// seconds each; a cold suite spent twice the CPU of a warm one, 726 s
-// against 336 s); at the same path, only a run whose worker or fixture
-// changed does, so a fresh clone on a host that ran the suite before
-// starts warm, as its go build cache does. A second run at the same time
+// command keys a compiled package by its directory: at a new path, each
+// of some eighty fixture modules compiles its packages and links its test
+// binaries again (and, with a toolchain in the module cache, the worker
+// benchsup then injects into each module); at the same path, only a run
+// whose fixture changed does, so a fresh clone on a host that ran the
+// suite before starts warm, as its go build cache does. A second run at the same time
 // finds the directory locked and uses one under tmp instead.
 func openWorkRoot(tmp string) (release func(), err error) {
 	base, err := os.UserCacheDir()
