@@ -36,6 +36,17 @@ type Config struct {
 	// Path is the absolute path of the executable. It is run as is: no
 	// shell, no PATH search. argv[0] is Path. Required.
 	Path string
+	// Executable, when not nil, is the file executed, by descriptor
+	// (/proc/self/fd in the forked child): the caller holds it open from
+	// the check it made to every child's exec, so that removing or
+	// replacing Path (code under test may delete os.Args[0]) changes
+	// nothing for the next child, and no one can swap the file checked
+	// for another. Path is then argv[0] and the name rows show; it need
+	// not exist. It must be a regular executable file, not a #! script
+	// (an interpreter would be handed a descriptor closed at exec), and
+	// /proc must be mounted; otherwise Start returns a *ConfigError. The
+	// caller keeps ownership: Start neither closes nor moves it.
+	Executable *os.File
 	// Args are the arguments after argv[0].
 	Args []string
 	// Dir is the working directory. "" inherits the supervisor's; otherwise
@@ -187,6 +198,7 @@ func StrictBase() []string { return slices.Clone(strictBase[:]) }
 // resolved is a validated Config with defaults applied.
 type resolved struct {
 	path           string
+	exec           *os.File // Config.Executable; nil: path is executed
 	argv           []string
 	dir            string
 	env            []string
@@ -213,7 +225,12 @@ type resolved struct {
 // and applies the defaults. Every error is a *ConfigError.
 func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 	r := &resolved{cgroup: cfg.Cgroup}
-	if err := checkPath(cfg.Path); err != nil {
+	if cfg.Executable != nil {
+		if err := checkExecutable(cfg.Path, cfg.Executable); err != nil {
+			return nil, err
+		}
+		r.exec = cfg.Executable
+	} else if err := checkPath(cfg.Path); err != nil {
 		return nil, err
 	}
 	r.path = cfg.Path
@@ -323,6 +340,35 @@ func checkPath(path string) error {
 		return bad(fmt.Sprintf("%s is not a regular file (%v)", path, fi.Mode().Type()))
 	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
 		return bad(fmt.Sprintf("%s is not executable (mode %v)", path, fi.Mode().Perm()))
+	}
+	return nil
+}
+
+// checkExecutable checks a Config whose file is held by descriptor: path
+// is only argv[0], the file must be what an exec by descriptor can run.
+func checkExecutable(path string, f *os.File) error {
+	bad := func(reason string) error { return &ConfigError{Field: "Executable", Reason: reason} }
+	switch {
+	case path == "":
+		return &ConfigError{Field: "Path", Reason: "required (argv[0] and the name rows show)"}
+	case strings.IndexByte(path, 0) >= 0:
+		return &ConfigError{Field: "Path", Reason: "contains NUL"}
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case !fi.Mode().IsRegular():
+		return bad(fmt.Sprintf("%s is not a regular file (%v)", f.Name(), fi.Mode().Type()))
+	case fi.Mode().Perm()&0o111 == 0:
+		return bad(fmt.Sprintf("%s is not executable (mode %v)", f.Name(), fi.Mode().Perm()))
+	}
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && string(magic[:]) == "#!" {
+		return bad(fmt.Sprintf("%s is a #! script: its interpreter could not open a descriptor closed at exec", f.Name()))
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		return bad("executing by descriptor needs /proc: " + err.Error())
 	}
 	return nil
 }

@@ -9,6 +9,10 @@
 // # What the child gets
 //
 //   - argv: Config.Path (absolute; no shell, no PATH search) then Config.Args.
+//     With Config.Executable the file executed is the caller's descriptor
+//     (/proc/self/fd/N in the forked child, N close-on-exec), and Path is
+//     only argv[0]: a child that deletes or replaces os.Args[0] affects no
+//     later child, and the file the caller checked is the file that runs.
 //   - A working directory: Config.Dir, resolved and checked before the spawn.
 //   - An environment built by Config.Env: strict by default (see EnvPolicy),
 //     plus protocol.EnvFD=3 and, when it runs in a cgroup of its own,

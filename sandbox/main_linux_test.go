@@ -200,6 +200,11 @@ func child(behaviour string) int {
 		done()
 	case "done":
 		done()
+	case "delete-self":
+		// As a test that removes os.Args[0]: the next child must not care.
+		must(os.Remove(os.Args[0]))
+		must(conn.Send(result))
+		done()
 	case "skip":
 		must(conn.Send(protocol.Skip{Reason: "not today"}))
 		done()

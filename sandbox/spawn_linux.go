@@ -312,11 +312,29 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 		spawnQueue = make(chan spawnRequest)
 		go spawner(spawnQueue)
 	})
+	path := r.path
+	if r.exec != nil {
+		// A copy numbered above every descriptor the fork moves or
+		// stomps while it sets up the child's 0-4, close-on-exec: it is
+		// still open when the forked child execs /proc/self/fd/N, and the
+		// program never sees it.
+		fd, err := unix.FcntlInt(r.exec.Fd(), unix.F_DUPFD_CLOEXEC, execFDFloor)
+		if err != nil {
+			return nil, &IOError{Op: "duplicate the executable's descriptor", Err: err}
+		}
+		defer unix.Close(fd)
+		path = "/proc/self/fd/" + strconv.Itoa(fd)
+	}
 	reply := make(chan spawnReply, 1)
-	spawnQueue <- spawnRequest{path: r.path, argv: r.argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
+	spawnQueue <- spawnRequest{path: path, argv: r.argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
 	rep := <-reply
 	return rep.proc, rep.err
 }
+
+// execFDFloor is the lowest number the executable's descriptor is copied
+// to for a spawn: above the child's few descriptors and the ones
+// syscall.forkExec moves above them.
+const execFDFloor = 64
 
 // spawner forks every child. Linux sends a child its parent-death signal when
 // the thread that forked it exits, and the Go runtime may end a thread while
