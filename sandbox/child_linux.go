@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,7 @@ type Child struct {
 	quitSent bool       // SIGQUIT was sent for the stacks
 	notes    []string   // what went wrong with the cgroup at teardown
 	left     []leftProc // what the root left running when it exited, killed at teardown
+	escaped  int        // of left, those the shim found outside the group and cgroup
 
 	program bool // Config.Program
 
@@ -84,7 +86,7 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	}
 	d := newDeadlines(t0, r.startupTimeout, r.totalTimeout)
 	v := &verdict{}
-	p := newProcess(sp.proc, sp.cg, sp.lim)
+	p := newProcess(sp.proc, sp.cg, sp.lim, sp.shim)
 	c := &Child{
 		d: d,
 		end: endPolicy{
@@ -94,7 +96,7 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 			stacksLimit: r.stderrLimit,
 		},
 		base: Outcome{
-			PID:             p.pid,
+			PID:             sp.programPID,
 			ExitCode:        -1,
 			Containment:     sp.containment,
 			ContainmentNote: sp.note,
@@ -124,8 +126,8 @@ func StartContext(ctx context.Context, cfg Config) (*Child, error) {
 	return c, nil
 }
 
-// PID returns the child's process id.
-func (c *Child) PID() int { return c.p.pid }
+// PID returns the program's process id (under a shim, not the shim's).
+func (c *Child) PID() int { return c.base.PID }
 
 // Hello returns the child's first message, waiting for it until the startup
 // deadline. It is checked by a protocol.Checker: another protocol version is
@@ -187,6 +189,9 @@ func (c *Child) classify() Outcome {
 	hello, endpointHeld := c.ex.record(&f)
 	helloAt := c.v.record(&f)
 	f.status = c.p.status
+	if c.p.shim != nil {
+		f.parentSignal = c.parentSignal(f.status, f.stderrTail)
+	}
 	if c.program {
 		f.program, f.hello = true, true // errors speak of the child, not of a worker that never starts
 	}
@@ -206,7 +211,7 @@ func (c *Child) classify() Outcome {
 		}
 		o.ContainmentNote += n
 	}
-	o.Leftover = leftoverNote(c.left, o.Containment)
+	o.Leftover = leftoverNote(c.left, o.Containment, c.escaped)
 	o.DrainNote = drainNote(c.end.drainWindow, stdoutCut, stderrCut, endpointHeld)
 	if f.status.known && f.status.exited {
 		o.ExitCode = f.status.code
@@ -219,4 +224,26 @@ func (c *Child) classify() Outcome {
 	}
 	o.Elapsed = c.p.reapedAt.Sub(c.d.t0)
 	return o
+}
+
+// parentSignal is what the shim's report says of a signal the sandbox did
+// not send: one that reached the shim, or the shim's own death.
+func (c *Child) parentSignal(st exitStatus, stderrTail string) *ParentSignalError {
+	c.p.shim.mu.Lock()
+	foreign := slices.Clone(c.p.shim.foreign)
+	c.p.shim.mu.Unlock()
+	switch {
+	case len(foreign) > 0:
+		status := ""
+		switch {
+		case st.known && st.exited:
+			status = fmt.Sprintf("exit status %d", st.code)
+		case st.known:
+			status = "killed by " + signalName(st.signal)
+		}
+		return &ParentSignalError{Signal: foreign[0], Status: status, StderrTail: stderrTail}
+	case c.p.shimLost && st.known && !st.exited:
+		return &ParentSignalError{Signal: st.signal, Killed: true, StderrTail: stderrTail}
+	}
+	return nil
 }

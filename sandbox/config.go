@@ -115,6 +115,14 @@ type Config struct {
 	// the child delivers its spans through (docs/design.md#recording).
 	// The caller keeps it open and closes it.
 	RecordFile *os.File
+	// Shim runs the program under benchsup's shim (see ShimArg): this
+	// process's own executable, started with ShimArg, becomes the
+	// program's parent, process-group leader and subreaper, so that code
+	// that signals its parent ends itself only, and everything it leaves,
+	// wherever it moved, is named and killed. The executable's main must
+	// call ShimMain when it sees ShimArg (as benchsup's does). Linux
+	// only; false (the zero value) starts the program directly.
+	Shim bool
 	// StdoutTee and StderrTee, when not nil, receive a copy of every byte
 	// of the child's stdout and stderr as it is read (benchsup record
 	// passes a program's output through to the terminal); the bounded
@@ -217,6 +225,8 @@ type resolved struct {
 	pidsLimit      int64 // 0: none
 	program        bool
 	recordFile     *os.File
+	shim           bool
+	shimArgs       *shimArgs // set by the spawn: the shim's arguments
 	stdoutTee      io.Writer
 	stderrTee      io.Writer
 }
@@ -303,7 +313,7 @@ func (cfg *Config) resolve(parentEnv []string) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.program, r.recordFile = cfg.Program, cfg.RecordFile
+	r.program, r.recordFile, r.shim = cfg.Program, cfg.RecordFile, cfg.Shim
 	r.stdoutTee, r.stderrTee = cfg.StdoutTee, cfg.StderrTee
 	r.env = descriptorEnv(env, cfg.Program, cfg.RecordFile != nil)
 	r.envDesc = cfg.Env.describe()

@@ -40,6 +40,10 @@ var (
 	// someone else: its exit status is unknown and its pid is not signalled
 	// again.
 	ErrLostChild = errors.New("sandbox: child reaped by another waiter")
+	// ErrParentSignal is wrapped by the *ParentSignalError of a program
+	// ended because its parent, benchsup's shim, was signalled by someone
+	// other than the sandbox (see ShimArg).
+	ErrParentSignal = errors.New("sandbox: the program's parent was signalled")
 )
 
 // prefix begins every error of this package.
@@ -221,3 +225,34 @@ func tailString(b []byte, n int) string {
 	}
 	return string(b)
 }
+
+// ParentSignalError reports a program ended because a signal reached its
+// parent, benchsup's shim, that the sandbox did not send: code under test
+// that signalled os.Getppid(), the shim's process group, or its pid. With
+// Killed, the shim itself was killed (SIGKILL cannot be caught) and took
+// the program along.
+type ParentSignalError struct {
+	Signal syscall.Signal
+	Killed bool
+	// Status is how the program then ended ("exit status 2" after the
+	// stacks the shim asked for, "killed by SIGKILL").
+	Status     string
+	StderrTail string
+}
+
+func (e *ParentSignalError) Error() string { return prefix + e.Detail() }
+
+// Detail is Error without the package's prefix (see Detailer).
+func (e *ParentSignalError) Detail() string {
+	if e.Killed {
+		return fmt.Sprintf("the program's parent (benchsup's shim) was killed by %s, which benchsup did not send: code under test, or another process, signalled it; the program was killed with it", signalName(e.Signal))
+	}
+	s := fmt.Sprintf("%s reached the program's parent (benchsup's shim) from a process other than benchsup (code under test that signalled os.Getppid() or its parent's group?): the shim ended the program", signalName(e.Signal))
+	if e.Status != "" {
+		s += " (" + e.Status + ")"
+	}
+	return s
+}
+
+// Unwrap makes errors.Is(err, ErrParentSignal) true.
+func (e *ParentSignalError) Unwrap() error { return ErrParentSignal }

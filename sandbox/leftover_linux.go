@@ -64,7 +64,7 @@ func (c *Child) leftover() []leftProc {
 // leftoverNote is Outcome.Leftover: the processes left running when the
 // child exited, which streams they held, and how they were killed; "" when
 // none was.
-func leftoverNote(left []leftProc, containment Containment) string {
+func leftoverNote(left []leftProc, containment Containment, escaped int) string {
 	if len(left) == 0 {
 		return ""
 	}
@@ -97,6 +97,11 @@ func leftoverNote(left []leftProc, containment Containment) string {
 	by := "its process group"
 	if containment == ContainmentCgroup {
 		by = "its cgroup"
+	}
+	if escaped > 0 {
+		// The shim, their subreaper, found and killed them.
+		return fmt.Sprintf("when the child exited, %s still running (%s)%s, %d of them outside its process group and cgroup; %s killed by benchsup's shim, their subreaper",
+			what, strings.Join(names, ", "), held, escaped, them)
 	}
 	return fmt.Sprintf("when the child exited, %s still running (%s)%s; %s killed with %s",
 		what, strings.Join(names, ", "), held, them, by)

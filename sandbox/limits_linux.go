@@ -301,6 +301,7 @@ type limitGroups struct {
 	v2        string     // the child's cgroup2 directory when memory or pids is used through it
 	mem, pids *cgroup    // v1; nil when not used
 	moves     []v1Move
+	pidsExtra int64 // added to the pids limit written: the shim's own tasks
 }
 
 // planLimits decides what a child gets: the limits asked for, and a memory
@@ -321,6 +322,9 @@ func planLimits(r *resolved) (*limitGroups, string) {
 	}
 	lg.probe = probeLimits()
 	lg.wantPids = r.pidsLimit > 0
+	if r.shim {
+		lg.pidsExtra = ShimTasks
+	}
 	if lg.probe.Memory == "" {
 		return lg, "no memory controller: " + lg.probe.MemoryNote
 	}
@@ -377,7 +381,7 @@ func (lg *limitGroups) setupV1() (err error) {
 			return err
 		}
 		lg.res.Pids = CgroupV1
-		if err := lg.pids.write("pids.max", strconv.FormatInt(pidsLimit, 10)); err != nil {
+		if err := lg.pids.write("pids.max", strconv.FormatInt(pidsLimit+lg.pidsExtra, 10)); err != nil {
 			return err
 		}
 	}
@@ -404,7 +408,7 @@ func (lg *limitGroups) setupV2(dir string) error {
 	}
 	if lg.wantPids && p.Pids == CgroupV2 {
 		lg.v2, lg.res.Pids = dir, CgroupV2
-		if err := g.write("pids.max", strconv.FormatInt(pidsLimit, 10)); err != nil {
+		if err := g.write("pids.max", strconv.FormatInt(pidsLimit+lg.pidsExtra, 10)); err != nil {
 			return err
 		}
 	}

@@ -534,6 +534,7 @@ func TestPidsLimitOneV1(t *testing.T) {
 	before, _ := filepath.Glob(filepath.Join(home, ownedPrefix()+"*"))
 	cfg := helper("ok")
 	cfg.PidsLimit = 1
+	cfg.Shim = false // whose threads would raise the limit written by ShimTasks
 	_, err := Start(cfg)
 	var ioe *IOError
 	require.ErrorAs(t, err, &ioe)

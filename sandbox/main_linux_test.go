@@ -32,6 +32,9 @@ const leakMarker = "benchsup-leak-marker"
 
 var leakedFD = -1
 
+// helperShim runs every helper child under benchsup's shim (Config.Shim).
+var helperShim bool
+
 // floodTotal is what the "flood" child writes to stdout.
 const floodTotal = 300 << 20
 
@@ -45,6 +48,13 @@ var testRequest = protocol.Request{
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == ReaperArg {
 		os.Exit(ReaperMain(os.Stdin)) // StartReaper's process (reaper_linux_test.go)
+	}
+	if len(os.Args) >= 2 && os.Args[1] == ShimArg {
+		os.Exit(ShimMain(os.Args[2:])) // a child's shim (Config.Shim)
+	}
+	if os.Getenv("BENCHSUP_SANDBOX_TEST_SHIM") != "" {
+		// Run the suite with every helper child under the shim.
+		helperShim = true
 	}
 	if b, ok := os.LookupEnv(behaviourEnv); ok {
 		os.Exit(child(b))
@@ -112,6 +122,7 @@ func helper(behaviour string) Config {
 		StartupTimeout: 10 * time.Second,
 		TotalTimeout:   20 * time.Second,
 		Grace:          500 * time.Millisecond,
+		Shim:           helperShim,
 	}
 }
 
@@ -277,6 +288,26 @@ func child(behaviour string) int {
 			os.Stdout.Write(chunk)
 			os.Stderr.Write(chunk[:1000])
 		}
+	case "signal-parent-TERM", "signal-parent-KILL", "signal-parent-USR1", "signal-group-TERM":
+		// Code under test that signals "its parent", or its group.
+		sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1}[behaviour[strings.LastIndexByte(behaviour, '-')+1:]]
+		target := os.Getppid()
+		if strings.HasPrefix(behaviour, "signal-group") {
+			target = 0
+		}
+		must(conn.Send(result))
+		must(syscall.Kill(target, sig))
+		hang()
+	case "escape-everything":
+		// A grandchild that leaves the process group and the cgroup (to
+		// the cgroup2 mount's root, as root may), then the child exits.
+		pid := startGrandchild(ep, true)
+		if err := os.WriteFile(cgroup2Root()+"/cgroup.procs", []byte(strconv.Itoa(pid)), 0); err != nil {
+			fmt.Fprintln(os.Stderr, "child: leaving the cgroup:", err)
+			os.Exit(108)
+		}
+		log(fmt.Sprintf("grandchild=%d", pid))
+		done()
 	case "grandchild", "grandchild-hang", "escape":
 		log(fmt.Sprintf("grandchild=%d", startGrandchild(ep, behaviour == "escape")))
 		if behaviour == "grandchild-hang" {
@@ -436,4 +467,22 @@ func listFDs() string {
 		lines = append(lines, n+" "+target)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// cgroup2Root is the mount point of the cgroup2 hierarchy ("" if none).
+func cgroup2Root() string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+			continue
+		}
+		if f := strings.Fields(pre); len(f) >= 5 {
+			return f[4]
+		}
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"slices"
 	"syscall"
 	"time"
 	"unsafe"
@@ -75,6 +76,9 @@ func (c *Child) watch(ctx context.Context) watched {
 			return rootExited
 		case now := <-poll.C:
 			sig, stopped := stopSignal(c.p.pid)
+			if c.p.shim != nil {
+				sig, stopped = c.p.shim.stoppedBy() // the program is the shim's child
+			}
 			switch {
 			case !stopped:
 				stoppedSince = time.Time{}
@@ -202,6 +206,18 @@ func (c *Child) teardown() {
 	notes, err := c.p.reap()
 	if err != nil {
 		c.v.lost(err)
+	}
+	if c.p.shim != nil {
+		// What the shim killed in its tree, which the lists above found
+		// gone.
+		c.p.shim.mu.Lock()
+		for _, lp := range c.p.shim.left {
+			if !slices.ContainsFunc(c.left, func(x leftProc) bool { return x.pid == lp.pid }) {
+				c.left = append(c.left, lp)
+			}
+		}
+		c.escaped = c.p.shim.escaped
+		c.p.shim.mu.Unlock()
 	}
 	c.notes = notes
 	drainBy := c.p.reapedAt.Add(c.end.drainWindow)

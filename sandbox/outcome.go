@@ -172,6 +172,9 @@ type facts struct {
 	skip       *protocol.Skip
 	stderrTail string
 	resources  Resources
+	// parentSignal: a signal the sandbox did not send reached the shim
+	// (which then ended the program), or killed it.
+	parentSignal *ParentSignalError
 }
 
 // NoDoneError reports a child that exited with status 0 without its
@@ -228,6 +231,8 @@ func (f *facts) classify() (Class, error) {
 		return ClassExecTimeout, f.timeout
 	case f.stopped != nil:
 		return ClassSignal, f.stopped
+	case f.parentSignal != nil && !f.parentSignal.Killed:
+		return ClassSignal, f.parentSignal
 	case f.protoErr != nil && !f.diedMidFrame():
 		return ClassMalformed, f.protoErr
 	case st.known && st.exited && st.code == 0 && !f.done && !f.program:
@@ -242,6 +247,8 @@ func (f *facts) classify() (Class, error) {
 		r := f.resources
 		return ClassOutOfMemory, &OutOfMemoryError{Limit: r.MemoryLimit, Peak: r.PeakMemory, PeakKnown: r.PeakMemoryKnown,
 			Inferred: r.OOMKills < 0, StderrTail: f.stderrTail}
+	case f.parentSignal != nil:
+		return ClassSignal, f.parentSignal
 	case !st.exited:
 		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
 	case f.failure != nil:

@@ -27,6 +27,7 @@ type process struct {
 	exited chan struct{} // closed by watchExit when the root's exit was observed (not yet reaped)
 	forget func()        // ends the reaper's registration of the process group
 	lim    *limitGroups  // the resource cgroups; never nil
+	shim   *shimLink     // nil: the root is the program itself
 
 	mu     sync.Mutex // guards lost and reaped; held while signalling, so that reaping cannot come in between
 	lost   bool       // reaped by someone else: the pid is not ours any more
@@ -39,12 +40,13 @@ type process struct {
 	status    exitStatus
 	reapedAt  time.Time
 	resources Resources
+	shimLost  bool // the shim died without relaying the program's status: status is the shim's
 }
 
-func newProcess(proc *os.Process, cg *cgroup, lim *limitGroups) *process {
+func newProcess(proc *os.Process, cg *cgroup, lim *limitGroups, shim *shimLink) *process {
 	// Registered with the reaper, if one runs, until the group has been
 	// killed: should the supervisor die first, the reaper kills it.
-	return &process{pid: proc.Pid, proc: proc, cg: cg, lim: lim, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
+	return &process{pid: proc.Pid, proc: proc, cg: cg, lim: lim, shim: shim, exited: make(chan struct{}), forget: trackGroup(proc.Pid)}
 }
 
 // signal sends sig to the process group, to the root itself (in case it left
@@ -54,6 +56,9 @@ func (p *process) signal(sig syscall.Signal) {
 	defer p.mu.Unlock()
 	if p.reaped {
 		return
+	}
+	if p.shim != nil {
+		p.shim.announce(sig) // the shim is in the group: it must know the signal is ours
 	}
 	if !p.lost {
 		_ = unix.Kill(-p.pid, sig) // ESRCH: the group is empty
@@ -74,6 +79,10 @@ func (p *process) signalRoot(sig syscall.Signal) bool {
 	defer p.mu.Unlock()
 	if p.reaped || p.lost {
 		return false
+	}
+	if p.shim != nil {
+		// The shim relays an announced SIGQUIT to the program.
+		p.shim.announce(sig)
 	}
 	return p.proc.Signal(sig) == nil
 }
@@ -144,6 +153,9 @@ func (p *process) reap() (notes []string, err error) {
 	}
 	state, waitErr := p.proc.Wait()
 	p.reapedAt = time.Now()
+	if p.shim != nil {
+		p.shim.finish() // the shim has exited: its report ends now
+	}
 	if waitErr != nil {
 		_ = p.proc.Release() // the pidfd, which a failed Wait keeps
 		p.mu.Lock()
@@ -151,6 +163,15 @@ func (p *process) reap() (notes []string, err error) {
 		p.mu.Unlock()
 		err = &IOError{Op: "reap", Err: fmt.Errorf("%w: %w", ErrLostChild, waitErr)}
 	} else if ws, ok := state.Sys().(syscall.WaitStatus); ok {
+		if p.shim != nil {
+			p.shim.mu.Lock()
+			if relayed := p.shim.status; relayed != nil {
+				ws = *relayed
+			} else {
+				p.shimLost = true
+			}
+			p.shim.mu.Unlock()
+		}
 		p.status = exitStatus{
 			known:      true,
 			exited:     ws.Exited(),

@@ -35,7 +35,9 @@ var (
 // spawned is what spawnChild made: the running root and the supervisor's
 // ends of the child's descriptors, which the Child then owns.
 type spawned struct {
-	proc           *os.Process
+	proc           *os.Process // the root: the program, or its shim
+	programPID     int         // the program's pid (proc's without a shim)
+	shim           *shimLink   // nil: no shim
 	cg             *cgroup     // nil: process group only
 	sock           *os.File    // the endpoint, non-blocking
 	stdout, stderr *os.File    // the read ends of the output pipes
@@ -104,6 +106,30 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	if r.recordFile != nil {
 		attr.Files = append(attr.Files, r.recordFile) // record.EnvFD names it
 	}
+	var shimCtrl, shimReport *os.File // the supervisor's ends
+	if r.shim {
+		// The shim gets the program's descriptors, then its own: the
+		// control pipe's read end, the report pipe's write end and, when
+		// the program runs from a held descriptor, that one.
+		ctrlRd, ctrlWr, err := newPipe()
+		if err != nil {
+			return nil, &IOError{Op: "pipe", Err: err}
+		}
+		parentSide, childSide = append(parentSide, ctrlWr), append(childSide, ctrlRd)
+		repRd, repWr, err := newPipe()
+		if err != nil {
+			return nil, &IOError{Op: "pipe", Err: err}
+		}
+		parentSide, childSide = append(parentSide, repRd), append(childSide, repWr)
+		shimCtrl, shimReport = ctrlWr, repRd
+		n := len(attr.Files)
+		r.shimArgs = &shimArgs{nfiles: n, ctrl: n, report: n + 1, execFD: -1, path: r.path, argv: r.argv}
+		attr.Files = append(attr.Files, ctrlRd, repWr)
+		if r.exec != nil {
+			r.shimArgs.execFD = len(attr.Files)
+			attr.Files = append(attr.Files, r.exec)
+		}
+	}
 
 	var cg *cgroup
 	var note string
@@ -162,6 +188,21 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		lg.removeV1()
 		return nil, spawnError(err, attr.Files)
 	}
+	var link *shimLink
+	programPID := proc.Pid
+	if r.shim {
+		link = newShimLink(shimCtrl, shimReport)
+		if programPID, err = link.started(r.startupTimeout); err != nil {
+			killUnplaced(proc, cg)
+			lg.removeV1()
+			link.finish()
+			var se *shimStartErr
+			if errors.As(err, &se) {
+				return nil, spawnError(err, attr.Files)
+			}
+			return nil, &IOError{Op: "spawn", Err: err}
+		}
+	}
 	if why := lg.skippedPeak(); why != "" {
 		peakNote = why
 	}
@@ -194,6 +235,8 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 	}
 	return &spawned{
 		proc:        proc,
+		programPID:  programPID,
+		shim:        link,
 		cg:          cg,
 		sock:        sock,
 		stdout:      pipes[0][0],
@@ -312,8 +355,13 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 		spawnQueue = make(chan spawnRequest)
 		go spawner(spawnQueue)
 	})
-	path := r.path
-	if r.exec != nil {
+	path, argv := r.path, r.argv
+	switch {
+	case r.shimArgs != nil:
+		// This process's own executable, even if its file was replaced;
+		// the shim execs the program, from the held descriptor if any.
+		path, argv = "/proc/self/exe", shimArgv(*r.shimArgs)
+	case r.exec != nil:
 		// A copy numbered above every descriptor the fork moves or
 		// stomps while it sets up the child's 0-4, close-on-exec: it is
 		// still open when the forked child execs /proc/self/fd/N, and the
@@ -326,7 +374,7 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 		path = "/proc/self/fd/" + strconv.Itoa(fd)
 	}
 	reply := make(chan spawnReply, 1)
-	spawnQueue <- spawnRequest{path: path, argv: r.argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
+	spawnQueue <- spawnRequest{path: path, argv: argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
 	rep := <-reply
 	return rep.proc, rep.err
 }

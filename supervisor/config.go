@@ -385,6 +385,12 @@ type Config struct {
 	// reason.
 	MemoryLimit int64
 	PidsLimit   int64
+	// Shim runs every child under benchsup's shim (sandbox.Config.Shim):
+	// code that signals its parent ends its own child only, and whatever
+	// its processes leave, wherever they moved, is named and killed. The
+	// calling program's main must dispatch sandbox.ShimArg to
+	// sandbox.ShimMain, as benchsup's does; false starts children directly.
+	Shim bool
 	// Waiting, when set, is told what the run waits for (a quiet host, a
 	// claim another run holds), at most once per change.
 	Waiting func(msg string)

@@ -51,6 +51,8 @@ type RecordConfig struct {
 	Seed      uint64
 	Env       sandbox.EnvPolicy
 	Cgroup    sandbox.CgroupMode
+	// Shim is Config.Shim: the program runs under benchsup's shim.
+	Shim bool
 	// Stdout and Stderr receive the program's output as it comes (the
 	// document keeps the last 64 KiB of each); nil discards it.
 	Stdout, Stderr io.Writer
@@ -345,7 +347,7 @@ func Record(ctx context.Context, cfg RecordConfig) (*rundoc.Document, error) {
 	}
 	out := sandbox.RunProgramWatched(runCtx, sandbox.Config{
 		Path: path, Args: cfg.Args, Dir: cfg.Dir, Env: cfg.Env, Cgroup: cfg.Cgroup,
-		TotalTimeout: timeout, Grace: cfg.Grace, RecordFile: reg.f,
+		TotalTimeout: timeout, Grace: cfg.Grace, RecordFile: reg.f, Shim: cfg.Shim,
 		StdoutTee: tee(cfg.Stdout), StderrTee: tee(cfg.Stderr),
 	}, started)
 	if end != nil {

@@ -691,6 +691,7 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 		CPUs:           s.cfg.CPUs, // every child: discovery, benchmark, test
 		MemoryLimit:    s.cfg.MemoryLimit,
 		PidsLimit:      s.cfg.PidsLimit,
+		Shim:           s.cfg.Shim,
 	}
 }
 

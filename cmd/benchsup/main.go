@@ -27,5 +27,10 @@ func main() {
 		// This binary started as a run's reaper (see startRun).
 		os.Exit(sandbox.ReaperMain(os.Stdin))
 	}
+	if len(os.Args) >= 2 && os.Args[1] == sandbox.ShimArg {
+		// This binary started as a child's shim, its parent (see
+		// supervisor.Config.Shim).
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }

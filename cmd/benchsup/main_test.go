@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 		// benchsup's in real runs.
 		os.Exit(sandbox.ReaperMain(os.Stdin))
 	}
+	if len(os.Args) >= 2 && os.Args[1] == sandbox.ShimArg {
+		os.Exit(sandbox.ShimMain(os.Args[2:])) // a child's shim, as in benchsup
+	}
 	os.Exit(m.Run())
 }
 

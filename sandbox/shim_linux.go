@@ -1,0 +1,365 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchsup/benchsup/protocol"
+)
+
+// The shim's report lines, one per line on its report pipe:
+//
+//	child PID              the program started
+//	start-error ERRNO TEXT the program could not be started (then exit 127)
+//	stopped SIGNUM         the program was stopped by a signal
+//	continued              the program was continued
+//	signal SIGNUM          a signal not announced by the sandbox reached the shim
+//	left PID OUT ERR ESC COMM  a process of the tree left when the program exited, killed
+//	exit WAITSTATUS        the program's wait status, the last line
+const (
+	shimChild      = "child"
+	shimStartError = "start-error"
+	shimStopped    = "stopped"
+	shimContinued  = "continued"
+	shimSignal     = "signal"
+	shimLeft       = "left"
+	shimExit       = "exit"
+)
+
+// shimQuitGrace is how long the shim waits for the program's stacks after a
+// foreign signal before it kills the program.
+const shimQuitGrace = 2 * time.Second
+
+// shimTeardownLimit bounds the shim's killing of what the program left: a
+// process the kernel cannot kill at once (uninterruptible sleep) is named
+// and left to the sandbox's cgroup and group kill.
+const shimTeardownLimit = 5 * time.Second
+
+func shimArgv(a shimArgs) []string {
+	return append([]string{"benchsup-shim", ShimArg, strconv.Itoa(a.nfiles), strconv.Itoa(a.ctrl),
+		strconv.Itoa(a.report), strconv.Itoa(a.execFD), a.path}, a.argv...)
+}
+
+func parseShimArgs(args []string) (shimArgs, error) {
+	if len(args) < 6 {
+		return shimArgs{}, errors.New("too few arguments")
+	}
+	var a shimArgs
+	var err error
+	for i, dst := range []*int{&a.nfiles, &a.ctrl, &a.report, &a.execFD} {
+		if *dst, err = strconv.Atoi(args[i]); err != nil {
+			return shimArgs{}, fmt.Errorf("argument %d: %w", i, err)
+		}
+	}
+	a.path, a.argv = args[4], args[5:]
+	return a, nil
+}
+
+// ShimMain runs benchsup's shim (see ShimArg) with the arguments after
+// ShimArg and returns its exit status. It never writes to its standard
+// streams, which are the program's.
+func ShimMain(args []string) int {
+	// The program's parent-death signal fires when the thread that forked
+	// it ends: this one, kept for the life of the process.
+	runtime.LockOSThread()
+	a, err := parseShimArgs(args)
+	if err != nil {
+		return 127
+	}
+	report := os.NewFile(uintptr(a.report), "benchsup-shim-report")
+	syscall.CloseOnExec(a.report)
+	syscall.CloseOnExec(a.ctrl)
+	if err := unix.SetNonblock(a.ctrl, true); err != nil {
+		return 127
+	}
+	s := &shim{report: bufio.NewWriter(report), ctrl: a.ctrl, announced: map[syscall.Signal]int{}}
+	defer s.flush()
+	path := a.path
+	if a.execFD >= 0 {
+		fd, err := unix.FcntlInt(uintptr(a.execFD), unix.F_DUPFD_CLOEXEC, execFDFloor)
+		if err != nil {
+			s.line(shimStartError, strconv.Itoa(int(errnoOf(err))), "dup: "+err.Error())
+			return 127
+		}
+		unix.Close(a.execFD)
+		path = "/proc/self/fd/" + strconv.Itoa(fd)
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		s.line(shimStartError, strconv.Itoa(int(errnoOf(err))), "PR_SET_CHILD_SUBREAPER: "+err.Error())
+		return 127
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs)
+	files := make([]*os.File, a.nfiles)
+	for i := range files {
+		files[i] = os.NewFile(uintptr(i), "")
+	}
+	proc, err := os.StartProcess(path, a.argv, &os.ProcAttr{
+		Env:   os.Environ(),
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		s.line(shimStartError, strconv.Itoa(int(errnoOf(err))), err.Error())
+		return 127
+	}
+	s.child = proc.Pid
+	s.line(shimChild, strconv.Itoa(s.child))
+	s.flush()
+	status := s.run(sigs)
+	s.teardown()
+	s.line(shimExit, strconv.FormatUint(uint64(uint32(status)), 10))
+	return 0
+}
+
+type shim struct {
+	report    *bufio.Writer
+	ctrl      int
+	child     int
+	announced map[syscall.Signal]int // signals the sandbox said it is sending, not yet seen
+	killAt    time.Time              // a foreign signal asked the program to end: kill it then
+}
+
+func (s *shim) line(fields ...string) {
+	s.report.WriteString(strings.Join(fields, " "))
+	s.report.WriteByte('\n')
+}
+
+func (s *shim) flush() { _ = s.report.Flush() }
+
+// readAnnouncements reads the signal numbers the sandbox wrote on the
+// control pipe before sending them: one byte each.
+func (s *shim) readAnnouncements() {
+	var buf [64]byte
+	for {
+		n, err := unix.Read(s.ctrl, buf[:])
+		if n <= 0 || err != nil {
+			return
+		}
+		for _, b := range buf[:n] {
+			s.announced[syscall.Signal(b)]++
+		}
+	}
+}
+
+// run relays signals and reaps until the program exits, and returns its
+// wait status.
+func (s *shim) run(sigs <-chan os.Signal) syscall.WaitStatus {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ws, done := s.reap(); done {
+			return ws
+		}
+		select {
+		case sig := <-sigs:
+			s.handle(sig.(syscall.Signal))
+		case <-tick.C:
+			// SIGCHLDs coalesce and a reap can race a signal: look again.
+		}
+		if !s.killAt.IsZero() && time.Now().After(s.killAt) {
+			_ = unix.Kill(s.child, unix.SIGKILL)
+			s.killAt = time.Time{}
+		}
+	}
+}
+
+// reap collects every exited child of the shim (orphans it adopted
+// included) and reports the program's stops; done once the program exited.
+func (s *shim) reap() (syscall.WaitStatus, bool) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|syscall.WUNTRACED|syscall.WCONTINUED, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return 0, false
+		}
+		if pid != s.child {
+			continue // an adopted orphan that ended: reaped, nothing to say
+		}
+		switch {
+		case ws.Stopped():
+			s.line(shimStopped, strconv.Itoa(int(ws.StopSignal())))
+			s.flush()
+		case ws.Continued():
+			s.line(shimContinued)
+			s.flush()
+		default:
+			return ws, true
+		}
+	}
+}
+
+// handle acts on a signal that reached the shim.
+func (s *shim) handle(sig syscall.Signal) {
+	switch sig {
+	case syscall.SIGCHLD, syscall.SIGURG, syscall.SIGWINCH, syscall.SIGPIPE, syscall.SIGPROF, syscall.SIGCONT:
+		return // the runtime's, the kernel's or harmless
+	}
+	s.readAnnouncements()
+	if s.announced[sig] > 0 {
+		s.announced[sig]--
+		if sig == syscall.SIGQUIT {
+			// The sandbox asks the program, not the shim, for its stacks.
+			_ = unix.Kill(s.child, unix.SIGQUIT)
+		}
+		// Any other announced signal went to the whole group, the
+		// program included.
+		return
+	}
+	s.line(shimSignal, strconv.Itoa(int(sig)))
+	s.flush()
+	if s.killAt.IsZero() {
+		// Where the program was when this happened is in its stacks.
+		_ = unix.Kill(s.child, unix.SIGQUIT)
+		s.killAt = time.Now().Add(shimQuitGrace)
+	}
+}
+
+// teardown kills and reaps everything left in the shim's tree once the
+// program exited, naming each process: what the program's processes
+// started is reparented to the shim, its subreaper, wherever it moved.
+func (s *shim) teardown() {
+	selfPgid := unix.Getpgrp()
+	selfCgroup, _ := os.ReadFile("/proc/self/cgroup")
+	ownCgroup := os.Getenv(protocol.EnvCgroup) != ""
+	stdoutIno, stderrIno := fdInode(1), fdInode(2)
+	named := map[int]bool{}
+	deadline := time.Now().Add(shimTeardownLimit)
+	for time.Now().Before(deadline) {
+		kids := ownChildren()
+		if len(kids) == 0 {
+			break
+		}
+		for _, pid := range kids {
+			if named[pid] {
+				continue
+			}
+			named[pid] = true
+			st, ok := readStat(pid)
+			if !ok || st.state == 'Z' || st.state == 'X' {
+				continue
+			}
+			out, errHeld := false, false
+			for _, ino := range pipesHeld(pid) {
+				out = out || (ino != 0 && ino == stdoutIno)
+				errHeld = errHeld || (ino != 0 && ino == stderrIno)
+			}
+			pgid := st.pgrp
+			cg, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+			// Outside the group, and outside the child's cgroup when it
+			// has one (the sandbox names it in the environment).
+			escaped := pgid != selfPgid && (!ownCgroup || string(cg) != string(selfCgroup))
+			s.line(shimLeft, strconv.Itoa(pid), bit(out), bit(errHeld), bit(escaped), sanitizeComm(st.comm))
+		}
+		for _, pid := range kids {
+			_ = unix.Kill(pid, unix.SIGKILL) // our own unreaped child: the pid is ours
+		}
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || pid <= 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The program itself is reaped last (it is one of the children until
+	// now only if reap saw it exit; Wait4 above collected it).
+	s.flush()
+}
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// sanitizeComm keeps a process name on one report line.
+func sanitizeComm(c string) string {
+	if c == "" {
+		return "?"
+	}
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, c)
+}
+
+// ownChildren lists the shim's live children (not the program, which has
+// exited, and not zombies reaped since): /proc/self/task/*/children where
+// the kernel has it, else a scan of /proc.
+func ownChildren() []int {
+	self := os.Getpid()
+	var kids []int
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err == nil {
+		found := false
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+			if err != nil {
+				continue
+			}
+			found = true
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					kids = append(kids, pid)
+				}
+			}
+		}
+		if found {
+			return kids
+		}
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok && st.ppid == self {
+			kids = append(kids, pid)
+		}
+	}
+	return kids
+}
+
+// fdInode is the inode of this process's descriptor fd (a pipe's), or 0.
+func fdInode(fd int) uint64 {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+func errnoOf(err error) syscall.Errno {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return 0
+}

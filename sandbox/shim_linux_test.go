@@ -1,0 +1,103 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func shimmed(behaviour string) Config {
+	cfg := helper(behaviour)
+	cfg.Shim = true
+	return cfg
+}
+
+// TestShimParentSignals: code that signals its parent reaches benchsup's
+// shim, never the supervisor, and ends its own child only, which says so.
+func TestShimParentSignals(t *testing.T) {
+	for _, tc := range []struct {
+		behaviour string
+		signal    syscall.Signal
+		killed    bool // the shim itself died: SIGKILL cannot be caught
+	}{
+		{"signal-parent-TERM", syscall.SIGTERM, false},
+		{"signal-parent-USR1", syscall.SIGUSR1, false},
+		{"signal-group-TERM", syscall.SIGTERM, false},
+		{"signal-parent-KILL", syscall.SIGKILL, true},
+	} {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			o, _ := run(t, shimmed(tc.behaviour))
+			assert.Equal(t, ClassSignal, o.Class, "err: %v", o.Err)
+			var pse *ParentSignalError
+			require.ErrorAs(t, o.Err, &pse)
+			assert.ErrorIs(t, o.Err, ErrParentSignal)
+			assert.Equal(t, tc.signal, pse.Signal)
+			assert.Equal(t, tc.killed, pse.Killed)
+			assert.Empty(t, groupMembers(o.PID), "nothing of the child is left")
+		})
+	}
+	// The supervisor (this test process) is alive to check: the signals
+	// went to the shim. And a child after them is unaffected.
+	o, _ := run(t, shimmed("ok"))
+	assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
+}
+
+// TestShimSignalsOfItsOwn: the sandbox's own signals (the SIGQUIT for the
+// stacks at a deadline, SIGTERM at the end) reach the program through the
+// shim and are never taken for the code's.
+func TestShimSignalsOfItsOwn(t *testing.T) {
+	cfg := shimmed("hang")
+	cfg.TotalTimeout = 3 * time.Second
+	c, err := Start(cfg)
+	require.NoError(t, err)
+	_, err = c.Hello()
+	require.NoError(t, err)
+	require.NoError(t, c.Send(testRequest))
+	o := c.Wait()
+	assert.Empty(t, c.p.shim.foreign, "the shim took the sandbox's signals for someone else's")
+	assert.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+	assert.False(t, errors.Is(o.Err, ErrParentSignal), "err: %v", o.Err)
+	assert.True(t, strings.Contains(string(o.Stacks.Head), "sandbox.hang("), "the program, not the shim, printed its stacks")
+}
+
+// TestShimRelaysStatus: the program's exit status passes the shim exactly,
+// and the program's parent is the shim.
+func TestShimRelaysStatus(t *testing.T) {
+	o, _ := run(t, shimmed("exit3"))
+	assert.Equal(t, ClassExit, o.Class, "err: %v", o.Err)
+	assert.Equal(t, 3, o.ExitCode)
+	o, _ = run(t, shimmed("failure"))
+	assert.Equal(t, ClassFailure, o.Class, "err: %v", o.Err)
+}
+
+// TestShimReapsEscapees: a grandchild that left the process group and the
+// cgroup is reparented to the shim, its subreaper, and named and killed
+// when the child exits.
+func TestShimReapsEscapees(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("moving a process to another cgroup needs root")
+	}
+	if writable, note := cgroupWritable(); !writable {
+		t.Skip("no writable cgroup2 here: " + note)
+	}
+	if cgroup2Root() == "" {
+		t.Skip("no cgroup2 mount")
+	}
+	o, msgs := run(t, shimmed("escape-everything"))
+	gcs := grandchildren(msgs)
+	require.Len(t, gcs, 1)
+	t.Cleanup(func() { syscall.Kill(gcs[0], syscall.SIGKILL) })
+	assert.Equal(t, ClassSuccess, o.Class, "err: %v", o.Err)
+	assert.Equal(t, ContainmentCgroup, o.Containment)
+	assert.False(t, alive(gcs[0]), "the escaped grandchild survived the child")
+	assert.Contains(t, o.Leftover, "outside its process group and cgroup")
+	assert.Contains(t, o.Leftover, "killed by benchsup's shim")
+}
