@@ -241,7 +241,22 @@ func (c *Child) parentSignal(st exitStatus, stderrTail string) *ParentSignalErro
 		case st.known:
 			status = "killed by " + signalName(st.signal)
 		}
-		return &ParentSignalError{Signal: foreign[0], Status: status, StderrTail: stderrTail}
+		f := foreign[0]
+		e := &ParentSignalError{Signal: f.sig, Status: status, StderrTail: stderrTail, Sender: f.pid}
+		if f.pid > 0 {
+			e.SenderName = f.comm
+		}
+		switch f.role {
+		case senderProgram:
+			e.From = FromProgram
+		case senderDescendant:
+			e.From = FromDescendant
+		case senderOther:
+			e.From = FromOther
+		case senderKernel:
+			e.From = FromKernel
+		}
+		return e
 	case c.p.shimLost && st.known && !st.exited:
 		return &ParentSignalError{Signal: st.signal, Killed: true, StderrTail: stderrTail}
 	}

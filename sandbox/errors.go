@@ -234,6 +234,12 @@ func tailString(b []byte, n int) string {
 type ParentSignalError struct {
 	Signal syscall.Signal
 	Killed bool
+	// Sender is the pid that sent Signal (0: the kernel; -1 or 0 with
+	// From unknown: not known, as for SIGKILL, which the shim cannot
+	// catch), SenderName its name, From where it stood.
+	Sender     int
+	SenderName string
+	From       SignalSource
 	// Status is how the program then ended ("exit status 2" after the
 	// stacks the shim asked for, "killed by SIGKILL").
 	Status     string
@@ -247,7 +253,20 @@ func (e *ParentSignalError) Detail() string {
 	if e.Killed {
 		return fmt.Sprintf("the program's parent (benchsup's shim) was killed by %s, which benchsup did not send: code under test, or another process, signalled it; the program was killed with it", signalName(e.Signal))
 	}
-	s := fmt.Sprintf("%s reached the program's parent (benchsup's shim) from a process other than benchsup (code under test that signalled os.Getppid() or its parent's group?): the shim ended the program", signalName(e.Signal))
+	var from string
+	switch e.From {
+	case FromProgram:
+		from = fmt.Sprintf("from the program itself (pid %d, %s)", e.Sender, e.SenderName)
+	case FromDescendant:
+		from = fmt.Sprintf("from pid %d (%s), a process the program started", e.Sender, e.SenderName)
+	case FromOther:
+		from = fmt.Sprintf("from pid %d (%s), a process outside the child", e.Sender, e.SenderName)
+	case FromKernel:
+		from = "from the kernel"
+	default:
+		from = "from a process other than benchsup (its pid cannot be read here)"
+	}
+	s := fmt.Sprintf("%s reached the program's parent (benchsup's shim) %s: the shim ended the program", signalName(e.Signal), from)
 	if e.Status != "" {
 		s += " (" + e.Status + ")"
 	}
@@ -256,3 +275,14 @@ func (e *ParentSignalError) Detail() string {
 
 // Unwrap makes errors.Is(err, ErrParentSignal) true.
 func (e *ParentSignalError) Unwrap() error { return ErrParentSignal }
+
+// SignalSource is where the sender of a ParentSignalError stood.
+type SignalSource int
+
+const (
+	FromUnknown    SignalSource = iota // not known
+	FromProgram                        // the program itself (code under test)
+	FromDescendant                     // a process the program started
+	FromOther                          // a process outside the child's tree
+	FromKernel                         // the kernel (no sending process)
+)

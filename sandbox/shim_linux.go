@@ -102,6 +102,9 @@ func ShimMain(args []string) int {
 	}
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs)
+	for _, sig := range shimSenderSignals {
+		_ = WatchSender(sig) // where it cannot, the report says "unknown"
+	}
 	files := make([]*os.File, a.nfiles)
 	for i := range files {
 		files[i] = os.NewFile(uintptr(i), "")
@@ -221,13 +224,63 @@ func (s *shim) handle(sig syscall.Signal) {
 		// program included.
 		return
 	}
-	s.line(shimSignal, strconv.Itoa(int(sig)))
+	pid, role, comm := s.sender(sig)
+	s.line(shimSignal, strconv.Itoa(int(sig)), strconv.Itoa(pid), role, comm)
 	s.flush()
 	if s.killAt.IsZero() {
 		// Where the program was when this happened is in its stacks.
 		_ = unix.Kill(s.child, unix.SIGQUIT)
 		s.killAt = time.Now().Add(shimQuitGrace)
 	}
+}
+
+// shimSenderSignals are the signals whose sender the shim names: every one
+// that code could send to end a process and that the shim can catch.
+var shimSenderSignals = []syscall.Signal{
+	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGUSR1,
+	syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU, syscall.SIGXFSZ,
+	syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPWR, syscall.SIGSYS,
+	syscall.SIGTRAP, syscall.SIGABRT, syscall.SIGSTKFLT, syscall.SIGIO,
+}
+
+// Roles of a signal's sender, as the shim reports them.
+const (
+	senderProgram    = "program"    // the program itself
+	senderDescendant = "descendant" // a process the program started (or theirs)
+	senderOther      = "other"      // a process outside the child's tree
+	senderKernel     = "kernel"     // no process: the kernel or a terminal
+	senderUnknown    = "unknown"    // this platform cannot read the sender, or it is gone
+)
+
+// sender names who sent sig: its pid, its place relative to the program,
+// and its name, read at once (a sender such as kill(1) exits right after).
+func (s *shim) sender(sig syscall.Signal) (int, string, string) {
+	pid, _, ok := SignalSender(sig)
+	switch {
+	case !ok:
+		return -1, senderUnknown, "?"
+	case pid == 0:
+		return 0, senderKernel, "?"
+	case pid == s.child:
+		st, _ := readStat(pid)
+		return pid, senderProgram, sanitizeComm(st.comm)
+	}
+	st, ok := readStat(pid)
+	if !ok {
+		return pid, senderUnknown, "?"
+	}
+	self := os.Getpid()
+	for p, hops := st.ppid, 0; p > 1 && hops < 64; hops++ {
+		if p == s.child || p == self {
+			return pid, senderDescendant, sanitizeComm(st.comm)
+		}
+		up, ok := readStat(p)
+		if !ok {
+			break
+		}
+		p = up.ppid
+	}
+	return pid, senderOther, sanitizeComm(st.comm)
 }
 
 // teardown kills and reaps everything left in the shim's tree once the

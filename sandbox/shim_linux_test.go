@@ -41,6 +41,11 @@ func TestShimParentSignals(t *testing.T) {
 			assert.ErrorIs(t, o.Err, ErrParentSignal)
 			assert.Equal(t, tc.signal, pse.Signal)
 			assert.Equal(t, tc.killed, pse.Killed)
+			if !tc.killed && SenderReadable {
+				assert.Equal(t, FromProgram, pse.From, "%v", pse)
+				assert.Equal(t, o.PID, pse.Sender)
+				assert.Contains(t, pse.Error(), "from the program itself (pid ")
+			}
 			assert.Empty(t, groupMembers(o.PID), "nothing of the child is left")
 		})
 	}

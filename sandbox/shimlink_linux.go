@@ -25,7 +25,7 @@ type shimLink struct {
 	child    int   // the program's pid; 0 until reported
 	startErr error // the shim could not start the program
 	stopped  syscall.Signal
-	foreign  []syscall.Signal // signals the sandbox did not send, as they reached the shim
+	foreign  []foreignSignal // signals the sandbox did not send, as they reached the shim
 	left     []leftProc
 	escaped  int // of left, how many had left the process group and the cgroup
 	status   *syscall.WaitStatus
@@ -78,9 +78,10 @@ func (l *shimLink) read(report *os.File) {
 		case shimContinued:
 			l.stopped = 0
 		case shimSignal:
-			if len(f) == 2 {
+			if len(f) == 5 {
 				n, _ := strconv.Atoi(f[1])
-				l.foreign = append(l.foreign, syscall.Signal(n))
+				pid, _ := strconv.Atoi(f[2])
+				l.foreign = append(l.foreign, foreignSignal{sig: syscall.Signal(n), pid: pid, role: f[3], comm: f[4]})
 			}
 		case shimLeft:
 			if len(f) == 6 {
@@ -100,6 +101,15 @@ func (l *shimLink) read(report *os.File) {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// foreignSignal is a signal that reached the shim from someone other than
+// the sandbox, and who sent it as the shim saw it.
+type foreignSignal struct {
+	sig  syscall.Signal
+	pid  int    // -1: unknown
+	role string // senderProgram, senderDescendant, ...
+	comm string
 }
 
 // shimStartErr is the shim's report that it could not start the program.

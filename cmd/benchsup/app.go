@@ -401,7 +401,7 @@ func listCommand(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	if err := cfg.Validate(); err != nil {
 		return configUsage(err)

@@ -77,7 +77,7 @@ func recordRun(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer jsonOut.abort()
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	cfg := supervisor.RecordConfig{
 		Program: c.Args().First(), Args: c.Args().Tail(), Dir: c.String("dir"),

@@ -373,7 +373,7 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 		}
 		opts.write = func(_ io.Writer, d rundoc.Document) error { return stream.Finish(d) }
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	doc, err := supervisor.Run(ctx, cfg)
 	usage.close()

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/benchsup/benchsup/sandbox"
 )
 
 // interrupted is a run that a signal ended early. run prints it after the
@@ -36,20 +39,40 @@ func signalName(sig os.Signal) string {
 }
 
 // signalContext returns a context canceled, with an interrupted cause, by
-// the first SIGINT or SIGTERM. Only the first is caught: a second one ends
-// benchsup at once, as the signal's default does, and the run's reaper
-// cleans up what it started (see startRun). stop releases the signals.
-func signalContext() (ctx context.Context, stop func()) {
+// the first SIGINT or SIGTERM from outside the run. Only the first is
+// caught: a second one ends benchsup at once, as the signal's default
+// does, and the run's reaper cleans up what it started (see startRun).
+// A signal sent by a process of the run itself (code under test that
+// found benchsup's pid: children signal benchsup's shim, their parent,
+// not benchsup) is not an interruption: it is named on stderr and the run
+// goes on. Where the sender cannot be read (see sandbox.WatchSender), or
+// it was gone before it could be placed, every signal interrupts. stop
+// releases the signals.
+func signalContext(stderr io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	watched := sandbox.WatchSender(syscall.SIGINT) == nil
+	watched = sandbox.WatchSender(syscall.SIGTERM) == nil && watched
 	done := make(chan struct{})
 	go func() {
-		select {
-		case sig := <-ch:
-			signal.Stop(ch)
-			cancel(interrupted{sig})
-		case <-done:
+		for {
+			select {
+			case sig := <-ch:
+				if watched {
+					if pid, _, ok := sandbox.SignalSender(sig.(syscall.Signal)); ok {
+						if name, ours := ofThisRun(pid); ours {
+							fmt.Fprintf(stderr, "benchsup: ignored %s from pid %d (%s), a process of the code under test: only a signal from outside the run interrupts it\n", signalName(sig), pid, name)
+							continue
+						}
+					}
+				}
+				signal.Stop(ch)
+				cancel(interrupted{sig})
+				return
+			case <-done:
+				return
+			}
 		}
 	}()
 	return ctx, func() {

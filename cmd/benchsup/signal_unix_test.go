@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"syscall"
 	"testing"
@@ -21,7 +22,7 @@ func TestSignalContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			ctx, stop := signalContext()
+			ctx, stop := signalContext(io.Discard)
 			defer stop()
 			if err := interruption(ctx); err != nil {
 				t.Fatalf("interruption before any signal = %v", err)
