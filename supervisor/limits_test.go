@@ -145,7 +145,9 @@ func TestLimitNotesFromEveryChild(t *testing.T) {
 		assert.Equal(t, []string{oomNote + " (in the first of the 2 processes it happened to)"}, got["BenchmarkOOM"].Notes)
 	})
 	t.Run("tests", func(t *testing.T) {
-		ev := func(action protocol.TestAction, test string) protocol.TestEvent { return protocol.TestEvent{Action: action, Test: test} }
+		ev := func(action protocol.TestAction, test string) protocol.TestEvent {
+			return protocol.TestEvent{Action: action, Test: test}
+		}
 		sc := &scripted{play: func(req protocol.Request) ([]protocol.Message, sandbox.Class) {
 			return []protocol.Message{ev("run", "TestA"), ev("pass", "TestA")}, sandbox.ClassSuccess
 		}}
