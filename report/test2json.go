@@ -269,6 +269,15 @@ func (t *test2json) pkg(meta rundoc.Meta, pkg string, rows []rundoc.Row) {
 			t.output(pkg, "", "note: "+oneLine(n)+"\n")
 		}
 	}
+	if status != nil {
+		// What happened to the package's children outside any one test
+		// (the limits they reached, what they left running).
+		for _, n := range status.Notes {
+			if !slices.ContainsFunc(outside, func(r rundoc.Row) bool { return slices.Contains(r.Notes, n) }) {
+				t.output(pkg, "", "note: "+oneLine(n)+"\n")
+			}
+		}
+	}
 	failed = failed || (status != nil && status.Outcome == rundoc.OutcomeTestFail)
 	var elapsed *float64
 	took := ""

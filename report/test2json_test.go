@@ -112,6 +112,16 @@ func TestWriteTest2JSON(t *testing.T) {
 			"output p TestCrash --- FAIL: TestCrash", "fail p TestCrash",
 			"output p FAIL", "output p FAIL\tp\t0.002s", "fail p",
 		}},
+		{"the package's notes before its status line", testDoc(
+			rundoc.Row{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK, ElapsedNs: ns(1)},
+			rundoc.Row{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: ns(1_000_000),
+				Notes: []string{"pids limit 16 reached: 3 forks refused"}},
+		), []string{
+			"start p",
+			"run p TestA", "output p TestA === RUN   TestA", "output p TestA --- PASS: TestA (0.00s)", "pass p TestA",
+			"output p note: pids limit 16 reached: 3 forks refused",
+			"output p PASS", "output p ok  \tp\t0.001s", "pass p",
+		}},
 		{"no test files, nothing to run, a build failure", testDoc(
 			rundoc.Row{Package: "a", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeSkipped, Skipped: str(rundoc.NoTestFiles)},
 			rundoc.Row{Package: "b", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeSkipped, Skipped: str(rundoc.NoTestsToRun)},

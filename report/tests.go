@@ -196,6 +196,22 @@ func writePackage(w *bufio.Writer, pkg string, rows []rundoc.Row, verbose bool, 
 		}
 	}
 
+	// What happened to the package's children outside any one test (the
+	// limits they reached, what they left running): its rows' notes, said
+	// before its status line.
+	var notes []string
+	for _, r := range rows {
+		if r.Package == pkg && r.Kind == rundoc.KindPackage {
+			for _, n := range r.Notes {
+				if !slices.Contains(notes, n) {
+					notes = append(notes, n)
+				}
+			}
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", oneLine(n))
+	}
 	elapsed := ""
 	if elapsedNs != nil {
 		elapsed = "\t" + strconv.FormatFloat(float64(*elapsedNs)/1e9, 'f', 3, 64) + "s"

@@ -72,6 +72,15 @@ func TestWriteTestsPackages(t *testing.T) {
 			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeTestFail, Error: rundoctest.Str("test failed")},
 			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000), Coverage: &rundoc.Coverage{Statements: 2, Covered: 1}},
 		}, "--- FAIL: TestA (—)\n    fail: test failed\ncoverage: 50.0% of statements\nFAIL\tp\t0.020s\n"},
+		{"the package's notes before its status line, each once", []rundoc.Row{
+			{Package: "p", Name: "TestA", Kind: rundoc.KindTest, Outcome: rundoc.OutcomeOK},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: "exit", Error: rundoctest.Str("exit status 2"), Notes: []string{"pids limit 16 reached: 3 forks refused"}},
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeTestFail, ElapsedNs: rundoctest.Ns(20_000_000),
+				Notes: []string{"pids limit 16 reached: 3 forks refused", "the kernel's OOM killer killed 1 process at the 64 MiB limit, peak 64.0 MiB"}},
+		}, "# p\nexit: exit status 2\nnote: pids limit 16 reached: 3 forks refused\nnote: the kernel's OOM killer killed 1 process at the 64 MiB limit, peak 64.0 MiB\nFAIL\tp\t0.020s\n"},
+		{"an ok package's notes", []rundoc.Row{
+			{Package: "p", Kind: rundoc.KindPackage, Outcome: rundoc.OutcomeOK, ElapsedNs: rundoctest.Ns(20_000_000), Notes: []string{"pids limit 16 reached: 3 forks refused"}},
+		}, "note: pids limit 16 reached: 3 forks refused\nok  \tp\t0.020s\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

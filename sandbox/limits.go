@@ -88,7 +88,8 @@ type Resources struct {
 
 // Note is the sentence a report gives what the limits did to the child,
 // whatever its class: a pids limit reached, an OOM kill that did not end
-// the root; "" when nothing happened.
+// the root (with the limit and the peak of the child's cgroup); "" when
+// nothing happened.
 func (r Resources) Note() string {
 	var parts []string
 	if r.PidsRefused > 0 {
@@ -120,6 +121,11 @@ func (r Resources) Note() string {
 		}
 		if r.MemoryLimit > 0 {
 			s += " at the " + formatLimit(r.MemoryLimit) + " limit"
+		}
+		if r.PeakMemoryKnown {
+			// As the out-of-memory error gives it: how near the limit
+			// the child's processes came together.
+			s += ", peak " + formatMiB(r.PeakMemory)
 		}
 		parts = append(parts, s)
 	}

@@ -427,7 +427,7 @@ func TestLimitFiles(t *testing.T) {
 		res := lg.read()
 		assert.Equal(t, Resources{MemoryLimit: 64 << 20, PidsLimit: 16, Memory: CgroupV2, Pids: CgroupV2,
 			PeakMemory: 67100672, PeakMemoryKnown: true, OOMKills: 1, LimitHits: 40, LimitReached: true, PidsRefused: 12}, res)
-		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit", res.Note())
+		assert.Equal(t, "pids limit 16 reached: 12 forks refused; the kernel's OOM killer killed 1 process at the 64 MiB limit, peak 64.0 MiB", res.Note())
 
 		lg.probe.v2Peak = false // before Linux 5.19
 		res = lg.read()
@@ -459,7 +459,7 @@ func TestLimitFiles(t *testing.T) {
 		assert.Equal(t, int64(2), res.OOMKills)
 		assert.Equal(t, int64(118), res.LimitHits)
 		assert.Zero(t, res.PidsRefused)
-		assert.Equal(t, "the kernel's OOM killer killed 2 processes at the 32 MiB limit", res.Note())
+		assert.Equal(t, "the kernel's OOM killer killed 2 processes at the 32 MiB limit, peak 32.0 MiB", res.Note())
 
 		// The limit reached without an OOM kill: reclaim, named.
 		fakeCgroup(t, mem, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n"})

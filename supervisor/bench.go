@@ -330,6 +330,12 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		switch {
 		case out.Class == sandbox.ClassSuccess:
 			noteLeft(ids, left)
+			// What the limits did to the child that listed and
+			// calibrated them is theirs, though it ended well; a child
+			// that did not has an error row that says so.
+			for _, n := range resourceNotes(out) {
+				noteLeft(ids, "in discovery: "+n)
+			}
 			return ids, nil
 		case !started && attempt == 0:
 			return nil, &out

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,6 +131,14 @@ func prefixed(names []string) []string {
 // package with a finding: a *buildFailure, as go test reports it ("[build
 // failed]"), its lines once each (go vet checks a package's files in both
 // its plain and its test variant, go test in the test variant only).
+//
+// A dependency's failure (go vet's "# dep" block for a package not under
+// test: it does not compile, or vet could not compute its facts) fails no
+// package, as go test fails none for it: go test prints it apart, vets
+// the packages that import it without its facts and reports them ok, and
+// a package that cannot compile with it fails its build, which the
+// measured build repeats. It is one warning, naming the packages of the
+// run that import it; those are not remembered as clean.
 func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]error {
 	flags, on := s.vetFlags()
 	if !on {
@@ -144,9 +153,11 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 		}
 	}
 	failed := map[string]error{}
+	deps := map[string][]string{} // a dependency's failure, its lines
 	defer func() {
 		if ctx.Err() == nil {
-			s.vetRemember(dir, todo, failed, keys)
+			s.vetRemember(dir, todo, failed, s.importers(todo, deps), keys)
+			s.warnVetDeps(todo, deps)
 		}
 	}()
 	plans = todo
@@ -154,7 +165,12 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	// the packages it said nothing of are vetted again without those it
 	// named (a few rounds at most; each removes at least one package).
 	for len(plans) > 0 && ctx.Err() == nil {
-		found := s.vetOnce(ctx, flags, plans)
+		found, theirs := s.vetOnce(ctx, flags, plans)
+		for d, lines := range theirs {
+			if _, ok := deps[d]; !ok {
+				deps[d] = lines
+			}
+		}
 		if len(found) == 0 {
 			break
 		}
@@ -171,6 +187,51 @@ func (s *supervisor) vetAll(ctx context.Context, plans []*pkgPlan) map[string]er
 	return failed
 }
 
+// importers returns, for each dependency of deps, the packages of plans
+// whose test binary links it; a package the listing cannot tell about
+// imports every one.
+func (s *supervisor) importers(plans []*pkgPlan, deps map[string][]string) map[string][]string {
+	by := map[string][]string{}
+	for _, p := range plans {
+		var linked []string
+		if s.plain != nil {
+			if main := s.plain.testMain(p.pkg); main != nil {
+				linked = main.Deps
+			}
+		}
+		for d := range deps {
+			if linked == nil || slices.Contains(linked, d) {
+				by[d] = append(by[d], p.pkg.ImportPath)
+			}
+		}
+	}
+	return by
+}
+
+// warnVetDeps writes one warning per dependency whose vet failed.
+func (s *supervisor) warnVetDeps(plans []*pkgPlan, deps map[string][]string) {
+	if s.cfg.Warnings == nil {
+		return
+	}
+	by := s.importers(plans, deps)
+	for _, d := range slices.Sorted(maps.Keys(deps)) {
+		users, who := by[d], "the packages vetted"
+		if len(users) > 0 {
+			who = strings.Join(users[:min(len(users), 3)], ", ")
+		}
+		if len(users) > 3 {
+			who += fmt.Sprintf(" and %d more", len(users)-3)
+		}
+		lines := deps[d]
+		said := strings.Join(lines[:min(len(lines), 3)], "; ")
+		if len(lines) > 3 {
+			said += fmt.Sprintf(" (and %d more lines)", len(lines)-3)
+		}
+		fmt.Fprintf(s.cfg.Warnings, "go vet: %s, a dependency of %s, failed; as under go test, that fails no package (one that cannot compile with it fails its build): %s\n",
+			d, who, said)
+	}
+}
+
 // coverBuild reports whether the build flags ask for coverage, which go
 // vet leaves out (vetOnce).
 func (s *supervisor) coverBuild() bool {
@@ -185,8 +246,9 @@ func isCoverFlag(f string) bool {
 
 // vetOnce runs one go vet over plans' packages and returns the findings
 // of each package go vet named (all of them, with its error, when its
-// output names none).
-func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPlan) map[string]error {
+// output names no package, the run's or a dependency), and the lines of
+// each dependency that failed.
+func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPlan) (map[string]error, map[string][]string) {
 	var paths []string
 	for _, p := range plans {
 		paths = append(paths, p.pkg.ImportPath)
@@ -197,15 +259,15 @@ func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPl
 	args := slices.Concat([]string{"vet"}, build, flags, paths)
 	out, err := s.goCmd(ctx, args...).CombinedOutput()
 	if err == nil || ctx.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
-	lines := attributeVet(string(out), dir, plans)
+	v := attributeVet(string(out), dir, plans)
 	failed := map[string]error{}
 	for _, p := range plans {
-		mine := lines[p.pkg.ImportPath]
+		mine := v.own[p.pkg.ImportPath]
 		if len(mine) == 0 {
-			mine = lines[""] // go vet failed as a whole (a flag it does not know)
+			mine = v.own[""] // go vet failed as a whole (a flag it does not know)
 		}
 		if len(mine) == 0 {
 			continue
@@ -214,43 +276,57 @@ func (s *supervisor) vetOnce(ctx context.Context, flags []string, plans []*pkgPl
 		bf.msg = "vet: " + bf.msg
 		failed[p.pkg.ImportPath] = bf
 	}
-	if len(failed) == 0 {
+	if len(failed) == 0 && len(v.deps) == 0 {
 		// Nothing said which package: every one fails with the go
 		// command's error, rather than passing unvetted.
 		for _, p := range plans {
 			failed[p.pkg.ImportPath] = fmt.Errorf("go vet: %w", err)
 		}
 	}
-	return failed
+	return failed, v.deps
+}
+
+// vetLines is go vet's output split by package (attributeVet).
+type vetLines struct {
+	// own holds the lines of each package of the run, and under "" the
+	// lines no package claims when none was claimed at all.
+	own map[string][]string
+	// deps holds the lines of each dependency (a package not under
+	// test) whose "# dep" block go vet printed: its compile or its vet
+	// failed.
+	deps map[string][]string
 }
 
 // attributeVet splits go vet's output by package: a finding names its file
 // (relative to dir, where the go command ran, or absolute), whose
 // directory is its package's; a "# pkg" header names the package of the
-// lines after it. Lines no package claims are under "" when no line was
-// claimed at all. Each package's lines are kept once, in order.
-func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
+// lines after it, one of the run's or a dependency. Lines no package
+// claims are under own[""] when no line was claimed at all. Each
+// package's lines are kept once, in order.
+func attributeVet(out, dir string, plans []*pkgPlan) vetLines {
 	byDir := map[string]string{}
 	known := map[string]bool{}
 	for _, p := range plans {
 		byDir[filepath.Clean(p.pkg.Dir)] = p.pkg.ImportPath
 		known[p.pkg.ImportPath] = true
 	}
-	lines := map[string][]string{}
-	add := func(pkg, l string) {
-		if !slices.Contains(lines[pkg], l) {
-			lines[pkg] = append(lines[pkg], l)
+	v := vetLines{own: map[string][]string{}, deps: map[string][]string{}}
+	add := func(to map[string][]string, pkg, l string) {
+		if !slices.Contains(to[pkg], l) {
+			to[pkg] = append(to[pkg], l)
 		}
 	}
-	current, claimed := "", false
+	current, dep, claimed := "", "", false
 	var loose []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if h, ok := strings.CutPrefix(l, "# "); ok {
 			name := strings.Trim(strings.Fields(h + " x")[0], "[]")
 			name = strings.TrimSuffix(name, "_test")
-			current = "" // a dependency's lines are not a package's of the run
+			current, dep = "", ""
 			if known[name] {
 				current = name
+			} else {
+				dep = name // only a block of the go command's actions has one: its build ran
 			}
 			continue
 		}
@@ -264,19 +340,23 @@ func attributeVet(out, dir string, plans []*pkgPlan) map[string][]string {
 				pkg = p
 			}
 		}
-		if pkg == "" {
+		switch {
+		case pkg != "":
+			add(v.own, pkg, l)
+		case dep != "":
+			add(v.deps, dep, l)
+		default:
 			loose = append(loose, l)
 			continue
 		}
 		claimed = true
-		add(pkg, l)
 	}
 	if !claimed {
 		for _, l := range loose {
-			add("", l)
+			add(v.own, "", l)
 		}
 	}
-	return lines
+	return v
 }
 
 // vetCached returns the packages of plans whose vet step found nothing
@@ -311,13 +391,22 @@ func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (ma
 }
 
 // vetRemember records, in the vet cache directory dir, the packages of
-// plans vet found nothing in.
-func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string]error, keys map[string]string) {
+// plans vet found nothing in, less the importers of a failed dependency.
+func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string]error, importers map[string][]string, keys map[string]string) {
 	if dir == "" {
 		return
 	}
+	// One that imports a failed dependency passed, as under go test, but
+	// is vetted again: go test does not remember that dependency's
+	// failure either, and says it again.
+	unclean := map[string]bool{}
+	for _, users := range importers {
+		for _, u := range users {
+			unclean[u] = true
+		}
+	}
 	for _, p := range plans {
-		if key := keys[p.pkg.ImportPath]; key != "" && failed[p.pkg.ImportPath] == nil {
+		if key := keys[p.pkg.ImportPath]; key != "" && failed[p.pkg.ImportPath] == nil && !unclean[p.pkg.ImportPath] {
 			_ = os.WriteFile(filepath.Join(dir, key), nil, 0o600)
 		}
 	}

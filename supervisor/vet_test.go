@@ -1,12 +1,17 @@
 package supervisor
 
 import (
+	"context"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestVetFlags(t *testing.T) {
@@ -52,24 +57,111 @@ func TestAttributeVet(t *testing.T) {
 	tests := []struct {
 		name string
 		out  string
-		want map[string][]string
+		own  map[string][]string
+		deps map[string][]string
 	}{
 		{"by file, relative and absolute, once each",
 			"a/x.go:1:2: bad\n/src/m/b/y_test.go:3:4: worse\na/x.go:1:2: bad\n",
-			map[string][]string{"example.com/m/a": {"a/x.go:1:2: bad"}, "example.com/m/b": {"/src/m/b/y_test.go:3:4: worse"}}},
+			map[string][]string{"example.com/m/a": {"a/x.go:1:2: bad"}, "example.com/m/b": {"/src/m/b/y_test.go:3:4: worse"}}, nil},
 		{"by header, an external test package's too",
 			"# example.com/m/b_test\n# [example.com/m/b_test]\nvet: type error without a file\n",
-			map[string][]string{"example.com/m/b": {"vet: type error without a file"}}},
-		{"a dependency's header claims nothing",
+			map[string][]string{"example.com/m/b": {"vet: type error without a file"}}, nil},
+		{"a dependency's header claims its lines for it",
 			"# example.com/m/a\nfirst\n# example.com/dep\ndep's line\n",
-			map[string][]string{"example.com/m/a": {"first"}}},
+			map[string][]string{"example.com/m/a": {"first"}}, map[string][]string{"example.com/dep": {"dep's line"}}},
+		{"a dependency's lines alone are still claimed: no package's (golang.org/x/text@v0.21.0 under Go 1.26)",
+			"# golang.org/x/tools/internal/tokeninternal\n/mod/golang.org/x/tools@v0.21.1/internal/tokeninternal/tokeninternal.go:64:9: invalid array length -delta * delta (constant -256 of type int64)\n",
+			nil, map[string][]string{"golang.org/x/tools/internal/tokeninternal": {"/mod/golang.org/x/tools@v0.21.1/internal/tokeninternal/tokeninternal.go:64:9: invalid array length -delta * delta (constant -256 of type int64)"}}},
+		{"a file of the run's under a dependency's header is its package's",
+			"# example.com/dep [example.com/m/a.test]\n/src/m/a/x.go:1:2: bad\n",
+			map[string][]string{"example.com/m/a": {"/src/m/a/x.go:1:2: bad"}}, nil},
 		{"nothing claimed: the whole output is no one's",
 			"flag provided but not defined: -nosuch\nusage: go vet\n",
-			map[string][]string{"": {"flag provided but not defined: -nosuch", "usage: go vet"}}},
+			map[string][]string{"": {"flag provided but not defined: -nosuch", "usage: go vet"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, attributeVet(tt.out, "/src/m", plans))
+			v := attributeVet(tt.out, "/src/m", plans)
+			orEmpty := func(m map[string][]string) map[string][]string {
+				if m == nil {
+					return map[string][]string{}
+				}
+				return m
+			}
+			assert.Equal(t, orEmpty(tt.own), v.own)
+			assert.Equal(t, orEmpty(tt.deps), v.deps)
+		})
+	}
+}
+
+// TestVetDependencyFailure runs the vet step over a module whose package
+// a imports a package not under test that does not compile (as
+// golang.org/x/text's message/pipeline imports x/tools' tokeninternal,
+// which Go 1.26 refuses): go test fails a for its build and passes b, and
+// so does the vet step, which fails neither, says so once, and does not
+// remember a as clean.
+func TestVetDependencyFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command over a fixture module: run without -short")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	files := map[string]string{
+		"go.mod":           "module example.com/vd\n\ngo 1.22\n",
+		"broken/broken.go": "package broken\n\nfunc B() int { return undefined }\n",
+		"a/a.go":           "package a\n\nimport \"example.com/vd/broken\"\n\nfunc A() int { return broken.B() }\n",
+		"a/a_test.go":      "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
+		"b/b.go":           "package b\n\nfunc B() int { return 2 }\n",
+		"b/b_test.go":      "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { B() }\n",
+		"c/c.go":           "package c\n\nimport \"fmt\"\n\nfunc C() string { return fmt.Sprintf(\"%d\", \"x\") }\n",
+		"c/c_test.go":      "package c\n\nimport \"testing\"\n\nfunc TestC(t *testing.T) { C() }\n",
+	}
+	tests := []struct {
+		name     string
+		packages []string
+		failed   []string // the packages the vet step fails
+	}{
+		{"the dependency's lines alone", []string{"./a", "./b"}, nil},
+		{"beside another package's finding", []string{"./a", "./b", "./c"}, []string{"example.com/vd/c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir, cache := filepath.Join(root, "mod"), filepath.Join(root, "cache", "bin")
+			for name, text := range files {
+				writeFile(t, filepath.Join(dir, name), text)
+			}
+			require.NoError(t, os.MkdirAll(cache, 0o700))
+			var warnings strings.Builder
+			s := &supervisor{cfg: Config{Dir: dir, GoCommand: "go", Packages: tt.packages, Warnings: &warnings}, binCache: cache}
+			ctx := context.Background()
+			var err error
+			s.env, err = s.readGoEnv(ctx)
+			require.NoError(t, err)
+			s.plain, err = s.listPackages(ctx, nil, tt.packages)
+			require.NoError(t, err)
+			var plans []*pkgPlan
+			for _, p := range s.plain.roots {
+				plans = append(plans, &pkgPlan{pkg: p})
+			}
+			require.Len(t, plans, len(tt.packages))
+			failed := s.vetAll(ctx, plans)
+			assert.ElementsMatch(t, tt.failed, slices.Collect(maps.Keys(failed)), "go test fails no package for a dependency's vet")
+			if err := failed["example.com/vd/c"]; err != nil {
+				assert.Contains(t, err.Error(), "vet: c/c.go:5:")
+			}
+			assert.Regexp(t, `^go vet: example.com/vd/broken, a dependency of example.com/vd/a, failed; as under go test, that fails no package \(one that cannot compile with it fails its build\): broken/broken.go:3:\d+: undefined: undefined\n$`, warnings.String())
+
+			// b is remembered as clean, a (and c) are not: the next
+			// run vets a again and warns again, as go test says it again.
+			warnings.Reset()
+			s.plain, err = s.listPackages(ctx, nil, tt.packages)
+			require.NoError(t, err)
+			cached, _ := s.vetCached(s.vetCacheDir(), plans, prefixed(DefaultVetChecks))
+			assert.Equal(t, map[string]bool{"example.com/vd/b": true}, cached)
+			s.vetAll(ctx, plans)
+			assert.Contains(t, warnings.String(), "go vet: example.com/vd/broken, a dependency of example.com/vd/a, failed")
 		})
 	}
 }
