@@ -76,6 +76,7 @@ const (
 // has no model for it; a run of workloads only writes an empty, valid
 // stream.
 func WriteBenchfmt(w io.Writer, doc rundoc.Document) error {
+	doc = escapedData(doc)
 	if doc.Meta.Mode != rundoc.ModeBench {
 		return fmt.Errorf("report: WriteBenchfmt renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
 	}

@@ -32,6 +32,7 @@ const maxCompareName = 60
 // one line each under its package: "linear → n log n over 1Ki–1Mi"); and
 // the notes. An unavailable cell is an em dash.
 func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
+	c = escaped(c)
 	return WriteShapedComparisonTable(w, c, Shape{})
 }
 
@@ -43,6 +44,7 @@ func WriteComparisonTable(w io.Writer, c rundoc.Comparison) error {
 // the JSON have them); sorted only, its lines are ordered by name or by
 // the new side's center within each package.
 func WriteShapedComparisonTable(w io.Writer, c rundoc.Comparison, s Shape) error {
+	c = escaped(c)
 	v := comparisonLayoutOf(c, s)
 	bw := bufio.NewWriter(w)
 	for _, l := range v.header {

@@ -164,6 +164,7 @@ var (
 // Neither form holds workload windows, the run's metadata, a row's output
 // tail or calibration: those are in the JSON document only.
 func WriteCSV(w io.Writer, doc rundoc.Document, opt CSVOptions) error {
+	doc = escapedData(doc)
 	var records [][]string
 	if opt.Samples {
 		records = csvSampleRecords(doc)
@@ -194,6 +195,7 @@ func WriteComparisonCSV(w io.Writer, c rundoc.Comparison) error {
 // revision of --against, one per contender of --vs), told apart by the
 // vs: columns and, for builds, by the order of cs.
 func WriteComparisonsCSV(w io.Writer, cs []rundoc.Comparison) error {
+	cs = escapedData(cs)
 	records := [][]string{csvComparisonColumns}
 	for _, c := range cs {
 		records = append(records, csvComparisonRecords(c)...)
@@ -208,7 +210,7 @@ func csvComparisonRecords(c rundoc.Comparison) [][]string {
 		vs = [3]string{v.Key, v.Reference, v.Contender}
 	}
 	for _, r := range c.Rows {
-		rec := []string{r.Package, r.Name, r.Metric}
+		rec := []string{csvText(r.Package), csvText(r.Name), csvText(r.Metric)}
 		for _, v := range []*rundoc.ComparedValue{r.Old, r.New} {
 			if v == nil {
 				rec = append(rec, "", "", "", "", "", "")
@@ -219,11 +221,11 @@ func csvComparisonRecords(c rundoc.Comparison) [][]string {
 				outliers[i] = strconv.Itoa(o)
 			}
 			rec = append(rec, csvFloatPtr(v.Center), csvFloatPtr(v.Uncertainty), strconv.Itoa(v.Processes),
-				strings.Join(outliers, " "), string(v.Outcome), csvString(v.Error))
+				strings.Join(outliers, " "), csvText(string(v.Outcome)), csvText(csvString(v.Error)))
 		}
 		rec = append(rec, csvFloatPtr(r.Ratio), csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence),
-			csvFloatPtr(r.P), r.Method, string(r.Verdict), csvFloatPtr(r.OrderEffect), r.Note,
-			csvIntPtr(r.Wins), csvIntPtr(r.Losses), vs[0], vs[1], vs[2], r.Shortfall)
+			csvFloatPtr(r.P), csvText(r.Method), csvText(string(r.Verdict)), csvFloatPtr(r.OrderEffect), csvText(r.Note),
+			csvIntPtr(r.Wins), csvIntPtr(r.Losses), csvText(vs[0]), csvText(vs[1]), csvText(vs[2]), csvText(r.Shortfall))
 		records = append(records, rec)
 	}
 	return records
@@ -270,7 +272,8 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 	records := [][]string{header}
 
 	for _, r := range doc.Rows {
-		rec := []string{r.Package, r.Name, string(r.Kind), r.Build, string(r.Outcome), csvString(r.Error), csvString(r.Skipped)}
+		rec := []string{csvText(r.Package), csvText(r.Name), csvText(string(r.Kind)), csvText(r.Build), csvText(string(r.Outcome)),
+			csvText(csvString(r.Error)), csvText(csvString(r.Skipped))}
 		s := r.Summary
 		if s == nil {
 			rec = append(rec, make([]string, 11)...)
@@ -287,7 +290,7 @@ func csvWideRecords(doc rundoc.Document) [][]string {
 		if r.ElapsedNs != nil {
 			elapsed = strconv.FormatInt(*r.ElapsedNs, 10)
 		}
-		rec = append(rec, elapsed, csvAbsences(r.Absences), strings.Join(r.Notes, "; "))
+		rec = append(rec, elapsed, csvText(csvAbsences(r.Absences)), csvText(strings.Join(r.Notes, "; ")))
 		if in := r.Interference; in == nil {
 			rec = append(rec, "", "", "", "", "")
 		} else {
@@ -369,7 +372,7 @@ const csvKindComparison = "comparison"
 // the columns before them.
 func csvRunComparisonRecord(c rundoc.Comparison, r rundoc.ComparisonRow, lead int) []string {
 	rec := make([]string, lead, lead+len(csvRunComparisonColumns))
-	rec[0], rec[1], rec[2] = r.Package, r.Name, csvKindComparison
+	rec[0], rec[1], rec[2] = csvText(r.Package), csvText(r.Name), csvKindComparison
 	center := func(v *rundoc.ComparedValue) *float64 {
 		if v == nil {
 			return nil
@@ -385,8 +388,8 @@ func csvRunComparisonRecord(c rundoc.Comparison, r rundoc.ComparisonRow, lead in
 	if r.Note != "" {
 		reason = strings.TrimPrefix(reason+"; "+r.Note, "; ")
 	}
-	return append(rec, c.Old.Label, c.New.Label, r.Metric, csvFloatPtr(o), csvFloatPtr(n), csvFloatPtr(r.Ratio), delta,
-		csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence), csvFloatPtr(r.P), string(r.Verdict), reason)
+	return append(rec, csvText(c.Old.Label), csvText(c.New.Label), csvText(r.Metric), csvFloatPtr(o), csvFloatPtr(n), csvFloatPtr(r.Ratio), delta,
+		csvFloatPtr(r.Low), csvFloatPtr(r.High), csvFloatPtr(r.Confidence), csvFloatPtr(r.P), csvText(string(r.Verdict)), csvText(reason))
 }
 
 // csvSweepRecords are a sweep's rows of the wide form: one per model
@@ -394,12 +397,12 @@ func csvRunComparisonRecord(c rundoc.Comparison, r rundoc.ComparisonRow, lead in
 // width of the columns before the sweep columns.
 func csvSweepRecords(sw rundoc.Sweep, lead int) [][]string {
 	rec := make([]string, lead, lead+len(csvSweepColumns))
-	rec[0], rec[1], rec[2], rec[3] = sw.Package, sw.Family, csvKindSweep, sw.Build
+	rec[0], rec[1], rec[2], rec[3] = csvText(sw.Package), csvText(sw.Family), csvKindSweep, csvText(sw.Build)
 	model := func(m *rundoc.Model) string {
 		if m == nil {
 			return ""
 		}
-		return string(*m)
+		return csvText(string(*m))
 	}
 	candidates := make([]string, len(sw.Candidates))
 	for i, m := range sw.Candidates {
@@ -413,15 +416,15 @@ func csvSweepRecords(sw rundoc.Sweep, lead int) [][]string {
 	if sw.Range != nil {
 		lo, hi = sw.Range.MinExact, sw.Range.MaxExact
 	}
-	rec = append(rec, sw.Parameter, string(sw.Status), sw.Caveat, sw.Reason, model(sw.Selected), model(sw.Best),
-		strings.Join(candidates, " "), strconv.Itoa(len(sw.Points)), lo, hi,
-		csvFloatPtr(sw.ObservedExponent), csvFloatPtr(sw.ExponentStdError), strings.Join(omitted, "; "))
+	rec = append(rec, csvText(sw.Parameter), csvText(string(sw.Status)), csvText(sw.Caveat), csvText(sw.Reason), model(sw.Selected), model(sw.Best),
+		csvText(strings.Join(candidates, " ")), strconv.Itoa(len(sw.Points)), csvDecimal(lo), csvDecimal(hi),
+		csvFloatPtr(sw.ObservedExponent), csvFloatPtr(sw.ExponentStdError), csvText(strings.Join(omitted, "; ")))
 	if len(sw.Models) == 0 {
 		return [][]string{append(rec, "", "", "", "", "", "", "")}
 	}
 	var out [][]string
 	for _, f := range sw.Models {
-		out = append(out, append(slices.Clone(rec), string(f.Model), strconv.FormatBool(f.Selected), csvFloat(f.Coefficient),
+		out = append(out, append(slices.Clone(rec), csvText(string(f.Model)), strconv.FormatBool(f.Selected), csvFloat(f.Coefficient),
 			csvFloat(f.NominalExponent), csvFloatPtr(f.R2), csvFloat(f.RMSLogResidual), csvFloat(f.MaxLogResidual)))
 	}
 	return out
@@ -450,7 +453,8 @@ func csvSampleRecords(doc rundoc.Document) [][]string {
 	records := [][]string{header}
 	for _, r := range doc.Rows {
 		for _, p := range r.Processes {
-			proc := []string{r.Package, r.Name, r.Build, strconv.Itoa(p.Index), string(p.Outcome), csvString(p.Error), strconv.Itoa(p.PID)}
+			proc := []string{csvText(r.Package), csvText(r.Name), csvText(r.Build), strconv.Itoa(p.Index), csvText(string(p.Outcome)),
+				csvText(csvString(p.Error)), strconv.Itoa(p.PID)}
 			if len(p.Samples) == 0 && len(p.Retaken) == 0 {
 				// The process is a row of its own, so that no process is
 				// silently missing from the long form.
@@ -520,6 +524,28 @@ func csvUint(v *uint64) string {
 	return strconv.FormatUint(*v, 10)
 }
 
+// csvText is a text cell (a name, an error, a note, a label): one a
+// spreadsheet would evaluate as a formula, as it begins with =, +, -, @,
+// a tab or a carriage return, is prefixed with a single quote, which a
+// spreadsheet shows as text (OWASP's rule against CSV injection). Numbers
+// are not text cells: a negative delta stays a number.
+func csvText(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
+}
+
+// csvDecimal is a cell that holds an exact decimal integer (a sweep's
+// range), neutralised as text when it is not one.
+func csvDecimal(s string) string {
+	digits := strings.TrimPrefix(s, "-")
+	if digits != "" && strings.Trim(digits, "0123456789") == "" {
+		return s
+	}
+	return csvText(s)
+}
+
 func csvString(s *string) string {
 	if s == nil {
 		return ""
@@ -534,16 +560,16 @@ const csvKindRecording = "recording"
 // width of the columns before the recording columns.
 func csvRecordingRecord(r rundoc.Recording, lead int) []string {
 	rec := make([]string, lead, lead+len(csvRecordingColumns))
-	rec[0], rec[1], rec[2] = r.Source, r.Identity, csvKindRecording
+	rec[0], rec[1], rec[2] = csvText(r.Source), csvText(r.Identity), csvKindRecording
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	o := r.Outcomes
 	rec = append(rec, i64(o.Success), i64(o.Failure), i64(o.Timeout), i64(o.Canceled), i64(o.Unfinished),
-		i64(r.Observations), i64(r.Retained), i64(r.Omitted), r.Retention.Policy, strconv.Itoa(r.Retention.Capacity))
+		i64(r.Observations), i64(r.Retained), i64(r.Omitted), csvText(r.Retention.Policy), strconv.Itoa(r.Retention.Capacity))
 	s := r.Summary
 	if s == nil {
 		return append(rec, make([]string, 12)...)
 	}
-	rec = append(rec, s.PercentilesOver, i64(s.Spans), csvFloat(s.MedianNs), csvFloat(s.P90Ns), csvFloat(s.P95Ns),
+	rec = append(rec, csvText(s.PercentilesOver), i64(s.Spans), csvFloat(s.MedianNs), csvFloat(s.P90Ns), csvFloat(s.P95Ns),
 		csvFloat(s.P99Ns), i64(s.MinNs), i64(s.MaxNs), csvFloat(s.MeanNs))
 	if in := s.Interval; in != nil {
 		return append(rec, csvFloat(in.LowNs), csvFloat(in.HighNs), csvFloat(in.Confidence))

@@ -27,6 +27,14 @@
 // its lines already. The plot draws a model's curve from the fit's coefficient;
 // nothing is fitted here.
 //
+// A document's strings are untrusted (a document handed in, the code under
+// test's names and output): every text renderer (the tables, markdown,
+// CSV, the benchmark format, HTML, the live displays) shows each rune a
+// terminal would act on as its Go escape (\x1b, \u202e), as testing
+// rewrites names (escape.go); markdown also escapes its markup, and CSV
+// prefixes a text cell a spreadsheet would evaluate (=, +, -, @, tab, CR)
+// with a single quote. Numbers are never altered.
+//
 // What it deliberately does not do: run anything, decide exit status, or
 // change a number's meaning between formats.
 package report

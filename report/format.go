@@ -246,19 +246,12 @@ func firstLine(s string) string {
 	return s
 }
 
-// oneLine makes s safe to print inside a table cell: tabs become spaces and
-// other control characters are dropped, so a child's output can neither
-// break the column geometry nor drive the terminal.
+// oneLine makes s safe to print inside a table cell: its first line, tabs
+// as spaces and every other rune that is not printable as its Go escape
+// (escapeText), so a child's output can neither break the column geometry
+// nor drive the terminal.
 func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r):
-			return -1
-		}
-		return r
-	}, firstLine(s))
+	return escapeText(strings.ReplaceAll(firstLine(s), "\t", " "), false)
 }
 
 // truncate shortens s to at most n runes, marking the cut with an ellipsis.

@@ -131,8 +131,8 @@ func TestTruncate(t *testing.T) {
 
 func TestOneLine(t *testing.T) {
 	assert.Equal(t, "a b", oneLine("a\tb\nsecond line"))
-	assert.Equal(t, "[31mred", oneLine("\x1b[31mred"), "ESC is dropped, so the terminal is not driven")
-	assert.Equal(t, "x", oneLine("\x00x\x07"))
+	assert.Equal(t, `\x1b[31mred`, oneLine("\x1b[31mred"), "ESC is shown as its escape, so the terminal is not driven")
+	assert.Equal(t, `\x00x\a`, oneLine("\x00x\x07"))
 }
 
 func TestPointOffset(t *testing.T) {

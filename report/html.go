@@ -44,7 +44,7 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 	if r.Run == nil {
 		return fmt.Errorf("html report: no run document")
 	}
-	p := buildPage(r)
+	p := buildPage(escaped(r))
 	if err := pageTemplate.Execute(w, p); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}

@@ -106,7 +106,7 @@ func (p *Progress) SetUsage(u *LiveUsage) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.usage = u
+	p.usage = escaped(u)
 	if p.painted {
 		p.paint(p.now())
 	}

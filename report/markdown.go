@@ -22,6 +22,7 @@ import (
 // list, then the windows, sweeps and recordings blocks and each failure's
 // block as fenced text.
 func WriteMarkdown(w io.Writer, doc rundoc.Document, opt TableOptions) error {
+	doc = escaped(doc)
 	if doc.Meta.Mode != rundoc.ModeBench {
 		return fmt.Errorf("report: WriteMarkdown renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
 	}
@@ -111,6 +112,7 @@ func WriteMarkdown(w io.Writer, doc rundoc.Document, opt TableOptions) error {
 // (verdictMarkers; a slowdown in bold) and a legend below, then the
 // scaling changes as fenced text and the notes as a list.
 func WriteComparisonMarkdown(w io.Writer, c rundoc.Comparison, s Shape) error {
+	c = escaped(c)
 	v := comparisonLayoutOf(c, s)
 	bw := bufio.NewWriter(w)
 	bw.WriteString("### benchmark comparison\n\n")
@@ -231,7 +233,7 @@ func writeMarkdownList(w *bufio.Writer, items []string) {
 		return
 	}
 	for _, it := range items {
-		w.WriteString("- " + markdownEscape(it) + "\n")
+		w.WriteString("- " + markdownItem(it) + "\n")
 	}
 	w.WriteString("\n")
 }
@@ -247,15 +249,32 @@ func writeMarkdownFence(w *bufio.Writer, title, text string) {
 }
 
 // markdownReplacer escapes what GitHub's markdown would read in a name or
-// a note: a pipe would end a table cell, a backtick open code, *, _, [,
-// ], and a backslash mark up; < and > are entities, so that no HTML tag
-// forms.
+// a note: a pipe would end a table cell, a backtick open code, *, _, ~,
+// [, ], and a backslash mark up; <, > and & are entities, so that no
+// HTML tag or entity forms. Control characters are already Go escapes
+// (escapeText): the document is escaped before it is rendered.
 var markdownReplacer = strings.NewReplacer(
-	`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", "&lt;", ">", "&gt;", "\n", " ",
+	`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "~", `\~`, "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "\n", " ",
 )
 
 func markdownEscape(s string) string { return markdownReplacer.Replace(s) }
+
+// markdownItem escapes s as markdownEscape does and, since a list item
+// holds blocks, the character that would open one at its start (a
+// heading's #, a nested list's -, + or 1., a rule's =; a quote's > is
+// already an entity), so that a name leading a note stays text.
+func markdownItem(s string) string {
+	s = markdownEscape(s)
+	if s != "" && strings.ContainsRune("#-+=", rune(s[0])) {
+		return `\` + s
+	}
+	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	if digits > 0 && digits < len(s) && (s[digits] == '.' || s[digits] == ')') {
+		return s[:digits] + `\` + s[digits:]
+	}
+	return s
+}
 
 // WriteVariantMarkdown writes the variant tables of cs (--vs) as
 // WriteVariantTables writes them, in a text fence under a title: their

@@ -16,6 +16,7 @@ import (
 // the shared ring lost), the recordings block as a run's table has it,
 // and the tail of a failed program's output.
 func WriteRecordRun(w io.Writer, doc rundoc.Document, opt TableOptions) error {
+	doc = escaped(doc)
 	if doc.Meta.Mode != rundoc.ModeRecord {
 		return fmt.Errorf("report: WriteRecordRun renders a %q document, not mode %q", rundoc.ModeRecord, doc.Meta.Mode)
 	}

@@ -147,6 +147,7 @@ func (opt TableOptions) noteWidth() int {
 // "recordings (percentiles of individual spans)" follows the sweeps (see
 // writeRecordings).
 func WriteTable(w io.Writer, doc rundoc.Document, opt TableOptions) error {
+	doc = escaped(doc)
 	if doc.Meta.Mode != rundoc.ModeBench {
 		return fmt.Errorf("report: WriteTable renders a %q document, not mode %q", rundoc.ModeBench, doc.Meta.Mode)
 	}

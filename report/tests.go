@@ -25,6 +25,7 @@ import (
 // ended abnormally (any class other than "fail"). Recordings of tests that
 // used package record come before it, as a run's table shows them.
 func WriteTests(w io.Writer, doc rundoc.Document, verbose bool) error {
+	doc = escaped(doc)
 	if doc.Meta.Mode != rundoc.ModeTest {
 		return fmt.Errorf("report: WriteTests renders a %q document, not mode %q", rundoc.ModeTest, doc.Meta.Mode)
 	}

@@ -30,6 +30,7 @@ const matrixLegend = "cells: row time / column time; < faster, > slower, = equiv
 // marker. Then the notes. A group whose rows are not in rows gets no
 // matrix.
 func WriteVariantTables(w io.Writer, rows []rundoc.Row, cs []rundoc.Comparison) error {
+	rows, cs = escaped(rows), escaped(cs)
 	sets, err := variantSets(rows, cs)
 	if err != nil {
 		return err

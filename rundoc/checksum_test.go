@@ -246,7 +246,7 @@ func TestReadTooLarge(t *testing.T) {
 }
 
 func TestReadDeepNesting(t *testing.T) {
-	deep := `{"schema": 1, "meta": {"mode": "bench"}, "x": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}"
+	deep := `{"schema": 1, "meta": {"mode": "bench"}, "rows": [` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "]}"
 	_, _, err := rundoc.ReadDocument(strings.NewReader(deep))
 	assert.ErrorIs(t, err, rundoc.ErrNotDocument)
 	assert.ErrorContains(t, err, "exceeded max depth")

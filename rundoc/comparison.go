@@ -363,33 +363,51 @@ func writeComparison(s *jsonStream, depth int, c Comparison, norm func(Compariso
 // ErrNotComparison says the input is not a benchsup comparison document.
 var ErrNotComparison = errors.New("not a benchsup comparison document")
 
-// comparisonFile is a comparison document as read: its checksum member
-// is counted, not kept.
-type comparisonFile struct {
-	Comparison
-	Checksum checksumMember `json:"checksum"`
-}
-
 // ReadComparison decodes a comparison document (at most MaxDocumentSize
 // bytes), refusing another schema, another shape (a run document),
 // trailing data, a checksum that does not verify or is out of place, and
-// a value outside its domain (see validateComparison). A document with no
-// checksum is read, and Integrity says so.
+// a value outside its domain (see validateComparison), strictly as
+// ReadDocument decodes a run document (mismatches, rows and geomeans are
+// arrays, never null). A document with no checksum is read, and Integrity
+// says so.
 func ReadComparison(r io.Reader) (*Comparison, Integrity, error) {
-	var f comparisonFile
-	integrity, err := readJSON(r, MaxDocumentSize, &f, &f.Checksum)
+	c := new(Comparison)
+	var checksum checksumMember
+	integrity, err := readJSON(r, MaxDocumentSize, comparisonMembers(c, &checksum), &checksum)
 	if err != nil {
 		return nil, Integrity{}, wrapRead(ErrNotComparison, err)
 	}
-	c := &f.Comparison
 	switch {
-	case c.Schema != ComparisonSchemaVersion:
-		return nil, Integrity{}, fmt.Errorf("%w: comparison schema %d, this benchsup reads %d", ErrNotComparison, c.Schema, ComparisonSchemaVersion)
+	case c.Schema == 0:
+		return nil, Integrity{}, fmt.Errorf("%w: comparison schema 0, this benchsup reads %d", ErrNotComparison, ComparisonSchemaVersion)
 	case c.Old.Label == "" && c.New.Label == "":
-		return nil, Integrity{}, fmt.Errorf("%w: no old and new sides (a run document, from run --json?)", ErrNotComparison)
+		return nil, Integrity{}, fmt.Errorf("%w: %s", ErrNotComparison, notComparison)
 	}
 	if err := validateComparison(c); err != nil {
 		return nil, Integrity{}, err
 	}
 	return c, integrity, nil
+}
+
+// notComparison says that a run document was given for a comparison.
+const notComparison = "no old and new sides (a run document, from run --json?)"
+
+// comparisonMembers are the top-level members of a comparison document, in
+// the order WriteComparisonJSON writes them, decoded into c.
+func comparisonMembers(c *Comparison, checksum *checksumMember) []topMember {
+	return []topMember{
+		schemaMember(&c.Schema, ComparisonSchemaVersion, ErrNotComparison, "comparison schema %d, this benchsup reads %d"),
+		valueMember("old", &c.Old),
+		valueMember("new", &c.New),
+		valueMember("knobs", &c.Knobs),
+		arrayMember("mismatches", &c.Mismatches),
+		valueMember("allowMismatch", &c.AllowMismatch),
+		arrayMember("rows", &c.Rows),
+		arrayMember("geomeans", &c.Geomeans),
+		arrayMember("sweeps", &c.Sweeps),
+		valueMember("variants", &c.Variants),
+		checksumOf(checksum),
+		// A run document's members: said as what it is.
+		otherKind("meta", ErrNotComparison, notComparison),
+	}
 }

@@ -10,6 +10,12 @@
 // input: it verifies the checksum, the schema and the domain of every
 // value, and refuses what fails with one line naming it; a document
 // without a checksum (an older one) is read, and the reader says so.
+// Decoding is strict (an unknown member at any depth, a top-level member
+// twice, null where the writer writes an array are refused with their
+// path) and streams each array element by element, so that memory is
+// proportional to the document. ReadDocumentFile and ReadComparisonFile
+// read a path only when it is a regular file within the size cap,
+// checked on the open file before a byte is read (a FIFO cannot block).
 // Unavailable values are null in JSON, never 0.
 //
 // What it deliberately does not do: measure, compute statistics, or render

@@ -11,6 +11,22 @@ const (
 // ReadDocumentLimited is ReadDocument with its size limit given.
 var ReadDocumentLimited = readDocument
 
+// ReaderMembers are the names of the top-level members the reader of a
+// run document (comparison false) or of a comparison document decodes.
+func ReaderMembers(comparison bool) []string {
+	ms := documentMembers(new(Document), new(checksumMember))
+	if comparison {
+		ms = comparisonMembers(new(Comparison), new(checksumMember))
+	}
+	var out []string
+	for _, m := range ms {
+		if !m.foreign {
+			out = append(out, m.name)
+		}
+	}
+	return out
+}
+
 // Normalize is the whole document as WriteJSON streams it, normalized
 // part by part: encoded whole, it is the oracle of the streamed bytes.
 func Normalize(doc Document) Document {

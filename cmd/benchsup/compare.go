@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -247,27 +246,25 @@ func parseFailOn(s string) (analysis.FailOn, error) {
 }
 
 // readRun reads a run document from a file, saying on stderr when it was
-// read without an integrity check.
+// read without an integrity check. Only a regular file is read
+// (rundoc.ReadDocumentFile): a FIFO or a device is refused before a byte
+// is read, so that a path someone else controls cannot hang the command.
 func readRun(path string, stderr io.Writer) (*rundoc.Document, error) {
-	return readFile(path, stderr, rundoc.ReadDocument)
+	return readFile(path, stderr, rundoc.ReadDocumentFile)
 }
 
 // readComparison reads a comparison document from a file, as readRun.
 func readComparison(path string, stderr io.Writer) (*rundoc.Comparison, error) {
-	return readFile(path, stderr, rundoc.ReadComparison)
+	return readFile(path, stderr, rundoc.ReadComparisonFile)
 }
 
-// readFile reads a document from the file at path with read, naming the
-// file in an error and in the note of a document without a checksum.
-func readFile[T any](path string, stderr io.Writer, read func(io.Reader) (*T, rundoc.Integrity, error)) (*T, error) {
-	f, err := os.Open(path)
+// readFile reads a document from the file at path with read, whose errors
+// name the file, and names it in the note of a document without a
+// checksum.
+func readFile[T any](path string, stderr io.Writer, read func(string) (*T, rundoc.Integrity, error)) (*T, error) {
+	v, integrity, err := read(path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	v, integrity, err := read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if note := integrity.Note(); note != "" {
 		fmt.Fprintf(stderr, "benchsup: note: %s %s\n", path, note)

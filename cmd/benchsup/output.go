@@ -198,3 +198,40 @@ func (o *outputFile) abort() {
 	os.Remove(o.tmp.Name())
 	o.forget()
 }
+
+// checkCoverProfile refuses, as a usage error in one line, a
+// -coverprofile the run could not write when it ends: checked before
+// anything runs, as the supervisor will place it (relative to dir, as go
+// test writes it; no other user's link or file followed in a directory
+// others can write; a temporary file created beside it and renamed), so
+// that a bad path fails now rather than after the tests, with no profile
+// and a warning.
+func checkCoverProfile(path, dir string) error {
+	if path == "" {
+		return nil
+	}
+	fail := func(err error) error { return usagef("-coverprofile %s: cannot write there: %v", path, err) }
+	profile := path
+	if !filepath.IsAbs(profile) {
+		base, err := filepath.Abs(dir)
+		if err != nil {
+			return fail(err)
+		}
+		profile = filepath.Join(base, profile)
+	}
+	target, err := host.ResolveShared(profile)
+	if err != nil {
+		return fail(err)
+	}
+	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+		return fail(errors.New("it is a directory"))
+	}
+	d, base := filepath.Split(target)
+	tmp, err := os.CreateTemp(d, "."+base+".benchsup-*")
+	if err != nil {
+		return fail(err)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestOutputFileOpen(t *testing.T) {
@@ -163,5 +166,58 @@ func TestOutputCheckedFirst(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+// TestCoverProfileCheckedFirst: a -coverprofile that cannot be written is
+// a usage error before anything runs (before the missing --dir would
+// fail the run), not a warning after the tests with exit status 0.
+func TestCoverProfileCheckedFirst(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"benchsup", "run", "--dir=" + filepath.Join(t.TempDir(), "nowhere"), "-coverprofile=/proc/nonexistent/c.out", "./..."}, &stdout, &stderr)
+	if code != exitUsage {
+		t.Errorf("exit status %d, want %d", code, exitUsage)
+	}
+	want := "benchsup: -coverprofile /proc/nonexistent/c.out: cannot write there: "
+	if !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("stderr %q, want one line starting %q", stderr.String(), want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+func TestCheckCoverProfile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	for _, tc := range []struct {
+		name, path string
+		want       string // in the error; "" for none
+	}{
+		{"none", "", ""},
+		{"a new file", filepath.Join(dir, "c.out"), ""},
+		{"relative to --dir", "sub/c.out", ""},
+		{"a missing directory", filepath.Join(dir, "missing", "c.out"), "no such file or directory"},
+		{"relative, missing under --dir", "missing/c.out", "no such file or directory"},
+		{"a directory", filepath.Join(dir, "sub"), "it is a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkCoverProfile(tc.path, dir)
+			if tc.want == "" {
+				assert.NoError(t, err)
+			} else {
+				var ue usageError
+				require.ErrorAs(t, err, &ue)
+				assert.ErrorContains(t, err, "-coverprofile "+tc.path+": cannot write there: ")
+				assert.ErrorContains(t, err, tc.want)
+			}
+			for _, d := range []string{dir, filepath.Join(dir, "sub")} {
+				ents, err := os.ReadDir(d)
+				require.NoError(t, err)
+				for _, e := range ents {
+					assert.False(t, strings.Contains(e.Name(), ".benchsup-"), "a temporary file was left: %s", e.Name())
+				}
+			}
+		})
 	}
 }

@@ -340,6 +340,9 @@ func executeRun(opts runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer out.baseline.abort()
+	if err := checkCoverProfile(cfg.CoverProfile, cfg.Dir); err != nil {
+		return err
+	}
 	var baseline *rundoc.Document
 	if opts.baseline != "" {
 		if baseline, err = readRun(opts.baseline, stderr); err != nil {
