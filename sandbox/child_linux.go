@@ -242,19 +242,9 @@ func (c *Child) parentSignal(st exitStatus, stderrTail string) *ParentSignalErro
 			status = "killed by " + signalName(st.signal)
 		}
 		f := foreign[0]
-		e := &ParentSignalError{Signal: f.sig, Status: status, StderrTail: stderrTail, Sender: f.pid}
+		e := &ParentSignalError{Signal: f.sig, Status: status, StderrTail: stderrTail, Sender: f.pid, From: f.from}
 		if f.pid > 0 {
 			e.SenderName = f.comm
-		}
-		switch f.role {
-		case senderProgram:
-			e.From = FromProgram
-		case senderDescendant:
-			e.From = FromDescendant
-		case senderOther:
-			e.From = FromOther
-		case senderKernel:
-			e.From = FromKernel
 		}
 		return e
 	case c.p.shimLost && st.known && !st.exited:

@@ -154,6 +154,12 @@ func readStat(pid int) (statFacts, bool) {
 
 // groupProcs lists the processes whose process group is pgid.
 func groupProcs(pgid int) []int {
+	return procsWhere(func(st statFacts) bool { return st.pgrp == pgid })
+}
+
+// procsWhere lists the processes whose /proc/<pid>/stat satisfies keep (a
+// scan of /proc, a few milliseconds on a busy host).
+func procsWhere(keep func(statFacts) bool) []int {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -166,11 +172,28 @@ func groupProcs(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		if st, ok := readStat(pid); ok && st.pgrp == pgid {
+		if st, ok := readStat(pid); ok && keep(st) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// DescendantOf reports whether process pid descends from ancestor, by its
+// chain of parents in /proc (a process whose parent died has been
+// reparented and descends from its new parent only).
+func DescendantOf(pid, ancestor int) bool {
+	for p, hops := pid, 0; p > 1 && hops < 128; hops++ {
+		up, ok := ParentPID(p)
+		if !ok {
+			return false
+		}
+		if up == ancestor {
+			return true
+		}
+		p = up
+	}
+	return false
 }
 
 // cgroupProcs lists the processes of the cgroup dir.

@@ -25,7 +25,7 @@ import (
 //	start-error ERRNO TEXT the program could not be started (then exit 127)
 //	stopped SIGNUM         the program was stopped by a signal
 //	continued              the program was continued
-//	signal SIGNUM          a signal not announced by the sandbox reached the shim
+//	signal SIGNUM PID FROM COMM  a signal not announced by the sandbox reached the shim, and its sender (FROM a SignalSource)
 //	left PID OUT ERR ESC COMM  a process of the tree left when the program exited, killed
 //	exit WAITSTATUS        the program's wait status, the last line
 const (
@@ -224,8 +224,8 @@ func (s *shim) handle(sig syscall.Signal) {
 		// program included.
 		return
 	}
-	pid, role, comm := s.sender(sig)
-	s.line(shimSignal, strconv.Itoa(int(sig)), strconv.Itoa(pid), role, comm)
+	pid, from, comm := s.sender(sig)
+	s.line(shimSignal, strconv.Itoa(int(sig)), strconv.Itoa(pid), strconv.Itoa(int(from)), comm)
 	s.flush()
 	if s.killAt.IsZero() {
 		// Where the program was when this happened is in its stacks.
@@ -243,44 +243,27 @@ var shimSenderSignals = []syscall.Signal{
 	syscall.SIGTRAP, syscall.SIGABRT, syscall.SIGSTKFLT, syscall.SIGIO,
 }
 
-// Roles of a signal's sender, as the shim reports them.
-const (
-	senderProgram    = "program"    // the program itself
-	senderDescendant = "descendant" // a process the program started (or theirs)
-	senderOther      = "other"      // a process outside the child's tree
-	senderKernel     = "kernel"     // no process: the kernel or a terminal
-	senderUnknown    = "unknown"    // this platform cannot read the sender, or it is gone
-)
-
-// sender names who sent sig: its pid, its place relative to the program,
-// and its name, read at once (a sender such as kill(1) exits right after).
-func (s *shim) sender(sig syscall.Signal) (int, string, string) {
+// sender names who sent sig: its pid (-1: unknown), where it stands
+// relative to the program, and its name, read at once (a sender such as
+// kill(1) exits right after).
+func (s *shim) sender(sig syscall.Signal) (int, SignalSource, string) {
 	pid, _, ok := SignalSender(sig)
 	switch {
 	case !ok:
-		return -1, senderUnknown, "?"
+		return -1, FromUnknown, "?"
 	case pid == 0:
-		return 0, senderKernel, "?"
-	case pid == s.child:
-		st, _ := readStat(pid)
-		return pid, senderProgram, sanitizeComm(st.comm)
+		return 0, FromKernel, "?"
 	}
 	st, ok := readStat(pid)
-	if !ok {
-		return pid, senderUnknown, "?"
+	switch {
+	case !ok:
+		return pid, FromUnknown, "?"
+	case pid == s.child:
+		return pid, FromProgram, sanitizeComm(st.comm)
+	case DescendantOf(pid, s.child) || DescendantOf(pid, os.Getpid()):
+		return pid, FromDescendant, sanitizeComm(st.comm)
 	}
-	self := os.Getpid()
-	for p, hops := st.ppid, 0; p > 1 && hops < 64; hops++ {
-		if p == s.child || p == self {
-			return pid, senderDescendant, sanitizeComm(st.comm)
-		}
-		up, ok := readStat(p)
-		if !ok {
-			break
-		}
-		p = up.ppid
-	}
-	return pid, senderOther, sanitizeComm(st.comm)
+	return pid, FromOther, sanitizeComm(st.comm)
 }
 
 // teardown kills and reaps everything left in the shim's tree once the
@@ -334,8 +317,6 @@ func (s *shim) teardown() {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	// The program itself is reaped last (it is one of the children until
-	// now only if reap saw it exit; Wait4 above collected it).
 	s.flush()
 }
 
@@ -384,20 +365,7 @@ func ownChildren() []int {
 			return kids
 		}
 	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, ok := readStat(pid); ok && st.ppid == self {
-			kids = append(kids, pid)
-		}
-	}
-	return kids
+	return procsWhere(func(st statFacts) bool { return st.ppid == self })
 }
 
 // fdInode is the inode of this process's descriptor fd (a pipe's), or 0.

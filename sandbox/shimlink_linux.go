@@ -81,7 +81,8 @@ func (l *shimLink) read(report *os.File) {
 			if len(f) == 5 {
 				n, _ := strconv.Atoi(f[1])
 				pid, _ := strconv.Atoi(f[2])
-				l.foreign = append(l.foreign, foreignSignal{sig: syscall.Signal(n), pid: pid, role: f[3], comm: f[4]})
+				from, _ := strconv.Atoi(f[3])
+				l.foreign = append(l.foreign, foreignSignal{sig: syscall.Signal(n), pid: pid, from: SignalSource(from), comm: f[4]})
 			}
 		case shimLeft:
 			if len(f) == 6 {
@@ -107,8 +108,8 @@ func (l *shimLink) read(report *os.File) {
 // the sandbox, and who sent it as the shim saw it.
 type foreignSignal struct {
 	sig  syscall.Signal
-	pid  int    // -1: unknown
-	role string // senderProgram, senderDescendant, ...
+	pid  int // -1: unknown
+	from SignalSource
 	comm string
 }
 

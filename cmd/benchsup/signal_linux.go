@@ -26,15 +26,8 @@ func ofThisRun(pid int) (string, bool) {
 		return "", false
 	}
 	name := strings.TrimSpace(string(comm))
-	for p, hops := pid, 0; p > 1 && hops < 128; hops++ {
-		up, ok := sandbox.ParentPID(p)
-		if !ok {
-			break
-		}
-		if up == self {
-			return name, true
-		}
-		p = up
+	if sandbox.DescendantOf(pid, self) {
+		return name, true
 	}
 	if run := os.Getenv(sandbox.EnvRun); run != "" {
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
