@@ -24,6 +24,9 @@ var (
 	senderWatched [65]bool
 )
 
+// senderTramp is the handler itself; only the assembly refers to it.
+//
+//lint:ignore U1000 referenced from sigsender_linux_amd64.s (senderTrampAddr)
 func senderTramp()
 func senderTrampAddr() uintptr
 
