@@ -49,8 +49,18 @@ const (
 	// MaxSamplesPerFrame bounds the samples of one Result.
 	MaxSamplesPerFrame = 16384
 	// MaxExtraPerSample bounds the custom metrics (b.ReportMetric units) of
-	// one sample.
-	MaxExtraPerSample = 32
+	// one sample: enough for a benchmark that reports a histogram's
+	// buckets or a latency distribution's percentiles (a hundred
+	// percentiles and a hundred buckets), few enough that a Result of
+	// them stays far inside MaxFrameSize: one metric of a 16-byte unit is
+	// 38 bytes on the wire, 256 of them 9.7 KiB per sample, so 100
+	// samples of 256 take under a MiB. A worker keeps the first
+	// MaxExtraPerSample units of a sample in a stable order (fewer when
+	// a process's samples would not fit one frame) and counts the rest in
+	// Result.ExtraDropped.
+	MaxExtraPerSample = 256
+	// MaxDroppedUnits bounds the units Result.ExtraDroppedUnits names.
+	MaxDroppedUnits = 16
 	// MaxMetricCells bounds the metric cells of one Result.
 	MaxMetricCells = 256
 	// MaxAbsences bounds the reasoned absences of one Result.
@@ -409,6 +419,12 @@ type Result struct {
 	// before reaching it, so it ran after the leaves testing runs before
 	// it, their results discarded. Zero: it ran alone.
 	AfterSiblings int64 `msgpack:"afterSiblings,omitempty"`
+	// ExtraDropped is how many custom metrics (b.ReportMetric units) the
+	// worker left out of this process's samples, beyond
+	// MaxExtraPerSample in one sample; ExtraDroppedUnits names the first
+	// MaxDroppedUnits of them, sorted. Zero and empty when none was.
+	ExtraDropped      int64    `msgpack:"extraDropped,omitempty"`
+	ExtraDroppedUnits []string `msgpack:"extraDroppedUnits,omitempty"`
 }
 
 // Sample is one timed run of Iterations iterations.

@@ -163,6 +163,12 @@ func appendResult(b []byte, v *Result) []byte {
 	if v.AfterSiblings != 0 {
 		n++
 	}
+	if v.ExtraDropped != 0 {
+		n++
+	}
+	if len(v.ExtraDroppedUnits) > 0 {
+		n++
+	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "identity")
 	b = appendIdentity(b, &v.Identity)
@@ -223,6 +229,14 @@ func appendResult(b []byte, v *Result) []byte {
 	if v.AfterSiblings != 0 {
 		b = appendString(b, "afterSiblings")
 		b = appendInt(b, v.AfterSiblings)
+	}
+	if v.ExtraDropped != 0 {
+		b = appendString(b, "extraDropped")
+		b = appendInt(b, v.ExtraDropped)
+	}
+	if len(v.ExtraDroppedUnits) > 0 {
+		b = appendString(b, "extraDroppedUnits")
+		b = appendStrings(b, v.ExtraDroppedUnits)
 	}
 	return b
 }
@@ -531,7 +545,7 @@ var (
 	readyKeys        = []string{"identity"}
 	progressKeys     = []string{"phase", "done", "total"}
 	resultKeys       = []string{"identity", "repetition", "seed", "bytesPerOp", "samples", "metrics", "absences", "countIterations", "countMethod",
-		"retaken", "interference", "afterSiblings"}
+		"retaken", "interference", "afterSiblings", "extraDropped", "extraDroppedUnits"}
 	sampleKeys     = []string{"n", "ns", "allocBytes", "allocs", "extra", "exact", "watch"}
 	metricKeys     = []string{"unit", "value", "unmeasured"}
 	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
@@ -779,8 +793,12 @@ func (d *decoder) result(v *Result) error {
 			return array(d, &v.Retaken, MaxSamplesPerFrame, d.sample)
 		case 10:
 			return pointer(d, &v.Interference, d.outcome)
-		default:
+		case 11:
 			return d.i64(&v.AfterSiblings)
+		case 12:
+			return d.i64(&v.ExtraDropped)
+		default:
+			return d.strs(&v.ExtraDroppedUnits, MaxDroppedUnits)
 		}
 	})
 }

@@ -154,8 +154,21 @@ func (m Result) validate() error {
 		checkNonNegative("countIterations", m.CountIterations),
 		checkString("countMethod", m.CountMethod, MaxNameLen),
 		checkNonNegative("afterSiblings", m.AfterSiblings),
+		checkNonNegative("extraDropped", m.ExtraDropped),
+		checkCount("extraDroppedUnits", len(m.ExtraDroppedUnits), MaxDroppedUnits),
 	); err != nil {
 		return err
+	}
+	if int64(len(m.ExtraDroppedUnits)) > m.ExtraDropped {
+		return fmt.Errorf("extraDroppedUnits: %d units named, %d dropped", len(m.ExtraDroppedUnits), m.ExtraDropped)
+	}
+	for _, u := range m.ExtraDroppedUnits {
+		if err := checkString("extraDroppedUnits[]", u, MaxNameLen); err != nil {
+			return err
+		}
+		if u == "" {
+			return fmt.Errorf("extraDroppedUnits: empty unit")
+		}
 	}
 	for i, s := range m.Samples {
 		if err := s.validate(); err != nil {

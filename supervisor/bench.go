@@ -593,6 +593,9 @@ func (s *supervisor) runJob(ctx context.Context, id *benchIdentity, rep int) boo
 		proc.Samples = samples(result.Samples)
 		watched(proc.Samples, result.Samples)
 		proc.Interference, proc.Retaken = processInterference(result)
+		if note := droppedExtraNote(*result); note != "" && !slices.Contains(id.notes, note) {
+			id.notes = append(id.notes, note)
+		}
 		for _, s := range result.Samples {
 			for _, e := range s.Extra {
 				if e.Unmeasured != "" {
@@ -687,6 +690,35 @@ func addThroughput(samples []rundoc.Sample, bytesPerOp int64) {
 		}
 		s.Extra["MB/s"] = float64(bytesPerOp) * float64(s.Iterations) / float64(s.ElapsedNs) * 1e3
 	}
+}
+
+// droppedExtraNote is the note a row gets when a process's samples left
+// custom metrics out, beyond the protocol's bound; "" when none.
+func droppedExtraNote(r protocol.Result) string {
+	if r.ExtraDropped <= 0 {
+		return ""
+	}
+	what, were := "custom metrics", "were"
+	if r.ExtraDropped == 1 {
+		what, were = "custom metric", "was"
+	}
+	s := fmt.Sprintf("%d %s (b.ReportMetric units) beyond the bound of %d per sample %s dropped", r.ExtraDropped, what, protocol.MaxExtraPerSample, were)
+	kept := 0
+	for _, smp := range r.Samples {
+		kept = max(kept, len(smp.Extra))
+	}
+	if kept < protocol.MaxExtraPerSample {
+		// The worker kept fewer, for the Result to fit one frame.
+		s = fmt.Sprintf("%d %s (b.ReportMetric units) %s dropped, beyond the %d per sample that one result of %d samples carries",
+			r.ExtraDropped, what, were, kept, len(r.Samples))
+	}
+	if len(r.ExtraDroppedUnits) > 0 {
+		s += ": " + strings.Join(r.ExtraDroppedUnits, ", ")
+		if more := r.ExtraDropped - int64(len(r.ExtraDroppedUnits)); more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+	}
+	return s
 }
 
 func samples(in []protocol.Sample) []rundoc.Sample {

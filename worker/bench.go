@@ -161,9 +161,10 @@ func (w *session) wrapBenchmark(f func(*testing.B), n int64, leaf, skipProbe boo
 		if leaf && b.N == int(n) { // a run of n, not the probe before it
 			b.StopTimer() // testing's own StopTimer after the function is then a no-op
 			out.outside = append(out.outside, outsideTimer(time.Since(start), b.Elapsed()))
-			if s, bytesPerOp, ok := exactSample(b); ok {
+			if s, bytesPerOp, dropped, ok := exactSample(b); ok {
 				out.exact = append(out.exact, s)
 				out.bytesPerOp = bytesPerOp
+				out.exactDropped = append(out.exactDropped, dropped...)
 			}
 		}
 	}
@@ -461,10 +462,12 @@ func (w *session) outcome(out *benchOutput, name string, count int) (samples []p
 	s := out.results[name]
 	switch {
 	case len(s) == count:
+		dropped := out.dropped[name]
 		if len(out.exact) == count {
-			s = out.exact
+			s, dropped = out.exact, out.exactDropped
 			w.bytesPerOp = out.bytesPerOp
 		}
+		w.dropExtra(dropped...)
 		w.outside = append(w.outside, out.outside...)
 		return s, nil, false
 	case len(s) > 0:
@@ -522,6 +525,7 @@ func (w *session) benchmark() error {
 	cfg := w.req.Config
 	minSample, samples := w.sampling()
 	result := protocol.Result{Identity: w.req.Identity, Repetition: w.req.Repetition, Seed: w.req.Seed}
+	w.extraDropped = nil
 
 	// run measures count runs of n iterations; nil samples with a nil
 	// error mean the identity ended (a skip or a failure was sent).
@@ -596,6 +600,7 @@ func (w *session) benchmark() error {
 	if err := w.countPasses(b, n, &result); err != nil {
 		return err
 	}
+	w.fitFrame(&result)
 	return w.send(result)
 }
 

@@ -16,14 +16,15 @@ import (
 // testing prints as rounded per-iteration figures. The caller has stopped
 // b's timer. ok is false when this testing's B does not hold them as the
 // worker expects (its fields are not API); the printed line is then the
-// only record.
-func exactSample(b *testing.B) (s protocol.Sample, bytesPerOp int64, ok bool) {
+// only record. dropped are the units beyond protocol.MaxExtraPerSample,
+// left out.
+func exactSample(b *testing.B) (s protocol.Sample, bytesPerOp int64, dropped []string, ok bool) {
 	v := reflect.ValueOf(b).Elem()
 	allocs, okA := uintField(v, "netAllocs")
 	bytes, okB := uintField(v, "netBytes")
 	setBytes, okS := intField(v, "bytes")
 	if !okA || !okB || !okS || b.N <= 0 {
-		return protocol.Sample{}, 0, false
+		return protocol.Sample{}, 0, nil, false
 	}
 	s = protocol.Sample{Iterations: int64(b.N), ElapsedNs: int64(b.Elapsed()), AllocBytes: &bytes, Allocs: &allocs, Exact: true}
 	if extra := v.FieldByName("extra"); extra.IsValid() && extra.Kind() == reflect.Map &&
@@ -35,9 +36,13 @@ func exactSample(b *testing.B) (s protocol.Sample, bytesPerOp int64, ok bool) {
 			values[it.Key().String()] = it.Value().Float()
 		}
 		sort.Strings(units) // testing prints them sorted too
+		if len(units) > protocol.MaxExtraPerSample {
+			// The first ones sorted, as from the printed line: the same
+			// units in every sample and every process.
+			units, dropped = units[:protocol.MaxExtraPerSample], units[protocol.MaxExtraPerSample:]
+		}
 		for _, u := range units {
 			switch v := values[u]; {
-			case len(s.Extra) >= protocol.MaxExtraPerSample:
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				s.Extra = append(s.Extra, unmeasuredMetric(u, v))
 			default:
@@ -45,7 +50,7 @@ func exactSample(b *testing.B) (s protocol.Sample, bytesPerOp int64, ok bool) {
 			}
 		}
 	}
-	return s, setBytes, true
+	return s, setBytes, dropped, true
 }
 
 func uintField(v reflect.Value, name string) (uint64, bool) {

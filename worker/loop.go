@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -115,8 +116,15 @@ func (w *session) Metric(b *testing.B, unit string, amount float64, rate bool) b
 			}
 			m = protocol.Metric{Unit: unit + "/s", Value: amount * float64(s.Iterations) / secs}
 		}
-		if len(s.Extra) < protocol.MaxExtraPerSample {
+		// A unit reported again (the function called again) replaces its
+		// value, as b.ReportMetric's does.
+		switch k := slices.IndexFunc(s.Extra, func(e protocol.Metric) bool { return e.Unit == m.Unit }); {
+		case k >= 0:
+			s.Extra[k] = m
+		case len(s.Extra) < protocol.MaxExtraPerSample:
 			s.Extra = append(s.Extra, m)
+		default:
+			w.dropExtra(m.Unit) // the first ones in the order reported
 		}
 	}
 	return true
@@ -127,7 +135,9 @@ func (w *session) finishOwned() error {
 	if f := w.owned.failure; f != nil {
 		return w.send(*f)
 	}
-	return w.send(w.owned.result)
+	r := w.owned.result
+	w.fitFrame(&r)
+	return w.send(r)
 }
 
 // ownLoop samples and counts body itself (calibrating N first when the

@@ -52,12 +52,17 @@ type benchOutput struct {
 	// the result. Past maxHeld bytes the lines after cand are forwarded
 	// as they come (testing writes its status line right after a result,
 	// so only the code can print that much there).
-	cand      *protocol.Sample
-	candCode  string // what the code printed on the candidate's line
-	head      bool   // a line since testing's last status line held a head without values
-	held      [][]byte
-	heldBytes int
-	forward   io.Writer // where the code's output goes; nil drops it
+	cand     *protocol.Sample
+	candCode string   // what the code printed on the candidate's line
+	candDrop []string // the candidate's units beyond protocol.MaxExtraPerSample
+	// dropped holds, by leaf, the units its results left out, beyond
+	// protocol.MaxExtraPerSample; exactDropped those of exact.
+	dropped      map[string][]string
+	exactDropped []string
+	head         bool // a line since testing's last status line held a head without values
+	held         [][]byte
+	heldBytes    int
+	forward      io.Writer // where the code's output goes; nil drops it
 
 	// exact are the totals the wrapper read from B after each run of a
 	// leaf top-level function, in run order, and bytesPerOp its
@@ -136,11 +141,11 @@ func (o *benchOutput) feed(raw []byte, parsed bool) {
 	case len(o.started) == 0 && isHeader(s):
 		// testing's once-per-process header, printed before the first === RUN
 	default:
-		sample, code, ok, head := o.parseResult(s)
+		sample, code, drop, ok, head := o.parseResult(s)
 		o.head = o.head || head
 		if ok {
 			o.settle(false) // an earlier result-shaped line was the code's
-			o.cand, o.candCode = &sample, code
+			o.cand, o.candCode, o.candDrop = &sample, code, drop
 			o.held, o.heldBytes = [][]byte{slices.Clone(raw)}, 0
 			return
 		}
@@ -188,8 +193,8 @@ func (o *benchOutput) write(raw []byte) {
 // says it was the result of the run (its line is not forwarded); else it
 // was the code's output and is forwarded.
 func (o *benchOutput) settle(result bool) {
-	held, cand := o.held, o.cand
-	o.cand, o.held, o.heldBytes = nil, nil, 0
+	held, cand, drop := o.held, o.cand, o.candDrop
+	o.cand, o.candDrop, o.held, o.heldBytes = nil, nil, nil, 0
 	if cand != nil && result {
 		// What the code printed in front of the result on its line is
 		// the code's.
@@ -202,6 +207,12 @@ func (o *benchOutput) settle(result bool) {
 			o.goexit[name]++
 		default:
 			o.results[name] = append(o.results[name], *cand)
+			if len(drop) > 0 {
+				if o.dropped == nil {
+					o.dropped = map[string][]string{}
+				}
+				o.dropped[name] = append(o.dropped[name], drop...)
+			}
 			if o.onResult != nil {
 				o.onResult(name)
 			}
@@ -288,10 +299,10 @@ func (o *benchOutput) takePending() string {
 // later line (headless, accepted after a head). head reports that s holds
 // a head without values. A result of 0 iterations is one of a run that
 // ended through runtime.Goexit.
-func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string, ok, head bool) {
+func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string, dropped []string, ok, head bool) {
 	name := o.current
 	if name == "" {
-		return protocol.Sample{}, "", false, false
+		return protocol.Sample{}, "", nil, false, false
 	}
 	// The result is at the end: try the name's occurrences from the last.
 	// Only a value field (a unit spelled like the name) can hold an
@@ -308,17 +319,17 @@ func (o *benchOutput) parseResult(s string) (sample protocol.Sample, code string
 		if !ok {
 			continue
 		}
-		if sample, mid, ok := parseValues(rest); ok {
-			return sample, s[:i] + mid, true, false
+		if sample, mid, dropped, ok := parseValues(rest); ok {
+			return sample, s[:i] + mid, dropped, true, false
 		}
 		head = true
 	}
 	if o.head && !head {
-		if sample, mid, ok := parseValues(s); ok {
-			return sample, mid, true, false
+		if sample, mid, dropped, ok := parseValues(s); ok {
+			return sample, mid, dropped, true, false
 		}
 	}
-	return protocol.Sample{}, "", false, head
+	return protocol.Sample{}, "", nil, false, head
 }
 
 // maxHeadTries bounds the occurrences of a benchmark's name parseResult
@@ -353,15 +364,17 @@ func isValue(f string) bool {
 }
 
 // parseValues parses the end of t as testing's iterations ("%8d") and
-// values, and returns what stands in front of them.
-func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
+// values, and returns what stands in front of them, and the units beyond
+// protocol.MaxExtraPerSample, left out (testing prints them sorted: the
+// first ones are kept).
+func parseValues(t string) (sample protocol.Sample, code string, dropped []string, ok bool) {
 	fields := strings.Split(t, "\t")
 	k := len(fields) - 1
 	for k > 0 && isValue(fields[k]) {
 		k--
 	}
 	if k == len(fields)-1 {
-		return protocol.Sample{}, "", false // testing prints ns/op at least
+		return protocol.Sample{}, "", nil, false // testing prints ns/op at least
 	}
 	before := fields[k]
 	j := len(before)
@@ -370,7 +383,7 @@ func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
 	}
 	n, err := strconv.ParseInt(before[j:], 10, 64)
 	if err != nil {
-		return protocol.Sample{}, "", false
+		return protocol.Sample{}, "", nil, false
 	}
 	code = before[:j]
 	for pad := 8 - (len(before) - j); pad > 0 && strings.HasSuffix(code, " "); pad-- {
@@ -402,6 +415,7 @@ func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
 				sample.Allocs = &a
 			}
 		case len(sample.Extra) >= protocol.MaxExtraPerSample:
+			dropped = append(dropped, unit)
 		case !finite:
 			sample.Extra = append(sample.Extra, unmeasuredMetric(unit, v))
 		default:
@@ -411,7 +425,7 @@ func parseValues(t string) (sample protocol.Sample, code string, ok bool) {
 	if (sample.AllocBytes == nil) != (sample.Allocs == nil) {
 		sample.AllocBytes, sample.Allocs = nil, nil
 	}
-	return sample, code, true
+	return sample, code, dropped, true
 }
 
 // unmeasuredMetric is a b.ReportMetric value that is no number (NaN or an

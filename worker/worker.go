@@ -110,6 +110,9 @@ type session struct {
 	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
 	heldStdout bool   // the Log saying a process the code started held stdout was sent
 	rampTo     string // -test.benchtime of the study's ramp run (study.go); "" otherwise
+	// extraDropped holds the custom metrics (b.ReportMetric units) the
+	// identity's samples left out, beyond protocol.MaxExtraPerSample.
+	extraDropped map[string]bool
 
 	// order holds, by top-level function, every leaf testing started in a
 	// run of the whole function, in its order: from discovery's listing

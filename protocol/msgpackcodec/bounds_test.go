@@ -80,6 +80,9 @@ func boundCases() []boundCase {
 		{"result.samples[].extra[].unit", name, func(n int) protocol.Message {
 			return result(protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Extra: []protocol.Metric{{Unit: xs(n)}}}}})
 		}},
+		{"result.extraDroppedUnits[]", name, func(n int) protocol.Message {
+			return result(protocol.Result{ExtraDropped: 1, ExtraDroppedUnits: []string{xs(n)}})
+		}},
 		{"result.metrics[].name", name, func(n int) protocol.Message {
 			return result(protocol.Result{Metrics: []protocol.MetricCell{{Name: xs(n)}}})
 		}},
@@ -125,6 +128,13 @@ func boundCases() []boundCase {
 				extra[i] = protocol.Metric{Unit: "u", Value: float64(i)}
 			}
 			return protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Extra: extra}}}
+		}},
+		{"result.extraDroppedUnits", protocol.MaxDroppedUnits, func(n int) protocol.Message {
+			units := make([]string, n)
+			for i := range units {
+				units[i] = "u"
+			}
+			return result(protocol.Result{ExtraDropped: int64(n), ExtraDroppedUnits: units})
 		}},
 		{"result.metrics", protocol.MaxMetricCells, func(n int) protocol.Message { return result(protocol.Result{Metrics: cells(n)}) }},
 		{"result.absences", protocol.MaxAbsences, func(n int) protocol.Message {
@@ -326,6 +336,10 @@ func TestInvalidValues(t *testing.T) {
 		{"empty extra unit", protocol.Result{Samples: []protocol.Sample{{Iterations: 1, Extra: []protocol.Metric{{Value: 1}}}}}},
 		{"absence without reason", protocol.Result{Samples: one, Absences: []protocol.Absence{{Name: "a"}}}},
 		{"negative afterSiblings", protocol.Result{Samples: one, AfterSiblings: -1}},
+		{"negative extraDropped", protocol.Result{Samples: one, ExtraDropped: -1}},
+		{"more dropped units named than dropped", protocol.Result{Samples: one, ExtraDropped: 1, ExtraDroppedUnits: []string{"a", "b"}}},
+		{"empty dropped unit", protocol.Result{Samples: one, ExtraDropped: 1, ExtraDroppedUnits: []string{""}}},
+		{"invalid UTF-8 dropped unit", protocol.Result{Samples: one, ExtraDropped: 1, ExtraDroppedUnits: []string{"\xff"}}},
 		{"negative listed afterSiblings", protocol.Listing{Identities: []protocol.Listed{{Name: "X", Kind: protocol.ListedBenchmark, AfterSiblings: -1}}}},
 		{"unknown mode", protocol.Request{Mode: "warp"}},
 		{"unknown phase", protocol.Progress{Phase: "warp"}},

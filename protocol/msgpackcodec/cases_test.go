@@ -118,7 +118,9 @@ func messageCases() []msgCase {
 		Metrics: []protocol.MetricCell{{Name: "instructions", Value: 1234.5, Estimated: true}, {Name: "cycles"},
 			{Name: "task-clock", Value: 12.5, Uncertainty: 0.25, Note: "includes the bracket's own cost"}},
 		Absences:        []protocol.Absence{{Name: "cycles", Reason: "no cpu PMU under /sys/bus/event_source/devices"}, {Name: "", Reason: unicodeText}},
-		CountIterations: 5000, CountMethod: "difference of 2 runs", AfterSiblings: 7})
+		CountIterations: 5000, CountMethod: "difference of 2 runs", AfterSiblings: 7,
+		ExtraDropped: 184, ExtraDroppedUnits: []string{"p99.91-ns", "p99.92-ns", unicodeText}})
+	add("extra dropped, none named", protocol.Result{Identity: id, Samples: []protocol.Sample{{Iterations: 1}}, ExtraDropped: 1})
 	watch := &protocol.Watch{HostBusyTicks: 37, TickNs: 1e7, OwnCPUNs: 150_000_123, WallNs: 151_000_000, CPUs: 2, Disturbed: true}
 	add("interference", protocol.Result{Identity: id, Samples: []protocol.Sample{{Iterations: 10, ElapsedNs: 1e8, Watch: watch},
 		{Iterations: 10, ElapsedNs: 1e8, Exact: true, Watch: &protocol.Watch{}}},

@@ -194,7 +194,8 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 			absences = []protocol.Absence{{Name: s1, Reason: s2}}
 		}
 		return protocol.Result{Identity: id, Repetition: int(a), Seed: u, BytesPerOp: b, Samples: samples,
-			Metrics: cells(15), Absences: absences, CountIterations: a, CountMethod: s2, AfterSiblings: b}
+			Metrics: cells(15), Absences: absences, CountIterations: a, CountMethod: s2, AfterSiblings: b,
+			ExtraDropped: a, ExtraDroppedUnits: strs(18)}
 	case 5:
 		return protocol.Log{Text: s1 + s2}
 	case 6:
@@ -314,7 +315,8 @@ func seedCorpus() map[string]string {
 		protocol.Progress{Phase: protocol.PhaseTiming, Done: 3, Total: 300},
 		protocol.Result{Seed: 1 << 60, Samples: []protocol.Sample{{Iterations: 1000, ElapsedNs: 5e6, AllocBytes: u64(64), Allocs: u64(1),
 			Extra: []protocol.Metric{{Unit: "x/op", Value: 2.5}}}, {Iterations: 1, ElapsedNs: 1 << 40}},
-			Metrics: []protocol.MetricCell{{Name: "instructions", Value: -1e-300, Estimated: true}}, Absences: []protocol.Absence{{Name: "a", Reason: "r"}}, AfterSiblings: 3},
+			Metrics: []protocol.MetricCell{{Name: "instructions", Value: -1e-300, Estimated: true}}, Absences: []protocol.Absence{{Name: "a", Reason: "r"}}, AfterSiblings: 3,
+			ExtraDropped: 2, ExtraDroppedUnits: []string{"p99.9-ns", "p99.99-ns"}},
 		protocol.Log{Text: "ünïcode"},
 		protocol.Skip{Reason: "needs network"},
 		protocol.Failure{Class: protocol.FailurePanic, Message: "boom", Stack: "goroutine 1"},
