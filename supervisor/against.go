@@ -40,7 +40,7 @@ func (r *revision) describe() string {
 func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) bool) ([]*revision, []rundoc.Row, error) {
 	var revs []*revision
 	var rows []rundoc.Row
-	exports := revExportDir(s.binCache)
+	exports := revExportDir(s.cache)
 	for i, rev := range s.cfg.Against {
 		tree, err := exportRevision(ctx, s.cfg.Dir, rev, s.tmp, exports)
 		if err != nil {
@@ -53,8 +53,9 @@ func (s *supervisor) buildRevisions(ctx context.Context, keep func(*pkgPlan) boo
 			return nil, nil, err
 		}
 		sub := &supervisor{cfg: cfg, tmp: tmp, start: s.start}
+		s.bins.also = append(s.bins.also, &sub.bins) // its binaries are held for the run
 		if tree.cached {
-			sub.binCache = s.binCache // trimmed once by s.trimCache, after these builds
+			sub.cache = s.cache // trimmed once by s.trimCache, after these builds
 		}
 		plans, planRows, err := sub.plan(ctx, keep)
 		if err != nil {

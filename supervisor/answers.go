@@ -42,15 +42,12 @@ import (
 // a listing has an error (what is missing cannot be watched), or a test
 // binary links cgo (headers outside the package).
 type answers struct {
-	dir   string   // the records, private (cacheSubdir); "" remembers nothing
+	dir   *heldDir // the records, in the cache (userCache.answers); nil remembers nothing
 	env   []string // the environment the go command reads, sorted
 	goBin string   // the go command as exec finds it, "" when it cannot be found
 	// now is the clock the cutoff compares inputs with; tests move it.
 	now func() time.Time
 }
-
-// answersSubdir is the records' directory, beside the test binaries'.
-const answersSubdir = "answers"
 
 // answerCutoff is how recent a change to an input may be for the answer
 // to be kept: the go command's module index uses the same (modTimeCutoff).
@@ -75,12 +72,12 @@ func goEnvVar(kv string) bool {
 	return strings.HasPrefix(name, "GO") || strings.HasPrefix(name, "CGO_") || slices.Contains(goEnvRead, name)
 }
 
-// newAnswers returns the answers kept in dir for goCommand run with this
-// process's environment.
-func newAnswers(dir, goCommand string) *answers {
-	a := &answers{dir: dir, now: time.Now}
-	if runtime.GOOS != "linux" {
-		a.dir = "" // no change times to trust (answers_other.go)
+// newAnswers returns the answers kept in cache for goCommand run with
+// this process's environment; a nil cache remembers nothing.
+func newAnswers(cache *userCache, goCommand string) *answers {
+	a := &answers{now: time.Now}
+	if cache != nil && runtime.GOOS == "linux" { // elsewhere no change times to trust (answers_other.go)
+		a.dir = cache.answers
 	}
 	for _, kv := range os.Environ() {
 		if goEnvVar(kv) {
@@ -108,10 +105,13 @@ type input struct {
 	// entries: a directory whose every entry's identity counts too (a
 	// package's files), not only its own (a directory walked for "...").
 	entries bool
-	// binary: a test binary the go command wrote, which benchsup marks
-	// used by its times; its identity is its file and its Go build ID,
-	// and it is exempt from the cutoff (it is the answer's own output).
-	binary bool
+	// binary: the test binary the go command made current, held open
+	// (hold), path naming its place in the cache; its identity is its
+	// size and Go build ID, which the linker derives from its content,
+	// read through the descriptor, and it is exempt from the cutoff (it
+	// is the answer's own output). The binary of a recall is the one the
+	// run seeded from the cache and would execute.
+	binary *os.File
 }
 
 // A record file is the JSON of its inputs ([]recordedInput) on one line,
@@ -142,14 +142,16 @@ func (a *answers) key(dir string, args []string) string {
 // recall returns the answer kept for the question, if every input it
 // depends on is as it was.
 func (a *answers) recall(dir string, args []string) ([]byte, bool) {
-	if a == nil || a.dir == "" || a.goBin == "" {
+	return a.recallOf(dir, args, nil)
+}
+
+// recallOf is recall of a question of go test -c, asked of the binary
+// bin, held open (nil for any other question).
+func (a *answers) recallOf(dir string, args []string, bin *os.File) ([]byte, bool) {
+	if a == nil || a.dir == nil || a.goBin == "" {
 		return nil, false
 	}
-	r, err := openBinCache(a.dir)
-	if err != nil {
-		return nil, false
-	}
-	defer r.Close()
+	r := a.dir.root
 	name := a.key(dir, args) + ".answer"
 	data, ok := readRecord(r, name)
 	if !ok {
@@ -161,7 +163,14 @@ func (a *answers) recall(dir string, args []string) ([]byte, bool) {
 		return nil, false
 	}
 	for _, in := range inputs {
-		id, _, err := identity(input{in.Path, in.Entries, in.Binary})
+		i := input{path: in.Path, entries: in.Entries}
+		if in.Binary {
+			if bin == nil {
+				return nil, false
+			}
+			i.binary = bin
+		}
+		id, _, err := identity(i)
 		if err != nil || id != in.ID {
 			return nil, false
 		}
@@ -177,7 +186,7 @@ func (a *answers) recall(dir string, args []string) ([]byte, bool) {
 // depends on (the base inputs are added). Nothing is kept when an input
 // changed since asked-answerCutoff or cannot be read.
 func (a *answers) remember(dir string, args []string, asked time.Time, answer []byte, inputs []input) {
-	if a == nil || a.dir == "" || a.goBin == "" || len(answer) > maxAnswer {
+	if a == nil || a.dir == nil || a.goBin == "" || len(answer) > maxAnswer {
 		return
 	}
 	inputs = append(a.baseInputs(dir), inputs...)
@@ -190,21 +199,17 @@ func (a *answers) remember(dir string, args []string, asked time.Time, answer []
 		}
 		seen[in] = true
 		id, changed, err := identity(in)
-		if err != nil || !in.binary && !changed.Before(cutoff) {
+		if err != nil || in.binary == nil && !changed.Before(cutoff) {
 			return
 		}
-		rec = append(rec, recordedInput{Path: in.path, Entries: in.entries, Binary: in.binary, ID: id})
+		rec = append(rec, recordedInput{Path: in.path, Entries: in.entries, Binary: in.binary != nil, ID: id})
 	}
 	head, err := json.Marshal(rec)
 	if err != nil {
 		return
 	}
 	data := slices.Concat(head, []byte("\n"), answer)
-	r, err := openBinCache(a.dir)
-	if err != nil {
-		return
-	}
-	defer r.Close()
+	r := a.dir.root
 	// Written aside and renamed: a concurrent run reads the old record
 	// or the new one, never part of one.
 	name := a.key(dir, args) + ".answer"
@@ -283,6 +288,17 @@ func goEnvFile() string {
 // identity is in's identity, and the latest modification time of any
 // part of it; an absent path is an identity too ("").
 func identity(in input) (id string, changed time.Time, err error) {
+	if in.binary != nil {
+		fi, err := in.binary.Stat()
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		build, err := goBuildIDOf(in.binary)
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		return fmt.Sprintf("%d %s", fi.Size(), build), time.Time{}, nil
+	}
 	fi, err := os.Lstat(in.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -291,14 +307,6 @@ func identity(in input) (id string, changed time.Time, err error) {
 		return "", time.Time{}, err
 	}
 	id, changed = fileIdentity(fi)
-	if in.binary {
-		build, err := goBuildID(in.path)
-		if err != nil {
-			return "", time.Time{}, err
-		}
-		st := strings.Fields(id) // device, inode, size, mode: not the times benchsup sets
-		return strings.Join(append(st[:min(4, len(st))], build), " "), time.Time{}, nil
-	}
 	if !in.entries || !fi.IsDir() {
 		return id, changed, nil
 	}

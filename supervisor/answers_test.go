@@ -89,9 +89,10 @@ func answersRun(t *testing.T, s *supervisor) *listing {
 		}
 	}
 	require.NotNil(t, a, "package a listed")
-	target := filepath.Join(s.binCache, "a.test")
-	require.NoError(t, s.goTestCurrent(ctx, &pkgPlan{pkg: a}, target))
-	require.FileExists(t, target)
+	bin, err := s.goTestCurrent(ctx, &pkgPlan{pkg: a}, "a.test", "a.test")
+	require.NoError(t, err)
+	require.FileExists(t, bin.path)
+	require.Equal(t, filepath.Join(s.cache.bin.path, "a.test"), bin.cached, "kept in the cache")
 	return s.plain
 }
 
@@ -177,7 +178,7 @@ func TestAnswersInvalidation(t *testing.T) {
 		{
 			name: "the test binary removed",
 			change: func(t *testing.T, dir string, _ *goRecorder) {
-				require.NoError(t, os.Remove(filepath.Join(dir, "..", "cache", "a.test")))
+				require.NoError(t, os.Remove(filepath.Join(dir, "..", "cache", "testbin", "a.test")))
 			},
 			asked: []string{"test_-c"},
 		},
@@ -187,12 +188,11 @@ func TestAnswersInvalidation(t *testing.T) {
 			root := t.TempDir()
 			dir, cache := filepath.Join(root, "mod"), filepath.Join(root, "cache")
 			answersModule(t, dir)
-			require.NoError(t, os.Mkdir(cache, 0o700))
+			uc := testCache(t, cache)
 			g := newGoRecorder(t, root)
 			newRun := func() *supervisor {
-				s := &supervisor{cfg: Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}}, binCache: cache}
-				s.answers = newAnswers(filepath.Join(cache, "answers"), g.path)
-				require.NoError(t, os.MkdirAll(s.answers.dir, 0o700))
+				s := cacheRun(t, Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}}, uc)
+				s.answers = newAnswers(uc, g.path)
 				// The module was written just now: as if it had been
 				// written before the cutoff (answerCutoff).
 				s.answers.now = func() time.Time { return time.Now().Add(2 * answerCutoff) }
@@ -225,11 +225,11 @@ func TestAnswersCutoff(t *testing.T) {
 	dir, cache := filepath.Join(root, "mod"), filepath.Join(root, "cache")
 	answersModule(t, dir)
 	written := time.Now()
-	require.NoError(t, os.MkdirAll(filepath.Join(cache, "answers"), 0o700))
+	uc := testCache(t, cache)
 	g := newGoRecorder(t, root)
 	for range 2 {
-		s := &supervisor{cfg: Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}}, binCache: cache}
-		s.answers = newAnswers(filepath.Join(cache, "answers"), g.path)
+		s := cacheRun(t, Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}}, uc)
+		s.answers = newAnswers(uc, g.path)
 		// Both runs ask as the module is written, however long the
 		// first took: on a busy host it took more than the cutoff.
 		s.answers.now = func() time.Time { return written }
@@ -266,11 +266,11 @@ func TestAnswersNotKept(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(t, dir)
 			}
-			require.NoError(t, os.MkdirAll(filepath.Join(cache, "answers"), 0o700))
+			uc := testCache(t, cache)
 			g := newGoRecorder(t, root)
 			for range 2 {
-				s := &supervisor{cfg: Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}, BuildFlags: tt.flags}, binCache: cache}
-				s.answers = newAnswers(filepath.Join(cache, "answers"), g.path)
+				s := cacheRun(t, Config{Dir: dir, GoCommand: g.path, Packages: []string{"./..."}, BuildFlags: tt.flags}, uc)
+				s.answers = newAnswers(uc, g.path)
 				s.answers.now = func() time.Time { return time.Now().Add(2 * answerCutoff) }
 				var err error
 				s.env, err = s.readGoEnv(context.Background())

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,15 +15,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // The go command relinks a test binary unless the -o target already holds
 // an up-to-date one (it compares build IDs), and linking dominates a warm
-// build. So test binaries are linked into a per-user cache under a name
-// that every input of the build decides, and each run hard-links (or
-// copies) them into its own directory: a later run, or a concurrent one
-// with other flags, can never replace a binary a run is executing.
+// build. So a per-user cache keeps test binaries under a name that every
+// input of the build decides. A run links (or copies) the cached binary
+// into its own private directory, where the go command writes its -o and
+// finds it current, and puts a binary the go command made anew into the
+// cache the same way: the go command never writes to a path in the cache,
+// and what a run executes is the file it checked there, held open (see
+// hold). The cache and every directory above it were checked once, without
+// following a link, and are used through their descriptors from then on
+// (openTrusted): another user who owns or may write one of them (a HOME
+// in their directory) has the cache refused, and one who replaces a
+// directory after the check changes nothing a run reads or executes.
 
 // binCacheMaxAge is how long an unused cached binary is kept.
 const binCacheMaxAge = 7 * 24 * time.Hour
@@ -87,38 +97,112 @@ func parseSize(v string) (int64, error) {
 	return n << shift, nil
 }
 
-// binCacheDir returns the cache directory for test binaries, "" when the
-// cache is off, the user has no cache directory, or one another user
-// could write (then every build links afresh), or an error when
-// BENCHSUP_CACHE or BENCHSUP_CACHE_MAX is malformed.
-func binCacheDir() (string, error) {
+// heldDir is a directory benchsup uses through its descriptor: one it
+// reuses between runs, found trustworthy by openTrusted, or the run's own
+// directory of test binaries. Everything read, written, linked or
+// executed there goes through dir (openat, linkat) or root (listing,
+// removal), never through path again; path names it in messages and
+// records, and is a path without links.
+type heldDir struct {
+	path string
+	dir  *os.File
+	root *os.Root
+}
+
+func (d *heldDir) close() {
+	if d != nil {
+		d.dir.Close()
+		d.root.Close()
+	}
+}
+
+// userCache is benchsup's cache as a run holds it: its root and the
+// directories in it, each walked and checked (openTrusted) once, then held
+// for the whole run (docs/design.md#containment).
+type userCache struct {
+	root    *heldDir
+	bin     *heldDir // test binaries and their layout records (layout.go)
+	vet     *heldDir // clean vet steps (vet.go)
+	answers *heldDir // the go command's answers (answers.go)
+	rev     *heldDir // --against exports (revcache.go)
+}
+
+// The directories in the cache root.
+const (
+	binSubdir     = "testbin"
+	vetSubdir     = "vet"
+	answersSubdir = "answers"
+	revSubdir     = "rev"
+)
+
+func (c *userCache) close() {
+	if c != nil {
+		for _, d := range []*heldDir{c.bin, c.vet, c.answers, c.rev, c.root} {
+			d.close()
+		}
+	}
+}
+
+// openUserCache walks to the cache root and opens the directories in it,
+// making what is missing (0700) when create; without create, a directory
+// that does not exist is nil (and a root that does not exist is an error
+// wrapping fs.ErrNotExist). The root and the directories in it are
+// benchsup's own: no link, writable by no other user.
+func openUserCache(root string, create bool) (*userCache, error) {
+	r, err := openTrusted(root, 1, create)
+	if err != nil {
+		return nil, err
+	}
+	c := &userCache{root: r}
+	for _, sub := range []struct {
+		name string
+		d    **heldDir
+	}{{binSubdir, &c.bin}, {vetSubdir, &c.vet}, {answersSubdir, &c.answers}, {revSubdir, &c.rev}} {
+		d, err := r.sub(sub.name, create)
+		if errors.Is(err, fs.ErrNotExist) && !create {
+			continue
+		}
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		*sub.d = d
+	}
+	return c, nil
+}
+
+// testHookCacheChecked, when set, runs once a run has checked and opened
+// its cache, before anything uses it: tests replace the cache there.
+var testHookCacheChecked func()
+
+// openRunCache opens the cache for a run: nil when the cache is off or
+// the user has no cache directory; nil and a one-line note, for the run
+// to print, when the directory is not one benchsup trusts (another user
+// owns or may write it or a directory above it, a link leads there, it
+// cannot be made) and the run builds in its private directory instead;
+// an error when BENCHSUP_CACHE or BENCHSUP_CACHE_MAX is malformed.
+func openRunCache() (*userCache, string, error) {
 	if _, err := CacheMax(); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	root, err := CacheDir()
 	if errors.Is(err, ErrCacheOff) || (err != nil && os.Getenv(CacheEnv) == "") {
-		return "", nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	dir := filepath.Join(root, "testbin")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil
+	c, err := openUserCache(root, true)
+	if err != nil {
+		// The binaries are executed, as root too: a cache another user
+		// can replace (sudo keeping a user's $HOME, a $XDG_CACHE_HOME in
+		// their directory) would run what that user put there.
+		return nil, fmt.Sprintf("the cache %s is not used: %v; this run builds in its private directory (set %s to a directory only this user or root can write, or to off)", root, err, CacheEnv), nil
 	}
-	// The binaries are executed, as root too: a cache in a directory
-	// another user owns or may write (sudo keeping a user's $HOME, a
-	// $XDG_CACHE_HOME in /tmp) would let that user replace them.
-	check := []string{root, dir}
-	if os.Getenv(CacheEnv) == "" {
-		check = append(check, filepath.Dir(root))
+	if testHookCacheChecked != nil {
+		testHookCacheChecked()
 	}
-	for _, d := range check {
-		if !privateDir(d) {
-			return "", nil
-		}
-	}
-	return dir, nil
+	return c, "", nil
 }
 
 // binCacheKey names the cached binary of one build: the directory the go
@@ -137,31 +221,204 @@ func binCacheKey(runDir, importPath, variant string, goEnv []byte, overlayDigest
 	return name + "-" + hex.EncodeToString(h.Sum(nil))[:20] + ".test"
 }
 
-// useCached makes dst a link to (or a copy of) the cached binary src and
-// marks src used now.
-func useCached(src, dst string) error {
-	now := time.Now()
-	_ = os.Chtimes(src, now, now)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+// testBinary is a test binary a run built and checked, held open from
+// the check to every exec of it (sandbox.Config.Executable): the file
+// checked is the file executed.
+type testBinary struct {
+	path   string   // in the run's directory of binaries: argv[0], the name rows show
+	file   *os.File // opened there without following a link
+	cached string   // the same binary in the cache, "" when it is not kept there
+}
+
+// runBins is the run's directory of test binaries (its scratch
+// directory's bin, 0700), held once made, and every binary held open, all
+// closed with the run.
+type runBins struct {
+	once  sync.Once
+	dir   *heldDir
+	err   error
+	mu    sync.Mutex
+	files []*os.File
+	also  []*runBins // an --against revision's (against.go)
+}
+
+// scratchBins returns the run's directory of test binaries, making it
+// on first use.
+func (s *supervisor) scratchBins() (*heldDir, error) {
+	b := &s.bins
+	b.once.Do(func() {
+		path := filepath.Join(s.tmp, "bin")
+		if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			b.err = err
+			return
+		}
+		b.dir, b.err = holdPath(path)
+	})
+	return b.dir, b.err
+}
+
+func (b *runBins) keep(f *os.File) {
+	b.mu.Lock()
+	b.files = append(b.files, f)
+	b.mu.Unlock()
+}
+
+func (b *runBins) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.files {
+		f.Close()
 	}
-	if err := os.Link(src, dst); err == nil {
+	for _, o := range b.also {
+		o.close()
+	}
+	b.files, b.also = nil, nil
+	b.dir.close()
+}
+
+// cachePath is where the cache keeps the binary key.
+func (s *supervisor) cachePath(key string) string {
+	if s.cache == nil || s.cache.bin == nil {
+		return ""
+	}
+	return filepath.Join(s.cache.bin.path, key)
+}
+
+// seed links (or, across file systems, copies) the cached binary key into
+// the run's directory bins as name, so that the go command, comparing
+// build IDs, finds it current there and leaves it. It returns what name
+// is then, or nil when the cache holds no binary of key this user owns.
+// The go command replaces an output it rebuilds (rename, or remove and
+// create), so the cached file is never written through the link.
+func (s *supervisor) seed(bins *heldDir, key, name string) os.FileInfo {
+	_ = bins.root.Remove(name) // a build of this run before (layout.go's second padding)
+	if s.cache == nil || s.cache.bin == nil || key == "" {
 		return nil
 	}
-	in, err := os.Open(src)
+	c := s.cache.bin
+	f, err := c.openIn(key)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || ownedFile(fi, 0) != nil {
+		return nil
+	}
+	if fi.Mode().Perm() != 0o700 {
+		_ = f.Chmod(0o700) // an older benchsup's, 0755
+	}
+	// Used now, before the go command finds it up to date: another
+	// run's trim spares it (see pruneBinCache).
+	now := time.Now()
+	_ = c.root.Chtimes(key, now, now)
+	if c.linkInto(key, bins, name) != nil && copyInto(f, bins, name) != nil {
+		return nil
+	}
+	out, err := bins.root.Lstat(name)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// copyInto copies src into d as name, a new file of mode 0700.
+func copyInto(src *os.File, d *heldDir, name string) error {
+	fi, err := src.Stat()
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	dst, err := d.createIn(name, 0o700)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	_, err = io.Copy(dst, io.NewSectionReader(src, 0, fi.Size()))
+	if cerr := dst.Close(); err == nil {
+		err = cerr
 	}
-	return out.Close()
+	if err != nil {
+		_ = d.root.Remove(name)
+	}
+	return err
+}
+
+// hold opens the binary at name in the run's directory bins, checks it
+// and returns it held: a regular file of this user, with one link unless
+// it is the cached binary seed put there (linked into the cache, and
+// perhaps into other runs), made 0700. A new binary is put into the cache
+// as key (keep).
+func (s *supervisor) hold(bins *heldDir, name, key string, seeded os.FileInfo) (*testBinary, error) {
+	f, err := bins.openIn(name)
+	if err != nil {
+		return nil, fmt.Errorf("the test binary: %w", err)
+	}
+	fi, err := f.Stat()
+	same := err == nil && seeded != nil && os.SameFile(fi, seeded)
+	if err == nil {
+		links := uint64(1)
+		if same {
+			links = 0
+		}
+		err = ownedFile(fi, links)
+	}
+	if err == nil && fi.Mode().Perm() != 0o700 {
+		err = f.Chmod(0o700)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the test binary %s: %w", f.Name(), err)
+	}
+	tb := &testBinary{path: filepath.Join(bins.path, name), file: f}
+	switch {
+	case key == "" || s.cachePath(key) == "":
+	case same || s.keepBinary(f, bins, name, key):
+		tb.cached = s.cachePath(key)
+	}
+	return tb, nil
+}
+
+// keepSeq makes the names keepBinary writes aside unique in the process.
+var keepSeq atomic.Uint64
+
+// keepBinary puts the checked binary f, name in bins, into the cache as
+// key: linked (or copied) beside its name and renamed onto it, so that a
+// concurrent run finds the old binary or the new one, never a part.
+func (s *supervisor) keepBinary(f *os.File, bins *heldDir, name, key string) bool {
+	c := s.cache.bin
+	tmp := fmt.Sprintf("%s.%d%d.tmp", key, os.Getpid(), keepSeq.Add(1))
+	if bins.linkInto(name, c, tmp) != nil && copyInto(f, c, tmp) != nil {
+		return false
+	}
+	if c.root.Rename(tmp, key) != nil {
+		_ = c.root.Remove(tmp)
+		return false
+	}
+	return true
+}
+
+// buildVia builds p's test binary as go test -c does, with overlay ("":
+// go test's own build), into name in the run's directory, through the
+// cache's binary key when there is a cache ("" keeps none), and returns
+// it held (hold).
+func (s *supervisor) buildVia(ctx context.Context, p *pkgPlan, key, name, overlay string) (*testBinary, error) {
+	bins, err := s.scratchBins()
+	if err != nil {
+		return nil, err
+	}
+	return s.buildSeeded(ctx, p, bins, key, name, overlay, s.seed(bins, key, name))
+}
+
+// buildSeeded is buildVia once name is seeded (seeded: what seed
+// returned).
+func (s *supervisor) buildSeeded(ctx context.Context, p *pkgPlan, bins *heldDir, key, name, overlay string, seeded os.FileInfo) (*testBinary, error) {
+	if err := s.goTestC(ctx, p, filepath.Join(bins.path, name), overlay); err != nil {
+		return nil, err
+	}
+	tb, err := s.hold(bins, name, key, seeded)
+	if err == nil {
+		s.bins.keep(tb.file)
+	}
+	return tb, err
 }
 
 // cachedName is the name binCacheKey gives: only such files are
@@ -169,34 +426,22 @@ func useCached(src, dst string) error {
 var cachedName = regexp.MustCompile(`-[0-9a-f]{20}\.test$`)
 
 // layoutRecordName is the name of a binary's layout record (layout.go),
-// or of one a run was writing.
-var layoutRecordName = regexp.MustCompile(`-[0-9a-f]{20}\.test\.layout(\.[0-9]+\.tmp)?$`)
+// or of one a run was writing; keepingName a binary keepBinary was
+// putting into the cache (left behind by a run killed meanwhile).
+var (
+	layoutRecordName = regexp.MustCompile(`-[0-9a-f]{20}\.test\.layout(\.[0-9]+\.tmp)?$`)
+	keepingName      = regexp.MustCompile(`-[0-9a-f]{20}\.test\.[0-9]+\.tmp$`)
+)
+
+// keepingAge is how old a binary written aside must be for a trim to
+// take it as left behind.
+const keepingAge = time.Hour
 
 // cachedBinary is one file in the cache: a test binary or a vet record.
 type cachedBinary struct {
 	name string
 	size int64
-	used time.Time // its modification time: useCached sets it on every use
-}
-
-// openBinCache opens the cache directory for removals. It refuses a link
-// or a directory another user may write: removing goes through the
-// returned root, which never follows a link out of the directory, and
-// only regular files named as binCacheKey names them are listed, so that
-// clean, as root on a shared host, removes nothing benchsup did not put
-// there.
-func openBinCache(dir string) (*os.Root, error) {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory (%s): left alone", dir, fi.Mode().Type())
-	}
-	if !privateDir(dir) {
-		return nil, fmt.Errorf("%s is owned or writable by another user: left alone", dir)
-	}
-	return os.OpenRoot(dir)
+	used time.Time // its modification time: seed sets it on every use
 }
 
 // listCached returns the regular files in r whose names match name (the
@@ -234,45 +479,42 @@ func listMatching(r *os.Root, name *regexp.Regexp, want func(fs.FileMode) bool) 
 	return bins, nil
 }
 
-// pruneBinCache removes cached binaries unused for binCacheMaxAge, then
-// the least recently used ones until the rest fit in max bytes. Binaries
-// used since keep (this run's, and a concurrent run's) stay even beyond
-// max: another process may be about to link them.
-func pruneBinCache(dir string, now time.Time, max int64, keep time.Time) {
-	_ = inCacheDir(dir, func(r *os.Root) error {
-		bins, err := listCached(r, cachedName)
-		if err != nil {
-			return err
-		}
-		var total int64
-		for _, b := range bins {
-			total += b.size
-		}
-		for _, b := range bins {
-			old := now.Sub(b.used) > binCacheMaxAge
-			if !old && (total <= max || !b.used.Before(keep)) {
-				continue
-			}
-			if r.Remove(b.name) == nil {
-				total -= b.size
-				_ = r.Remove(b.name + layoutRecordSuffix)
-			}
-		}
-		return nil
-	})
-}
-
-// cacheSubdir returns the directory name beside the test-binary cache
-// binCache, made and private as it is, or "" for none.
-func cacheSubdir(binCache, name string) string {
-	if binCache == "" {
-		return ""
+// pruneBinCache removes the cached binaries of d unused for
+// binCacheMaxAge, then the least recently used ones until the rest fit in
+// max bytes. Binaries used since keep (this run's, and a concurrent run's)
+// stay even beyond max: another process may be about to link them. Only
+// regular files named as binCacheKey names them are removed, through the
+// held directory, never through a link.
+func pruneBinCache(d *heldDir, now time.Time, max int64, keep time.Time) {
+	if d == nil {
+		return
 	}
-	dir := filepath.Join(filepath.Dir(binCache), name)
-	if err := os.MkdirAll(dir, 0o700); err != nil || !privateDir(dir) {
-		return ""
+	r := d.root
+	bins, err := listCached(r, cachedName)
+	if err != nil {
+		return
 	}
-	return dir
+	var total int64
+	for _, b := range bins {
+		total += b.size
+	}
+	for _, b := range bins {
+		old := now.Sub(b.used) > binCacheMaxAge
+		if !old && (total <= max || !b.used.Before(keep)) {
+			continue
+		}
+		if r.Remove(b.name) == nil {
+			total -= b.size
+			_ = r.Remove(b.name + layoutRecordSuffix)
+		}
+	}
+	if left, err := listCached(r, keepingName); err == nil {
+		for _, b := range left {
+			if now.Sub(b.used) > keepingAge {
+				_ = r.Remove(b.name)
+			}
+		}
+	}
 }
 
 // Cleaned is what CleanCache removed.
@@ -297,58 +539,58 @@ type Cleaned struct {
 // CleanCache removes every test binary from the cache, with the remembered
 // vet steps, the go command's remembered answers and the kept --against
 // revisions, as go clean -cache empties
-// the go command's: only the regular files benchsup named there,
-// never through a link (see openBinCache). A cache that does not exist is
-// nothing removed.
+// the go command's: only the regular files benchsup named there (and the
+// directories of its exports), through the directories walked and checked
+// as a run checks them (openTrusted), never through a link. A cache that
+// does not exist is nothing removed; one another user owns or may write is
+// left alone, with an error saying why.
 func CleanCache() (Cleaned, error) {
 	root, err := CacheDir()
 	if err != nil {
 		return Cleaned{}, err
 	}
-	c := Cleaned{Dir: filepath.Join(root, "testbin"), VetDir: filepath.Join(root, "vet"), AnswersDir: filepath.Join(root, answersSubdir), RevDir: filepath.Join(root, "rev")}
-	if c.Files, c.Bytes, err = removeBinaries(c.Dir); err != nil {
+	c := Cleaned{Dir: filepath.Join(root, binSubdir), VetDir: filepath.Join(root, vetSubdir), AnswersDir: filepath.Join(root, answersSubdir), RevDir: filepath.Join(root, revSubdir)}
+	uc, err := openUserCache(root, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("%w: left alone", err)
+	}
+	defer uc.close()
+	if c.Files, c.Bytes, err = removeBinaries(uc.bin); err != nil {
 		return c, err
 	}
-	if c.VetRecords, err = removeVetRecords(c.VetDir, time.Time{}); err != nil {
+	if c.VetRecords, err = removeVetRecords(uc.vet, time.Time{}); err != nil {
 		return c, err
 	}
-	if c.Answers, err = removeRecords(c.AnswersDir, answerRecordName, time.Time{}); err != nil {
+	if c.Answers, err = removeRecords(uc.answers, answerRecordName, time.Time{}); err != nil {
 		return c, err
 	}
-	c.RevExports, err = removeRevExports(c.RevDir)
+	c.RevExports, err = removeRevExports(uc.rev)
 	return c, err
 }
 
-// inCacheDir calls remove with a root of dir (see openBinCache); a dir
-// that does not exist holds nothing to remove, and remove is not called.
-func inCacheDir(dir string, remove func(r *os.Root) error) error {
-	r, err := openBinCache(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// removeBinaries removes every test binary from the cache directory d,
+// with the binaries' layout records (layout.go) and any a run left half
+// written; a nil d holds none.
+func removeBinaries(d *heldDir) (files int, bytes int64, err error) {
+	if d == nil {
+		return 0, 0, nil
 	}
+	bins, err := listCached(d.root, cachedName)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	defer r.Close()
-	return remove(r)
-}
-
-// removeBinaries removes every test binary from the cache dir, with the
-// binaries' layout records (layout.go) and any a run left half written.
-func removeBinaries(dir string) (files int, bytes int64, err error) {
-	err = inCacheDir(dir, func(r *os.Root) error {
-		bins, err := listCached(r, cachedName)
-		if err != nil {
-			return err
-		}
-		records, err := listCached(r, layoutRecordName)
-		if err != nil {
-			return err
-		}
-		files, bytes, err = removeEntries(dir, bins, records, r.Remove)
-		return err
-	})
-	return files, bytes, err
+	records, err := listCached(d.root, layoutRecordName)
+	if err != nil {
+		return 0, 0, err
+	}
+	left, err := listCached(d.root, keepingName)
+	if err != nil {
+		return 0, 0, err
+	}
+	return removeEntries(d.path, bins, slices.Concat(records, left), d.root.Remove)
 }
 
 // removeEntries removes the entries counted, then the entries extra, of

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,20 +32,41 @@ const (
 	padOverhead = 3 * funcAlign
 )
 
-// alignLayout compares target with go test's build of p and, where p's
+// alignLayout compares measured with go test's build of p and, where p's
 // code sits at another offset modulo layoutPage, rebuilds it padded. It
 // returns the binary to run and what the document says of its layout,
-// from the cache's record of an earlier run when target is unchanged
+// from the cache's record of an earlier run when measured is unchanged
 // since (see layoutRecord).
-func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, index int, target string) (string, string) {
-	if s.binCache != "" {
-		if bin, layout, ok := recallLayout(s.binCache, target); ok {
+func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, index int, measured *testBinary) (*testBinary, string) {
+	padName := fmt.Sprintf("%d-%s.pad.test", index, filepath.Base(p.pkg.ImportPath))
+	var cache *heldDir
+	if s.cache != nil {
+		cache = s.cache.bin
+	}
+	if cache != nil {
+		fetch := func(key string) *testBinary {
+			bins, err := s.scratchBins()
+			if err != nil {
+				return nil
+			}
+			seeded := s.seed(bins, key, padName)
+			if seeded == nil {
+				return nil
+			}
+			tb, err := s.hold(bins, padName, key, seeded)
+			if err != nil {
+				return nil
+			}
+			s.bins.keep(tb.file)
+			return tb
+		}
+		if bin, layout, ok := recallLayout(cache, measured, fetch); ok {
 			return bin, layout
 		}
 	}
-	bin, layout, settled := s.compareLayout(ctx, p, b, index, target)
-	if s.binCache != "" && settled {
-		rememberLayout(s.binCache, target, bin, layout)
+	bin, layout, settled := s.compareLayout(ctx, p, b, index, measured, padName)
+	if cache != nil && settled {
+		rememberLayout(cache, measured, bin, layout)
 	}
 	return bin, layout
 }
@@ -52,28 +74,25 @@ func (s *supervisor) alignLayout(ctx context.Context, p *pkgPlan, b *build, inde
 // compareLayout builds go test's binary of p, compares, and pads. Its
 // answer is settled when the binaries decided it; a build that failed or
 // a binary that could not be read may do better next time.
-func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, index int, target string) (bin, layout string, settled bool) {
-	plain := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.plain.test", index, filepath.Base(p.pkg.ImportPath)))
-	if s.binCache != "" {
-		plain = s.cacheTarget(p, b, "plain", "")
-	}
-	if err := s.goTestC(ctx, p, plain, ""); err != nil {
-		return target, "not compared: go test's own build failed: " + firstLine(err.Error()), false
-	}
-	anchor, want, err := firstFunc(plain, p.pkg.ImportPath, "")
+func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, index int, measured *testBinary, padName string) (bin *testBinary, layout string, settled bool) {
+	plain, err := s.buildVia(ctx, p, s.cacheTarget(p, b, "plain", ""), fmt.Sprintf("%d-%s.plain.test", index, filepath.Base(p.pkg.ImportPath)), "")
 	if err != nil {
-		return target, "not compared: " + err.Error(), false
+		return measured, "not compared: go test's own build failed: " + firstLine(err.Error()), false
 	}
-	shift, err := layoutShift(want, target, anchor)
+	anchor, want, err := firstFunc(plain.file, p.pkg.ImportPath, "")
 	if err != nil {
-		return target, "not compared: " + err.Error(), false
+		return measured, "not compared: " + err.Error(), false
+	}
+	shift, err := layoutShift(want, measured, anchor)
+	if err != nil {
+		return measured, "not compared: " + err.Error(), false
 	}
 	if shift == 0 {
-		return target, fmt.Sprintf("%s at go test's offset modulo %d (no padding needed)", anchor, layoutPage), true
+		return measured, fmt.Sprintf("%s at go test's offset modulo %d (no padding needed)", anchor, layoutPage), true
 	}
 	// Two tries: the padding package's own overhead is estimated the
 	// first time and measured the second.
-	pad, padded := 0, target
+	pad, padded := 0, measured
 	for try := 0; try < 2 && shift != 0; try++ {
 		pad = (pad + layoutPage - shift) % layoutPage
 		for pad < padOverhead {
@@ -84,38 +103,37 @@ func (s *supervisor) compareLayout(ctx context.Context, p *pkgPlan, b *build, in
 		if err != nil {
 			// Without an injected worker no run can pad this build:
 			// remembered, so that the next run spares go test's build.
-			return target, "not padded: " + err.Error(), errors.Is(err, errNoInjectedWorker)
+			return measured, "not padded: " + err.Error(), errors.Is(err, errNoInjectedWorker)
 		}
-		padded = filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.pad.test", index, filepath.Base(p.pkg.ImportPath)))
-		if s.binCache != "" {
-			padded = s.cacheTarget(p, b, fmt.Sprintf("pad %d", units), digest)
-		}
-		if err := s.goTestC(ctx, p, padded, overlay); err != nil {
-			return target, "not padded: the padded build failed: " + firstLine(err.Error()), false
+		if padded, err = s.buildVia(ctx, p, s.cacheTarget(p, b, fmt.Sprintf("pad %d", units), digest), padName, overlay); err != nil {
+			return measured, "not padded: the padded build failed: " + firstLine(err.Error()), false
 		}
 		if shift, err = layoutShift(want, padded, anchor); err != nil {
-			return target, "not padded: " + err.Error(), false
+			return measured, "not padded: " + err.Error(), false
 		}
 		pad = padOverhead + units*funcAlign
 	}
 	if shift != 0 {
-		return target, fmt.Sprintf("%s not at go test's offset modulo %d: %d bytes off after padding", anchor, layoutPage, shift), true
+		return measured, fmt.Sprintf("%s not at go test's offset modulo %d: %d bytes off after padding", anchor, layoutPage, shift), true
 	}
 	return padded, fmt.Sprintf("%s at go test's offset modulo %d (padded by %d bytes)", anchor, layoutPage, pad), true
 }
 
-// cacheTarget is where the per-user cache keeps a variant of b's binary
-// (see build).
+// cacheTarget is the name the per-user cache keeps a variant of b's
+// binary under (see build), "" without a cache.
 func (s *supervisor) cacheTarget(p *pkgPlan, b *build, kind, overlayDigest string) string {
+	if s.cache == nil {
+		return ""
+	}
 	dir, _ := filepath.Abs(s.cfg.Dir)
 	variant := b.variant + "\x00" + kind + "\x00" + strings.Join(s.buildFlags(), "\x00")
-	return filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, overlayDigest))
+	return binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, overlayDigest)
 }
 
 // layoutShift returns how far measured places the function anchor after
 // want, its address in go test's build, modulo layoutPage.
-func layoutShift(want uint64, measured, anchor string) (int, error) {
-	_, got, err := firstFunc(measured, "", anchor)
+func layoutShift(want uint64, measured *testBinary, anchor string) (int, error) {
+	_, got, err := firstFunc(measured.file, "", anchor)
 	if err != nil {
 		return 0, err
 	}
@@ -124,8 +142,8 @@ func layoutShift(want uint64, measured, anchor string) (int, error) {
 
 // firstFunc returns the lowest-addressed function of package pkg in the
 // ELF binary bin, or the address of the function named want.
-func firstFunc(bin, pkg, want string) (string, uint64, error) {
-	f, err := elf.Open(bin)
+func firstFunc(bin *os.File, pkg, want string) (string, uint64, error) {
+	f, err := elf.NewFile(bin)
 	if err != nil {
 		var fe *elf.FormatError
 		if errors.As(err, &fe) {
@@ -136,7 +154,7 @@ func firstFunc(bin, pkg, want string) (string, uint64, error) {
 	defer f.Close()
 	syms, err := f.Symbols()
 	if err != nil {
-		return "", 0, fmt.Errorf("reading the symbols of %s: %w", filepath.Base(bin), err)
+		return "", 0, fmt.Errorf("reading the symbols of %s: %w", filepath.Base(bin.Name()), err)
 	}
 	name, addr := "", uint64(0)
 	for _, sym := range syms {
@@ -155,9 +173,9 @@ func firstFunc(bin, pkg, want string) (string, uint64, error) {
 	}
 	if name == "" {
 		if want != "" {
-			return "", 0, fmt.Errorf("no function %s in %s", want, filepath.Base(bin))
+			return "", 0, fmt.Errorf("no function %s in %s", want, filepath.Base(bin.Name()))
 		}
-		return "", 0, fmt.Errorf("no function of %s in %s", pkg, filepath.Base(bin))
+		return "", 0, fmt.Errorf("no function of %s in %s", pkg, filepath.Base(bin.Name()))
 	}
 	return name, addr, nil
 }
@@ -180,59 +198,62 @@ type layoutRecord struct {
 	Layout   string `json:"layout"`
 }
 
-// recallLayout returns the binary and layout the record beside target
-// holds, when target and the padded binary it names are still the
-// binaries the record was made for.
-func recallLayout(cache, target string) (string, string, bool) {
-	if filepath.Dir(target) != cache {
-		return "", "", false
+// recallLayout returns the binary and layout the record beside the
+// cached binary measured holds, when measured and the padded binary it
+// names are still the binaries the record was made for; fetch seeds the
+// padded binary from the cache into the run and holds it. The record and
+// the binaries are read through the held directory and descriptors.
+func recallLayout(cache *heldDir, measured *testBinary, fetch func(key string) *testBinary) (*testBinary, string, bool) {
+	if measured.cached == "" || filepath.Dir(measured.cached) != cache.path {
+		return nil, "", false
 	}
-	r, err := openBinCache(cache)
-	if err != nil {
-		return "", "", false
+	name := filepath.Base(measured.cached) + layoutRecordSuffix
+	if fi, err := cache.root.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil, "", false
 	}
-	defer r.Close()
-	data, err := r.ReadFile(filepath.Base(target) + layoutRecordSuffix)
+	data, err := cache.root.ReadFile(name)
 	if err != nil {
-		return "", "", false
+		return nil, "", false
 	}
 	var rec layoutRecord
 	if json.Unmarshal(data, &rec) != nil || rec.BuildID == "" || rec.Layout == "" {
-		return "", "", false
+		return nil, "", false
 	}
-	if id, err := goBuildID(target); err != nil || id != rec.BuildID {
-		return "", "", false
+	if id, err := goBuildIDOf(measured.file); err != nil || id != rec.BuildID {
+		return nil, "", false
 	}
 	if rec.Padded == "" {
-		return target, rec.Layout, true
+		return measured, rec.Layout, true
 	}
 	if filepath.Base(rec.Padded) != rec.Padded || !cachedName.MatchString(rec.Padded) {
-		return "", "", false
+		return nil, "", false
 	}
-	padded := filepath.Join(cache, rec.Padded)
-	if fi, err := r.Lstat(rec.Padded); err != nil || !fi.Mode().IsRegular() {
-		return "", "", false
+	padded := fetch(rec.Padded)
+	if padded == nil {
+		return nil, "", false
 	}
-	if id, err := goBuildID(padded); err != nil || id != rec.PaddedID {
-		return "", "", false
+	if id, err := goBuildIDOf(padded.file); err != nil || id != rec.PaddedID {
+		return nil, "", false
 	}
 	return padded, rec.Layout, true
 }
 
 // rememberLayout writes the record of alignLayout's answer (bin, layout)
-// for target beside it; a record that cannot be written is no record.
-func rememberLayout(cache, target, bin, layout string) {
-	if filepath.Dir(target) != cache || (bin != target && filepath.Dir(bin) != cache) {
+// for measured beside it in the cache; both must be kept there. A record
+// that cannot be written is no record.
+func rememberLayout(cache *heldDir, measured, bin *testBinary, layout string) {
+	if measured.cached == "" || filepath.Dir(measured.cached) != cache.path ||
+		(bin != measured && (bin.cached == "" || filepath.Dir(bin.cached) != cache.path)) {
 		return
 	}
 	rec := layoutRecord{Layout: layout}
 	var err error
-	if rec.BuildID, err = goBuildID(target); err != nil {
+	if rec.BuildID, err = goBuildIDOf(measured.file); err != nil {
 		return
 	}
-	if bin != target {
-		rec.Padded = filepath.Base(bin)
-		if rec.PaddedID, err = goBuildID(bin); err != nil {
+	if bin != measured {
+		rec.Padded = filepath.Base(bin.cached)
+		if rec.PaddedID, err = goBuildIDOf(bin.file); err != nil {
 			return
 		}
 	}
@@ -240,17 +261,12 @@ func rememberLayout(cache, target, bin, layout string) {
 	if err != nil {
 		return
 	}
-	r, err := openBinCache(cache)
-	if err != nil {
-		return
-	}
-	defer r.Close()
 	// Written aside and renamed: a concurrent run reads the old record
 	// or the new one, never half of one.
-	name := filepath.Base(target) + layoutRecordSuffix
+	name := filepath.Base(measured.cached) + layoutRecordSuffix
 	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
-	if r.WriteFile(tmp, data, 0o644) != nil || r.Rename(tmp, name) != nil {
-		_ = r.Remove(tmp)
+	if cache.root.WriteFile(tmp, data, 0o600) != nil || cache.root.Rename(tmp, name) != nil {
+		_ = cache.root.Remove(tmp)
 	}
 }
 
@@ -258,11 +274,20 @@ func rememberLayout(cache, target, bin, layout string) {
 // (its .note.go.buildid note), the ID the go command compares to decide
 // that a binary is up to date.
 func goBuildID(bin string) (string, error) {
-	f, err := elf.Open(bin)
+	f, err := os.Open(bin)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	return goBuildIDOf(f)
+}
+
+// goBuildIDOf is goBuildID of the binary open as r.
+func goBuildIDOf(r io.ReaderAt) (string, error) {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return "", err
+	}
 	sec := f.Section(".note.go.buildid")
 	if sec == nil {
 		return "", errors.New("no Go build ID")

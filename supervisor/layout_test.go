@@ -63,6 +63,15 @@ func TestGoBuildID(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// heldBinary opens the binary path as a run holds one kept in the cache.
+func heldBinary(t *testing.T, path string) *testBinary {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return &testBinary{path: path, file: f, cached: path}
+}
+
 func TestLayoutRecord(t *testing.T) {
 	self, other := goBinaries(t)
 	const note = "p.F at go test's offset modulo 4096 (padded by 64 bytes)"
@@ -92,21 +101,33 @@ func TestLayoutRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := t.TempDir()
+			held, err := holdPath(cache)
+			require.NoError(t, err)
+			defer held.close()
 			target := filepath.Join(cache, "p-0123456789abcdef0123.test")
 			copyFile(t, self, target)
-			bin := target
+			measured := heldBinary(t, target)
+			bin := measured
 			if tc.padded {
-				bin = filepath.Join(cache, "p-fedcba9876543210fedc.test")
-				copyFile(t, self, bin)
+				padded := filepath.Join(cache, "p-fedcba9876543210fedc.test")
+				copyFile(t, self, padded)
+				bin = heldBinary(t, padded)
 			}
-			rememberLayout(cache, target, bin, note)
+			rememberLayout(held, measured, bin, note)
 			if tc.change != nil {
-				tc.change(t, cache, target, bin)
+				tc.change(t, cache, target, bin.path)
 			}
-			got, layout, ok := recallLayout(cache, target)
+			// The next run holds what the cache has then.
+			fetch := func(key string) *testBinary {
+				if _, err := os.Stat(filepath.Join(cache, key)); err != nil {
+					return nil
+				}
+				return heldBinary(t, filepath.Join(cache, key))
+			}
+			got, layout, ok := recallLayout(held, heldBinary(t, target), fetch)
 			require.Equal(t, tc.recall, ok)
 			if ok {
-				assert.Equal(t, bin, got)
+				assert.Equal(t, bin.cached, got.cached)
 				assert.Equal(t, note, layout)
 			}
 		})
@@ -114,36 +135,45 @@ func TestLayoutRecord(t *testing.T) {
 
 	t.Run("only binaries of the cache", func(t *testing.T) {
 		cache := t.TempDir()
+		held, err := holdPath(cache)
+		require.NoError(t, err)
+		defer held.close()
 		target := filepath.Join(t.TempDir(), "p-0123456789abcdef0123.test")
 		copyFile(t, self, target)
-		rememberLayout(cache, target, target, note)
-		_, _, ok := recallLayout(cache, target)
+		measured := heldBinary(t, target)
+		rememberLayout(held, measured, measured, note)
+		_, _, ok := recallLayout(held, measured, func(string) *testBinary { return nil })
 		assert.False(t, ok)
 		assert.NoFileExists(t, target+layoutRecordSuffix)
+		assert.NoFileExists(t, filepath.Join(cache, filepath.Base(target)+layoutRecordSuffix))
 	})
 }
 
 func TestLayoutRecordsRemovedWithBinaries(t *testing.T) {
 	self, _ := goBinaries(t)
 	cache := t.TempDir()
+	held, err := holdPath(cache)
+	require.NoError(t, err)
+	defer held.close()
 	old := time.Now().Add(-2 * binCacheMaxAge)
 	target := filepath.Join(cache, "p-0123456789abcdef0123.test")
 	copyFile(t, self, target)
-	rememberLayout(cache, target, target, "p.F at go test's offset modulo 4096 (no padding needed)")
+	rememberLayout(held, heldBinary(t, target), heldBinary(t, target), "p.F at go test's offset modulo 4096 (no padding needed)")
 	require.FileExists(t, target+layoutRecordSuffix)
 	require.NoError(t, os.Chtimes(target, old, old))
-	pruneBinCache(cache, time.Now(), DefaultCacheMax, time.Now())
+	pruneBinCache(held, time.Now(), DefaultCacheMax, time.Now())
 	assert.NoFileExists(t, target)
 	assert.NoFileExists(t, target+layoutRecordSuffix, "trimmed with its binary")
 
 	// clean removes records, and one a run left half written.
 	root := t.TempDir()
 	t.Setenv(CacheEnv, root)
-	dir, err := binCacheDir()
-	require.NoError(t, err)
+	uc := testCache(t, root)
+	dir := uc.bin.path
 	target = filepath.Join(dir, "p-0123456789abcdef0123.test")
 	copyFile(t, self, target)
-	rememberLayout(dir, target, target, "p.F at go test's offset modulo 4096 (no padding needed)")
+	measured := heldBinary(t, target)
+	rememberLayout(uc.bin, measured, measured, "p.F at go test's offset modulo 4096 (no padding needed)")
 	stray := target + layoutRecordSuffix + ".123.tmp"
 	require.NoError(t, os.WriteFile(stray, nil, 0o644))
 	mine := filepath.Join(dir, "notes.layout")

@@ -46,31 +46,41 @@ var (
 	revExportTemp = regexp.MustCompile(`^\.export-[0-9]+$`)
 )
 
-// revExportDir returns the directory the exports are kept in, beside the
-// test-binary cache binCache and private as it is, or "" for none (no
-// binary cache: each export is the run's own).
-func revExportDir(binCache string) string { return cacheSubdir(binCache, "rev") }
+// revExportDir returns the directory the exports are kept in, in the
+// cache and held as it is (userCache), or nil for none (no cache: each
+// export is the run's own).
+func revExportDir(c *userCache) *heldDir {
+	if c == nil {
+		return nil
+	}
+	return c.rev
+}
 
 // cachedExport returns the export of commit in dir, calling extract to
-// write one when no run has.
-func cachedExport(dir, commit string, extract func(root string) error) (string, error) {
-	root := filepath.Join(dir, "commit-"+commit)
-	if fi, err := os.Lstat(root); err == nil && fi.IsDir() {
+// write one when no run has. The export is found, marked used and renamed
+// into place through the held directory; the go command and the children
+// use it by its path, which has no link and is in directories only root
+// or this user can write (openTrusted).
+func cachedExport(dir *heldDir, commit string, extract func(root string) error) (string, error) {
+	name := "commit-" + commit
+	root := filepath.Join(dir.path, name)
+	if fi, err := dir.root.Lstat(name); err == nil && fi.IsDir() {
 		now := time.Now()
-		_ = os.Chtimes(root, now, now) // used: pruneRevExports spares it
+		_ = dir.root.Chtimes(name, now, now) // used: pruneRevExports spares it
 		return root, nil
 	}
-	tmp, err := os.MkdirTemp(dir, ".export-")
+	tmp, err := os.MkdirTemp(dir.path, ".export-")
 	if err != nil {
 		return "", err
 	}
+	tmpName := filepath.Base(tmp)
 	if err := extract(tmp); err != nil {
-		os.RemoveAll(tmp)
+		_ = dir.root.RemoveAll(tmpName)
 		return "", err
 	}
-	if err := os.Rename(tmp, root); err != nil {
-		os.RemoveAll(tmp)
-		if fi, lerr := os.Lstat(root); lerr == nil && fi.IsDir() {
+	if err := dir.root.Rename(tmpName, name); err != nil {
+		_ = dir.root.RemoveAll(tmpName)
+		if fi, lerr := dir.root.Lstat(name); lerr == nil && fi.IsDir() {
 			return root, nil // a concurrent run's export of the same commit
 		}
 		return "", err
@@ -81,28 +91,29 @@ func cachedExport(dir, commit string, extract func(root string) error) (string, 
 // pruneRevExports removes the exports unused for revExportMaxAge, and
 // beyond the revExportsKept most recently used those unused for
 // revExportBusy, and extractions a killed run left behind. It removes only
-// directories named as cachedExport names them, through a root that never
-// follows a link out of dir (see openBinCache).
-func pruneRevExports(dir string, now time.Time) {
-	_ = inCacheDir(dir, func(r *os.Root) error {
-		exports, temps, err := listExports(r)
-		if err != nil {
-			return err
+// directories named as cachedExport names them, through the held
+// directory, never through a link.
+func pruneRevExports(dir *heldDir, now time.Time) {
+	if dir == nil {
+		return
+	}
+	r := dir.root
+	exports, temps, err := listExports(r)
+	if err != nil {
+		return
+	}
+	slices.Reverse(exports) // most recently used first
+	for i, e := range exports {
+		idle := now.Sub(e.used)
+		if idle > revExportMaxAge || (i >= revExportsKept && idle > revExportBusy) {
+			_ = r.RemoveAll(e.name)
 		}
-		slices.Reverse(exports) // most recently used first
-		for i, e := range exports {
-			idle := now.Sub(e.used)
-			if idle > revExportMaxAge || (i >= revExportsKept && idle > revExportBusy) {
-				_ = r.RemoveAll(e.name)
-			}
+	}
+	for _, e := range temps {
+		if now.Sub(e.used) > revExportBusy {
+			_ = r.RemoveAll(e.name)
 		}
-		for _, e := range temps {
-			if now.Sub(e.used) > revExportBusy {
-				_ = r.RemoveAll(e.name)
-			}
-		}
-		return nil
-	})
+	}
 }
 
 // listExports returns the exports in r, least recently used first, and the
@@ -115,15 +126,16 @@ func listExports(r *os.Root) (exports, temps []cachedBinary, err error) {
 	return exports, temps, err
 }
 
-// removeRevExports removes every export from dir, for benchsup clean.
-func removeRevExports(dir string) (n int, err error) {
-	err = inCacheDir(dir, func(r *os.Root) error {
-		exports, temps, err := listExports(r)
-		if err != nil {
-			return err
-		}
-		n, _, err = removeEntries(dir, exports, temps, r.RemoveAll)
-		return err
-	})
+// removeRevExports removes every export from dir, for benchsup clean; a
+// nil dir holds none.
+func removeRevExports(dir *heldDir) (n int, err error) {
+	if dir == nil {
+		return 0, nil
+	}
+	exports, temps, err := listExports(dir.root)
+	if err != nil {
+		return 0, err
+	}
+	n, _, err = removeEntries(dir.path, exports, temps, dir.root.RemoveAll)
 	return n, err
 }

@@ -34,10 +34,10 @@ type revisionTree struct {
 // exportRevision resolves rev in the repository holding dir and extracts
 // that commit's files (`git archive`, read here: no tar binary needed):
 // into the export of that commit kept in cache (see revcache.go) when
-// cache is not "", else under parent. Submodules are not part of a git
+// cache is not nil, else under parent. Submodules are not part of a git
 // archive; a revision whose packages need one fails to build with the go
 // command's message.
-func exportRevision(ctx context.Context, dir, rev, parent, cache string) (*revisionTree, error) {
+func exportRevision(ctx context.Context, dir, rev, parent string, cache *heldDir) (*revisionTree, error) {
 	abs, err := filepath.Abs(cmpOrDot(dir))
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func exportRevision(ctx context.Context, dir, rev, parent, cache string) (*revis
 	}
 	extract := func(root string) error { return archiveCommit(ctx, top, rev, commit, root) }
 	var root string
-	if cache != "" {
+	if cache != nil {
 		root, err = cachedExport(cache, commit, extract)
 	} else if root, err = os.MkdirTemp(parent, "rev-"); err == nil {
 		err = extract(root)
@@ -71,7 +71,7 @@ func exportRevision(ctx context.Context, dir, rev, parent, cache string) (*revis
 	if err != nil {
 		return nil, err
 	}
-	return &revisionTree{rev: rev, commit: commit, root: root, dir: filepath.Join(root, rel), cached: cache != ""}, nil
+	return &revisionTree{rev: rev, commit: commit, root: root, dir: filepath.Join(root, rel), cached: cache != nil}, nil
 }
 
 // archiveCommit extracts commit's files, as git archive writes them in

@@ -76,7 +76,7 @@ func TestExportRevision(t *testing.T) {
 		{"kept in the cache", t.TempDir()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tree, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "HEAD~1", t.TempDir(), tc.cache)
+			tree, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "HEAD~1", t.TempDir(), heldOrNil(t, tc.cache))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestExportRevision(t *testing.T) {
 			if err := os.WriteFile(mark, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			again, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "main~1", t.TempDir(), tc.cache)
+			again, err := exportRevision(context.Background(), filepath.Join(repo, "sub"), "main~1", t.TempDir(), heldOrNil(t, tc.cache))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,12 +134,13 @@ func TestExportRevision(t *testing.T) {
 // Runs exporting the same commit at once all use one complete export.
 func TestCachedExportConcurrent(t *testing.T) {
 	cache := t.TempDir()
+	held := heldOrNil(t, cache)
 	const runs = 8
 	roots := make(chan string, runs)
 	errs := make(chan error, runs)
 	for i := range runs {
 		go func() {
-			root, err := cachedExport(cache, strings.Repeat("a", 40), func(root string) error {
+			root, err := cachedExport(held, strings.Repeat("a", 40), func(root string) error {
 				return os.WriteFile(filepath.Join(root, "f"), []byte(strconv.Itoa(i)), 0o644)
 			})
 			roots <- root
@@ -171,14 +172,14 @@ func TestCachedExportConcurrent(t *testing.T) {
 func TestCachedExportFailed(t *testing.T) {
 	cache := t.TempDir()
 	commit := strings.Repeat("b", 40)
-	if _, err := cachedExport(cache, commit, func(string) error { return errors.New("disk full") }); err == nil {
+	if _, err := cachedExport(heldOrNil(t, cache), commit, func(string) error { return errors.New("disk full") }); err == nil {
 		t.Fatal("a failed extraction returned no error")
 	}
 	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
 		t.Fatalf("a failed extraction left %d entries", len(entries))
 	}
 	extracted := false
-	if _, err := cachedExport(cache, commit, func(string) error { extracted = true; return nil }); err != nil || !extracted {
+	if _, err := cachedExport(heldOrNil(t, cache), commit, func(string) error { extracted = true; return nil }); err != nil || !extracted {
 		t.Errorf("after a failure: err %v, extracted %v", err, extracted)
 	}
 }
@@ -203,7 +204,7 @@ func TestPruneRevExports(t *testing.T) {
 		}
 		spare := export(cache, revExportsKept, 6*24*time.Hour+time.Hour) // one beyond
 		old := export(cache, revExportsKept+1, 8*24*time.Hour)           // past the age
-		pruneRevExports(cache, now)
+		pruneRevExports(heldOrNil(t, cache), now)
 		for _, name := range kept {
 			if !exists(cache, name) {
 				t.Errorf("%s removed", name)
@@ -226,7 +227,7 @@ func TestPruneRevExports(t *testing.T) {
 		idle := export(cache, 99, 2*time.Hour)
 		mkdirAt(t, filepath.Join(cache, ".export-123"), now.Add(-2*time.Hour))
 		mkdirAt(t, filepath.Join(cache, ".export-456"), now.Add(-time.Minute))
-		pruneRevExports(cache, now)
+		pruneRevExports(heldOrNil(t, cache), now)
 		for _, name := range append(busy, ".export-456") {
 			if !exists(cache, name) {
 				t.Errorf("%s removed", name)
@@ -245,7 +246,7 @@ func TestPruneRevExports(t *testing.T) {
 		if err := os.Symlink(t.TempDir(), filepath.Join(cache, link)); err != nil {
 			t.Fatal(err)
 		}
-		pruneRevExports(cache, now)
+		pruneRevExports(heldOrNil(t, cache), now)
 		for _, name := range []string{"commit-mine", link} {
 			if !exists(cache, name) {
 				t.Errorf("%s removed", name)
@@ -267,7 +268,7 @@ func TestRemoveRevExports(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(cache, fmt.Sprintf("commit-%040x", 2))); err != nil {
 		t.Fatal(err)
 	}
-	n, err := removeRevExports(cache)
+	n, err := removeRevExports(heldOrNil(t, cache))
 	if err != nil || n != 1 {
 		t.Errorf("removed %d, %v; want the one export", n, err)
 	}
@@ -282,7 +283,7 @@ func TestRemoveRevExports(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
 		t.Errorf("a link out of the cache was followed: %v", err)
 	}
-	if n, err := removeRevExports(filepath.Join(cache, "none")); n != 0 || err != nil {
+	if n, err := removeRevExports(nil); n != 0 || err != nil {
 		t.Errorf("no directory: %d, %v", n, err)
 	}
 }
@@ -306,13 +307,13 @@ func TestExportRevisionErrors(t *testing.T) {
 		{"a tree, not a commit", repo, "HEAD^{tree}", "no such commit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := exportRevision(context.Background(), tc.dir, tc.rev, t.TempDir(), "")
+			_, err := exportRevision(context.Background(), tc.dir, tc.rev, t.TempDir(), nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to say %q", err, tc.want)
 			}
 		})
 	}
-	_, err := exportRevision(context.Background(), t.TempDir(), "HEAD", t.TempDir(), "")
+	_, err := exportRevision(context.Background(), t.TempDir(), "HEAD", t.TempDir(), nil)
 	if !errors.Is(err, ErrNotGit) {
 		t.Errorf("outside a repository: err = %v, want ErrNotGit", err)
 	}

@@ -37,9 +37,10 @@ type supervisor struct {
 	plain   *listing  // the packages as go test builds them
 	inj     *injector // the worker and entry points, as one overlay
 	overlay string    // the overlay file every build and the measured listing use
-	// binCache is the per-user directory test binaries are linked into;
-	// "" links into tmp.
-	binCache string
+	// cache is the per-user cache, held (bincache.go); nil builds in tmp
+	// alone. bins is the run's own directory of test binaries.
+	cache *userCache
+	bins  runBins
 	// answers are the go command's answers remembered (answers.go); nil
 	// remembers nothing.
 	answers *answers
@@ -88,6 +89,7 @@ type pkgPlan struct {
 type build struct {
 	variant string      // "" for the working tree
 	binary  string      // the run's own link to the test binary; "" until built
+	file    *os.File    // binary, checked and held open: what every child executes
 	cached  string      // the test binary in the per-user cache, when kept there
 	failure *rundoc.Row // why it could not be built, if so
 	layout  string      // where the package's code sits against go test's binary (layout.go)
@@ -227,17 +229,21 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	binCache, err := binCacheDir()
+	cache, note, err := openRunCache()
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		fmt.Fprintln(cfg.Warnings, note)
 	}
 	tmp, err := sandbox.MkdirTemp() // named after its owner: a later run removes it if this one is killed
 	if err != nil {
+		cache.close()
 		return nil, err
 	}
-	cacheMax, _ := CacheMax() // binCacheDir checked it
-	s := &supervisor{cfg: cfg, tmp: tmp, binCache: binCache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext,
-		answers:   newAnswers(cacheSubdir(binCache, answersSubdir), cfg.GoCommand),
+	cacheMax, _ := CacheMax() // openRunCache checked it
+	s := &supervisor{cfg: cfg, tmp: tmp, cache: cache, cacheMax: cacheMax, began: time.Now(), start: sandbox.RunContext,
+		answers:   newAnswers(cache, cfg.GoCommand),
 		placement: placement, cpus: thisHost.watchedCPUs(cfg.CPUs)}
 	if cfg.Watch != nil {
 		s.start = startWatched(cfg.Watch)
@@ -245,7 +251,11 @@ func newSupervisor(cfg Config) (*supervisor, error) {
 	return s, nil
 }
 
-func (s *supervisor) close() { os.RemoveAll(s.tmp) }
+func (s *supervisor) close() {
+	s.bins.close()
+	s.cache.close()
+	os.RemoveAll(s.tmp)
+}
 
 // startWatched is sandbox.RunContext passing each child to watch (Config.Watch).
 func startWatched(watch func(*sandbox.Child) func()) startFunc {
@@ -411,14 +421,12 @@ func (s *supervisor) buildAll(ctx context.Context, plans []*pkgPlan) {
 // tree's and every --against revision's, are over: what they added counts,
 // and what they use stays (see pruneBinCache, pruneRevExports).
 func (s *supervisor) trimCache() {
-	if s.binCache == "" {
+	if s.cache == nil {
 		return
 	}
-	pruneBinCache(s.binCache, time.Now(), s.cacheMax, s.began)
+	pruneBinCache(s.cache.bin, time.Now(), s.cacheMax, s.began)
 	if len(s.cfg.Against) > 0 {
-		if dir := revExportDir(s.binCache); dir != "" {
-			pruneRevExports(dir, time.Now())
-		}
+		pruneRevExports(revExportDir(s.cache), time.Now())
 	}
 }
 
@@ -428,24 +436,20 @@ func (s *supervisor) trimCache() {
 // -vet=off on the build: vet would try to enter the injected directory,
 // which exists only in the overlay.
 //
-// The binary is linked into the per-user cache (see bincache.go), where
-// the go command finds it up to date on the next run, and linked from there
-// into the run's own directory.
+// The go command builds it in the run's own directory, from the per-user
+// cache's binary (see bincache.go), which it finds up to date when nothing
+// changed; the binary is checked there and held open for every child.
 func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int) error {
-	bin := filepath.Join(s.tmp, "bin", fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath)))
-	target := bin
-	if s.binCache != "" {
+	name := fmt.Sprintf("%d-%s.test", index, filepath.Base(p.pkg.ImportPath))
+	key := ""
+	if s.cache != nil {
 		dir, _ := filepath.Abs(cmp.Or(s.cfg.Dir, "."))
 		// The build flags make another binary: another name, so that a
 		// run with other flags never relinks a binary this one executes.
 		variant := b.variant + "\x00" + strings.Join(s.buildFlags(), "\x00")
-		target = filepath.Join(s.binCache, binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest))
-		// Used now, before the go command finds it up to date: another
-		// run's trim spares it (see pruneBinCache).
-		now := time.Now()
-		_ = os.Chtimes(target, now, now)
+		key = binCacheKey(dir, p.pkg.ImportPath, variant, s.env.raw, s.inj.digest)
 	}
-	err := s.goTestCurrent(ctx, p, target)
+	bin, err := s.goTestCurrent(ctx, p, key, name)
 	if err == nil && b.variant == "" && s.vetted != nil {
 		// go test's vet step, which ran before the builds (vet.go); a
 		// compile error says more than vet's. The working tree's build
@@ -457,40 +461,54 @@ func (s *supervisor) build(ctx context.Context, p *pkgPlan, b *build, index int)
 	}
 	if s.cfg.Mode == ModeBench {
 		// Benchmarks only: where code sits moves what short loops measure.
-		target, b.layout = s.alignLayout(ctx, p, b, index, target)
+		bin, b.layout = s.alignLayout(ctx, p, b, index, bin)
 	}
-	if target != bin {
-		if err := useCached(target, bin); err != nil {
-			return fmt.Errorf("copying the test binary out of the cache: %w", err)
-		}
-		b.cached = target
-	}
-	b.binary = bin
+	b.binary, b.file, b.cached = bin.path, bin.file, bin.cached
 	return nil
 }
 
-// goTestCurrent makes target p's current measured test binary: the go
-// command builds it (goTestC), unless it said before that target was
-// current and none of the build's inputs changed since (answers.go).
-func (s *supervisor) goTestCurrent(ctx context.Context, p *pkgPlan, target string) error {
-	dir, q := s.answerDir(), s.question(s.testCArgs(p, target, s.overlay))
-	if _, ok := s.answers.recall(dir, q); ok {
-		return nil
+// goTestCurrent makes name, in the run's directory of binaries, p's
+// current measured test binary, through the cache's binary key ("": none):
+// the go command builds it (buildVia), unless it said before that the
+// cached binary was current and none of the build's inputs changed since
+// (answers.go). The question names the cache's binary, the same every
+// run; the binary it is asked of is the one seeded into the run, read
+// through its descriptor.
+func (s *supervisor) goTestCurrent(ctx context.Context, p *pkgPlan, key, name string) (*testBinary, error) {
+	cached := s.cachePath(key)
+	if cached == "" {
+		return s.buildVia(ctx, p, "", name, s.overlay)
+	}
+	dir, q := s.answerDir(), s.question(s.testCArgs(p, cached, s.overlay))
+	bins, err := s.scratchBins()
+	if err != nil {
+		return nil, err
+	}
+	seeded := s.seed(bins, key, name)
+	if seeded != nil {
+		if tb, err := s.hold(bins, name, key, seeded); err == nil {
+			if _, ok := s.answers.recallOf(dir, q, tb.file); ok {
+				s.bins.keep(tb.file)
+				return tb, nil
+			}
+			tb.file.Close()
+		}
 	}
 	asked := s.answers.clock()
-	if err := s.goTestC(ctx, p, target, s.overlay); err != nil {
-		return err
+	tb, err := s.buildSeeded(ctx, p, bins, key, name, s.overlay, seeded)
+	if err != nil {
+		return nil, err
 	}
 	main := s.plain.testMain(p.pkg)
-	if s.binCache == "" || main == nil || s.plain.usesCgo() || !s.answersFollow(s.env.GOFLAGS) {
-		return nil
+	if tb.cached == "" || main == nil || s.plain.usesCgo() || !s.answersFollow(s.env.GOFLAGS) {
+		return tb, nil
 	}
 	in, ok := s.listingInputs(s.plain, nil, append(slices.Clone(main.Deps), p.pkg.ImportPath, main.ImportPath))
 	if ok {
-		in = append(in, input{path: target, binary: true})
+		in = append(in, input{path: tb.cached, binary: tb.file})
 		s.answers.remember(dir, q, asked, []byte("current"), in)
 	}
-	return nil
+	return tb, nil
 }
 
 // goTestC builds p's test binary into target as go test would, with
@@ -683,6 +701,7 @@ func (s *supervisor) childConfig(p *pkgPlan, b *build) sandbox.Config {
 	}
 	return sandbox.Config{
 		Path:           b.binary,
+		Executable:     b.file,
 		Args:           args,
 		Dir:            p.pkg.Dir, // go test runs a package's tests in its directory
 		Env:            s.cfg.Env,

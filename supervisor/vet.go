@@ -369,8 +369,8 @@ func attributeVet(out, dir string, plans []*pkgPlan) vetLines {
 // binary links, the contents of every file in its directory, or, for the
 // standard library and module-cache packages, which cannot change, its
 // name and version. No key (no cache directory dir) caches nothing.
-func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
-	if dir == "" || s.plain == nil {
+func (s *supervisor) vetCached(dir *heldDir, plans []*pkgPlan, flags []string) (map[string]bool, map[string]string) {
+	if dir == nil || s.plain == nil {
 		return nil, nil
 	}
 	dirs := map[string]string{} // directory -> hash of its files
@@ -383,7 +383,7 @@ func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (ma
 		keys[p.pkg.ImportPath] = key
 		// A hit's time becomes now: records are removed by when they
 		// were last used (vetRecordAge).
-		if now := time.Now(); os.Chtimes(filepath.Join(dir, key), now, now) == nil {
+		if now := time.Now(); dir.root.Chtimes(key, now, now) == nil {
 			cached[p.pkg.ImportPath] = true
 		}
 	}
@@ -392,8 +392,8 @@ func (s *supervisor) vetCached(dir string, plans []*pkgPlan, flags []string) (ma
 
 // vetRemember records, in the vet cache directory dir, the packages of
 // plans vet found nothing in, less the importers of a failed dependency.
-func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string]error, importers map[string][]string, keys map[string]string) {
-	if dir == "" {
+func (s *supervisor) vetRemember(dir *heldDir, plans []*pkgPlan, failed map[string]error, importers map[string][]string, keys map[string]string) {
+	if dir == nil {
 		return
 	}
 	// One that imports a failed dependency passed, as under go test, but
@@ -407,7 +407,7 @@ func (s *supervisor) vetRemember(dir string, plans []*pkgPlan, failed map[string
 	}
 	for _, p := range plans {
 		if key := keys[p.pkg.ImportPath]; key != "" && failed[p.pkg.ImportPath] == nil && !unclean[p.pkg.ImportPath] {
-			_ = os.WriteFile(filepath.Join(dir, key), nil, 0o600)
+			_ = dir.root.WriteFile(key, nil, 0o600)
 		}
 	}
 	// Every edit leaves a record behind; those unused for vetRecordAge go.
@@ -422,37 +422,41 @@ var vetRecordName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // removeVetRecords removes the vet records in dir last used before
 // (all with the zero time), as the test-binary cache is trimmed: only
-// regular files with vetKey's names, never through a link, in a
-// directory that is private (openBinCache). A dir that does not exist
-// holds none.
-func removeVetRecords(dir string, before time.Time) (n int, err error) {
+// regular files with vetKey's names, never through a link, in the
+// cache's held directory. A nil dir holds none.
+func removeVetRecords(dir *heldDir, before time.Time) (n int, err error) {
 	return removeRecords(dir, vetRecordName, before)
 }
 
 // removeRecords removes the records in dir whose names match name, last
 // used before (all with the zero time): the vet records, the remembered
 // answers (answers.go).
-func removeRecords(dir string, name *regexp.Regexp, before time.Time) (n int, err error) {
-	err = inCacheDir(dir, func(r *os.Root) error {
-		records, err := listCached(r, name)
-		if err != nil {
-			return err
+func removeRecords(dir *heldDir, name *regexp.Regexp, before time.Time) (n int, err error) {
+	if dir == nil {
+		return 0, nil
+	}
+	records, err := listCached(dir.root, name)
+	if err != nil {
+		return 0, err
+	}
+	if !before.IsZero() {
+		// Least recently used first: the rest were used later still.
+		if k := slices.IndexFunc(records, func(rec cachedBinary) bool { return !rec.used.Before(before) }); k >= 0 {
+			records = records[:k]
 		}
-		if !before.IsZero() {
-			// Least recently used first: the rest were used later still.
-			if k := slices.IndexFunc(records, func(rec cachedBinary) bool { return !rec.used.Before(before) }); k >= 0 {
-				records = records[:k]
-			}
-		}
-		n, _, err = removeEntries(dir, records, nil, r.Remove)
-		return err
-	})
+	}
+	n, _, err = removeEntries(dir.path, records, nil, dir.root.Remove)
 	return n, err
 }
 
-// vetCacheDir is where clean vet steps are recorded: beside the test
-// binaries' cache, and private as it is; "" for none.
-func (s *supervisor) vetCacheDir() string { return cacheSubdir(s.binCache, "vet") }
+// vetCacheDir is where clean vet steps are recorded: in the cache, held
+// as it is (userCache); nil for none.
+func (s *supervisor) vetCacheDir() *heldDir {
+	if s.cache == nil {
+		return nil
+	}
+	return s.cache.vet
+}
 
 // vetKey hashes the inputs of p's vet step (see vetCached); dirs memoizes
 // the directories' hashes over a run's packages.
