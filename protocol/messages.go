@@ -592,7 +592,11 @@ func (a TestAction) valid() bool {
 	return false
 }
 
-// TestEvent reports one event of one test in test mode.
+// TestEvent reports one event of one test in test mode. ElapsedNs is an
+// ended test's own time; on the output event in which the worker says how
+// much of a top-level test's output it left out past its bound (Output
+// then says so in words, for a reader that knows no better), it is that
+// count of bytes, so that the count survives the supervisor's own bound.
 type TestEvent struct {
 	Action    TestAction `msgpack:"action"`
 	Test      string     `msgpack:"test"`

@@ -93,12 +93,26 @@ func (tr *testRun) hint(row rundoc.Row) rundoc.Row {
 }
 
 // testOutput is a top-level test's output, its subtests' included, in the
-// order it was printed, bounded.
+// order it was printed, bounded: once a piece does not fit, nothing more is
+// kept, and omitted counts the output left out, here and, past its own
+// bound, by the worker.
 type testOutput struct {
 	text    strings.Builder
 	omitted int
+	full    bool
 	last    string            // the test whose output came last
 	own     map[string]string // per full name, bounded, for messages
+}
+
+// addEvent adds one output event. The worker's count of what it left out
+// travels in ElapsedNs (protocol.TestEvent); its Output, the same count in
+// words, is then not the test's.
+func (o *testOutput) addEvent(top string, ev protocol.TestEvent) {
+	if ev.ElapsedNs > 0 {
+		o.omitted += int(ev.ElapsedNs)
+		return
+	}
+	o.add(top, ev.Test, ev.Output)
 }
 
 func (o *testOutput) add(top, name, s string) {
@@ -108,18 +122,21 @@ func (o *testOutput) add(top, name, s string) {
 	if len(o.own[name]) < protocol.MaxTextLen {
 		o.own[name] += s
 	}
+	header := ""
 	if strings.HasPrefix(s, "--- ") {
 		// A report line names its test.
 	} else if name != o.last && name != top && name != "" {
-		s = "=== NAME  " + name + "\n" + s
+		header = "=== NAME  " + name + "\n"
 	} else if name == top && o.last != "" && o.last != top {
-		s = "=== NAME  " + name + "\n" + s
+		header = "=== NAME  " + name + "\n"
 	}
 	o.last = name
-	if o.text.Len()+len(s) > protocol.MaxTextLen {
+	if o.full || o.text.Len()+len(header)+len(s) > protocol.MaxTextLen {
+		o.full = true
 		o.omitted += len(s)
 		return
 	}
+	o.text.WriteString(header)
 	o.text.WriteString(s)
 }
 
@@ -498,7 +515,7 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 			o = &testOutput{}
 			tr.output[top] = o
 		}
-		o.add(top, name, ev.Output)
+		o.addEvent(top, ev)
 	default:
 		tr.status[name] = statusEnded
 		tr.ended[name] = ev

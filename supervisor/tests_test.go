@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -539,4 +540,30 @@ func TestNotStartedHonoursSkip(t *testing.T) {
 		names = append(names, r.Name)
 	}
 	assert.Equal(t, []string{"TestB"}, names)
+}
+
+// TestTestOutputKeepsTheWorkersCount: the worker's count of what it left
+// out past its bound (protocol.TestEvent's ElapsedNs on its note) reaches
+// the row exactly, beside what the supervisor's own bound left out, and
+// the note's words are not taken for output; once a piece does not fit,
+// no later one is kept either.
+func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
+	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	chunk := strings.Repeat("x", 999) + "\n"
+	events := []protocol.TestEvent{ev("run", "TestLoud")}
+	for range protocol.MaxTextLen / len(chunk) {
+		events = append(events, outputEv("TestLoud", chunk))
+	}
+	events = append(events, outputEv("TestLoud", chunk), outputEv("TestLoud", "short\n"),
+		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestLoud", ElapsedNs: 1234567, Output: "[1234567 more bytes of output omitted]\n"},
+		ev("pass", "TestLoud"))
+	for _, e := range events {
+		tr.observe(e, 0, nil)
+	}
+	row := tr.testRow("p", "TestLoud", tr.ended["TestLoud"])
+	want := strings.Repeat(chunk, protocol.MaxTextLen/len(chunk)) +
+		"[" + strconv.Itoa(len(chunk)+len("short\n")+1234567) + " more bytes of output omitted]\n"
+	assert.Equal(t, want, row.Output)
+	assert.Equal(t, "ok", string(row.Outcome))
 }

@@ -124,38 +124,48 @@ func cutProcs(name string) (string, bool) {
 	return name[:i], true
 }
 
-// feed consumes one piece of output as splitFramed cut it.
+// feed consumes one piece of output as splitFramed cut it. A line of the
+// code's that cannot be one of testing's (it does not hold the benchmark's
+// name, and no result head came before it) is forwarded as it is, without
+// a copy: a benchmark printing millions of lines costs the worker no
+// allocation per line, and none shows in its allocation counts.
 func (o *benchOutput) feed(raw []byte, parsed bool) {
 	if !parsed {
 		o.emit(raw)
 		return
 	}
-	s, framed := cutFrame(raw)
-	if framed {
-		o.status(s)
+	line := bytes.TrimSuffix(raw, newline)
+	if len(line) > 0 && line[0] == frameMarker {
+		o.status(string(line[1:]))
 		return
 	}
 	switch {
-	case !o.named && o.current != "" && s == o.current:
+	case !o.named && o.current != "" && string(line) == o.current:
 		o.named = true // testing's name line after its === RUN
-	case len(o.started) == 0 && isHeader(s):
+	case len(o.started) == 0 && isHeader(line):
 		// testing's once-per-process header, printed before the first === RUN
 	default:
-		sample, code, drop, ok, head := o.parseResult(s)
-		o.head = o.head || head
-		if ok {
-			o.settle(false) // an earlier result-shaped line was the code's
-			o.cand, o.candCode, o.candDrop = &sample, code, drop
-			o.held, o.heldBytes = [][]byte{slices.Clone(raw)}, 0
-			return
+		if o.current != "" && (o.head || bytes.Contains(line, []byte(o.current))) {
+			sample, code, drop, ok, head := o.parseResult(string(line))
+			o.head = o.head || head
+			if ok {
+				o.settle(false) // an earlier result-shaped line was the code's
+				o.cand, o.candCode, o.candDrop = &sample, code, drop
+				o.held, o.heldBytes = [][]byte{slices.Clone(raw)}, 0
+				return
+			}
 		}
-		if l, ok := loggedLine(s); ok && o.pending.Len() < protocol.MaxTextLen {
-			o.pending.WriteString(l)
-			o.pending.WriteByte('\n')
+		if o.pending.Len() < protocol.MaxTextLen {
+			if l, ok := loggedLine(line); ok {
+				o.pending.Write(l)
+				o.pending.WriteByte('\n')
+			}
 		}
 		o.emit(raw)
 	}
 }
+
+var newline = []byte("\n")
 
 // feedAll feeds the whole of text, as captureOutput would.
 func (o *benchOutput) feedAll(text string) {
@@ -259,20 +269,23 @@ var logPrefix = regexp.MustCompile(`    [^\s]+\.go:\d+: `)
 // loggedLine returns what a line of b.Log output logged: the text after
 // testing's four spaces of indentation (a continuation line keeps its own
 // four).
-func loggedLine(s string) (string, bool) {
-	if rest, ok := strings.CutPrefix(s, "    "); ok {
+func loggedLine(s []byte) ([]byte, bool) {
+	if rest, ok := bytes.CutPrefix(s, []byte("    ")); ok {
 		return rest, true
 	}
-	if loc := logPrefix.FindStringIndex(s); loc != nil {
+	if !bytes.Contains(s, []byte(".go:")) {
+		return nil, false // what logPrefix needs, found faster
+	}
+	if loc := logPrefix.FindIndex(s); loc != nil {
 		return s[loc[0]+4:], true
 	}
-	return "", false
+	return nil, false
 }
 
 // isHeader reports testing's once-per-process header lines.
-func isHeader(s string) bool {
+func isHeader(s []byte) bool {
 	for _, key := range []string{"goos: ", "goarch: ", "pkg: ", "cpu: "} {
-		if strings.HasPrefix(s, key) {
+		if bytes.HasPrefix(s, []byte(key)) {
 			return true
 		}
 	}
@@ -485,37 +498,22 @@ const (
 // line to line, in order, before it returns. A line ends at a newline, or
 // just before a frame marker that does not start it (the code printed a
 // partial line and testing then framed one of its own), or at the end of
-// the output. framed reports that the line is testing's own (the marker is
-// stripped); s never holds the newline. A line for which line returns true
-// is forwarded, as written, to the original stdout (which the supervisor
-// captures, bounded), so that a failing child's output tail shows what the
-// code under test printed.
+// the output. raw is the line as written: testing's own lines start with
+// the frame marker, and raw ends with the newline when there is one. A
+// line for which line returns true is forwarded, as written, to the
+// original stdout (which the supervisor captures, bounded), so that a
+// failing child's output tail shows what the code under test printed.
 //
 // If the pipe is still held open drainWait after f returned (see
 // captureOutput), what arrived by then was handed on and the rest is
 // dropped.
-func captureStdout(f func(), line func(s string, framed bool) (forward bool)) error {
-	_, err := captureOutput(f, func(raw []byte, parsed bool, orig io.Writer) {
-		if !parsed {
-			orig.Write(raw)
-			return
-		}
-		s, framed := cutFrame(raw)
-		if line(s, framed) {
-			orig.Write(raw)
+func captureStdout(f func(), line func(raw []byte) (forward bool)) error {
+	_, err := captureOutput(f, func(raw []byte, parsed bool, fwd io.Writer) {
+		if !parsed || line(raw) {
+			fwd.Write(raw)
 		}
 	})
 	return err
-}
-
-// cutFrame returns one parsed line without its newline and without
-// testing's frame marker, and whether it had the marker.
-func cutFrame(raw []byte) (s string, framed bool) {
-	s = strings.TrimSuffix(string(raw), "\n")
-	if len(s) > 0 && s[0] == frameMarker {
-		return s[1:], true
-	}
-	return s, false
 }
 
 // captured says how a capture ended.
@@ -534,18 +532,26 @@ type captured struct {
 // with the original stdout to forward to. It returns once the pipe's
 // output ended, or drainWait after f returned if something still holds it
 // open.
-func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer)) (c captured, err error) {
-	r, w, err := os.Pipe()
+//
+// What handle forwards is buffered and written to the original stdout
+// whenever the reader has read all there is for now (capturePipe's idle):
+// a flood of short lines reaches the supervisor in large writes, not a
+// write per line.
+func captureOutput(f func(), handle func(raw []byte, parsed bool, fwd io.Writer)) (c captured, err error) {
+	r, w, err := newCapturePipe()
 	if err != nil {
 		return captured{}, err
 	}
 	orig := os.Stdout
+	fwd := bufio.NewWriterSize(orig, forwardBuffer)
+	r.idle = func() { fwd.Flush() }
 	done := make(chan struct{})
 	var progress atomic.Int64 // pieces handed on
 	go func() {
 		defer close(done)
+		defer fwd.Flush()
 		splitFramed(r, func(raw []byte, parsed bool) {
-			handle(raw, parsed, orig)
+			handle(raw, parsed, fwd)
 			progress.Add(1)
 		})
 	}()
@@ -553,7 +559,7 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 	defer func() {
 		os.Stdout = orig
 		c.closed = errors.Is(w.Close(), os.ErrClosed)
-		defer r.Close()
+		defer r.close() // once the reader returned
 		t := time.NewTicker(drainWait)
 		defer t.Stop()
 		limit := time.Now().Add(drainLimit)
@@ -567,10 +573,10 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 				last = n
 				continue
 			}
-			// Closing the read end ends the reader's Read (the pipe is
-			// pollable); a later write by the holder fails with EPIPE.
+			// A later write by the holder fails with EPIPE once the
+			// read end is closed.
 			c.held = true
-			r.Close()
+			r.stop()
 			<-done
 			return
 		}
@@ -578,6 +584,9 @@ func captureOutput(f func(), handle func(raw []byte, parsed bool, orig io.Writer
 	f()
 	return captured{}, nil
 }
+
+// forwardBuffer is the most forwarded output held before it is written.
+const forwardBuffer = 64 << 10
 
 // splitFramed reads r to its end and calls emit with each line as written
 // (newline included when there is one); parsed is false for the part of a

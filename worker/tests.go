@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benchsup/benchsup/protocol"
 )
@@ -61,7 +63,7 @@ func (w *session) runTests() error {
 	capture := captureStdout
 	if path := testOutputPath(); path != "" {
 		st.batch = true
-		capture = func(f func(), line func(string, bool) bool) error {
+		capture = func(f func(), line func([]byte) bool) error {
 			return captureToFile(path, st.kick, st.flush, f, line)
 		}
 	}
@@ -198,6 +200,10 @@ type testStream struct {
 	cur   string // the test the last frame named: unframed lines are its output
 	tests map[string]*streamTest
 	tops  map[string]*topOutput
+	// curTop is tops[curTopName], the current test's top-level bound, or
+	// nil (looked up again).
+	curTop     *topOutput
+	curTopName string
 
 	// batch joins a test's consecutive output lines into one event, sent
 	// before the next frame, when the reader caught up with the writers,
@@ -231,6 +237,7 @@ type streamTest struct {
 type topOutput struct {
 	sent    int
 	omitted int
+	full    bool // the bound was reached: nothing more is sent
 }
 
 func newTestStream(emit func(protocol.TestEvent)) *testStream {
@@ -256,13 +263,16 @@ var testFrames = []struct {
 	{"=== ARTIFACTS ", ""},
 }
 
-// line handles one line of the captured stdout; see captureStdout. Only
-// the code's own lines are forwarded to the real stdout.
-func (st *testStream) line(s string, framed bool) (forward bool) {
-	if !framed {
-		st.output(s + "\n")
+// line handles one line of the captured stdout, as written; see
+// captureStdout. Only the code's own lines are forwarded to the real
+// stdout.
+func (st *testStream) line(raw []byte) (forward bool) {
+	line := bytes.TrimSuffix(raw, newline)
+	if len(line) == 0 || line[0] != frameMarker {
+		st.output(line)
 		return true
 	}
+	s := string(line[1:])
 	st.flush() // what came before the frame goes first
 	if rest, ok := strings.CutPrefix(s, syncPrefix); ok {
 		seq, _ := strconv.Atoi(rest)
@@ -318,11 +328,12 @@ func (st *testStream) event(action protocol.TestAction, name string) {
 		ev.ElapsedNs = int64(t.running)
 		delete(st.tests, name)
 		if top := st.tops[topName(name)]; top != nil && top.omitted > 0 && topName(name) == name {
-			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test,
+			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, ElapsedNs: int64(top.omitted),
 				Output: fmt.Sprintf("[%d more bytes of output omitted]\n", top.omitted)})
 		}
 		if topName(name) == name {
 			delete(st.tops, name)
+			st.curTop = nil
 		}
 	}
 	st.emit(ev)
@@ -335,24 +346,35 @@ func (t *streamTest) stop(now time.Time) {
 	}
 }
 
-// output forwards s as output of the current test, within the bound of its
-// top-level test.
-func (st *testStream) output(s string) {
+// output forwards line, and a newline, as output of the current test,
+// within the bound of its top-level test. Past the bound a line is only
+// counted, without a copy: a test printing millions of lines costs the
+// worker no allocation per line.
+func (st *testStream) output(line []byte) {
+	top := st.top()
+	if top.full {
+		n := len(line)
+		if !utf8.Valid(line) {
+			n = len(strings.ToValidUTF8(string(line), "\uFFFD"))
+		}
+		top.omitted += n + 1
+		return
+	}
 	// What a test prints is any bytes; the protocol carries text. Mended
 	// here, so that a test printing binary loses no event to a frame the
 	// supervisor would refuse.
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	top := st.tops[topName(st.cur)]
-	if top == nil {
-		top = &topOutput{}
-		st.tops[topName(st.cur)] = top
-	}
+	s := strings.ToValidUTF8(string(line), "\uFFFD") + "\n"
 	if room := maxTestOutput - top.sent; len(s) > room {
-		top.omitted += len(s) - max(room, 0)
-		if room <= 0 {
+		// The line that reaches the bound is cut (at a character's
+		// boundary), and nothing after it is sent: the text sent is a
+		// head of the output, without gaps.
+		top.full = true
+		cut := protocol.TruncateText(s, room)
+		top.omitted += len(s) - len(cut)
+		if cut == "" {
 			return
 		}
-		s = protocol.TruncateText(s, room)
+		s = cut
 	}
 	top.sent += len(s)
 	if !st.batch {
@@ -364,6 +386,21 @@ func (st *testStream) output(s string) {
 		st.pendTest = st.cur
 	}
 	st.pend.WriteString(s)
+}
+
+// top returns the bound of the current test's top-level test.
+func (st *testStream) top() *topOutput {
+	name := topName(st.cur)
+	if st.curTop != nil && st.curTopName == name {
+		return st.curTop
+	}
+	top := st.tops[name]
+	if top == nil {
+		top = &topOutput{}
+		st.tops[name] = top
+	}
+	st.curTop, st.curTopName = top, name
+	return top
 }
 
 // close releases any sync still waiting: the reader saw the end of the
@@ -410,7 +447,7 @@ const testLogName = "benchsup-testlog-"
 //
 // idle is called on the reader's goroutine whenever it has read all there
 // is for now.
-func captureToFile(path string, kick <-chan struct{}, idle func(), f func(), line func(s string, framed bool) (forward bool)) error {
+func captureToFile(path string, kick <-chan struct{}, idle func(), f func(), line func(raw []byte) (forward bool)) error {
 	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
@@ -436,11 +473,7 @@ func captureToFile(path string, kick <-chan struct{}, idle func(), f func(), lin
 		defer close(done)
 		defer fwd.Flush()
 		splitFramed(t, func(raw []byte, parsed bool) {
-			if !parsed {
-				fwd.Write(raw)
-				return
-			}
-			if s, framed := cutFrame(raw); line(s, framed) {
+			if !parsed || line(raw) {
 				fwd.Write(raw)
 			}
 		})

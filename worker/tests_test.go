@@ -20,15 +20,9 @@ import (
 // feed hands data to st line by line as captureStdout does.
 func feed(st *testStream, data []byte) {
 	splitFramed(bytes.NewReader(data), func(raw []byte, parsed bool) {
-		if !parsed {
-			return
+		if parsed {
+			st.line(raw)
 		}
-		s := strings.TrimSuffix(string(raw), "\n")
-		framed := len(s) > 0 && s[0] == frameMarker
-		if framed {
-			s = s[1:]
-		}
-		st.line(s, framed)
 	})
 }
 
@@ -240,9 +234,10 @@ func TestCaptureToFile(t *testing.T) {
 		}
 		assert.True(t, seen("partial line"), "the reader follows the file without a kick")
 		fmt.Print("last, without a newline")
-	}, func(s string, framed bool) bool {
+	}, func(raw []byte) bool {
 		mu.Lock()
 		defer mu.Unlock()
+		s, framed := cutFrame(raw)
 		if framed {
 			s = "framed: " + s
 		}
@@ -289,4 +284,15 @@ func TestTestStreamBatchesOutput(t *testing.T) {
 	}
 	assert.Equal(t, 40*1000, total)
 	assert.Greater(t, len(evs), 2, "split at maxBatch")
+}
+
+// cutFrame returns one line as the capture hands it over without its
+// newline and without testing's frame marker, and whether it had the
+// marker.
+func cutFrame(raw []byte) (s string, framed bool) {
+	s = strings.TrimSuffix(string(raw), "\n")
+	if len(s) > 0 && s[0] == frameMarker {
+		return s[1:], true
+	}
+	return s, false
 }
