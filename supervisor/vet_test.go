@@ -128,13 +128,12 @@ func TestVetDependencyFailure(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			dir, cache := filepath.Join(root, "mod"), filepath.Join(root, "cache", "bin")
+			dir := filepath.Join(root, "mod")
 			for name, text := range files {
 				writeFile(t, filepath.Join(dir, name), text)
 			}
-			require.NoError(t, os.MkdirAll(cache, 0o700))
 			var warnings strings.Builder
-			s := &supervisor{cfg: Config{Dir: dir, GoCommand: "go", Packages: tt.packages, Warnings: &warnings}, binCache: cache}
+			s := &supervisor{cfg: Config{Dir: dir, GoCommand: "go", Packages: tt.packages, Warnings: &warnings}, cache: testCache(t, filepath.Join(root, "cache"))}
 			ctx := context.Background()
 			var err error
 			s.env, err = s.readGoEnv(ctx)
