@@ -593,15 +593,16 @@ func (a TestAction) valid() bool {
 }
 
 // TestEvent reports one event of one test in test mode. ElapsedNs is an
-// ended test's own time; on the output event in which the worker says how
-// much of a top-level test's output it left out past its bound (Output
-// then says so in words, for a reader that knows no better), it is that
-// count of bytes, so that the count survives the supervisor's own bound.
+// ended test's own time. OmittedBytes, on an output event, counts what the
+// worker left out of a top-level test's output past its bound (Output then
+// says so in words, for a reader that knows no better); it travels as a
+// number so that the count survives the supervisor's own bound.
 type TestEvent struct {
-	Action    TestAction `msgpack:"action"`
-	Test      string     `msgpack:"test"`
-	ElapsedNs int64      `msgpack:"elapsedNs"`
-	Output    string     `msgpack:"output"`
+	Action       TestAction `msgpack:"action"`
+	Test         string     `msgpack:"test"`
+	ElapsedNs    int64      `msgpack:"elapsedNs"`
+	Output       string     `msgpack:"output"`
+	OmittedBytes int64      `msgpack:"omittedBytes,omitempty"`
 }
 
 func (Hello) Kind() Kind     { return KindHello }

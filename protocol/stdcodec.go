@@ -437,7 +437,11 @@ func appendListing(b []byte, v *Listing) []byte {
 }
 
 func appendTestEvent(b []byte, v *TestEvent) []byte {
-	b = appendMapLen(b, 4)
+	n := 4
+	if v.OmittedBytes != 0 {
+		n++
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "action")
 	b = appendString(b, string(v.Action))
 	b = appendString(b, "test")
@@ -445,7 +449,12 @@ func appendTestEvent(b []byte, v *TestEvent) []byte {
 	b = appendString(b, "elapsedNs")
 	b = appendInt(b, v.ElapsedNs)
 	b = appendString(b, "output")
-	return appendString(b, v.Output)
+	b = appendString(b, v.Output)
+	if v.OmittedBytes != 0 {
+		b = appendString(b, "omittedBytes")
+		b = appendInt(b, v.OmittedBytes)
+	}
+	return b
 }
 
 func appendWindow(b []byte, v *Window) []byte {
@@ -555,7 +564,7 @@ var (
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
 	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped", "afterSiblings"}
-	testEventKeys  = []string{"action", "test", "elapsedNs", "output"}
+	testEventKeys  = []string{"action", "test", "elapsedNs", "output", "omittedBytes"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
 		"totals", "psi", "regime", "note"}
@@ -962,8 +971,10 @@ func (d *decoder) testEvent(v *TestEvent) error {
 			return d.str(&v.Test)
 		case 2:
 			return d.i64(&v.ElapsedNs)
-		default:
+		case 3:
 			return d.str(&v.Output)
+		default:
+			return d.i64(&v.OmittedBytes)
 		}
 	})
 }

@@ -301,6 +301,7 @@ func (m TestEvent) validate() error {
 		checkString("test", m.Test, MaxNameLen),
 		checkNonNegative("elapsedNs", m.ElapsedNs),
 		checkString("output", m.Output, MaxTextLen),
+		checkNonNegative("omittedBytes", m.OmittedBytes),
 	)
 }
 

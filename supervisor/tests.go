@@ -105,11 +105,11 @@ type testOutput struct {
 }
 
 // addEvent adds one output event. The worker's count of what it left out
-// travels in ElapsedNs (protocol.TestEvent); its Output, the same count in
-// words, is then not the test's.
+// travels in OmittedBytes; its Output, the same count in words, is then
+// not the test's.
 func (o *testOutput) addEvent(top string, ev protocol.TestEvent) {
-	if ev.ElapsedNs > 0 {
-		o.omitted += int(ev.ElapsedNs)
+	if ev.OmittedBytes > 0 {
+		o.omitted += int(ev.OmittedBytes)
 		return
 	}
 	o.add(top, ev.Test, ev.Output)

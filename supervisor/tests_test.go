@@ -556,7 +556,7 @@ func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
 		events = append(events, outputEv("TestLoud", chunk))
 	}
 	events = append(events, outputEv("TestLoud", chunk), outputEv("TestLoud", "short\n"),
-		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestLoud", ElapsedNs: 1234567, Output: "[1234567 more bytes of output omitted]\n"},
+		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestLoud", OmittedBytes: 1234567, Output: "[1234567 more bytes of output omitted]\n"},
 		ev("pass", "TestLoud"))
 	for _, e := range events {
 		tr.observe(e, 0, nil)

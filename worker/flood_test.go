@@ -115,7 +115,7 @@ func TestFeedCopiesNoPlainLine(t *testing.T) {
 func TestTestStreamCountsPastTheBoundWithoutCopies(t *testing.T) {
 	var note protocol.TestEvent
 	st := newTestStream(func(e protocol.TestEvent) {
-		if e.Action == protocol.TestOutput && e.ElapsedNs > 0 {
+		if e.Action == protocol.TestOutput && e.OmittedBytes > 0 {
 			note = e
 		}
 	})
@@ -129,7 +129,7 @@ func TestTestStreamCountsPastTheBoundWithoutCopies(t *testing.T) {
 	omitted := st.tops["TestLoud"].omitted
 	assert.Equal(t, 1001*len(raw)+4, omitted-before, "AllocsPerRun's warm-up run, its 1000 and the mended line")
 	feed(st, []byte(m+"--- PASS: TestLoud (0.00s)\n"))
-	assert.Equal(t, int64(omitted), note.ElapsedNs, "the note carries the count")
+	assert.Equal(t, int64(omitted), note.OmittedBytes, "the note carries the count")
 	assert.Equal(t, fmt.Sprintf("[%d more bytes of output omitted]\n", omitted), note.Output)
 }
 
@@ -140,7 +140,7 @@ func TestTestStreamCountsPastTheBoundWithoutCopies(t *testing.T) {
 func TestTestStreamBoundLeavesNoGap(t *testing.T) {
 	var sent strings.Builder
 	st := newTestStream(func(e protocol.TestEvent) {
-		if e.Action == protocol.TestOutput && e.ElapsedNs == 0 {
+		if e.Action == protocol.TestOutput && e.OmittedBytes == 0 {
 			sent.WriteString(e.Output)
 		}
 	})

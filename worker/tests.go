@@ -328,7 +328,7 @@ func (st *testStream) event(action protocol.TestAction, name string) {
 		ev.ElapsedNs = int64(t.running)
 		delete(st.tests, name)
 		if top := st.tops[topName(name)]; top != nil && top.omitted > 0 && topName(name) == name {
-			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, ElapsedNs: int64(top.omitted),
+			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, OmittedBytes: int64(top.omitted),
 				Output: fmt.Sprintf("[%d more bytes of output omitted]\n", top.omitted)})
 		}
 		if topName(name) == name {
