@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,12 +27,15 @@ func TestExecutableByDescriptor(t *testing.T) {
 	}
 	defer f.Close()
 
-	for i, behaviour := range []string{"delete-self", "ok", "ok"} {
+	for i, behaviour := range []string{"delete-self", "ok", "comm"} {
 		cfg := helper(behaviour)
 		cfg.Path, cfg.Executable = copyPath, f
 		o := Run(cfg, testRequest, nil)
 		if o.Class != ClassSuccess {
 			t.Fatalf("child %d (%s): %v: %v\nstderr: %s", i, behaviour, o.Class, o.Err, o.Stderr.Tail)
+		}
+		if behaviour == "comm" && !strings.Contains(string(o.Stderr.Tail), "comm=child.test\n") {
+			t.Errorf("the process is not named as its program (ps would show another name): stderr %q", o.Stderr.Tail)
 		}
 		if _, err := os.Stat(copyPath); i == 0 && !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("the first child did not delete its os.Args[0] (%v): the test proves nothing", err)

@@ -211,6 +211,13 @@ func child(behaviour string) int {
 		done()
 	case "done":
 		done()
+	case "comm":
+		// The command name ps shows, as the exec gave it.
+		comm, err := os.ReadFile("/proc/self/comm")
+		must(err)
+		fmt.Fprint(os.Stderr, "comm="+string(comm))
+		must(conn.Send(result))
+		done()
 	case "delete-self":
 		// As a test that removes os.Args[0]: the next child must not care.
 		must(os.Remove(os.Args[0]))

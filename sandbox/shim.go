@@ -40,7 +40,8 @@ const ShimTasks = 16
 type shimArgs struct {
 	nfiles       int // descriptors 0..nfiles-1 are the program's
 	ctrl, report int
-	execFD       int // -1: exec path
+	execFD       int    // -1: exec path
+	linkDir      string // with execFD: where the exec's named link goes ("-": none; see execLinkDir)
 	path         string
 	argv         []string
 }

@@ -48,12 +48,16 @@ const shimQuitGrace = 2 * time.Second
 const shimTeardownLimit = 5 * time.Second
 
 func shimArgv(a shimArgs) []string {
+	linkDir := a.linkDir
+	if linkDir == "" {
+		linkDir = "-"
+	}
 	return append([]string{"benchsup-shim", ShimArg, strconv.Itoa(a.nfiles), strconv.Itoa(a.ctrl),
-		strconv.Itoa(a.report), strconv.Itoa(a.execFD), a.path}, a.argv...)
+		strconv.Itoa(a.report), strconv.Itoa(a.execFD), linkDir, a.path}, a.argv...)
 }
 
 func parseShimArgs(args []string) (shimArgs, error) {
-	if len(args) < 6 {
+	if len(args) < 7 {
 		return shimArgs{}, errors.New("too few arguments")
 	}
 	var a shimArgs
@@ -63,7 +67,10 @@ func parseShimArgs(args []string) (shimArgs, error) {
 			return shimArgs{}, fmt.Errorf("argument %d: %w", i, err)
 		}
 	}
-	a.path, a.argv = args[4], args[5:]
+	a.linkDir, a.path, a.argv = args[4], args[5], args[6:]
+	if a.linkDir == "-" {
+		a.linkDir = ""
+	}
 	return a, nil
 }
 
@@ -94,7 +101,7 @@ func ShimMain(args []string) int {
 			return 127
 		}
 		unix.Close(a.execFD)
-		path = "/proc/self/fd/" + strconv.Itoa(fd)
+		path = namedExec("/proc/self/fd/"+strconv.Itoa(fd), a.linkDir, a.path)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		s.line(shimStartError, strconv.Itoa(int(errnoOf(err))), "PR_SET_CHILD_SUBREAPER: "+err.Error())

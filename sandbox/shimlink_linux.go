@@ -5,12 +5,16 @@ package sandbox
 import (
 	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // shimLink is the sandbox's side of a shim (see ShimArg): the control pipe
@@ -122,6 +126,13 @@ type shimStartErr struct {
 func (e *shimStartErr) Error() string { return e.text }
 func (e *shimStartErr) Unwrap() error { return e.errno }
 
+// errShimEnded: the shim's report ended before it said that it started the
+// program or why it could not (the shim died: see shimEnded).
+// cldExited is CLD_EXITED, the si_code of a child that exited.
+const cldExited = 1
+
+var errShimEnded = errors.New("benchsup's shim ended before it started the program")
+
 // started waits until the shim has started the program, or said why not,
 // for at most d.
 func (l *shimLink) started(d time.Duration) (int, error) {
@@ -138,7 +149,7 @@ func (l *shimLink) started(d time.Duration) (int, error) {
 	case l.startErr != nil:
 		return 0, l.startErr
 	case l.child <= 0:
-		return 0, errors.New("benchsup's shim ended before it started the program")
+		return 0, errShimEnded
 	}
 	return l.child, nil
 }
@@ -169,4 +180,58 @@ func (l *shimLink) finish() {
 	case <-t.C:
 	}
 	l.ctrl.Close()
+}
+
+// shimEnded words errShimEnded from what the dead shim left: its wait
+// status (read without reaping it, for at most a second) and the last line
+// of what it wrote on stderr, such as the Go runtime's "failed to create
+// new OS thread (... errno=11)" under a pids limit, which then wraps
+// EAGAIN as a fork refused for the same reason does.
+func shimEnded(proc *os.Process, stderr *os.File) error {
+	var status string
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var info unix.Siginfo
+		if err := unix.Waitid(unix.P_PID, proc.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil {
+			break
+		}
+		if info.Signo == int32(unix.SIGCHLD) {
+			if st := siginfoStatus(&info); info.Code == cldExited {
+				status = "exit status " + strconv.Itoa(int(st))
+			} else {
+				status = "killed by " + signalName(syscall.Signal(st))
+			}
+			break
+		}
+	}
+	var tail []byte
+	if stderr != nil && stderr.SetReadDeadline(time.Now().Add(time.Second)) == nil {
+		tail, _ = io.ReadAll(io.LimitReader(stderr, 64<<10))
+	}
+	var last string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(tail)), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "goroutine ") && last == "" {
+			last = line // the first line: the runtime's reason, before its stacks
+		}
+	}
+	// The runtime says EAGAIN its own way: errno=11 (a thread of its
+	// own) or, with cgo, pthread_create's strerror.
+	const again = ": resource temporarily unavailable"
+	eagain := strings.Contains(string(tail), "errno=11")
+	if strings.HasSuffix(strings.ToLower(last), again) {
+		last, eagain = last[:len(last)-len(again)], true
+	}
+	msg := errShimEnded.Error()
+	if status != "" {
+		msg += " (" + status + ")"
+	}
+	if last != "" {
+		if len(last) > 200 {
+			last = last[:200] + "..."
+		}
+		msg += ": " + last
+	}
+	if eagain {
+		return fmt.Errorf("%s: %w", msg, syscall.EAGAIN)
+	}
+	return errors.New(msg)
 }

@@ -128,6 +128,9 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		if r.exec != nil {
 			r.shimArgs.execFD = len(attr.Files)
 			attr.Files = append(attr.Files, r.exec)
+			var remove func()
+			r.shimArgs.linkDir, remove = execLinkDir()
+			defer remove() // the shim has execed the program by then, or failed to
 		}
 	}
 
@@ -188,17 +191,28 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		lg.removeV1()
 		return nil, spawnError(err, attr.Files)
 	}
+	// The child has its copies now. The report pipe's end of the shim must
+	// not stay open here while the shim is waited for: a shim that dies
+	// before its first line (refused its threads under a pids limit) is
+	// then an end of file at once, not a wait for the startup deadline.
+	for _, f := range childSide {
+		f.Close()
+	}
+	childSide = nil
 	var link *shimLink
 	programPID := proc.Pid
 	if r.shim {
 		link = newShimLink(shimCtrl, shimReport)
 		if programPID, err = link.started(r.startupTimeout); err != nil {
+			if errors.Is(err, errShimEnded) {
+				err = shimEnded(proc, pipes[1][0])
+			}
 			killUnplaced(proc, cg)
 			lg.removeV1()
 			link.finish()
 			var se *shimStartErr
 			if errors.As(err, &se) {
-				return nil, spawnError(err, attr.Files)
+				return nil, spawnError(err, nil)
 			}
 			return nil, &IOError{Op: "spawn", Err: err}
 		}
@@ -371,7 +385,9 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 			return nil, &IOError{Op: "duplicate the executable's descriptor", Err: err}
 		}
 		defer unix.Close(fd)
-		path = "/proc/self/fd/" + strconv.Itoa(fd)
+		dir, remove := execLinkDir()
+		defer remove()
+		path = namedExec("/proc/self/fd/"+strconv.Itoa(fd), dir, r.path)
 	}
 	reply := make(chan spawnReply, 1)
 	spawnQueue <- spawnRequest{path: path, argv: argv, cpus: r.cpus, moves: moves, attr: attr, reply: reply}
@@ -450,4 +466,41 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return "signal " + strconv.Itoa(int(s))
+}
+
+// An exec through /proc/self/fd/N names the process "N": the kernel takes
+// a process's command name (/proc/PID/comm, what ps and top show) from the
+// last element of the path it was given, not of the file it found (Linux
+// before 6.14). So the exec goes through a symbolic link named as the
+// program (r.path's last element) that points at /proc/self/fd/N, resolved
+// in the exec'ing process: the file run is still the held descriptor's,
+// and only the name comes from the link. Each child gets a directory of its
+// own (mode 0700, a new random name, made with mkdir's exclusive create, so
+// a name planted in a shared TMPDIR is never used), removed once the exec
+// is done: code under test that deletes or replaces os.Args[0] touches a
+// file of its own child at most.
+
+// execLinkDir makes the directory for one exec's named link, and returns
+// it with its removal; "" (and a no-op) where it cannot be made: the exec
+// then goes through /proc/self/fd/N and the process is named N.
+func execLinkDir() (string, func()) {
+	dir, err := os.MkdirTemp("", "benchsup-exec-")
+	if err != nil {
+		return "", func() {}
+	}
+	return dir, func() { _ = os.RemoveAll(dir) }
+}
+
+// namedExec returns the path to exec target (a /proc/self/fd path) by: a
+// link in dir named as program's last element, or target itself where
+// there is no dir or the link cannot be made.
+func namedExec(target, dir, program string) string {
+	if dir == "" {
+		return target
+	}
+	link := filepath.Join(dir, filepath.Base(program))
+	if err := os.Symlink(target, link); err != nil {
+		return target
+	}
+	return link
 }
