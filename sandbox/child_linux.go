@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
@@ -44,6 +45,9 @@ type Child struct {
 	notes    []string   // what went wrong with the cgroup at teardown
 	left     []leftProc // what the root left running when it exited, killed at teardown
 	escaped  int        // of left, those the shim found outside the group and cgroup
+	// shimStopped is the signal that stopped the shim itself (code under
+	// test can stop its parent), which the monitor then ended the child for.
+	shimStopped syscall.Signal
 
 	program bool // Config.Program
 
@@ -191,6 +195,9 @@ func (c *Child) classify() Outcome {
 	f.status = c.p.status
 	if c.p.shim != nil {
 		f.parentSignal = c.parentSignal(f.status, f.stderrTail)
+		if f.parentSignal != nil && f.parentSignal.Stopped {
+			f.stopped = nil // the stop was the parent's, not the program's
+		}
 	}
 	if c.program {
 		f.program, f.hello = true, true // errors speak of the child, not of a worker that never starts
@@ -234,21 +241,29 @@ func (c *Child) parentSignal(st exitStatus, stderrTail string) *ParentSignalErro
 	c.p.shim.mu.Unlock()
 	switch {
 	case len(foreign) > 0:
-		status := ""
-		switch {
-		case st.known && st.exited:
-			status = fmt.Sprintf("exit status %d", st.code)
-		case st.known:
-			status = "killed by " + signalName(st.signal)
-		}
 		f := foreign[0]
-		e := &ParentSignalError{Signal: f.sig, Status: status, StderrTail: stderrTail, Sender: f.pid, From: f.from}
+		e := &ParentSignalError{Signal: f.sig, Status: exitStatusText(st), StderrTail: stderrTail, Sender: f.pid, From: f.from}
 		if f.pid > 0 {
 			e.SenderName = f.comm
 		}
 		return e
 	case c.p.shimLost && st.known && !st.exited:
 		return &ParentSignalError{Signal: st.signal, Killed: true, StderrTail: stderrTail}
+	case c.shimStopped != 0:
+		// A stop signal cannot be caught: who sent it is not known.
+		return &ParentSignalError{Signal: c.shimStopped, Stopped: true, Status: exitStatusText(st), StderrTail: stderrTail, Sender: -1}
 	}
 	return nil
+}
+
+// exitStatusText says how a root ended: "exit status 2", "killed by
+// SIGKILL", or "" when its status is not known.
+func exitStatusText(st exitStatus) string {
+	switch {
+	case st.known && st.exited:
+		return fmt.Sprintf("exit status %d", st.code)
+	case st.known:
+		return "killed by " + signalName(st.signal)
+	}
+	return ""
 }

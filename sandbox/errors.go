@@ -234,6 +234,9 @@ func tailString(b []byte, n int) string {
 type ParentSignalError struct {
 	Signal syscall.Signal
 	Killed bool
+	// Stopped: Signal stopped the shim (SIGSTOP, SIGTSTP, SIGTTIN,
+	// SIGTTOU); the sandbox continued it and ended the program.
+	Stopped bool
 	// Sender is the pid that sent Signal (0: the kernel; -1 or 0 with
 	// From unknown: not known, as for SIGKILL, which the shim cannot
 	// catch), SenderName its name, From where it stood.
@@ -252,6 +255,13 @@ func (e *ParentSignalError) Error() string { return prefix + e.Detail() }
 func (e *ParentSignalError) Detail() string {
 	if e.Killed {
 		return fmt.Sprintf("the program's parent (benchsup's shim) was killed by %s, which benchsup did not send: code under test, or another process, signalled it; the program was killed with it", signalName(e.Signal))
+	}
+	if e.Stopped {
+		s := fmt.Sprintf("the program's parent (benchsup's shim) was stopped by %s, which benchsup did not send: code under test, or another process, stopped it; benchsup continued it and ended the program", signalName(e.Signal))
+		if e.Status != "" {
+			s += " (" + e.Status + ")"
+		}
+		return s
 	}
 	var from string
 	switch e.From {

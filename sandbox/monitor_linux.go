@@ -76,7 +76,8 @@ func (c *Child) watch(ctx context.Context) watched {
 			return rootExited
 		case now := <-poll.C:
 			sig, stopped := stopSignal(c.p.pid)
-			if c.p.shim != nil {
+			shimStopped := c.p.shim != nil && stopped
+			if c.p.shim != nil && !stopped {
 				sig, stopped = c.p.shim.stoppedBy() // the program is the shim's child
 			}
 			switch {
@@ -86,6 +87,9 @@ func (c *Child) watch(ctx context.Context) watched {
 				stoppedSince = now
 			case now.Sub(stoppedSince) >= stopWait && !c.p.hasExited():
 				if c.v.stop(&StoppedError{Signal: sig, Wait: now.Sub(stoppedSince).Round(10 * time.Millisecond)}) {
+					if shimStopped {
+						c.shimStopped = sig // classify words it as the parent's
+					}
 					return stoppedEnd
 				}
 				// Being ended for another reason already: SIGKILL
