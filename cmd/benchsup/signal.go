@@ -91,9 +91,3 @@ func interruption(ctx context.Context) error {
 	}
 	return nil
 }
-
-// shimWanted reports whether children start under benchsup's shim
-// (supervisor.Config.Shim): with BENCHSUP_SHIM=1 only, until a run whose
-// benchsup is itself under a tight pids limit no longer hangs with it
-// (integration TestEndToEnd/Faults/fork_failing_in_test_mode).
-func shimWanted() bool { return os.Getenv("BENCHSUP_SHIM") == "1" }
