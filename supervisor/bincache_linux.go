@@ -142,7 +142,8 @@ func openTrusted(path string, own int, create bool) (*heldDir, error) {
 			return nil, &fs.PathError{Op: "open", Path: "/", Err: err}
 		}
 		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err == nil {
+		err = unix.Fstat(fd, &st)
+		if err == nil {
 			err = checkWalked(fd, "/", &st, false)
 		}
 		if err != nil {
