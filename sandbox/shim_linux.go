@@ -95,7 +95,7 @@ func ShimMain(args []string) int {
 	defer s.flush()
 	path := a.path
 	if a.execFD >= 0 {
-		fd, err := unix.FcntlInt(uintptr(a.execFD), unix.F_DUPFD_CLOEXEC, execFDFloor)
+		fd, err := unix.FcntlInt(uintptr(a.execFD), unix.F_DUPFD_CLOEXEC, execFDFloor(a.nfiles))
 		if err != nil {
 			s.line(shimStartError, strconv.Itoa(int(errnoOf(err))), "dup: "+err.Error())
 			return 127

@@ -129,7 +129,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 			r.shimArgs.execFD = len(attr.Files)
 			attr.Files = append(attr.Files, r.exec)
 			var remove func()
-			r.shimArgs.linkDir, remove = execLinkDir()
+			r.shimArgs.linkDir, remove = execLinkDir(r.path)
 			defer remove() // the shim has execed the program by then, or failed to
 		}
 	}
@@ -380,12 +380,12 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 		// stomps while it sets up the child's 0-4, close-on-exec: it is
 		// still open when the forked child execs /proc/self/fd/N, and the
 		// program never sees it.
-		fd, err := unix.FcntlInt(r.exec.Fd(), unix.F_DUPFD_CLOEXEC, execFDFloor)
+		fd, err := unix.FcntlInt(r.exec.Fd(), unix.F_DUPFD_CLOEXEC, execFDFloor(len(attr.Files)))
 		if err != nil {
 			return nil, &IOError{Op: "duplicate the executable's descriptor", Err: err}
 		}
 		defer unix.Close(fd)
-		dir, remove := execLinkDir()
+		dir, remove := execLinkDir(r.path)
 		defer remove()
 		path = namedExec("/proc/self/fd/"+strconv.Itoa(fd), dir, r.path)
 	}
@@ -396,9 +396,12 @@ func spawn(r *resolved, attr *os.ProcAttr, moves []v1Move) (*os.Process, error) 
 }
 
 // execFDFloor is the lowest number the executable's descriptor is copied
-// to for a spawn: above the child's few descriptors and the ones
-// syscall.forkExec moves above them.
-const execFDFloor = 64
+// to for a spawn of nfiles descriptors: above them and above those
+// syscall.forkExec moves out of their way in the forked child (from
+// nfiles up, at most one per descriptor, and its own exec-status pipe).
+// Computed, not a round number: under `ulimit -n 64` a floor of 64 is
+// refused (EINVAL) while descriptors 7-63 are free.
+func execFDFloor(nfiles int) int { return 2*nfiles + 2 }
 
 // spawner forks every child. Linux sends a child its parent-death signal when
 // the thread that forked it exits, and the Go runtime may end a thread while
@@ -480,15 +483,20 @@ func signalName(s syscall.Signal) string {
 // is done: code under test that deletes or replaces os.Args[0] touches a
 // file of its own child at most.
 
-// execLinkDir makes the directory for one exec's named link, and returns
-// it with its removal; "" (and a no-op) where it cannot be made: the exec
-// then goes through /proc/self/fd/N and the process is named N.
-func execLinkDir() (string, func()) {
+// execLinkDir makes the directory for one exec's named link (see
+// namedExec) and returns it with its removal, which needs no descriptor
+// (a supervisor out of them still removes it); "" (and a no-op) where it
+// cannot be made: the exec then goes through /proc/self/fd/N and the
+// process is named N.
+func execLinkDir(program string) (string, func()) {
 	dir, err := os.MkdirTemp("", "benchsup-exec-")
 	if err != nil {
 		return "", func() {}
 	}
-	return dir, func() { _ = os.RemoveAll(dir) }
+	return dir, func() {
+		_ = os.Remove(filepath.Join(dir, filepath.Base(program)))
+		_ = os.Remove(dir)
+	}
 }
 
 // namedExec returns the path to exec target (a /proc/self/fd path) by: a
