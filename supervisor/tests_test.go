@@ -233,8 +233,7 @@ func TestTrimWorkerFramesDump(t *testing.T) {
 }
 
 func TestObserveSubtestResults(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	for _, e := range []protocol.TestEvent{
 		ev("run", "TestA"), ev("run", "TestA/ok"), outputEv("TestA/ok", "    a_test.go:2: fine\n"), ev("pass", "TestA/ok"),
 		ev("run", "TestA/skip"), outputEv("TestA/skip", "    a_test.go:3: not here\n"), ev("skip", "TestA/skip"),
@@ -255,8 +254,7 @@ func TestObserveSubtestResults(t *testing.T) {
 // A test's row names the tests of its tree that paused (t.Parallel), in
 // order, once each, whatever else paused around them.
 func TestObservePaused(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	for _, e := range []protocol.TestEvent{
 		ev("run", "TestP"), ev("pause", "TestP"), ev("run", "TestQ"), ev("pass", "TestQ"), ev("cont", "TestP"),
 		ev("run", "TestP/b"), ev("pause", "TestP/b"), ev("run", "TestP/a"), ev("pass", "TestP/a"),
@@ -548,8 +546,7 @@ func TestNotStartedHonoursSkip(t *testing.T) {
 // the note's words are not taken for output; once a piece does not fit,
 // no later one is kept either.
 func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	chunk := strings.Repeat("x", 999) + "\n"
 	events := []protocol.TestEvent{ev("run", "TestLoud")}
 	for range protocol.MaxTextLen / len(chunk) {
