@@ -564,3 +564,46 @@ func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
 	assert.Equal(t, want, row.Output)
 	assert.Equal(t, "ok", string(row.Outcome))
 }
+
+// A TestMain that runs the tests twice: a failure in either series fails
+// the row, with a note; a lost stream and an imitation are noted.
+func TestObserveSeriesAndIntegrity(t *testing.T) {
+	tests := []struct {
+		name    string
+		events  []protocol.TestEvent
+		outcome rundoc.Outcome
+		notes   []string
+	}{
+		{"fails in the first series only", []protocol.TestEvent{ev("run", "TestA"), ev("fail", "TestA"), {}, ev("run", "TestA"), ev("pass", "TestA")},
+			rundoc.OutcomeTestFail, nil},
+		{"fails in the second series", []protocol.TestEvent{ev("run", "TestA"), ev("pass", "TestA"), {}, ev("run", "TestA"), ev("fail", "TestA")},
+			rundoc.OutcomeTestFail, []string{"failed in run 2"}},
+		{"passes in both", []protocol.TestEvent{ev("run", "TestA"), ev("pass", "TestA"), {}, ev("run", "TestA"), ev("pass", "TestA")},
+			"ok", nil},
+		{"lost and imitated", []protocol.TestEvent{ev("run", "TestA"), {Action: protocol.TestPass, Test: "TestA", Lost: true, Imitated: true}},
+			"ok", []string{"first found lost", "output stream was lost", "imitated testing's framing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTestRun()
+			for _, e := range tt.events {
+				if e.Action == "" { // the second m.Run's Hello
+					tr.again(protocol.Hello{Again: 2})
+					continue
+				}
+				tr.observe(e, 0, nil)
+			}
+			row := tr.testRow("p", "TestA", tr.ended["TestA"])
+			assert.Equal(t, tt.outcome, row.Outcome)
+			require.Len(t, row.Notes, len(tt.notes))
+			for i, n := range tt.notes {
+				assert.Contains(t, row.Notes[i], n)
+			}
+			assert.Empty(t, tr.unended())
+		})
+	}
+	tr := newTestRun()
+	tr.observe(ev("run", "TestA"), 0, nil)
+	tr.observe(ev("run", "TestA/sub"), 0, nil)
+	assert.Equal(t, []string{"TestA"}, tr.unended(), "a started top-level test without an end")
+}
