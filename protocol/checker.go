@@ -9,6 +9,7 @@ type Checker struct {
 	state checkerState
 	req   Request
 	hello Hello
+	again int // the series the child is in: 1, or Hello.Again since
 }
 
 type checkerState uint8
@@ -25,8 +26,12 @@ const (
 // Hello returns the child's hello once it has been checked.
 func (c *Checker) Hello() (Hello, bool) { return c.hello, c.state > awaitHello }
 
-// Done reports whether the child sent Done.
+// Done reports whether the child sent Done (the last series' Done: a
+// Hello with Again may follow, and Done is then false until its own).
 func (c *Checker) Done() bool { return c.state == closed }
+
+// Again is the series the child is in: 1, or the Again of its last Hello.
+func (c *Checker) Again() int { return max(c.again, 1) }
 
 // Sent records that the supervisor sent req.
 func (c *Checker) Sent(req Request) error {
@@ -51,11 +56,29 @@ func (c *Checker) Check(m Message) error {
 		if h.ProtocolVersion != Version {
 			return &VersionError{Supervisor: Version, Worker: h.ProtocolVersion, WorkerVer: h.WorkerVersion}
 		}
+		if h.Again != 0 {
+			return malformed(k, nil, "hello again (%d) before the first series", h.Again)
+		}
 		c.hello = h
+		c.again = 1
 		c.state = awaitRequest
 		return nil
 	case closed:
-		return malformed(k, nil, "message after done")
+		// The package's TestMain called m.Run again: the worker serves
+		// the same Request once more, after a Hello that says so.
+		h, ok := m.(Hello)
+		if !ok {
+			return malformed(k, nil, "message after done")
+		}
+		switch {
+		case h.Again != c.again+1:
+			return malformed(k, nil, "hello again %d after series %d", h.Again, c.again)
+		case h.ProtocolVersion != c.hello.ProtocolVersion || h.PID != c.hello.PID:
+			return malformed(k, nil, "hello again from another worker (pid %d, first %d)", h.PID, c.hello.PID)
+		}
+		c.again = h.Again
+		c.state = awaitReady
+		return nil
 	}
 	if k == KindLog {
 		return nil

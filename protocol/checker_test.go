@@ -31,6 +31,15 @@ func TestCheckerSequences(t *testing.T) {
 		{"two failures", bench, []Message{Ready{Identity: id}, Failure{Class: FailureFatal}, Failure{Class: FailureFatal}}, "only log and done", false},
 		{"message after done", bench, []Message{Ready{Identity: id}, Done{}, Log{}}, "after done", true},
 		{"second hello", bench, []Message{Ready{Identity: id}, hello}, "unexpected", false},
+		// TestMain calling m.Run twice: the same Request served again.
+		{"hello again after done", Request{Mode: ModeTest}, []Message{Ready{}, TestEvent{Action: TestRun}, Done{},
+			Hello{ProtocolVersion: Version, Again: 2}, Ready{}, TestEvent{Action: TestRun}, TestEvent{Action: TestFail}, Done{}}, "", true},
+		{"hello again in the middle", Request{Mode: ModeTest}, []Message{Ready{}, TestEvent{Action: TestRun}, Done{},
+			Hello{ProtocolVersion: Version, Again: 2}, Ready{}}, "", false},
+		{"hello again before done", bench, []Message{Ready{Identity: id}, Hello{ProtocolVersion: Version, Again: 2}}, "unexpected", false},
+		{"hello again skipping a series", bench, []Message{Ready{Identity: id}, Done{}, Hello{ProtocolVersion: Version, Again: 3}}, "hello again 3 after series 1", true},
+		{"hello again from another pid", bench, []Message{Ready{Identity: id}, Done{}, Hello{ProtocolVersion: Version, PID: 9, Again: 2}}, "another worker", true},
+		{"hello again, then work before ready", bench, []Message{Ready{Identity: id}, Done{}, Hello{ProtocolVersion: Version, Again: 2}, result}, "expected ready", false},
 		{"result wrong repetition", bench, []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 1, Seed: 7, Samples: result.Samples}}, "repetition 1, requested 2", false},
 		{"result wrong seed", bench, []Message{Ready{Identity: id}, Result{Identity: id, Repetition: 2, Seed: 8, Samples: result.Samples}}, "seed 8", false},
 		{"result wrong identity", bench, []Message{Ready{Identity: id}, Result{Identity: Identity{Name: "Z"}, Repetition: 2, Seed: 7, Samples: result.Samples}}, "result for", false},
@@ -72,6 +81,13 @@ func TestCheckerSequences(t *testing.T) {
 			assert.Equal(t, tt.done, c.Done())
 		})
 	}
+}
+
+func TestCheckerHelloAgainFirst(t *testing.T) {
+	var c Checker
+	err := c.Check(Hello{ProtocolVersion: Version, Again: 2})
+	require.ErrorIs(t, err, ErrMalformed)
+	assert.Contains(t, err.Error(), "before the first series")
 }
 
 func TestCheckerHandshake(t *testing.T) {

@@ -31,6 +31,8 @@
 //	    | <----------------------------------- Skip | Failure          (at most one)
 //	    | <----------------------------------- Log                     (any number)
 //	    | <----------------------------------- Done
+//	    | <----------------------------------- Hello{again: 2}        (TestMain's m.Run again: optional,
+//	    | <----------------------------------- Ready ... Done          the same Request served again)
 //	    |  child exits 0; supervisor reaps it
 //
 // A Checker on the supervisor side enforces that order and the consistency of

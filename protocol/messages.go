@@ -190,6 +190,12 @@ type Hello struct {
 	// GOMAXPROCS is the child's runtime.GOMAXPROCS(0), the "-P" suffix
 	// `go test` appends to benchmark names.
 	GOMAXPROCS int `msgpack:"gomaxprocs"`
+	// Again, when not zero, says that the package's TestMain called
+	// m.Run again after the worker sent Done: this Hello is the Again-th
+	// series (2 for the second m.Run), for the same Request, which the
+	// supervisor does not send again. It follows Done, and Ready, the
+	// results and Done follow it as after the Request.
+	Again int `msgpack:"again,omitempty"`
 }
 
 // Request is the supervisor's only frame: what this child is to do.
@@ -597,12 +603,22 @@ func (a TestAction) valid() bool {
 // worker left out of a top-level test's output past its bound (Output then
 // says so in words, for a reader that knows no better); it travels as a
 // number so that the count survives the supervisor's own bound.
+//
+// A top-level test's run and end come from the worker's wrapper around the
+// test, not from testing's output stream, which the code under test can
+// close, replace or imitate. On such an end, Lost says that testing's
+// stream was lost by then (its capture closed or replaced): the test's
+// subtests' results and output after the loss are missing; Imitated says
+// that the test's output imitated testing's framing and the worker took
+// those lines as output, not as results.
 type TestEvent struct {
 	Action       TestAction `msgpack:"action"`
 	Test         string     `msgpack:"test"`
 	ElapsedNs    int64      `msgpack:"elapsedNs"`
 	Output       string     `msgpack:"output"`
 	OmittedBytes int64      `msgpack:"omittedBytes,omitempty"`
+	Lost         bool       `msgpack:"lost,omitempty"`
+	Imitated     bool       `msgpack:"imitated,omitempty"`
 }
 
 func (Hello) Kind() Kind     { return KindHello }

@@ -17,7 +17,11 @@ func appendIdentity(b []byte, v *Identity) []byte {
 }
 
 func appendHello(b []byte, v *Hello) []byte {
-	b = appendMapLen(b, 7)
+	n := 7
+	if v.Again != 0 {
+		n++
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "protocolVersion")
 	b = appendInt(b, int64(v.ProtocolVersion))
 	b = appendString(b, "workerVersion")
@@ -31,7 +35,12 @@ func appendHello(b []byte, v *Hello) []byte {
 	b = appendString(b, "goarch")
 	b = appendString(b, v.GOARCH)
 	b = appendString(b, "gomaxprocs")
-	return appendInt(b, int64(v.GOMAXPROCS))
+	b = appendInt(b, int64(v.GOMAXPROCS))
+	if v.Again != 0 {
+		b = appendString(b, "again")
+		b = appendInt(b, int64(v.Again))
+	}
+	return b
 }
 
 func appendRequest(b []byte, v *Request) []byte {
@@ -438,8 +447,10 @@ func appendListing(b []byte, v *Listing) []byte {
 
 func appendTestEvent(b []byte, v *TestEvent) []byte {
 	n := 4
-	if v.OmittedBytes != 0 {
-		n++
+	for _, set := range []bool{v.OmittedBytes != 0, v.Lost, v.Imitated} {
+		if set {
+			n++
+		}
 	}
 	b = appendMapLen(b, n)
 	b = appendString(b, "action")
@@ -453,6 +464,14 @@ func appendTestEvent(b []byte, v *TestEvent) []byte {
 	if v.OmittedBytes != 0 {
 		b = appendString(b, "omittedBytes")
 		b = appendInt(b, v.OmittedBytes)
+	}
+	if v.Lost {
+		b = appendString(b, "lost")
+		b = appendBool(b, true)
+	}
+	if v.Imitated {
+		b = appendString(b, "imitated")
+		b = appendBool(b, true)
 	}
 	return b
 }
@@ -544,7 +563,7 @@ func appendWindow(b []byte, v *Window) []byte {
 // Key tables: the msgpack tags of each struct in field order.
 var (
 	identityKeys      = []string{"package", "name"}
-	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs"}
+	helloKeys         = []string{"protocolVersion", "workerVersion", "pid", "goVersion", "goos", "goarch", "gomaxprocs", "again"}
 	requestKeys       = []string{"mode", "identity", "config", "repetition", "seed", "fullName"}
 	requestConfigKeys = []string{"minSampleNs", "samples", "iterations", "run", "bench", "after", "skip",
 		"testTimeoutNs", "args", "metrics", "perfIters", "perfBatch", "perfScaled", "skipProbe", "windowMetrics", "skipPattern", "interference"}
@@ -564,7 +583,7 @@ var (
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
 	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped", "afterSiblings"}
-	testEventKeys  = []string{"action", "test", "elapsedNs", "output", "omittedBytes"}
+	testEventKeys  = []string{"action", "test", "elapsedNs", "output", "omittedBytes", "lost", "imitated"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
 		"totals", "psi", "regime", "note"}
@@ -641,8 +660,10 @@ func (d *decoder) hello(v *Hello) error {
 			return d.str(&v.GOOS)
 		case 5:
 			return d.str(&v.GOARCH)
-		default:
+		case 6:
 			return d.int(&v.GOMAXPROCS)
+		default:
+			return d.int(&v.Again)
 		}
 	})
 }
@@ -973,8 +994,12 @@ func (d *decoder) testEvent(v *TestEvent) error {
 			return d.i64(&v.ElapsedNs)
 		case 3:
 			return d.str(&v.Output)
-		default:
+		case 4:
 			return d.i64(&v.OmittedBytes)
+		case 5:
+			return d.boolean(&v.Lost)
+		default:
+			return d.boolean(&v.Imitated)
 		}
 	})
 }

@@ -65,6 +65,7 @@ func (m Hello) validate() error {
 		checkString("goarch", m.GOARCH, MaxNameLen),
 		checkNonNegative("pid", int64(m.PID)),
 		checkNonNegative("gomaxprocs", int64(m.GOMAXPROCS)),
+		checkNonNegative("again", int64(m.Again)),
 	)
 }
 

@@ -162,7 +162,8 @@ func (c *Child) Send(req protocol.Request) error {
 // (the startup deadline while the Hello is outstanding: Receive may be used
 // instead of Hello). Each message is checked by the protocol.Checker; a
 // violation is returned (wrapping protocol.ErrMalformed) and kills the child
-// at once. Receive returns io.EOF after Done, when the stream ends, and once
+// at once. Past Done it reads on (a Hello with Again may follow; anything
+// else is a violation). Receive returns io.EOF when the stream ends, and once
 // the child has been reaped and nothing more arrived within the drain
 // window; a *TimeoutError at a deadline. A violation, an I/O error, or a
 // deadline that cut a frame in two ends the stream: Receive keeps returning

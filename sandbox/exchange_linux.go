@@ -105,12 +105,15 @@ func (ex *exchange) receiveLocked() (protocol.Message, error) {
 		return nil, ex.err
 	}
 	first := ex.hello == nil
-	if ex.eof || ex.chk.Done() {
+	if ex.eof {
 		if first {
 			return nil, ErrNoHello
 		}
 		return nil, io.EOF
 	}
+	// Past a Done the stream is read on, to its end: the package's TestMain
+	// may call m.Run again, and the worker then serves the Request once
+	// more after a Hello that says so (protocol.Hello.Again).
 
 	ex.dl.arm(func(cutoff time.Time) time.Time { return ex.d.read(!first, cutoff) })
 	mark := ex.rw.read
@@ -125,6 +128,9 @@ func (ex *exchange) receiveLocked() (protocol.Message, error) {
 	}
 	switch m := m.(type) {
 	case protocol.Hello:
+		if m.Again != 0 {
+			break // a later series: the startup deadline was met long ago
+		}
 		if !ex.v.hello(time.Now()) {
 			// The monitor expired the startup deadline first.
 			ex.err = ex.d.timeout(PhaseStartup)
@@ -158,8 +164,14 @@ func (ex *exchange) readFailed(err error, first, partial bool) error {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		if ex.dl.isCut() {
 			// Reaped, its group and cgroup killed: only a process that
-			// escaped could still hold the endpoint.
-			ex.held = true
+			// escaped could still hold the endpoint. Past a Done that is
+			// no loss: the child said all it had to say.
+			ex.held = !ex.chk.Done()
+			return end()
+		}
+		if ex.chk.Done() && !partial {
+			// A child alive past its Done at the total deadline: the
+			// deadline's own handling classifies it.
 			return end()
 		}
 		te := ex.d.timeout(PhaseExecution)

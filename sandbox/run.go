@@ -8,7 +8,8 @@ import (
 )
 
 // Run starts a child, reads its Hello, sends req, passes every message
-// (Hello included) to observe until Done, the end of the stream or an error,
+// (Hello included) to observe until the end of the stream or an error (past
+// Done too: a Hello with Again starts the Request's next series),
 // and returns Wait's Outcome. observe may be nil. A Config or a Request that
 // cannot be used (a Request beyond the protocol's bounds) yields
 // ClassInvalidConfig without spawning anything.
@@ -51,10 +52,11 @@ func RunWatched(ctx context.Context, cfg Config, req protocol.Request, observe f
 				if err != nil {
 					break
 				}
+				// Past a Done the stream is read to its end: a TestMain
+				// that calls m.Run again makes the worker serve the
+				// Request again (protocol.Hello.Again), and its messages
+				// must be read as they come, not left to fill the socket.
 				observe(m)
-				if _, done := m.(protocol.Done); done {
-					break
-				}
 			}
 		}
 	}

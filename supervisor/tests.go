@@ -76,6 +76,48 @@ type testRun struct {
 	// died: it holds what the process wrote before it died and the
 	// worker had not read.
 	stdout string
+	// series is the m.Run call the events are from: 1, or the Again of
+	// the worker's last Hello (the package's TestMain ran the tests
+	// again); failedIn is, per test, the series it first failed in.
+	series   int
+	failedIn map[string]int
+	// lost and imitated are the top-level tests whose end said that
+	// testing's stream was lost by then, or that their output imitated
+	// testing's frames (protocol.TestEvent).
+	lost     map[string]bool
+	imitated map[string]bool
+}
+
+// again records a Hello that starts another series of the Request.
+func (tr *testRun) again(h protocol.Hello) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if h.Again > tr.series {
+		tr.series = h.Again
+	}
+}
+
+// firstLost is the first test (in the order the ends came) whose end
+// said testing's stream was lost, or "".
+func (tr *testRun) firstLost() string {
+	first := ""
+	for name := range tr.lost {
+		if first == "" || tr.endSeq[name] < tr.endSeq[first] {
+			first = name
+		}
+	}
+	return first
+}
+
+// unended are the top-level tests that started and have no end.
+func (tr *testRun) unended() []string {
+	var out []string
+	for _, name := range tr.order {
+		if _, ok := tr.ended[name]; !ok && !strings.Contains(name, "/") {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // hint adds to a failed row of this child the variables its test (a
@@ -206,6 +248,8 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 	var alone []string // tests to run one per child
 	var left []string  // the package row's notes
 	var peak *int64    // the highest peak memory of the package's children
+	lostIn := ""       // the first test whose end said testing's stream was lost
+	series := 1        // how many times the package's TestMain ran the tests
 	for ctx.Err() == nil {
 		only := ""
 		for len(alone) > 0 && finished[alone[0]] {
@@ -234,6 +278,12 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				left = append(left, n)
 			}
 		}
+		if name := tr.firstLost(); name != "" && lostIn == "" {
+			lostIn = name
+		}
+		if tr.series > series {
+			series = tr.series
+		}
 		progress := false
 		v := verdict{}
 		facts := tr.facts(p, tests, out, only)
@@ -258,6 +308,16 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
+			// A child that ended well still owes an end for every test it
+			// started.
+			for _, name := range tr.unended() {
+				if !finished[name] {
+					finished[name] = true
+					rows = append(rows, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test", Outcome: rundoc.OutcomeTestFail,
+						Processes: []rundoc.ProcessResult{}, Output: tr.output[name].String(),
+						Error: ptr("no result: the test started, and its child exited 0 without reporting its end")})
+				}
+			}
 			if only == "" {
 				break
 			}
@@ -333,6 +393,16 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 	pkgRow := rundoc.Row{Package: p.pkg.ImportPath, Kind: "package", Outcome: status,
 		ElapsedNs: ptr(int64(time.Since(start))), Processes: []rundoc.ProcessResult{}, Notes: left,
 		PeakMemoryBytes: peak}
+	if lostIn != "" {
+		// The package is ok only when testing's stream ended as testing
+		// ends it (docs/design.md#containment).
+		pkgRow.Outcome = rundoc.OutcomeTestFail
+		pkgRow.Error = ptr(fmt.Sprintf("testing's output stream was lost during %s (the code closed or replaced the process's stdout): "+
+			"the results of that test and those after it are benchsup's own, without their subtests' results and output", lostIn))
+	}
+	if series > 1 {
+		pkgRow.Notes = append(pkgRow.Notes, fmt.Sprintf("the package's TestMain called m.Run %d times: every test ran %d times, and a failure in any run fails its row", series, series))
+	}
 	// -cover: the package's statements, merged over its children
 	// (docs/design.md#coverage).
 	cov, err := s.packageCoverage(ctx, p.pkg.ImportPath)
@@ -422,11 +492,16 @@ func (tr *testRun) facts(p *pkgPlan, tests map[string]bool, out sandbox.Outcome,
 	return f
 }
 
+func newTestRun() *testRun {
+	return &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
+		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{},
+		series: 1, failedIn: map[string]int{}, lost: map[string]bool{}, imitated: map[string]bool{}}
+}
+
 // testChild runs one child over the tests not in skip, enforcing the
 // per-test deadline by ending the child when one test outlives it.
 func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (*testRun, sandbox.Outcome) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	req := protocol.Request{Mode: protocol.ModeTest, Identity: protocol.Identity{Package: p.pkg.ImportPath},
@@ -437,8 +512,11 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	who := rundoc.Event{Package: p.pkg.ImportPath}
 	s.processStart(who, req)
 	out := s.run(cctx, cfg, req, func(m protocol.Message) {
-		if ev, ok := m.(protocol.TestEvent); ok {
-			tr.observe(ev, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
+		switch m := m.(type) {
+		case protocol.TestEvent:
+			tr.observe(m, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
+		case protocol.Hello:
+			tr.again(m)
 		}
 	})
 	tr.mu.Lock()
@@ -518,8 +596,23 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 		o.addEvent(top, ev)
 	default:
 		tr.status[name] = statusEnded
-		tr.ended[name] = ev
-		tr.endSeq[name] = len(tr.endSeq)
+		// Run again by a TestMain that called m.Run again, a test that
+		// failed in any run fails, as under go test.
+		if prev, ok := tr.ended[name]; !ok || prev.Action != protocol.TestFail || ev.Action == protocol.TestFail {
+			tr.ended[name] = ev
+		}
+		if _, ok := tr.endSeq[name]; !ok {
+			tr.endSeq[name] = len(tr.endSeq)
+		}
+		if ev.Action == protocol.TestFail && tr.failedIn[name] == 0 {
+			tr.failedIn[name] = tr.series
+		}
+		if ev.Lost {
+			tr.lost[name] = true
+		}
+		if ev.Imitated {
+			tr.imitated[name] = true
+		}
 		if clock != nil {
 			clock.stop()
 			delete(tr.clocks, name)
@@ -578,10 +671,33 @@ func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) rundoc.Row {
 				msg = first + ": " + msg
 			}
 		}
+		if tr.lost[name] && msg == "test failed" {
+			msg = "test failed; its output was lost with testing's stream"
+		}
 		row.Error = ptr(msg)
+	}
+	if tr.lost[name] {
+		if name == tr.firstLost() {
+			row.Notes = append(row.Notes, lostHereNote)
+		}
+		row.Notes = append(row.Notes, lostNote)
+	}
+	if tr.imitated[name] {
+		row.Notes = append(row.Notes, imitatedNote)
+	}
+	if n := tr.failedIn[name]; n > 1 {
+		row.Notes = append(row.Notes, fmt.Sprintf("failed in run %d: the package's TestMain ran the tests %d times (m.Run called again)", n, tr.series))
 	}
 	return row
 }
+
+// The notes of a test row whose end said what became of testing's stream.
+const (
+	lostNote = "testing's output stream was lost by this test's end (the code closed or replaced the process's stdout): " +
+		"its result is benchsup's own, from its *testing.T; its subtests' results and output after the loss are missing"
+	lostHereNote = "testing's output stream was first found lost at this test's end: this test, or code it started, closed or replaced the process's stdout"
+	imitatedNote = "its output imitated testing's framing (=== RUN, --- PASS or --- FAIL lines): benchsup took those lines as output, not as results"
+)
 
 // failureLine picks, from a failed test's own output, the first line
 // testing logged (t.Error, t.Fatal, t.Log: indented, "file.go:12: ..."),

@@ -233,8 +233,7 @@ func TestTrimWorkerFramesDump(t *testing.T) {
 }
 
 func TestObserveSubtestResults(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	for _, e := range []protocol.TestEvent{
 		ev("run", "TestA"), ev("run", "TestA/ok"), outputEv("TestA/ok", "    a_test.go:2: fine\n"), ev("pass", "TestA/ok"),
 		ev("run", "TestA/skip"), outputEv("TestA/skip", "    a_test.go:3: not here\n"), ev("skip", "TestA/skip"),
@@ -255,8 +254,7 @@ func TestObserveSubtestResults(t *testing.T) {
 // A test's row names the tests of its tree that paused (t.Parallel), in
 // order, once each, whatever else paused around them.
 func TestObservePaused(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	for _, e := range []protocol.TestEvent{
 		ev("run", "TestP"), ev("pause", "TestP"), ev("run", "TestQ"), ev("pass", "TestQ"), ev("cont", "TestP"),
 		ev("run", "TestP/b"), ev("pause", "TestP/b"), ev("run", "TestP/a"), ev("pass", "TestP/a"),
@@ -548,8 +546,7 @@ func TestNotStartedHonoursSkip(t *testing.T) {
 // the note's words are not taken for output; once a piece does not fit,
 // no later one is kept either.
 func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
-	tr := &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
-		output: map[string]*testOutput{}, firstFail: map[string]string{}, clocks: map[string]*testClock{}}
+	tr := newTestRun()
 	chunk := strings.Repeat("x", 999) + "\n"
 	events := []protocol.TestEvent{ev("run", "TestLoud")}
 	for range protocol.MaxTextLen / len(chunk) {
@@ -566,4 +563,47 @@ func TestTestOutputKeepsTheWorkersCount(t *testing.T) {
 		"[" + strconv.Itoa(len(chunk)+len("short\n")+1234567) + " more bytes of output omitted]\n"
 	assert.Equal(t, want, row.Output)
 	assert.Equal(t, "ok", string(row.Outcome))
+}
+
+// A TestMain that runs the tests twice: a failure in either series fails
+// the row, with a note; a lost stream and an imitation are noted.
+func TestObserveSeriesAndIntegrity(t *testing.T) {
+	tests := []struct {
+		name    string
+		events  []protocol.TestEvent
+		outcome rundoc.Outcome
+		notes   []string
+	}{
+		{"fails in the first series only", []protocol.TestEvent{ev("run", "TestA"), ev("fail", "TestA"), {}, ev("run", "TestA"), ev("pass", "TestA")},
+			rundoc.OutcomeTestFail, nil},
+		{"fails in the second series", []protocol.TestEvent{ev("run", "TestA"), ev("pass", "TestA"), {}, ev("run", "TestA"), ev("fail", "TestA")},
+			rundoc.OutcomeTestFail, []string{"failed in run 2"}},
+		{"passes in both", []protocol.TestEvent{ev("run", "TestA"), ev("pass", "TestA"), {}, ev("run", "TestA"), ev("pass", "TestA")},
+			"ok", nil},
+		{"lost and imitated", []protocol.TestEvent{ev("run", "TestA"), {Action: protocol.TestPass, Test: "TestA", Lost: true, Imitated: true}},
+			"ok", []string{"first found lost", "output stream was lost", "imitated testing's framing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTestRun()
+			for _, e := range tt.events {
+				if e.Action == "" { // the second m.Run's Hello
+					tr.again(protocol.Hello{Again: 2})
+					continue
+				}
+				tr.observe(e, 0, nil)
+			}
+			row := tr.testRow("p", "TestA", tr.ended["TestA"])
+			assert.Equal(t, tt.outcome, row.Outcome)
+			require.Len(t, row.Notes, len(tt.notes))
+			for i, n := range tt.notes {
+				assert.Contains(t, row.Notes[i], n)
+			}
+			assert.Empty(t, tr.unended())
+		})
+	}
+	tr := newTestRun()
+	tr.observe(ev("run", "TestA"), 0, nil)
+	tr.observe(ev("run", "TestA/sub"), 0, nil)
+	assert.Equal(t, []string{"TestA"}, tr.unended(), "a started top-level test without an end")
 }

@@ -64,8 +64,15 @@ func (w *session) runTests() error {
 	if path := testOutputPath(); path != "" {
 		st.batch = true
 		capture = func(f func(), line func([]byte) bool) error {
-			return captureToFile(path, st.kick, st.flush, f, line)
+			return captureToFile(path, st.kick, st.idle, f, line)
 		}
+	}
+	// The stream takes frames as testing's only for the tests this binary
+	// registered, and a top-level test's run and end only from the
+	// wrapper around it (docs/design.md#containment).
+	st.known = map[string]bool{}
+	for _, t := range all {
+		st.known[t.name] = true
 	}
 	err := capture(func() {
 		// testing writes its frames to the os.Stdout of this moment (the
@@ -73,7 +80,9 @@ func (w *session) runTests() error {
 		// later; the sync marks go to the same pipe.
 		st.mu.Lock()
 		st.pipe = os.Stdout
+		st.pipeInfo, _ = st.pipe.Stat()
 		st.mu.Unlock()
+		capture := os.Stdout
 		var kept []runEntry
 		for _, t := range all {
 			if !skip[t.name] {
@@ -82,6 +91,9 @@ func (w *session) runTests() error {
 		}
 		groups := groupEntries(kept)
 		for _, g := range groups {
+			// A test of an earlier group may have pointed os.Stdout
+			// elsewhere; testing takes the next group's from it.
+			os.Stdout = capture
 			// Split in groups, one that -run selects nothing of would
 			// print testing's "no tests to run" warning: it is left out.
 			if len(groups) > 1 && !g.selected(w.req.Config.Run) {
@@ -118,6 +130,13 @@ func (w *session) runTests() error {
 // the log records every os.Getenv in order, so a lookup of a name no
 // environment has serves as the mark. The end mark is the last cleanup,
 // after the test's own.
+//
+// And it is where the supervisor learns that the test ran and how it
+// ended: the run event goes out when the wrapper starts, the end from its
+// last cleanup (after the test's parallel subtests and other cleanups),
+// from tb.Failed and tb.Skipped, over benchsup's own socket. testing's
+// stream, which the code under test can close, redirect or imitate,
+// decides no top-level result.
 func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 	return func(t *testing.T) {
 		st.bracket(t)
@@ -125,15 +144,98 @@ func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 	}
 }
 
-// bracket does syncAfter's waits and marks for tb (a test or a fuzz
-// target) before its code runs.
+// bracket does syncAfter's waits, marks and events for tb (a test or a
+// fuzz target) before its code runs.
 func (st *testStream) bracket(tb testing.TB) {
 	st.sync()
+	st.begin(tb.Name())
 	os.Getenv(testLogMark + "run " + tb.Name())
 	tb.Cleanup(func() {
 		os.Getenv(testLogMark + "end " + tb.Name())
 		st.sync()
+		st.finish(tb)
 	})
+}
+
+// begin marks the top-level test name as running: frames about it and its
+// subtests are testing's from now until its end, and what is printed is
+// its output.
+func (st *testStream) begin(name string) {
+	st.smu.Lock()
+	defer st.smu.Unlock()
+	st.flush()
+	st.active[name] = true
+	st.started[name] = true
+	st.cur = name
+	t := st.tests[name]
+	if t == nil {
+		t = &streamTest{}
+		st.tests[name] = t
+	}
+	t.since = time.Now()
+	st.emit(protocol.TestEvent{Action: protocol.TestRun, Test: protocol.TruncateText(name, protocol.MaxNameLen)})
+}
+
+// finish sends the end of the top-level test tb, as testing will report
+// it (FAIL over SKIP over PASS), timed by the stream (run or cont to pause
+// or end), with what the stream knows: whether it was lost by now, and
+// whether the test's output imitated testing's frames. A subtest that
+// failed under a test that did not is one such imitation: testing fails
+// every parent of a failed test.
+func (st *testStream) finish(tb testing.TB) {
+	name := tb.Name()
+	action := protocol.TestPass
+	switch {
+	case tb.Failed():
+		action = protocol.TestFail
+	case tb.Skipped():
+		action = protocol.TestSkip
+	}
+	lost := st.isLost()
+	st.smu.Lock()
+	defer st.smu.Unlock()
+	st.flush()
+	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen), Lost: lost,
+		Imitated: st.imitated[name] || (action != protocol.TestFail && st.subFailed[name])}
+	if t := st.tests[name]; t != nil {
+		t.stop(time.Now())
+		ev.ElapsedNs = int64(t.running)
+	}
+	if top := st.tops[name]; top != nil && top.omitted > 0 {
+		st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, OmittedBytes: int64(top.omitted),
+			Output: fmt.Sprintf("[%d more bytes of output omitted]\n", top.omitted)})
+	}
+	for sub := range st.tests {
+		if topName(sub) == name {
+			delete(st.tests, sub)
+		}
+	}
+	delete(st.tops, name)
+	delete(st.active, name)
+	delete(st.imitated, name)
+	delete(st.subFailed, name)
+	st.curTop = nil
+	st.ending[name] = true // testing's own end frame follows
+	st.emit(ev)
+}
+
+// isLost reports whether testing's stream was found lost.
+func (st *testStream) isLost() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.lost
+}
+
+// intactLocked reports whether the capture testing writes to is still the
+// file (or pipe) the reader reads: the code under test may have closed it
+// (os.Stdout.Close) or put another file in its descriptor (dup2). st.mu is
+// held.
+func (st *testStream) intactLocked() bool {
+	if st.pipeInfo == nil {
+		return true // not known: a stream without a capture (tests)
+	}
+	fi, err := st.pipe.Stat()
+	return err == nil && os.SameFile(fi, st.pipeInfo)
 }
 
 // testLogMark starts the names the worker looks up to mark a test's start
@@ -152,9 +254,18 @@ const syncTimeout = 2 * time.Second
 
 // sync writes a sync mark into the capture pipe and waits until the reader
 // has handled it.
+//
+// A capture the code under test closed or replaced is lost: what testing
+// writes no longer reaches the reader. The stream then says so on every
+// later end (TestEvent.Lost) and waits for the reader no more.
 func (st *testStream) sync() {
 	st.mu.Lock()
-	if st.pipe == nil || st.closed {
+	if st.pipe == nil || st.closed || st.lost {
+		st.mu.Unlock()
+		return
+	}
+	if !st.intactLocked() {
+		st.lost = true
 		st.mu.Unlock()
 		return
 	}
@@ -165,6 +276,10 @@ func (st *testStream) sync() {
 	pipe := st.pipe
 	st.mu.Unlock()
 	if _, err := fmt.Fprintf(pipe, "%c%s%d\n", frameMarker, syncPrefix, seq); err != nil {
+		st.mu.Lock()
+		st.lost = true
+		delete(st.waiting, seq)
+		st.mu.Unlock()
 		return
 	}
 	select {
@@ -176,6 +291,12 @@ func (st *testStream) sync() {
 	select {
 	case <-ch:
 	case <-t.C:
+		// A slow reader, or a capture replaced since the check above.
+		st.mu.Lock()
+		if !st.intactLocked() {
+			st.lost = true
+		}
+		st.mu.Unlock()
 	}
 }
 
@@ -191,11 +312,27 @@ type testStream struct {
 
 	kick chan struct{} // wakes a file capture's reader (captureToFile)
 
-	mu      sync.Mutex
-	pipe    *os.File
-	seq     int
-	waiting map[int]chan struct{}
-	closed  bool
+	mu       sync.Mutex
+	pipe     *os.File
+	pipeInfo os.FileInfo // what pipe was when the capture began
+	seq      int
+	waiting  map[int]chan struct{}
+	closed   bool
+	lost     bool // the capture was closed or replaced: testing's frames no longer arrive
+
+	// smu guards what follows: the reader's state, which the wrappers
+	// around top-level tests (begin, finish) change too.
+	smu sync.Mutex
+
+	// known are the top-level tests the binary registered; nil in a
+	// stream that replays a capture (tests), which then takes every
+	// frame as testing's.
+	known     map[string]bool
+	started   map[string]bool // top-level tests the wrapper started
+	active    map[string]bool // started and not yet ended by the wrapper
+	ending    map[string]bool // ended by the wrapper; testing's end frame not yet read
+	imitated  map[string]bool // top-level tests whose output imitated testing's frames
+	subFailed map[string]bool // top-level tests a subtest of which failed, by the frames
 
 	cur   string // the test the last frame named: unframed lines are its output
 	tests map[string]*streamTest
@@ -242,7 +379,8 @@ type topOutput struct {
 
 func newTestStream(emit func(protocol.TestEvent)) *testStream {
 	return &testStream{emit: emit, kick: make(chan struct{}, 1), waiting: map[int]chan struct{}{},
-		tests: map[string]*streamTest{}, tops: map[string]*topOutput{}}
+		tests: map[string]*streamTest{}, tops: map[string]*topOutput{},
+		started: map[string]bool{}, active: map[string]bool{}, ending: map[string]bool{}, imitated: map[string]bool{}, subFailed: map[string]bool{}}
 }
 
 // testFrames are testing's status lines in framed verbose mode that name a
@@ -267,6 +405,8 @@ var testFrames = []struct {
 // captureStdout. Only the code's own lines are forwarded to the real
 // stdout.
 func (st *testStream) line(raw []byte) (forward bool) {
+	st.smu.Lock()
+	defer st.smu.Unlock()
 	line := bytes.TrimSuffix(raw, newline)
 	if len(line) == 0 || line[0] != frameMarker {
 		st.output(line)
@@ -297,6 +437,15 @@ func (st *testStream) line(raw []byte) (forward bool) {
 		if f.prefix == "=== ATTR  " || f.prefix == "=== ARTIFACTS " {
 			name, _, _ = strings.Cut(name, " ")
 		}
+		switch st.judge(f.action, name) {
+		case frameForged:
+			// The code printed it: its output, as go test -v shows it.
+			st.imitation()
+			st.output(line[1:])
+			return true
+		case frameQuiet:
+			return false
+		}
 		st.cur = name
 		if f.action != "" {
 			st.event(f.action, name)
@@ -306,6 +455,63 @@ func (st *testStream) line(raw []byte) (forward bool) {
 	// Testing's other framed lines (PASS, FAIL at the end) say nothing
 	// about one test.
 	return false
+}
+
+// frameVerdict is what the stream makes of a frame naming a test.
+type frameVerdict int
+
+const (
+	frameTesting frameVerdict = iota // testing's: taken as an event
+	frameQuiet                       // testing's, about what the wrapper reports: dropped
+	frameForged                      // not testing's: the code's output
+)
+
+// judge tells testing's frames from the code's imitations. testing frames
+// a test of this binary only while the worker's wrapper around its
+// top-level test runs, but for the top-level test's own run (just before
+// the wrapper starts) and end (just after the wrapper ended): those two
+// the wrapper reports itself, so they are dropped. Any other frame, about
+// a test that does not exist, is not running or already ended, is forged.
+func (st *testStream) judge(action protocol.TestAction, name string) frameVerdict {
+	if st.known == nil || name == "" {
+		return frameTesting
+	}
+	top := topName(name)
+	if !st.known[top] {
+		return frameForged
+	}
+	switch isEnd := action == protocol.TestPass || action == protocol.TestFail || action == protocol.TestSkip; {
+	case name == top && action == protocol.TestRun:
+		if st.started[top] {
+			return frameForged
+		}
+		return frameQuiet
+	case name == top && isEnd:
+		if st.ending[top] {
+			delete(st.ending, top)
+			return frameQuiet
+		}
+		return frameForged
+	case st.active[top] || st.ending[top]:
+		return frameTesting
+	}
+	return frameForged
+}
+
+// imitation charges a forged frame to the test whose output it is: the
+// test the last frame named, or else the test started last that is still
+// running.
+func (st *testStream) imitation() {
+	top := topName(st.cur)
+	if !st.active[top] {
+		top = ""
+		for name := range st.active {
+			top = name // with several running, any one of them: the frames cannot tell
+		}
+	}
+	if top != "" {
+		st.imitated[top] = true
+	}
 }
 
 // event sends the event for a frame, timing the test by the frames: it
@@ -327,6 +533,9 @@ func (st *testStream) event(action protocol.TestAction, name string) {
 		t.stop(now)
 		ev.ElapsedNs = int64(t.running)
 		delete(st.tests, name)
+		if action == protocol.TestFail && topName(name) != name {
+			st.subFailed[topName(name)] = true
+		}
 		if top := st.tops[topName(name)]; top != nil && top.omitted > 0 && topName(name) == name {
 			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, OmittedBytes: int64(top.omitted),
 				Output: fmt.Sprintf("[%d more bytes of output omitted]\n", top.omitted)})
@@ -403,10 +612,18 @@ func (st *testStream) top() *topOutput {
 	return top
 }
 
+// idle sends the batched output when the reader caught up with the
+// writers.
+func (st *testStream) idle() {
+	st.smu.Lock()
+	defer st.smu.Unlock()
+	st.flush()
+}
+
 // close releases any sync still waiting: the reader saw the end of the
 // output.
 func (st *testStream) close() {
-	st.flush()
+	st.idle()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.closed = true

@@ -296,3 +296,83 @@ func cutFrame(raw []byte) (s string, framed bool) {
 	}
 	return s, false
 }
+
+// A stream that knows the binary's tests takes frames as testing's only
+// for a test the wrapper is running, and top-level results only from the
+// wrapper (finish): imitations are output, charged to the test printing.
+func TestTestStreamJudgesFrames(t *testing.T) {
+	const m = "\x16"
+	tests := []struct {
+		name  string
+		lines string // printed while TestA runs, after testing's own RUN frame
+		want  []string
+		imit  bool
+	}{
+		{"testing's own subtest", m + "=== RUN   TestA/sub\n" + m + "--- PASS: TestA/sub (0.00s)\n",
+			[]string{"run TestA", "run TestA/sub", "pass TestA/sub", "pass TestA"}, false},
+		{"a test that does not exist", m + "=== RUN   TestGhost\n" + m + "--- PASS: TestGhost (0.00s)\n",
+			[]string{"run TestA", "output TestA: === RUN   TestGhost", "output TestA: --- PASS: TestGhost (0.00s)", "pass TestA"}, true},
+		{"the end of a sibling that ended", m + "--- PASS: TestB (0.00s)\n",
+			[]string{"run TestA", "output TestA: --- PASS: TestB (0.00s)", "pass TestA"}, true},
+		{"a subtest of a test not running", m + "=== RUN   TestB/late\n",
+			[]string{"run TestA", "output TestA: === RUN   TestB/late", "pass TestA"}, true},
+		{"its own end, early", m + "--- FAIL: TestA (0.00s)\n",
+			[]string{"run TestA", "output TestA: --- FAIL: TestA (0.00s)", "pass TestA"}, true},
+		{"a failed subtest under a passing test", m + "=== RUN   TestA/x\n" + m + "--- FAIL: TestA/x (0.00s)\n",
+			[]string{"run TestA", "run TestA/x", "fail TestA/x", "pass TestA"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var evs []protocol.TestEvent
+			st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+			st.known = map[string]bool{"TestA": true, "TestB": true}
+			st.started["TestB"], st.ending["TestB"] = true, false // TestB ran and ended before
+			feed(st, []byte(m+"=== RUN   TestA\n"))
+			st.begin("TestA")
+			feed(st, []byte(tt.lines))
+			st.finish(&fakeTB{name: "TestA"})
+			feed(st, []byte(m+"--- PASS: TestA (0.00s)\n"))
+			assert.Equal(t, tt.want, summary(evs))
+			end := evs[len(evs)-1]
+			assert.Equal(t, tt.imit, end.Imitated)
+			assert.False(t, end.Lost)
+		})
+	}
+}
+
+// A capture the code closed is lost at the next sync, at once, and every
+// later end says so.
+func TestTestStreamLostCapture(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "capture"))
+	require.NoError(t, err)
+	var evs []protocol.TestEvent
+	st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+	st.known = map[string]bool{"TestA": true}
+	st.pipe = f
+	st.pipeInfo, err = f.Stat()
+	require.NoError(t, err)
+	require.True(t, st.intactLocked())
+	f.Close() // os.Stdout.Close() in the code under test
+	start := time.Now()
+	st.sync()
+	assert.Less(t, time.Since(start), syncTimeout/2, "no wait for a reader that cannot see the mark")
+	st.begin("TestA")
+	st.finish(&fakeTB{name: "TestA", failed: true})
+	require.NotEmpty(t, evs)
+	end := evs[len(evs)-1]
+	assert.Equal(t, protocol.TestFail, end.Action, "the result is the wrapper's")
+	assert.True(t, end.Lost)
+}
+
+// fakeTB is the testing.TB finish reads.
+type fakeTB struct {
+	testing.TB
+	name            string
+	failed, skipped bool
+}
+
+func (f *fakeTB) Name() string   { return f.name }
+func (f *fakeTB) Failed() bool   { return f.failed }
+func (f *fakeTB) Skipped() bool  { return f.skipped }
+func (f *fakeTB) Cleanup(func()) {}

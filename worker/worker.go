@@ -53,9 +53,31 @@ func RegisterTest(name string, f func(*testing.T)) {
 	registry.tests = slices.Insert(registry.tests, len(registry.tests)-registry.examples, testing.InternalTest{Name: name, F: f})
 }
 
+// served is this process's exchange, kept after Serve returns: a TestMain
+// may call m.Run again, which runs TestBenchsupWorker again, and the
+// Request is then served again on the same endpoint (serveAgain). The
+// endpoint stays open until the process exits.
+var served struct {
+	mu     sync.Mutex
+	conn   *protocol.Conn
+	req    protocol.Request
+	served bool // the Request was received
+	series int  // how many times Serve ran
+}
+
 // Serve answers the one Request of this process. It is the body of the
 // generated TestBenchsupWorker. Outside a benchsup child it skips the test.
 func Serve(t *testing.T) {
+	served.mu.Lock()
+	defer served.mu.Unlock()
+	served.series++
+	if served.series > 1 {
+		if err := serveAgain(served.conn, served.req, served.served, served.series); err != nil {
+			fmt.Fprintf(os.Stderr, "benchsup worker: %v\n", err)
+			t.Fail()
+		}
+		return
+	}
 	ep, err := protocol.ChildEndpoint()
 	if errors.Is(err, protocol.ErrNoEndpoint) {
 		t.Skip("benchsup worker: not started by benchsup")
@@ -63,12 +85,71 @@ func Serve(t *testing.T) {
 	if err != nil {
 		t.Fatalf("benchsup worker: %v", err)
 	}
-	defer ep.Close()
-	w := &session{conn: protocol.NewConn(ep)}
-	if err := w.serve(); err != nil {
+	served.conn = protocol.NewConn(ep)
+	w := &session{conn: served.conn}
+	err = w.serve()
+	served.req, served.served = w.req, w.received
+	if err != nil {
 		// The supervisor sees the nonzero exit and this line on stderr.
 		fmt.Fprintf(os.Stderr, "benchsup worker: %v\n", err)
 		t.Fail()
+	}
+}
+
+// AgainNote is what the worker logs when the package's TestMain calls
+// m.Run again in a benchmark child: the measurement is the first run's.
+const AgainNote = "the package's TestMain called m.Run again after this process's benchmark run; benchsup measured the first run only and ran nothing the second time"
+
+// serveAgain serves the Request once more, for a TestMain that called
+// m.Run again (as go test does, every test runs again; a failure in either
+// run fails it): a Hello with Again says so, then Ready, and in test mode
+// the tests run again with their events, then Done. In the other modes
+// nothing runs again: the measurement is the first run's, and a benchmark
+// process says so in a Log. A process whose first Serve never received its
+// Request has nothing to serve; nor does one outside benchsup. series is
+// the how-manieth Serve this is.
+func serveAgain(conn *protocol.Conn, req protocol.Request, received bool, series int) error {
+	if conn == nil || !received {
+		return nil
+	}
+	w := &session{conn: conn, req: req}
+	w.leaves = map[string]bool{}
+	w.order, w.preceding = map[string][]string{}, map[string][]string{}
+	hooks.Install(w)
+	defer hooks.Install(nil)
+	if err := w.send(w.hello(series)); err != nil {
+		return err
+	}
+	if err := w.send(protocol.Ready{Identity: w.req.Identity}); err != nil {
+		return err
+	}
+	var err error
+	switch w.req.Mode {
+	case protocol.ModeTest:
+		err = w.runTests()
+	case protocol.ModeBenchmark, protocol.ModeWorkload:
+		err = w.send(protocol.Log{Text: AgainNote})
+	}
+	if err != nil && !errors.Is(err, errEnded) {
+		return err
+	}
+	return w.send(protocol.Done{})
+}
+
+// hello is this process's Hello; again is Hello.Again (0 for the first).
+func (w *session) hello(again int) protocol.Hello {
+	if again < 2 {
+		again = 0
+	}
+	return protocol.Hello{
+		ProtocolVersion: protocol.Version,
+		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),
+		PID:             os.Getpid(),
+		GoVersion:       runtime.Version(),
+		GOOS:            runtime.GOOS,
+		GOARCH:          runtime.GOARCH,
+		GOMAXPROCS:      runtime.GOMAXPROCS(0),
+		Again:           again,
 	}
 }
 
@@ -96,8 +177,9 @@ type session struct {
 	conn *protocol.Conn
 	req  protocol.Request
 
-	mu    sync.Mutex
-	ended bool // a Skip or Failure was sent: only Log and Done may follow
+	mu       sync.Mutex
+	ended    bool // a Skip or Failure was sent: only Log and Done may follow
+	received bool // the Request was received
 
 	workloads map[string]bool // discovery: identities that called measure.Workload
 	leaves    map[string]bool // top-level functions known to run no sub-benchmark
@@ -154,15 +236,7 @@ func (w *session) serve() error {
 	w.order, w.preceding = map[string][]string{}, map[string][]string{}
 	hooks.Install(w)
 	defer hooks.Install(nil)
-	if err := w.send(protocol.Hello{
-		ProtocolVersion: protocol.Version,
-		WorkerVersion:   protocol.TruncateText(Version(), protocol.MaxNameLen),
-		PID:             os.Getpid(),
-		GoVersion:       runtime.Version(),
-		GOOS:            runtime.GOOS,
-		GOARCH:          runtime.GOARCH,
-		GOMAXPROCS:      runtime.GOMAXPROCS(0),
-	}); err != nil {
+	if err := w.send(w.hello(0)); err != nil {
 		return err
 	}
 	m, err := w.conn.Receive()
@@ -173,7 +247,7 @@ func (w *session) serve() error {
 	if !ok {
 		return fmt.Errorf("expected a request, got %s", m.Kind())
 	}
-	w.req = req
+	w.req, w.received = req, true
 	if err := w.send(protocol.Ready{Identity: req.Identity}); err != nil {
 		return err
 	}

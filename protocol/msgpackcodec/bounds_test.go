@@ -326,6 +326,7 @@ func TestInvalidValues(t *testing.T) {
 		{"NaN window total", w(func(v *protocol.Window) { v.Totals = []protocol.MetricCell{{Name: "t", Value: math.NaN()}} })},
 		{"negative pid", protocol.Hello{PID: -1}},
 		{"negative gomaxprocs", protocol.Hello{GOMAXPROCS: math.MinInt}},
+		{"negative again", protocol.Hello{Again: -1}},
 		{"negative repetition", protocol.Request{Mode: protocol.ModeTest, Repetition: -1}},
 		{"negative minSampleNs", protocol.Request{Mode: protocol.ModeTest, Config: protocol.RequestConfig{MinSampleNs: -1}}},
 		{"negative done", protocol.Progress{Phase: protocol.PhaseTiming, Done: -1}},

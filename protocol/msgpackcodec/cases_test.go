@@ -46,6 +46,7 @@ func messageCases() []msgCase {
 	// so it may be negative).
 	add("zero", protocol.Hello{})
 	add("full", protocol.Hello{ProtocolVersion: protocol.Version, WorkerVersion: "v0.1.0", PID: 4242, GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64", GOMAXPROCS: 2})
+	add("again", protocol.Hello{ProtocolVersion: protocol.Version, PID: 4242, GOMAXPROCS: 2, Again: 2})
 	add("unicode", protocol.Hello{WorkerVersion: unicodeText, GoVersion: unicodeText, GOOS: "ös", GOARCH: "🙂"})
 	for _, v := range edgeInts {
 		if !fitsInt(v) {
@@ -177,6 +178,9 @@ func messageCases() []msgCase {
 		add(string(a), protocol.TestEvent{Action: a, Test: "TestB/sub", ElapsedNs: 12345, Output: "    b_test.go:12: boom\n"})
 	}
 	add("empty strings", protocol.TestEvent{Action: protocol.TestOutput})
+	add("lost and imitated", protocol.TestEvent{Action: protocol.TestFail, Test: "TestB", ElapsedNs: 7, Lost: true, Imitated: true})
+	add("lost only", protocol.TestEvent{Action: protocol.TestPass, Test: "TestB", Lost: true})
+	add("omitted and imitated", protocol.TestEvent{Action: protocol.TestOutput, Test: "TestB", OmittedBytes: 3, Imitated: true})
 	add("max elapsed", protocol.TestEvent{Action: protocol.TestPass, ElapsedNs: math.MaxInt64, Output: unicodeText})
 
 	// Window: every optional field absent, present at zero, present.

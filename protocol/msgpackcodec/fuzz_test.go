@@ -158,7 +158,7 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 	}
 	switch k % 12 {
 	case 0:
-		return protocol.Hello{ProtocolVersion: int(a), WorkerVersion: s1, PID: int(b), GoVersion: s2, GOOS: s1, GOARCH: s2, GOMAXPROCS: int(u)}
+		return protocol.Hello{ProtocolVersion: int(a), WorkerVersion: s1, PID: int(b), GoVersion: s2, GOOS: s1, GOARCH: s2, GOMAXPROCS: int(u), Again: int(flags >> 28)}
 	case 1:
 		return protocol.Request{Mode: protocol.Mode(pick(0, "discover", "benchmark", "workload", "test", s1)), Identity: id,
 			Repetition: int(b), Seed: u, Config: protocol.RequestConfig{
@@ -214,7 +214,8 @@ func fuzzMessage(k uint8, flags uint32, s1, s2 string, a, b int64, u uint64, x f
 		}
 		return protocol.Listing{Identities: ids}
 	case 10:
-		return protocol.TestEvent{Action: protocol.TestAction(pick(0, "run", "pass", "fail", "skip", "output", "pause", "cont", s1)), Test: s1, ElapsedNs: a, Output: s2}
+		return protocol.TestEvent{Action: protocol.TestAction(pick(0, "run", "pass", "fail", "skip", "output", "pause", "cont", s1)), Test: s1, ElapsedNs: a, Output: s2,
+			Lost: bit(1), Imitated: bit(2)}
 	}
 	w := protocol.Window{Name: s1, Reps: int(a), WallNs: b, Scope: pick(0, "thread", "process", "wall-only", s2),
 		OnCPUUserNs: ptr(2, a), OnCPUKernelNs: ptr(3, b), OffCPURunqueueNs: ptr(4, int64(u)), OffCPUDiskNs: ptr(5, a^b),
@@ -323,6 +324,8 @@ func seedCorpus() map[string]string {
 		protocol.Done{},
 		protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkC/d", Kind: protocol.ListedBenchmark, AfterSiblings: 1}}},
 		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestB", ElapsedNs: 300, Output: "ok\n"},
+		protocol.TestEvent{Action: protocol.TestFail, Test: "TestB", ElapsedNs: 300, Lost: true, Imitated: true},
+		protocol.Hello{ProtocolVersion: protocol.Version, PID: 4242, GOMAXPROCS: 2, Again: 2},
 		protocol.Window{Name: "W", Reps: 2, WallNs: 1e9, Scope: "thread", OnCPUUserNs: i64(5), OffCPUDiskNs: i64(0),
 			Totals: []protocol.MetricCell{{Name: "t", Value: 1}}, PSI: &protocol.PSI{CPUSomeNs: 7}, Regime: &protocol.Regime{Requested: "cold", Note: "n"}, Note: "note"},
 	} {
@@ -330,7 +333,11 @@ func seedCorpus() map[string]string {
 		if err != nil {
 			panic(err)
 		}
-		add("FuzzCrossDecode", "valid-"+m.Kind().String(), payload(frame))
+		name := "valid-" + m.Kind().String()
+		if _, dup := files[filepath.Join("FuzzCrossDecode", name)]; dup {
+			name += "-fields" // a second of a kind: its optional fields set
+		}
+		add("FuzzCrossDecode", name, payload(frame))
 	}
 	for prefix, cases := range map[string][]bodyCase{"noncanonical-": nonCanonicalCases(), "wrongtype-": wrongTypeCases()} {
 		for _, c := range cases {
