@@ -60,6 +60,7 @@ func (w *session) runTests() error {
 		return err
 	}
 	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
+	st.limits = &testLimits{watch: w.limits, send: func(l protocol.Log) { _ = w.send(l) }}
 	capture := captureStdout
 	if path := testOutputPath(); path != "" {
 		st.batch = true
@@ -82,6 +83,9 @@ func (w *session) runTests() error {
 		}
 		groups := groupEntries(kept)
 		for _, g := range groups {
+			if st.limits.haltedBy() != "" {
+				break // the rest run in a fresh process (rlimit.go)
+			}
 			// Split in groups, one that -run selects nothing of would
 			// print testing's "no tests to run" warning: it is left out.
 			if len(groups) > 1 && !g.selected(w.req.Config.Run) {
@@ -129,8 +133,12 @@ func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 // target) before its code runs.
 func (st *testStream) bracket(tb testing.TB) {
 	st.sync()
+	st.limits.skipIfHalted(tb)
 	os.Getenv(testLogMark + "run " + tb.Name())
 	tb.Cleanup(func() {
+		// First the limits the test changed (rlimit.go): the mark and
+		// the sync write files a file size limit would refuse.
+		st.limits.after(tb.Name())
 		os.Getenv(testLogMark + "end " + tb.Name())
 		st.sync()
 	})
@@ -187,7 +195,8 @@ const maxTestOutput = protocol.MaxTextLen
 // does: a framed line is testing's own ("=== RUN   TestX", "--- FAIL: TestX
 // (0.01s)"), anything else is output of the test the last frame named.
 type testStream struct {
-	emit func(protocol.TestEvent)
+	emit   func(protocol.TestEvent)
+	limits *testLimits // the resource limits across the tests (rlimit.go)
 
 	kick chan struct{} // wakes a file capture's reader (captureToFile)
 
