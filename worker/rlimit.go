@@ -152,8 +152,12 @@ func (tl *testLimits) after(test string) {
 	}
 	for _, c := range tl.watch.check() {
 		text := c.text(test)
+		if c.name == "RLIMIT_FSIZE" && c.now.cur < c.was.cur {
+			// The worker captures testing's output in a file.
+			text += "; what it printed under that limit may be missing (benchsup keeps a test's output in a file)"
+		}
 		if !c.restored {
-			text += ": the tests after it ran in a fresh process"
+			text += "; the tests after it ran in a fresh process"
 			tl.mu.Lock()
 			if tl.halted == "" {
 				tl.halted = test

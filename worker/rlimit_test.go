@@ -128,8 +128,9 @@ func TestTestLimitsHalt(t *testing.T) {
 			assert.Equal(t, tt.restored, sent[0].Restored)
 			assert.Contains(t, sent[0].Text, "TestSetsLimit lowered RLIMIT_FSIZE from unlimited to 0")
 			assert.Equal(t, tt.wantHalted, tl.haltedBy())
+			assert.Contains(t, sent[0].Text, "what it printed under that limit may be missing")
 			if !tt.restored {
-				assert.Contains(t, sent[0].Text, "the tests after it ran in a fresh process")
+				assert.Contains(t, sent[0].Text, "; the tests after it ran in a fresh process")
 			}
 		})
 	}
