@@ -76,12 +76,14 @@ type testRun struct {
 	// died: it holds what the process wrote before it died and the
 	// worker had not read.
 	stdout string
+	limits testLimits // the resource limits the tests changed (testlimits.go)
 }
 
 // hint adds to a failed row of this child the variables its test (a
 // package row: the process outside any test) read that the environment
 // policy withheld.
 func (tr *testRun) hint(row rundoc.Row) rundoc.Row {
+	row = tr.limitNotes(row)
 	if note := envNote(tr.withheld[row.Name]); note != "" && row.IsError() {
 		who := "this test "
 		if row.Name == "" {
@@ -238,6 +240,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 		v := verdict{}
 		facts := tr.facts(p, tests, out, only)
 		hostFault := s.scratchWriteFailed(out)
+		if tr.changedLimits() {
+			hostFault = "" // the code's own limit, not the host (testlimits.go)
+		}
 		if out.Class != sandbox.ClassSuccess && out.Class != sandbox.ClassCanceled {
 			switch {
 			case hostFault != "":
@@ -246,6 +251,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				v = verdict{tr.timedOut, ""}
 			default:
 				v = blame(facts)
+				if lv := tr.limitVerdict(); lv.test != "" && (v.test == "" || v.test == lv.test) {
+					v = lv // the limit it changed, reported as its code ended, explains it
+				}
 			}
 		}
 		for _, name := range tr.order {
@@ -258,6 +266,15 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
+			if t := tr.haltedBy(); t != "" && only == "" {
+				// A limit stayed changed: the tests after t run in a new
+				// child (testlimits.go).
+				if !finished[t] {
+					rows = append(rows, tr.haltedRow(p.pkg.ImportPath, t))
+					finished[t] = true
+				}
+				continue
+			}
 			if only == "" {
 				break
 			}
@@ -353,7 +370,8 @@ func (s *supervisor) scratchWriteFailed(out sandbox.Outcome) string {
 		return ""
 	}
 	for line := range strings.SplitSeq(string(out.Stderr.Tail), "\n") {
-		if path, ok := strings.CutPrefix(line, "testing: can't write "); ok && strings.HasPrefix(path, s.tmp+string(filepath.Separator)) {
+		if path, ok := strings.CutPrefix(line, "testing: can't write "); ok && strings.HasPrefix(path, s.tmp+string(filepath.Separator)) &&
+			!fileTooLarge(line) { // EFBIG: the process's own file size limit (testlimits.go)
 			return line
 		}
 	}
@@ -439,6 +457,10 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 	out := s.run(cctx, cfg, req, func(m protocol.Message) {
 		if ev, ok := m.(protocol.TestEvent); ok {
 			tr.observe(ev, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
+		} else if l, ok := m.(protocol.Log); ok {
+			tr.mu.Lock()
+			tr.limitLog(l)
+			tr.mu.Unlock()
 		}
 	})
 	tr.mu.Lock()
@@ -481,6 +503,9 @@ func (tr *testRun) expire(name string, cancel func()) {
 func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel func()) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	if tr.afterHalt(ev) {
+		return // not this child's result: it runs again in a new one (testlimits.go)
+	}
 	name, top := ev.Test, analysis.FunctionOf(ev.Test)
 	clock := tr.clocks[name] // top-level tests only
 	switch ev.Action {
