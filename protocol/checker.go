@@ -81,6 +81,11 @@ func (c *Checker) Check(m Message) error {
 		return nil
 	}
 	if k == KindLog {
+		// A changed limit is the code under test's, which runs only once
+		// the request is answered.
+		if l, _ := m.(Log); l.Limit != "" && c.state < working {
+			return malformed(k, nil, "a changed limit before the worker was ready")
+		}
 		return nil
 	}
 	switch c.state {

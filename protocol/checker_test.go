@@ -29,6 +29,9 @@ func TestCheckerSequences(t *testing.T) {
 		{"ready for another identity", bench, []Message{Ready{Identity: Identity{Name: "BenchmarkY"}}}, "ready for", false},
 		{"result after skip", bench, []Message{Ready{Identity: id}, Skip{}, result}, "only log and done", false},
 		{"two failures", bench, []Message{Ready{Identity: id}, Failure{Class: FailureFatal}, Failure{Class: FailureFatal}}, "only log and done", false},
+		{"changed limit while working", Request{Mode: ModeTest}, []Message{Ready{}, Log{Text: "TestX lowered RLIMIT_FSIZE", Test: "TestX", Limit: "RLIMIT_FSIZE"}, Done{}}, "", true},
+		{"changed limit after a failure", bench, []Message{Ready{Identity: id}, Failure{Class: FailureFatal}, Log{Test: "BenchmarkX", Limit: "RLIMIT_FSIZE", Restored: true}, Done{}}, "", true},
+		{"changed limit before ready", bench, []Message{Log{Test: "BenchmarkX", Limit: "RLIMIT_FSIZE"}}, "before the worker was ready", false},
 		{"message after done", bench, []Message{Ready{Identity: id}, Done{}, Log{}}, "after done", true},
 		{"second hello", bench, []Message{Ready{Identity: id}, hello}, "unexpected", false},
 		// TestMain calling m.Run twice: the same Request served again.

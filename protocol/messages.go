@@ -483,9 +483,18 @@ type Absence struct {
 	Reason string `msgpack:"reason"`
 }
 
-// Log is a line of diagnostic text from the worker.
+// Log is a line of diagnostic text from the worker. When Limit is set, the
+// line says that the code under test changed a resource limit of the
+// process (Limit names it, "RLIMIT_FSIZE") in Test, the top-level test or
+// benchmark whose run the worker found it changed after (or, signalled by
+// the limit, during); Restored says the worker set it back, so that what
+// runs next in the process runs under the limits it started with
+// (docs/design.md#containment).
 type Log struct {
-	Text string `msgpack:"text"`
+	Text     string `msgpack:"text"`
+	Test     string `msgpack:"test,omitempty"`
+	Limit    string `msgpack:"limit,omitempty"`
+	Restored bool   `msgpack:"restored,omitempty"`
 }
 
 // Skip ends the work: the identity skipped itself (b.Skip) with a reason.

@@ -359,9 +359,28 @@ func appendMetricCells(b []byte, cells []MetricCell) []byte {
 }
 
 func appendLog(b []byte, v *Log) []byte {
-	b = appendMapLen(b, 1)
+	n := 1
+	for _, set := range []bool{v.Test != "", v.Limit != "", v.Restored} {
+		if set {
+			n++
+		}
+	}
+	b = appendMapLen(b, n)
 	b = appendString(b, "text")
-	return appendString(b, v.Text)
+	b = appendString(b, v.Text)
+	if v.Test != "" {
+		b = appendString(b, "test")
+		b = appendString(b, v.Test)
+	}
+	if v.Limit != "" {
+		b = appendString(b, "limit")
+		b = appendString(b, v.Limit)
+	}
+	if v.Restored {
+		b = appendString(b, "restored")
+		b = appendBool(b, true)
+	}
+	return b
 }
 
 func appendSkip(b []byte, v *Skip) []byte {
@@ -578,7 +597,7 @@ var (
 	metricKeys     = []string{"unit", "value", "unmeasured"}
 	metricCellKeys = []string{"name", "value", "estimated", "uncertainty", "note"}
 	absenceKeys    = []string{"name", "reason"}
-	logKeys        = []string{"text"}
+	logKeys        = []string{"text", "test", "limit", "restored"}
 	skipKeys       = []string{"reason"}
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
@@ -928,7 +947,18 @@ func (d *decoder) absence(v *Absence) error {
 }
 
 func (d *decoder) log(v *Log) error {
-	return d.object(logKeys, func(int) error { return d.str(&v.Text) })
+	return d.object(logKeys, func(i int) error {
+		switch i {
+		case 0:
+			return d.str(&v.Text)
+		case 1:
+			return d.str(&v.Test)
+		case 2:
+			return d.str(&v.Limit)
+		default:
+			return d.boolean(&v.Restored)
+		}
+	})
 }
 
 func (d *decoder) skipMessage(v *Skip) error {

@@ -246,7 +246,17 @@ func (s Sample) validate() error {
 	return nil
 }
 
-func (m Log) validate() error  { return checkString("text", m.Text, MaxTextLen) }
+func (m Log) validate() error {
+	if m.Limit == "" && (m.Test != "" || m.Restored) {
+		return fmt.Errorf("log: test or restored without a limit")
+	}
+	return firstErr(
+		checkString("text", m.Text, MaxTextLen),
+		checkString("test", m.Test, MaxNameLen),
+		checkString("limit", m.Limit, MaxNameLen),
+	)
+}
+
 func (m Skip) validate() error { return checkString("reason", m.Reason, MaxTextLen) }
 
 func (m Failure) validate() error {

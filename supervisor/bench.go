@@ -269,8 +269,9 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 	}
 	var ids []*benchIdentity
 	byName := map[string]*benchIdentity{}
-	var skip []string // leaves already calibrated or charged, when resumed
-	left := ""        // what a child of the function left running
+	var skip []string   // leaves already calibrated or charged, when resumed
+	left := ""          // what a child of the function left running
+	var limits []string // the resource limits the function changed, as the worker said
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		started, past := false, false // reached fn; went past it
 		leaf := int64(-1)
@@ -302,6 +303,8 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 					if id := byName[leaves[leaf]]; id != nil && !slices.Contains(id.notes, m.Text) {
 						id.notes = append(id.notes, m.Text)
 					}
+				} else if started && !past && m.Limit != "" && !slices.Contains(limits, "in discovery: "+m.Text) {
+					limits = append(limits, "in discovery: "+m.Text) // the function's own (docs/design.md#containment)
 				}
 			case protocol.Listing:
 				if !started || past {
@@ -330,6 +333,7 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		switch {
 		case out.Class == sandbox.ClassSuccess:
 			noteLeft(ids, left)
+			noteEnded(ids, limits)
 			// What the limits did to the child that listed and
 			// calibrated them is theirs, though it ended well; a child
 			// that did not has an error row that says so.
@@ -356,23 +360,37 @@ func (s *supervisor) discoverFunction(ctx context.Context, p *pkgPlan, b *build,
 		}
 		ids = []*benchIdentity{{plan: p, build: b, name: fn, row: &row}}
 		noteLeft(ids, left)
+		noteEnded(ids, limits)
 		return ids, nil
 	}
 	noteLeft(ids, left)
+	noteEnded(ids, limits)
 	return ids, nil
 }
 
-// noteLeft adds note, if any, to the notes of ids (or, for an identity
-// that ended in discovery, of its row).
-func noteLeft(ids []*benchIdentity, note string) {
-	if note == "" {
-		return
-	}
+// noteEnded adds notes to the rows of the identities of ids that ended in
+// discovery: a measured one's processes say the same of themselves.
+func noteEnded(ids []*benchIdentity, notes []string) {
 	for _, id := range ids {
 		if id.row != nil {
-			id.row.Notes = append(id.row.Notes, note)
-		} else {
-			id.notes = append(id.notes, note)
+			id.row.Notes = append(id.row.Notes, notes...)
+		}
+	}
+}
+
+// noteLeft adds the notes that are not empty to the notes of ids (or, for
+// an identity that ended in discovery, of its row).
+func noteLeft(ids []*benchIdentity, notes ...string) {
+	for _, note := range notes {
+		if note == "" {
+			continue
+		}
+		for _, id := range ids {
+			if id.row != nil {
+				id.row.Notes = append(id.row.Notes, note)
+			} else {
+				id.notes = append(id.notes, note)
+			}
 		}
 	}
 }

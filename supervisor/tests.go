@@ -86,6 +86,7 @@ type testRun struct {
 	// testing's frames (protocol.TestEvent).
 	lost     map[string]bool
 	imitated map[string]bool
+	limits   testLimits // the resource limits the tests changed (testlimits.go)
 }
 
 // again records a Hello that starts another series of the Request.
@@ -124,6 +125,7 @@ func (tr *testRun) unended() []string {
 // package row: the process outside any test) read that the environment
 // policy withheld.
 func (tr *testRun) hint(row rundoc.Row) rundoc.Row {
+	row = tr.limitNotes(row)
 	if note := envNote(tr.withheld[row.Name]); note != "" && row.IsError() {
 		who := "this test "
 		if row.Name == "" {
@@ -288,6 +290,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 		v := verdict{}
 		facts := tr.facts(p, tests, out, only)
 		hostFault := s.scratchWriteFailed(out)
+		if tr.changedLimits() {
+			hostFault = "" // the code's own limit, not the host (testlimits.go)
+		}
 		if out.Class != sandbox.ClassSuccess && out.Class != sandbox.ClassCanceled {
 			switch {
 			case hostFault != "":
@@ -296,6 +301,9 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				v = verdict{tr.timedOut, ""}
 			default:
 				v = blame(facts)
+				if lv := tr.limitVerdict(); lv.test != "" && (v.test == "" || v.test == lv.test) {
+					v = lv // the limit it changed, reported as its code ended, explains it
+				}
 			}
 		}
 		for _, name := range tr.order {
@@ -308,6 +316,15 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 			}
 		}
 		if out.Class == sandbox.ClassSuccess {
+			if t := tr.haltedBy(); t != "" && only == "" {
+				// A limit stayed changed: the tests after t run in a new
+				// child (testlimits.go).
+				if !finished[t] {
+					rows = append(rows, tr.haltedRow(p.pkg.ImportPath, t))
+					finished[t] = true
+				}
+				continue
+			}
 			// A child that ended well still owes an end for every test it
 			// started.
 			for _, name := range tr.unended() {
@@ -423,7 +440,8 @@ func (s *supervisor) scratchWriteFailed(out sandbox.Outcome) string {
 		return ""
 	}
 	for line := range strings.SplitSeq(string(out.Stderr.Tail), "\n") {
-		if path, ok := strings.CutPrefix(line, "testing: can't write "); ok && strings.HasPrefix(path, s.tmp+string(filepath.Separator)) {
+		if path, ok := strings.CutPrefix(line, "testing: can't write "); ok && strings.HasPrefix(path, s.tmp+string(filepath.Separator)) &&
+			!fileTooLarge(line) { // EFBIG: the process's own file size limit (testlimits.go)
 			return line
 		}
 	}
@@ -517,6 +535,10 @@ func (s *supervisor) testChild(ctx context.Context, p *pkgPlan, skip []string) (
 			tr.observe(m, s.cfg.TestDeadline, func() { cancelCause(sandbox.ErrCallerDeadline) })
 		case protocol.Hello:
 			tr.again(m)
+		case protocol.Log:
+			tr.mu.Lock()
+			tr.limitLog(m)
+			tr.mu.Unlock()
 		}
 	})
 	tr.mu.Lock()
@@ -559,6 +581,9 @@ func (tr *testRun) expire(name string, cancel func()) {
 func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel func()) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	if tr.afterHalt(ev) {
+		return // not this child's result: it runs again in a new one (testlimits.go)
+	}
 	name, top := ev.Test, analysis.FunctionOf(ev.Test)
 	clock := tr.clocks[name] // top-level tests only
 	switch ev.Action {

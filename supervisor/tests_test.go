@@ -270,7 +270,7 @@ func TestObservePaused(t *testing.T) {
 // pauses, and ends with the given stderr and exit status, or as canceled
 // when its context ends first.
 type scriptedChild struct {
-	steps  []any // protocol.TestEvent, or time.Duration to wait
+	steps  []any // protocol.TestEvent, protocol.Log, or time.Duration to wait
 	stderr string
 	exit   int // 0: success
 }
@@ -289,6 +289,8 @@ func (cs *children) start(ctx context.Context, _ sandbox.Config, req protocol.Re
 	for _, s := range c.steps {
 		switch s := s.(type) {
 		case protocol.TestEvent:
+			observe(s)
+		case protocol.Log:
 			observe(s)
 		case time.Duration:
 			select {

@@ -91,7 +91,7 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	skipProbe := leaf && !ramp && (w.req.Mode == protocol.ModeDiscover || w.req.Config.SkipProbe || w.warm)
 	guarded := testing.InternalBenchmark{Name: b.Name, F: w.wrapBenchmark(b.F, n, leaf, skipProbe, out)}
 	if leaf && !ramp && w.studyNoCapture(guarded, out) {
-		return out, nil
+		return out, w.limitsAfter(b.Name)
 	}
 	c, err := captureOutput(func() {
 		testing.RunBenchmarks(matchString, []testing.InternalBenchmark{guarded})
@@ -101,6 +101,9 @@ func (w *session) runBenchmark(b testing.InternalBenchmark, pattern string, n in
 	})
 	out.settle(false)
 	out.stdoutClosed = c.closed
+	if lerr := w.limitsAfter(b.Name); lerr != nil && err == nil {
+		err = lerr
+	}
 	if c.held && !w.heldStdout {
 		// Once per process: the supervisor ends such processes with the
 		// child and names them in the row (docs/design.md#containment).

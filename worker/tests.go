@@ -60,6 +60,7 @@ func (w *session) runTests() error {
 		return err
 	}
 	st := newTestStream(func(ev protocol.TestEvent) { _ = w.send(ev) })
+	st.limits = &testLimits{watch: w.limits, send: func(l protocol.Log) { _ = w.send(l) }}
 	capture := captureStdout
 	if path := testOutputPath(); path != "" {
 		st.batch = true
@@ -91,6 +92,9 @@ func (w *session) runTests() error {
 		}
 		groups := groupEntries(kept)
 		for _, g := range groups {
+			if st.limits.haltedBy() != "" {
+				break // the rest run in a fresh process (rlimit.go)
+			}
 			// A test of an earlier group may have pointed os.Stdout
 			// elsewhere; testing takes the next group's from it.
 			os.Stdout = capture
@@ -148,9 +152,16 @@ func (st *testStream) syncAfter(f func(*testing.T)) func(*testing.T) {
 // fuzz target) before its code runs.
 func (st *testStream) bracket(tb testing.TB) {
 	st.sync()
+	// Halted by a limit it could not set back, the child runs no more
+	// tests (rlimit.go): skipped before the wrapper's run, so the
+	// supervisor, which reruns them in a fresh child, is told nothing.
+	st.limits.skipIfHalted(tb)
 	st.begin(tb.Name())
 	os.Getenv(testLogMark + "run " + tb.Name())
 	tb.Cleanup(func() {
+		// First the limits the test changed (rlimit.go): the mark and
+		// the sync write files a file size limit would refuse.
+		st.limits.after(tb.Name())
 		os.Getenv(testLogMark + "end " + tb.Name())
 		st.sync()
 		st.finish(tb)
@@ -308,7 +319,8 @@ const maxTestOutput = protocol.MaxTextLen
 // does: a framed line is testing's own ("=== RUN   TestX", "--- FAIL: TestX
 // (0.01s)"), anything else is output of the test the last frame named.
 type testStream struct {
-	emit func(protocol.TestEvent)
+	emit   func(protocol.TestEvent)
+	limits *testLimits // the resource limits across the tests (rlimit.go)
 
 	kick chan struct{} // wakes a file capture's reader (captureToFile)
 

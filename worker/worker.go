@@ -189,9 +189,11 @@ type session struct {
 	outside    []time.Duration
 	warm       bool // the timed samples ran: later runs skip testing's probe
 	measuring  *workloadSession
-	owned      *owned // a loop the worker ran itself (measure.Iter, measure.Case)
-	heldStdout bool   // the Log saying a process the code started held stdout was sent
-	rampTo     string // -test.benchtime of the study's ramp run (study.go); "" otherwise
+	owned      *owned          // a loop the worker ran itself (measure.Iter, measure.Case)
+	heldStdout bool            // the Log saying a process the code started held stdout was sent
+	limits     *limitWatch     // the resource limits the work started with (rlimit.go)
+	limitsSent map[string]bool // the changes of limits sent, by text
+	rampTo     string          // -test.benchtime of the study's ramp run (study.go); "" otherwise
 	// extraDropped holds the custom metrics (b.ReportMetric units) the
 	// identity's samples left out, beyond protocol.MaxExtraPerSample.
 	extraDropped map[string]bool
@@ -248,6 +250,7 @@ func (w *session) serve() error {
 		return fmt.Errorf("expected a request, got %s", m.Kind())
 	}
 	w.req, w.received = req, true
+	w.limits = processLimits()
 	if err := w.send(protocol.Ready{Identity: req.Identity}); err != nil {
 		return err
 	}

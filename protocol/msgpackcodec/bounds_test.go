@@ -105,6 +105,7 @@ func boundCases() []boundCase {
 		}},
 		// Text.
 		{"log.text", text, func(n int) protocol.Message { return protocol.Log{Text: xs(n)} }},
+		{"log.test", name, func(n int) protocol.Message { return protocol.Log{Test: xs(n), Limit: "RLIMIT_FSIZE"} }},
 		{"skip.reason", text, func(n int) protocol.Message { return protocol.Skip{Reason: xs(n)} }},
 		{"failure.message", text, func(n int) protocol.Message {
 			return protocol.Failure{Class: protocol.FailurePanic, Message: xs(n)}
@@ -349,6 +350,9 @@ func TestInvalidValues(t *testing.T) {
 		{"empty listed name", protocol.Listing{Identities: []protocol.Listed{{Kind: protocol.ListedTest}}}},
 		{"unknown test action", protocol.TestEvent{Action: "explode"}},
 		{"invalid UTF-8", protocol.Log{Text: "\xff\xfe"}},
+		{"log test without a limit", protocol.Log{Text: "x", Test: "TestX"}},
+		{"log restored without a limit", protocol.Log{Text: "x", Restored: true}},
+		{"invalid UTF-8 limit", protocol.Log{Limit: "\xff"}},
 		{"invalid UTF-8 name", protocol.Ready{Identity: protocol.Identity{Name: "a\xc3"}}},
 		{"zero reps", protocol.Window{Scope: "thread"}},
 		{"unknown scope", protocol.Window{Reps: 1, Scope: "galaxy"}},

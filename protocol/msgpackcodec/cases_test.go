@@ -148,6 +148,8 @@ func messageCases() []msgCase {
 		add("text "+itoa(int64(n)), protocol.Log{Text: strings.Repeat("a", n)})
 	}
 	add("unicode", protocol.Log{Text: unicodeText})
+	add("limit", protocol.Log{Text: "TestX lowered RLIMIT_FSIZE from unlimited to 0", Test: "TestX", Limit: "RLIMIT_FSIZE"})
+	add("limit restored", protocol.Log{Text: unicodeText, Test: unicodeText, Limit: "RLIMIT_NOFILE", Restored: true})
 	add("empty", protocol.Skip{})
 	add("reason", protocol.Skip{Reason: "needs network"})
 	for _, c := range []protocol.FailureClass{protocol.FailurePanic, protocol.FailureFatal, protocol.FailureError} {
