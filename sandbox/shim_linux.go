@@ -91,7 +91,7 @@ func ShimMain(args []string) int {
 	if err := unix.SetNonblock(a.ctrl, true); err != nil {
 		return 127
 	}
-	s := &shim{report: bufio.NewWriter(report), ctrl: a.ctrl, announced: map[syscall.Signal]int{}}
+	s := &shim{report: bufio.NewWriter(report), ctrl: a.ctrl, announced: map[syscall.Signal]*announcement{}}
 	defer s.flush()
 	path := a.path
 	if a.execFD >= 0 {
@@ -138,8 +138,8 @@ type shim struct {
 	report    *bufio.Writer
 	ctrl      int
 	child     int
-	announced map[syscall.Signal]int // signals the sandbox said it is sending, not yet seen
-	killAt    time.Time              // a foreign signal asked the program to end: kill it then
+	announced map[syscall.Signal]*announcement // signals the sandbox said it is sending
+	killAt    time.Time                        // a foreign signal asked the program to end: kill it then
 }
 
 func (s *shim) line(fields ...string) {
@@ -148,6 +148,24 @@ func (s *shim) line(fields ...string) {
 }
 
 func (s *shim) flush() { _ = s.report.Flush() }
+
+// announcement is what the sandbox said of one signal: when it last
+// announced it, and how many announcements no delivery has answered yet.
+// One announcement may be answered by several deliveries: the sandbox
+// sends a signal to the group, to the shim and to each process of the
+// cgroup, and the shim is all three, so a delivery within announceWindow
+// of the announcement is the sandbox's, however many there are (a SIGQUIT
+// is relayed to the program once per announcement).
+type announcement struct {
+	at        time.Time
+	unrelayed int
+}
+
+// announceWindow is how long after its announcement a signal is taken for
+// the sandbox's. It ends a child's last seconds at most: a signal the code
+// sends its parent then, while the sandbox is ending it anyway, is not
+// told apart.
+const announceWindow = 5 * time.Second
 
 // readAnnouncements reads the signal numbers the sandbox wrote on the
 // control pipe before sending them: one byte each.
@@ -158,8 +176,15 @@ func (s *shim) readAnnouncements() {
 		if n <= 0 || err != nil {
 			return
 		}
+		now := time.Now()
 		for _, b := range buf[:n] {
-			s.announced[syscall.Signal(b)]++
+			a := s.announced[syscall.Signal(b)]
+			if a == nil {
+				a = &announcement{}
+				s.announced[syscall.Signal(b)] = a
+			}
+			a.unrelayed++
+			a.at = now
 		}
 	}
 }
@@ -221,12 +246,12 @@ func (s *shim) handle(sig syscall.Signal) {
 		return // the runtime's, the kernel's or harmless
 	}
 	s.readAnnouncements()
-	if s.announced[sig] > 0 {
-		s.announced[sig]--
-		if sig == syscall.SIGQUIT {
+	if a := s.announced[sig]; a != nil && time.Since(a.at) < announceWindow {
+		if sig == syscall.SIGQUIT && a.unrelayed > 0 {
 			// The sandbox asks the program, not the shim, for its stacks.
 			_ = unix.Kill(s.child, unix.SIGQUIT)
 		}
+		a.unrelayed = max(a.unrelayed-1, 0)
 		// Any other announced signal went to the whole group, the
 		// program included.
 		return

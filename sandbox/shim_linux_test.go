@@ -106,3 +106,26 @@ func TestShimReapsEscapees(t *testing.T) {
 	assert.Contains(t, o.Leftover, "outside its process group and cgroup")
 	assert.Contains(t, o.Leftover, "killed by benchsup's shim")
 }
+
+// TestShimOneAnnouncementManyDeliveries: the sandbox announces a signal
+// once and sends it to the group, the root and every process of the
+// cgroup, so the shim may take it more than once; none of those is the
+// code's. (Counted one for one, the second delivery was taken for a
+// foreign signal and the program asked for its stacks.)
+func TestShimOneAnnouncementManyDeliveries(t *testing.T) {
+	cfg := shimmed("hang-ignore-term")
+	cfg.TotalTimeout = 3 * time.Second
+	c, err := Start(cfg)
+	require.NoError(t, err)
+	_, err = c.Hello()
+	require.NoError(t, err)
+	require.NoError(t, c.Send(testRequest))
+	c.p.shim.announce(syscall.SIGTERM)
+	for range 3 {
+		_ = c.p.proc.Signal(syscall.SIGTERM) // an error: the child ended, which the checks below catch
+		time.Sleep(100 * time.Millisecond) // each delivery handled apart
+	}
+	o := c.Wait()
+	assert.Empty(t, c.p.shim.foreign, "a delivery of the sandbox's own signal was taken for someone else's")
+	assert.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+}
