@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"sync"
@@ -21,15 +22,17 @@ import (
 // (a flood of 300,000 lines: 0.93 s of CPU through a polled pipe, 0.52 s
 // through this one, 0.56 s into a file). The reader reads what the pipe
 // holds; when it is empty, it sleeps floodPause if the last wait found
-// output (a flood is then read a pause's worth at a time) and waits in
-// ppoll(2) if not (the first line after a quiet spell, such as testing's
-// result line, is read at once).
+// output of the code's (a flood is then read a pause's worth at a time)
+// and waits in ppoll(2) if not or if the output held a line of testing's
+// (the first line after a quiet spell, and the one after testing's "===
+// RUN", are read at once).
 type capturePipe struct {
 	fd      int    // the read end, non-blocking
 	wake    [2]int // a pipe; closing wake[1] ends a wait in ppoll
 	stopped atomic.Bool
 	once    sync.Once // closes wake[1]
 	got     bool      // output read since the last wait
+	framed  bool      // of it, a line of testing's own (frameMarker)
 	// idle, when set, is called on the reader's goroutine each time it
 	// has read everything written so far.
 	idle func()
@@ -95,16 +98,23 @@ func (p *capturePipe) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		default:
 			p.got = true
+			p.framed = p.framed || bytes.IndexByte(b[:n], frameMarker) >= 0
 			return n, nil
 		}
 		if p.idle != nil {
 			p.idle()
 		}
-		if p.got {
+		// After testing's own lines ("=== RUN   BenchmarkX/case"), the
+		// next is waited for at once: a sub-benchmark that panics right
+		// after its run line ends the process within microseconds, and
+		// the line must have been read by then to name the row. Only
+		// the code's own output is let gather.
+		if p.got && !p.framed {
 			p.got = false
 			time.Sleep(floodPause)
 			continue
 		}
+		p.got, p.framed = false, false
 		if err := p.wait(); err != nil {
 			return 0, err
 		}
