@@ -123,7 +123,7 @@ func TestShimOneAnnouncementManyDeliveries(t *testing.T) {
 	c.p.shim.announce(syscall.SIGTERM)
 	for range 3 {
 		_ = c.p.proc.Signal(syscall.SIGTERM) // an error: the child ended, which the checks below catch
-		time.Sleep(100 * time.Millisecond) // each delivery handled apart
+		time.Sleep(100 * time.Millisecond)   // each delivery handled apart
 	}
 	o := c.Wait()
 	assert.Empty(t, c.p.shim.foreign, "a delivery of the sandbox's own signal was taken for someone else's")
