@@ -32,20 +32,16 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/benchsup/benchsup/bench/internal/treecost"
 )
 
 func main() {
@@ -94,23 +90,15 @@ func run(dir, bin string, runs int, out io.Writer) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1, got %d", runs)
 	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("becoming the child subreaper (so that CPU counts every descendant): %w", err)
-	}
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		return fmt.Errorf("finding the benchsup module (run this from its tree): %w", err)
+	if err := treecost.BecomeSubreaper(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if bin == "" {
-		bin = filepath.Join(dir, "benchsup")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/benchsup")
-		build.Dir = strings.TrimSpace(string(root))
-		if b, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("building benchsup: %v: %s", err, b)
-		}
+	bin, err := treecost.BuildBenchsup(dir, bin)
+	if err != nil {
+		return err
 	}
 	mod := filepath.Join(dir, "module")
 	if err := os.RemoveAll(mod); err != nil {
@@ -176,10 +164,10 @@ func run(dir, bin string, runs int, out io.Writer) error {
 		for k, cmd := range cmds {
 			ratioW, ratioC := "", ""
 			if k > 0 {
-				ratioW = fmt.Sprintf("%.2f×", median(res[k].wall).Seconds()/median(res[0].wall).Seconds())
-				ratioC = fmt.Sprintf("%.2f×", median(res[k].cpu).Seconds()/median(res[0].cpu).Seconds())
+				ratioW = fmt.Sprintf("%.2f×", treecost.Median(res[k].wall).Seconds()/treecost.Median(res[0].wall).Seconds())
+				ratioC = fmt.Sprintf("%.2f×", treecost.Median(res[k].cpu).Seconds()/treecost.Median(res[0].cpu).Seconds())
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.name, cmd.name, spread(res[k].wall), spread(res[k].cpu), ratioW, ratioC)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.name, cmd.name, treecost.Spread(res[k].wall), treecost.Spread(res[k].cpu), ratioW, ratioC)
 		}
 	}
 	return tw.Flush()
@@ -192,72 +180,8 @@ type sample struct{ wall, cpu time.Duration }
 // time1 runs one command to its end and waits for every descendant it
 // left; a failing command is an error (the module's benchmark passes).
 func time1(dir string, args []string) (sample, error) {
-	before, err := childrenCPU()
-	if err != nil {
-		return sample{}, err
-	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
-	var buf strings.Builder
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	start := time.Now()
-	err = cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		return sample{}, fmt.Errorf("%s in %s: %v\n%s", strings.Join(args, " "), dir, err, buf.String())
-	}
-	if err := reapOrphans(30 * time.Second); err != nil {
-		return sample{}, err
-	}
-	after, err := childrenCPU()
-	if err != nil {
-		return sample{}, err
-	}
-	return sample{wall, after - before}, nil
-}
-
-// reapOrphans waits for the descendants reparented to this process until
-// none is left, or fails after limit.
-func reapOrphans(limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		switch {
-		case errors.Is(err, syscall.ECHILD):
-			return nil
-		case errors.Is(err, syscall.EINTR):
-		case err != nil:
-			return fmt.Errorf("waiting for orphaned descendants: %w", err)
-		case pid == 0 && time.Now().After(deadline):
-			return fmt.Errorf("a descendant of the command was still running %v after it exited", limit)
-		case pid == 0:
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
-
-// childrenCPU is the user plus system time of every descendant reaped so
-// far, by this process or by the descendants themselves.
-func childrenCPU() (time.Duration, error) {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_CHILDREN, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	n := len(s)
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// spread is "0.41 s [0.39–0.47]": the median and the range.
-func spread(d []time.Duration) string {
-	return fmt.Sprintf("%.3f s [%.3f–%.3f]", median(d).Seconds(), slices.Min(d).Seconds(), slices.Max(d).Seconds())
+	s, err := treecost.Run(cmd)
+	return sample{s.Wall, s.CPU}, err
 }

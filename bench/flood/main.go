@@ -44,13 +44,10 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/benchsup/benchsup/bench/internal/treecost"
 	"github.com/benchsup/benchsup/rundoc"
 )
 
@@ -106,23 +103,15 @@ func run(dir, bin string, lines, runs int, out io.Writer) error {
 	if runs < 1 || lines < 1 {
 		return fmt.Errorf("-runs and -lines must be at least 1")
 	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("becoming the child subreaper (so that CPU counts every descendant): %w", err)
-	}
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		return fmt.Errorf("finding the benchsup module (run this from its tree): %w", err)
+	if err := treecost.BecomeSubreaper(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if bin == "" {
-		bin = filepath.Join(dir, "benchsup")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/benchsup")
-		build.Dir = strings.TrimSpace(string(root))
-		if b, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("building benchsup: %v: %s", err, b)
-		}
+	bin, err := treecost.BuildBenchsup(dir, bin)
+	if err != nil {
+		return err
 	}
 	mod := filepath.Join(dir, "module")
 	if err := os.MkdirAll(mod, 0o755); err != nil {
@@ -173,9 +162,9 @@ func run(dir, bin string, lines, runs int, out io.Writer) error {
 		}
 		perOp := "—"
 		if slices.Max(res[k].perOp) > 0 {
-			perOp = spread(res[k].perOp)
+			perOp = treecost.Spread(res[k].perOp)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.mode, c.name, spread(res[k].wall), spread(res[k].cpu), spread(res[k].proc), perOp, ratios)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.mode, c.name, treecost.Spread(res[k].wall), treecost.Spread(res[k].cpu), treecost.Spread(res[k].proc), perOp, ratios)
 	}
 	return tw.Flush()
 }
@@ -197,26 +186,12 @@ func time1(dir, logPath string, c command) (sample, error) {
 		return sample{}, err
 	}
 	defer log.Close()
-	before, err := childrenCPU()
-	if err != nil {
-		return sample{}, err
-	}
 	cmd := exec.Command(c.args[0], c.args[1:]...)
 	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = log, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	wall := time.Since(start)
+	cmd.Stdout = log
+	run, err := treecost.Run(cmd)
 	if err != nil {
-		return sample{}, fmt.Errorf("%s in %s: %v\n%s", c.name, dir, err, stderr.String())
-	}
-	if err := reapOrphans(30 * time.Second); err != nil {
-		return sample{}, err
-	}
-	after, err := childrenCPU()
-	if err != nil {
-		return sample{}, err
+		return sample{}, fmt.Errorf("%s: %w", c.name, err)
 	}
 	stdout, err := tail(logPath, 64<<10)
 	if err != nil {
@@ -226,7 +201,7 @@ func time1(dir, logPath string, c command) (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %w", c.name, err)
 	}
-	return sample{wall, after - before, proc, perOp}, nil
+	return sample{run.Wall, run.CPU, proc, perOp}, nil
 }
 
 var (
@@ -303,50 +278,6 @@ func tail(path string, n int64) (string, error) {
 	return string(b[:k]), nil
 }
 
-// reapOrphans waits for the descendants reparented to this process until
-// none is left, or fails after limit.
-func reapOrphans(limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		switch {
-		case errors.Is(err, syscall.ECHILD):
-			return nil
-		case errors.Is(err, syscall.EINTR):
-		case err != nil:
-			return fmt.Errorf("waiting for orphaned descendants: %w", err)
-		case pid == 0 && time.Now().After(deadline):
-			return fmt.Errorf("a descendant of the command was still running %v after it exited", limit)
-		case pid == 0:
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
-
-// childrenCPU is the user plus system time of every descendant reaped so
-// far, by this process or by the descendants themselves.
-func childrenCPU() (time.Duration, error) {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_CHILDREN, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
-
-func ratio(a, b []time.Duration) float64 { return median(a).Seconds() / median(b).Seconds() }
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	n := len(s)
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// spread is "0.41 s [0.39–0.47]": the median and the range.
-func spread(d []time.Duration) string {
-	return fmt.Sprintf("%.3f s [%.3f–%.3f]", median(d).Seconds(), slices.Min(d).Seconds(), slices.Max(d).Seconds())
+func ratio(a, b []time.Duration) float64 {
+	return treecost.Median(a).Seconds() / treecost.Median(b).Seconds()
 }
