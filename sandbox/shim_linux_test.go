@@ -59,13 +59,7 @@ func TestShimParentSignals(t *testing.T) {
 // stacks at a deadline, SIGTERM at the end) reach the program through the
 // shim and are never taken for the code's.
 func TestShimSignalsOfItsOwn(t *testing.T) {
-	cfg := shimmed("hang")
-	cfg.TotalTimeout = 3 * time.Second
-	c, err := Start(cfg)
-	require.NoError(t, err)
-	_, err = c.Hello()
-	require.NoError(t, err)
-	require.NoError(t, c.Send(testRequest))
+	c := startShimmedHang(t, "hang")
 	o := c.Wait()
 	assert.Empty(t, c.p.shim.foreign, "the shim took the sandbox's signals for someone else's")
 	assert.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
@@ -113,13 +107,7 @@ func TestShimReapsEscapees(t *testing.T) {
 // code's. (Counted one for one, the second delivery was taken for a
 // foreign signal and the program asked for its stacks.)
 func TestShimOneAnnouncementManyDeliveries(t *testing.T) {
-	cfg := shimmed("hang-ignore-term")
-	cfg.TotalTimeout = 3 * time.Second
-	c, err := Start(cfg)
-	require.NoError(t, err)
-	_, err = c.Hello()
-	require.NoError(t, err)
-	require.NoError(t, c.Send(testRequest))
+	c := startShimmedHang(t, "hang-ignore-term")
 	c.p.shim.announce(syscall.SIGTERM)
 	for range 3 {
 		_ = c.p.proc.Signal(syscall.SIGTERM) // an error: the child ended, which the checks below catch
@@ -128,4 +116,18 @@ func TestShimOneAnnouncementManyDeliveries(t *testing.T) {
 	o := c.Wait()
 	assert.Empty(t, c.p.shim.foreign, "a delivery of the sandbox's own signal was taken for someone else's")
 	assert.Equal(t, ClassExecTimeout, o.Class, "err: %v", o.Err)
+}
+
+// startShimmedHang starts a shimmed child of a hanging behaviour, which its
+// 3 s total deadline ends, and hands it its request.
+func startShimmedHang(t *testing.T, behaviour string) *Child {
+	t.Helper()
+	cfg := shimmed(behaviour)
+	cfg.TotalTimeout = 3 * time.Second
+	c, err := Start(cfg)
+	require.NoError(t, err)
+	_, err = c.Hello()
+	require.NoError(t, err)
+	require.NoError(t, c.Send(testRequest))
+	return c
 }
