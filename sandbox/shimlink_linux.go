@@ -195,11 +195,8 @@ func shimEnded(proc *os.Process, stderr *os.File) error {
 			break
 		}
 		if info.Signo == int32(unix.SIGCHLD) {
-			if st := siginfoStatus(&info); info.Code == cldExited {
-				status = "exit status " + strconv.Itoa(int(st))
-			} else {
-				status = "killed by " + signalName(syscall.Signal(st))
-			}
+			st := siginfoStatus(&info)
+			status = exitStatusText(exitStatus{known: true, exited: info.Code == cldExited, code: int(st), signal: syscall.Signal(st)})
 			break
 		}
 	}
