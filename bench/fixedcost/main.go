@@ -90,13 +90,7 @@ func run(dir, bin string, runs int, out io.Writer) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1, got %d", runs)
 	}
-	if err := treecost.BecomeSubreaper(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	bin, err := treecost.BuildBenchsup(dir, bin)
+	bin, err := treecost.Setup(dir, bin)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package treecost
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,19 @@ import (
 // Sample is one command's wall time and the CPU (user plus system) of its
 // process tree.
 type Sample struct{ Wall, CPU time.Duration }
+
+// Setup readies a study: this process becomes the child subreaper, dir
+// (its work directory) exists, and the benchsup binary it measures is
+// prebuilt or built into dir (BuildBenchsup).
+func Setup(dir, prebuilt string) (bin string, err error) {
+	if err := BecomeSubreaper(); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return BuildBenchsup(dir, prebuilt)
+}
 
 // BecomeSubreaper makes this process the child subreaper.
 func BecomeSubreaper() error {
