@@ -101,10 +101,8 @@ func (a *answers) clock() time.Time {
 
 // input is one file or directory an answer depends on.
 type input struct {
-	path string
-	// entries: a directory whose every entry's identity counts too (a
-	// package's files), not only its own (a directory walked for "...").
-	entries bool
+	path  string
+	scope dirScope // what of a directory counts (a file's is its own)
 	// binary: the test binary the go command made current, held open
 	// (hold), path naming its place in the cache; its identity is its
 	// size and Go build ID, which the linker derives from its content,
@@ -118,10 +116,47 @@ type input struct {
 // then the answer as the go command printed it.
 
 type recordedInput struct {
-	Path    string
-	Entries bool   `json:",omitempty"`
-	Binary  bool   `json:",omitempty"`
-	ID      string // identity; "" absent
+	Path   string
+	Scope  dirScope `json:",omitempty"`
+	Binary bool     `json:",omitempty"`
+	ID     string   // identity; "" absent
+}
+
+// dirScope says which of a directory's entries make its identity. A
+// directory's own modification time is never part of it: it changes with
+// every file written there (a --json=run.json, a log), and the go command
+// reads only the files buildFile names, so a run's output beside a
+// package's sources would make every answer about it stale.
+type dirScope int
+
+const (
+	// scopeSelf is a file's own identity; for a directory (walked for
+	// "...", or above a package in its module), the names of its
+	// subdirectories, build files, go.mod and go.work: a package or a
+	// module appears or goes there, or a subdirectory to walk.
+	scopeSelf dirScope = iota
+	// scopeBuild is a package's directory: its build files' identities,
+	// and its go.mod's and go.work's.
+	scopeBuild
+	// scopeAll is a directory below a package with embedded files,
+	// which a pattern may match whatever its name: every entry's
+	// identity.
+	scopeAll
+)
+
+// buildFile reports whether the go command may read a file of this name
+// when it builds the package of its directory: Go, cgo, assembly, SWIG and
+// system object sources (go/build's list), never a name it ignores.
+func buildFile(name string) bool {
+	if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		return false
+	}
+	switch filepath.Ext(name) {
+	case ".go", ".c", ".cc", ".cxx", ".cpp", ".m", ".s", ".S", ".sx", ".h", ".hh", ".hpp", ".hxx",
+		".f", ".F", ".for", ".f90", ".swig", ".swigcxx", ".syso":
+		return true
+	}
+	return false
 }
 
 // question is the key of an answer: the go command's arguments (anything
@@ -129,7 +164,7 @@ type recordedInput struct {
 // directory it runs in and the environment it reads.
 func (a *answers) key(dir string, args []string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "answer 1\x00%s\x00%s\x00", a.goBin, dir)
+	fmt.Fprintf(h, "answer 2\x00%s\x00%s\x00", a.goBin, dir)
 	for _, s := range args {
 		fmt.Fprintf(h, "%d:%s\x00", len(s), s)
 	}
@@ -163,7 +198,7 @@ func (a *answers) recallOf(dir string, args []string, bin *os.File) ([]byte, boo
 		return nil, false
 	}
 	for _, in := range inputs {
-		i := input{path: in.Path, entries: in.Entries}
+		i := input{path: in.Path, scope: in.Scope}
 		if in.Binary {
 			if bin == nil {
 				return nil, false
@@ -202,7 +237,7 @@ func (a *answers) remember(dir string, args []string, asked time.Time, answer []
 		if err != nil || in.binary == nil && !changed.Before(cutoff) {
 			return
 		}
-		rec = append(rec, recordedInput{Path: in.path, Entries: in.entries, Binary: in.binary != nil, ID: id})
+		rec = append(rec, recordedInput{Path: in.path, Scope: in.scope, Binary: in.binary != nil, ID: id})
 	}
 	head, err := json.Marshal(rec)
 	if err != nil {
@@ -306,8 +341,8 @@ func identity(in input) (id string, changed time.Time, err error) {
 		}
 		return "", time.Time{}, err
 	}
-	id, changed = fileIdentity(fi)
-	if !in.entries || !fi.IsDir() {
+	if !fi.IsDir() {
+		id, changed = fileIdentity(fi)
 		return id, changed, nil
 	}
 	entries, err := os.ReadDir(in.path)
@@ -315,14 +350,23 @@ func identity(in input) (id string, changed time.Time, err error) {
 		return "", time.Time{}, err
 	}
 	h := sha256.New()
-	h.Write([]byte(id))
+	fmt.Fprintf(h, "dir %d", in.scope)
 	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case in.scope == scopeAll:
+		case !buildFile(name) && name != "go.mod" && name != "go.work" && !(in.scope == scopeSelf && e.IsDir()):
+			continue // a go.mod or go.work makes a module of the directory
+		case in.scope == scopeSelf:
+			fmt.Fprintf(h, "\x00%s\x00%t", name, e.IsDir())
+			continue
+		}
 		efi, err := e.Info()
 		if err != nil {
 			return "", time.Time{}, err
 		}
 		eid, ech := fileIdentity(efi)
-		fmt.Fprintf(h, "\x00%s\x00%s", e.Name(), eid)
+		fmt.Fprintf(h, "\x00%s\x00%s", name, eid)
 		if ech.After(changed) {
 			changed = ech
 		}
@@ -453,7 +497,7 @@ func (s *supervisor) listingInputs(l *listing, patterns, only []string) ([]input
 		if p.Dir == "" {
 			return nil, false
 		}
-		add(input{path: p.Dir, entries: true})
+		add(input{path: p.Dir, scope: scopeBuild})
 		if root := p.Module.dir(); root != "" {
 			for d := filepath.Dir(p.Dir); strings.HasPrefix(d, root) && d != filepath.Dir(d); d = filepath.Dir(d) {
 				add(input{path: d})
@@ -469,7 +513,7 @@ func (s *supervisor) listingInputs(l *listing, patterns, only []string) ([]input
 				return nil, false
 			}
 			for _, d := range dirs {
-				add(input{path: d, entries: true})
+				add(input{path: d, scope: scopeAll})
 			}
 		}
 	}

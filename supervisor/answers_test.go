@@ -148,6 +148,44 @@ func TestAnswersInvalidation(t *testing.T) {
 			},
 		},
 		{
+			name: "a run's output and a log beside the sources",
+			change: func(t *testing.T, dir string, _ *goRecorder) {
+				writeFile(t, filepath.Join(dir, "a/run.json"), "{}")
+				writeFile(t, filepath.Join(dir, "a/bench.txt"), "ok")
+				writeFile(t, filepath.Join(dir, "run.json"), "{}")
+				writeFile(t, filepath.Join(dir, "a/_scratch.go"), "package broken(\n")
+				writeFile(t, filepath.Join(dir, "b/sub/notes.md"), "")
+			},
+			asked: nil, // the go command reads none of them
+		},
+		{
+			name: "a C file added to a package",
+			change: func(t *testing.T, dir string, _ *goRecorder) {
+				writeFile(t, filepath.Join(dir, "a/a.h"), "")
+			},
+			asked: []string{"list_-e", "test_-c"},
+		},
+		{
+			name: "a module nested in a package",
+			change: func(t *testing.T, dir string, _ *goRecorder) {
+				writeFile(t, filepath.Join(dir, "b/go.mod"), "module example.com/b\n\ngo 1.22\n")
+			},
+			asked: []string{"list_-e"},
+			check: func(t *testing.T, l *listing) {
+				require.NotContains(t, l.byPath, "example.com/ans/b")
+			},
+		},
+		{
+			name: "a directory added where ./... walks",
+			change: func(t *testing.T, dir string, _ *goRecorder) {
+				writeFile(t, filepath.Join(dir, "b/sub/deeper/d.go"), "package deeper\n")
+			},
+			asked: []string{"list_-e"},
+			check: func(t *testing.T, l *listing) {
+				require.Contains(t, l.byPath, "example.com/ans/b/sub/deeper")
+			},
+		},
+		{
 			name: "a go.mod line",
 			change: func(t *testing.T, dir string, _ *goRecorder) {
 				writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/ans\n\ngo 1.23\n")

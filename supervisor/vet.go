@@ -502,9 +502,11 @@ func (s *supervisor) vetKey(p *pkgPlan, flags []string, dirs map[string]string) 
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// hashDirFiles hashes the names and contents of the regular files directly
-// in dir: every file a package's vet may read (ignored files too, which
-// the buildtags check reads).
+// hashDirFiles hashes the names and contents of the build files directly
+// in dir (buildFile): every file a package's vet may read (those its build
+// constraints exclude too, which the buildtags check reads), and none of
+// what else a directory holds (a run's --json written beside the sources
+// would make every vet answer stale, and be read whole each run).
 func hashDirFiles(dir string) (string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -512,7 +514,7 @@ func hashDirFiles(dir string) (string, error) {
 	}
 	h := sha256.New()
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || !buildFile(e.Name()) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))

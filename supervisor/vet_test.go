@@ -197,6 +197,9 @@ func TestVetKey(t *testing.T) {
 	write(dep, "ignored.go", "//go:build never\npackage d")
 	k2 := key("-printf")
 	assert.NotEqual(t, k1, k2, "any file of a dependency's directory, ignored ones too")
+	write(src, "run.json", "{}")
+	write(dep, "_notes.go", "package broken(")
+	assert.Equal(t, k2, key("-printf"), "files the go command does not read")
 	s.plain.byPath["rsc.io/q"].Module.Version = "v1.0.1"
 	assert.NotEqual(t, k2, key("-printf"), "a module-cache dependency's version")
 	s.plain.byPath["example.com/m/a.test"].Deps = append(s.plain.byPath["example.com/m/a.test"].Deps, "missing")
