@@ -517,6 +517,31 @@ func (lg *limitGroups) removeV1() []string {
 
 // skippedPeak drops the v1 memory cgroup a peak-only move could not enter
 // (the child started outside it), and returns why; "" when none was.
+// releaseShim moves the shim, once it started the program inside the
+// child's v1 memory and pids cgroups, back to the spawning thread's own:
+// the limits and the peak are then the program's, as under go test, and
+// the kernel's OOM killer, which chooses among a memory cgroup's
+// processes, never takes the shim (whose death ends the program): a
+// second OOM of a limit, while its first victim's memory was not yet
+// uncharged, chose the shim (8.8 MB resident, more than the test binary).
+// What the shim was charged before stays charged (v1 moves no charges);
+// a pids limit raised for the shim's threads (pidsExtra) is the program's
+// again. A failed move leaves the shim where it was, as before; cgroup2
+// keeps it, since its cgroup is also the child's containment.
+func (lg *limitGroups) releaseShim(pid int) {
+	for _, m := range lg.moves {
+		if m.failed != nil {
+			continue
+		}
+		if os.WriteFile(filepath.Join(m.home, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0) != nil {
+			continue
+		}
+		if m.controller == "pids" && lg.pids != nil && lg.res.PidsLimit > 0 && lg.pidsExtra > 0 {
+			_ = lg.pids.write("pids.max", strconv.FormatInt(lg.res.PidsLimit, 10))
+		}
+	}
+}
+
 func (lg *limitGroups) skippedPeak() string {
 	for _, m := range lg.moves {
 		if m.failed == nil || m.controller != "memory" || lg.mem == nil {

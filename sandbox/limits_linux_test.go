@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -266,6 +267,45 @@ func TestMemoryLimitOutOfMemory(t *testing.T) {
 	assert.Positive(t, o.Resources.OOMKills)
 	assert.Equal(t, -1, o.ExitCode)
 	assert.Empty(t, o.ContainmentNote, "every cgroup was removed without trouble")
+}
+
+// TestShimOutsideV1Limits: the shim leaves the child's v1 memory and pids
+// cgroups once the program started in them, so that the limits, the peak
+// and the OOM killer's choice are the program's alone.
+func TestShimOutsideV1Limits(t *testing.T) {
+	sup := requireLimits(t, true, true)
+	if sup.Memory != CgroupV1 && sup.Pids != CgroupV1 {
+		t.Skip("no v1 memory or pids controller: cgroup2 keeps the shim in the child's cgroup")
+	}
+	cfg := shimmed("cgroups")
+	cfg.MemoryLimit = 256 << 20
+	cfg.PidsLimit = 64
+	o, msgs := run(t, cfg)
+	require.Equal(t, ClassSuccess, o.Class, "%v", o.Err)
+	logs := logged(msgs)
+	require.GreaterOrEqual(t, len(logs), 2)
+	controllerLine := func(text, controller string) string {
+		for _, l := range strings.Split(text, "\n") {
+			if f := strings.SplitN(l, ":", 3); len(f) == 3 && slices.Contains(strings.Split(f[1], ","), controller) {
+				return f[2]
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		controller string
+		v          string
+	}{{"memory", sup.Memory}, {"pids", sup.Pids}} {
+		if c.v != CgroupV1 {
+			continue
+		}
+		program, shim := controllerLine(logs[0], c.controller), controllerLine(logs[1], c.controller)
+		assert.Contains(t, program, ownedPrefix(), "the program is in the child's %s cgroup", c.controller)
+		assert.NotEqual(t, program, shim, "the shim left the child's %s cgroup", c.controller)
+	}
+	if sup.Pids == CgroupV1 && len(logs) == 3 {
+		assert.Equal(t, "pids.max=64", logs[2], "the program's own limit, no longer raised for the shim")
+	}
 }
 
 func TestMemoryLimitNotReached(t *testing.T) {

@@ -211,6 +211,23 @@ func child(behaviour string) int {
 		done()
 	case "done":
 		done()
+	case "cgroups":
+		// Its own cgroups and its parent's (the shim's), one line each.
+		for _, who := range []string{"self", strconv.Itoa(os.Getppid())} {
+			b, err := os.ReadFile("/proc/" + who + "/cgroup")
+			must(err)
+			log(who + "\n" + string(b))
+		}
+		// Its v1 pids limit, where the hierarchy is mounted as usual.
+		b, _ := os.ReadFile("/proc/self/cgroup")
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.SplitN(l, ":", 3); len(f) == 3 && f[1] == "pids" {
+				if max, err := os.ReadFile("/sys/fs/cgroup/pids" + f[2] + "/pids.max"); err == nil {
+					log("pids.max=" + strings.TrimSpace(string(max)))
+				}
+			}
+		}
+		done()
 	case "comm":
 		// The command name ps shows, as the exec gave it.
 		comm, err := os.ReadFile("/proc/self/comm")

@@ -28,9 +28,12 @@ package sandbox
 //   - The program's exit status is relayed exactly, so a shim changes no
 //     classification.
 //
-// The shim's own few threads and megabytes live in the child's cgroup:
-// they count towards Resources.PeakMemory and, with Config.PidsLimit, the
-// limit written is the program's plus ShimTasks.
+// The shim starts in the child's cgroups, so that the program does. Where
+// the memory and pids controllers are cgroup v1 hierarchies it then leaves
+// them (and a pids limit is the program's again); through cgroup2 its few
+// threads and megabytes stay: they count towards Resources.PeakMemory and,
+// with Config.PidsLimit, the limit written is the program's plus
+// ShimTasks.
 const ShimArg = "__benchsup-shim"
 
 // ShimTasks is what a pids limit is raised by for the shim's own threads.

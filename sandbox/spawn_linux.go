@@ -217,6 +217,9 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 			return nil, &IOError{Op: "spawn", Err: err}
 		}
 	}
+	if r.shim {
+		lg.releaseShim(proc.Pid)
+	}
 	if why := lg.skippedPeak(); why != "" {
 		peakNote = why
 	}
