@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -120,6 +121,12 @@ type recordedInput struct {
 	Scope  dirScope `json:",omitempty"`
 	Binary bool     `json:",omitempty"`
 	ID     string   // identity; "" absent
+	// Sum is the input's content (contentSum), "" where only ID can
+	// stand for it: an input whose ID changed is the same input still
+	// when its content is (a fresh clone or checkout of the same tree,
+	// files rewritten as they were), as the go command's own cache keys
+	// on content.
+	Sum string `json:",omitempty"`
 }
 
 // dirScope says which of a directory's entries make its identity. A
@@ -197,7 +204,8 @@ func (a *answers) recallOf(dir string, args []string, bin *os.File) ([]byte, boo
 	if !ok || json.Unmarshal(head, &inputs) != nil || len(inputs) == 0 {
 		return nil, false
 	}
-	for _, in := range inputs {
+	refresh := false
+	for k, in := range inputs {
 		i := input{path: in.Path, scope: in.Scope}
 		if in.Binary {
 			if bin == nil {
@@ -205,9 +213,29 @@ func (a *answers) recallOf(dir string, args []string, bin *os.File) ([]byte, boo
 			}
 			i.binary = bin
 		}
-		id, _, err := identity(i)
-		if err != nil || id != in.ID {
+		id, changed, err := identity(i)
+		if err != nil {
 			return nil, false
+		}
+		if id == in.ID {
+			continue
+		}
+		if in.Sum == "" {
+			return nil, false
+		}
+		if sum, err := contentSum(i); err != nil || sum != in.Sum {
+			return nil, false
+		}
+		// The same content under a new identity: kept under the new
+		// one, where it changed before the cutoff, so that the next
+		// recall need not read it again.
+		if changed.Before(a.clock().Add(-answerCutoff)) {
+			inputs[k].ID, refresh = id, true
+		}
+	}
+	if refresh {
+		if head, err := json.Marshal(inputs); err == nil {
+			a.writeRecord(name, slices.Concat(head, []byte("\n"), answer))
 		}
 	}
 	// A hit's time becomes now: records are removed by when they were
@@ -215,6 +243,16 @@ func (a *answers) recallOf(dir string, args []string, bin *os.File) ([]byte, boo
 	now := time.Now()
 	_ = r.Chtimes(name, now, now)
 	return answer, true
+}
+
+// writeRecord writes a record aside and renames it into place: a
+// concurrent run reads the old record or the new one, never part of one.
+func (a *answers) writeRecord(name string, data []byte) {
+	r := a.dir.root
+	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
+	if r.WriteFile(tmp, data, 0o600) != nil || r.Rename(tmp, name) != nil {
+		_ = r.Remove(tmp)
+	}
 }
 
 // remember keeps answer to the question, asked at asked, with the inputs it
@@ -233,25 +271,23 @@ func (a *answers) remember(dir string, args []string, asked time.Time, answer []
 			continue
 		}
 		seen[in] = true
+		// The content first: a change after it read is then a change
+		// after the cutoff, and nothing is kept.
+		sum, err := contentSum(in)
+		if err != nil {
+			return
+		}
 		id, changed, err := identity(in)
 		if err != nil || in.binary == nil && !changed.Before(cutoff) {
 			return
 		}
-		rec = append(rec, recordedInput{Path: in.path, Scope: in.scope, Binary: in.binary != nil, ID: id})
+		rec = append(rec, recordedInput{Path: in.path, Scope: in.scope, Binary: in.binary != nil, ID: id, Sum: sum})
 	}
 	head, err := json.Marshal(rec)
 	if err != nil {
 		return
 	}
-	data := slices.Concat(head, []byte("\n"), answer)
-	r := a.dir.root
-	// Written aside and renamed: a concurrent run reads the old record
-	// or the new one, never part of one.
-	name := a.key(dir, args) + ".answer"
-	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
-	if r.WriteFile(tmp, data, 0o600) != nil || r.Rename(tmp, name) != nil {
-		_ = r.Remove(tmp)
-	}
+	a.writeRecord(a.key(dir, args)+".answer", slices.Concat(head, []byte("\n"), answer))
 	// Every edit leaves records behind; those unused for answerRecordAge go.
 	_, _ = removeRecords(a.dir, answerRecordName, time.Now().Add(-answerRecordAge))
 }
@@ -354,9 +390,8 @@ func identity(in input) (id string, changed time.Time, err error) {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case in.scope == scopeAll:
-		case !buildFile(name) && name != "go.mod" && name != "go.work" && !(in.scope == scopeSelf && e.IsDir()):
-			continue // a go.mod or go.work makes a module of the directory
+		case !in.counts(e):
+			continue
 		case in.scope == scopeSelf:
 			fmt.Fprintf(h, "\x00%s\x00%t", name, e.IsDir())
 			continue
@@ -372,6 +407,90 @@ func identity(in input) (id string, changed time.Time, err error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), changed, nil
+}
+
+// counts reports whether the entry e of the directory in is part of its
+// identity (dirScope).
+func (in input) counts(e fs.DirEntry) bool {
+	name := e.Name()
+	switch in.scope {
+	case scopeAll:
+		return true
+	case scopeSelf:
+		if e.IsDir() {
+			return true
+		}
+	}
+	// A go.mod or go.work makes a module of the directory.
+	return buildFile(name) || name == "go.mod" || name == "go.work"
+}
+
+// maxSummed bounds a file contentSum reads; a larger one is known by its
+// identity alone.
+const maxSummed = 64 << 20
+
+// contentSum is in's identity by content: a regular file's digest, or a
+// directory's counted entries (dirScope) with their digests. It is "" where
+// the identity must stand alone: absent, a link or another special file, a
+// directory of scopeSelf (whose identity is its names already), the test
+// binary (whose identity is its build ID), a file past maxSummed.
+func contentSum(in input) (string, error) {
+	if in.binary != nil {
+		return "", nil
+	}
+	fi, err := os.Lstat(in.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", err
+	case fi.Mode().IsRegular():
+		return fileSum(in.path, fi.Size())
+	case !fi.IsDir() || in.scope == scopeSelf:
+		return "", nil
+	}
+	entries, err := os.ReadDir(in.path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "sum dir %d", in.scope)
+	for _, e := range entries {
+		if !in.counts(e) {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return "", nil
+		}
+		efi, err := e.Info()
+		if err != nil {
+			return "", err
+		}
+		sum, err := fileSum(filepath.Join(in.path, e.Name()), efi.Size())
+		if err != nil || sum == "" {
+			return "", err
+		}
+		fmt.Fprintf(h, "\x00%s\x00%s", e.Name(), sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fileSum is the digest of the regular file at path, of the size Lstat
+// gave; "" past maxSummed.
+func fileSum(path string, size int64) (string, error) {
+	if size > maxSummed {
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxSummed+1)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // answerDir is the directory the go command runs in, as answers key it.

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,6 +158,26 @@ func TestAnswersInvalidation(t *testing.T) {
 				writeFile(t, filepath.Join(dir, "b/sub/notes.md"), "")
 			},
 			asked: nil, // the go command reads none of them
+		},
+		{
+			name: "the module written again as it was, as a fresh clone is",
+			change: func(t *testing.T, dir string, _ *goRecorder) {
+				require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+					if err != nil || !d.Type().IsRegular() {
+						return err
+					}
+					b, err := os.ReadFile(path)
+					if err != nil {
+						return err
+					}
+					// A new file: another inode, change and modification time.
+					if err := os.Remove(path); err != nil {
+						return err
+					}
+					return os.WriteFile(path, b, 0o644)
+				}))
+			},
+			asked: nil, // the same content
 		},
 		{
 			name: "a C file added to a package",
