@@ -53,23 +53,27 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	// The binary is built once, as a user would build it.
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "benchsup"), "github.com/benchsup/benchsup/cmd/benchsup").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building benchsup: %v\n%s", err, out)
-		return 1
-	}
-	binDir = dir
-	if srcDir, err = filepath.Abs(".."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	release, err := openWorkRoot(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer release()
+	// The binary is built once, as a user would build it, at the same
+	// path every run: the scripts' PATH starts with its directory, and
+	// PATH is part of the key of every answer benchsup remembers, so a
+	// directory new each run made every run of the suite ask the go
+	// command again what the run before had been told.
+	binDir = filepath.Join(workRoot, "bin")
+	out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "benchsup"), "github.com/benchsup/benchsup/cmd/benchsup").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building benchsup: %v\n%s", err, out)
+		return 1
+	}
+	if srcDir, err = filepath.Abs(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	// One cache of test binaries for every script (see runScripts), kept
 	// beside the fixture modules from one run of the suite to the next,
 	// as a user's cache is kept from one benchsup run to the next: the
