@@ -90,8 +90,7 @@ func (p *capturePipe) Read(b []byte) (int, error) {
 		case n == 0:
 			return 0, io.EOF
 		default:
-			p.got = true
-			p.framed = p.framed || bytes.IndexByte(b[:n], frameMarker) >= 0
+			p.took(b[:n])
 			return n, nil
 		}
 		if p.idle != nil {
@@ -115,8 +114,7 @@ func (p *capturePipe) Read(b []byte) (int, error) {
 			// the code under test.
 			p.framed = false
 			if n := p.spin(b, framedSpin); n > 0 {
-				p.got = true
-				p.framed = bytes.IndexByte(b[:n], frameMarker) >= 0
+				p.took(b[:n])
 				return n, nil
 			}
 		}
@@ -124,12 +122,18 @@ func (p *capturePipe) Read(b []byte) (int, error) {
 		n, err = p.pollWait(b)
 		if n > 0 || err != nil {
 			if n > 0 {
-				p.got = true
-				p.framed = bytes.IndexByte(b[:n], frameMarker) >= 0
+				p.took(b[:n])
 			}
 			return n, err
 		}
 	}
+}
+
+// took notes what a read returned: output, and whether it held a line of
+// testing's.
+func (p *capturePipe) took(b []byte) {
+	p.got = true
+	p.framed = p.framed || bytes.IndexByte(b, frameMarker) >= 0
 }
 
 // framedSpin is how long the reader looks for more output after a line of
