@@ -28,6 +28,12 @@ const Version = 5
 // descriptor number of its protocol endpoint.
 const EnvFD = "BENCHSUP_PROTOCOL_FD"
 
+// EnvRecordFD names the environment variable that carries the descriptor
+// of a program's span region (package record, which declares the same
+// name for the programs that import it: record imports nothing of
+// benchsup's). The sandbox sets it as it sets EnvFD.
+const EnvRecordFD = "BENCHSUP_RECORD_FD"
+
 // EnvCgroup names the environment variable that, when the sandbox started a
 // child in a cgroup of its own, holds that cgroup's name (the last element
 // of its path). A child that finds its own cgroup so named may attribute

@@ -4,7 +4,18 @@ import (
 	"go/build"
 	"strings"
 	"testing"
+
+	"github.com/benchsup/benchsup/protocol"
 )
+
+// TestEnvFDIsTheSandboxs: the name record reads its region's descriptor
+// from is the one the sandbox sets (protocol.EnvRecordFD); record declares
+// its own so as to import nothing of benchsup's.
+func TestEnvFDIsTheSandboxs(t *testing.T) {
+	if EnvFD != protocol.EnvRecordFD {
+		t.Fatalf("record.EnvFD is %q, the sandbox sets %q", EnvFD, protocol.EnvRecordFD)
+	}
+}
 
 // TestStandardLibraryOnly: the package's own files import nothing outside
 // the standard library, so importing it adds nothing to a program's build.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/benchsup/benchsup/protocol"
-	"github.com/benchsup/benchsup/record"
 )
 
 // Defaults for the zero values of Config.
@@ -111,7 +110,7 @@ type Config struct {
 	Program bool
 	// RecordFile, when not nil, is inherited by the child at the next
 	// descriptor after the protocol endpoint (after stderr in Program
-	// mode), and record.EnvFD names it: the shared region a recorder in
+	// mode), and protocol.EnvRecordFD names it: the shared region a recorder in
 	// the child delivers its spans through (docs/design.md#recording).
 	// The caller keeps it open and closes it.
 	RecordFile *os.File
@@ -411,7 +410,7 @@ func checkName(field, name string) error {
 		reason = fmt.Sprintf("variable name %q contains '='", name)
 	case strings.IndexByte(name, 0) >= 0:
 		reason = fmt.Sprintf("variable name %q contains NUL", name)
-	case name == protocol.EnvFD, name == protocol.EnvCgroup, name == EnvRun, name == record.EnvFD:
+	case name == protocol.EnvFD, name == protocol.EnvCgroup, name == EnvRun, name == protocol.EnvRecordFD:
 		reason = fmt.Sprintf("%s is reserved: the sandbox sets it", name)
 	default:
 		return nil
@@ -496,14 +495,14 @@ func (p *EnvPolicy) build(parent []string, dir string) ([]string, error) {
 }
 
 // descriptorEnv fixes the variables naming inherited descriptors: no
-// protocol.EnvFD for a plain program, record.EnvFD only with a record file
+// protocol.EnvFD for a plain program, protocol.EnvRecordFD only with a record file
 // (an enclosing run's, inherited, would name a descriptor the child does
 // not have). env stays sorted.
 func descriptorEnv(env []string, program, recordFile bool) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == record.EnvFD || (program && name == protocol.EnvFD) {
+		if name == protocol.EnvRecordFD || (program && name == protocol.EnvFD) {
 			continue
 		}
 		out = append(out, kv)
@@ -513,7 +512,7 @@ func descriptorEnv(env []string, program, recordFile bool) []string {
 		if program {
 			fd = childFD
 		}
-		out = append(out, fmt.Sprintf("%s=%d", record.EnvFD, fd))
+		out = append(out, fmt.Sprintf("%s=%d", protocol.EnvRecordFD, fd))
 		slices.Sort(out)
 	}
 	return out

@@ -22,7 +22,7 @@
 //   - Exactly four descriptors: 0 is /dev/null, 1 and 2 are pipes the
 //     supervisor drains, 3 is its end of a socketpair (the protocol endpoint);
 //     with Config.RecordFile a fifth, 4, the shared region a recorder
-//     delivers spans through, named by record.EnvFD. A plain program
+//     delivers spans through, named by protocol.EnvRecordFD. A plain program
 //     (Config.Program: no endpoint, no protocol.EnvFD, no handshake, the
 //     total deadline the only one) gets three, or four with RecordFile at 3.
 //     Go opens every descriptor close-on-exec, but a supervisor may itself

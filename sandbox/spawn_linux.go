@@ -104,7 +104,7 @@ func spawnChild(r *resolved) (_ *spawned, err error) {
 		attr.Files = attr.Files[:3] // a plain program gets no endpoint
 	}
 	if r.recordFile != nil {
-		attr.Files = append(attr.Files, r.recordFile) // record.EnvFD names it
+		attr.Files = append(attr.Files, r.recordFile) // protocol.EnvRecordFD names it
 	}
 	var shimCtrl, shimReport *os.File // the supervisor's ends
 	if r.shim {

@@ -19,18 +19,11 @@ package main
 import (
 	"os"
 
-	"github.com/benchsup/benchsup/sandbox"
+	// A re-executed benchsup becomes a child's shim or a run's reaper
+	// there, before the packages below are initialized.
+	_ "github.com/benchsup/benchsup/cmd/benchsup/internal/reexec"
 )
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == sandbox.ReaperArg {
-		// This binary started as a run's reaper (see startRun).
-		os.Exit(sandbox.ReaperMain(os.Stdin))
-	}
-	if len(os.Args) >= 2 && os.Args[1] == sandbox.ShimArg {
-		// This binary started as a child's shim, its parent (see
-		// supervisor.Config.Shim).
-		os.Exit(sandbox.ShimMain(os.Args[2:]))
-	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }

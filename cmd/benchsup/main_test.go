@@ -3,25 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/benchsup/benchsup/host"
-	"github.com/benchsup/benchsup/sandbox"
 )
-
-func TestMain(m *testing.M) {
-	if len(os.Args) == 2 && os.Args[1] == sandbox.ReaperArg {
-		// The reaper a run started in these tests is this binary, as it is
-		// benchsup's in real runs.
-		os.Exit(sandbox.ReaperMain(os.Stdin))
-	}
-	if len(os.Args) >= 2 && os.Args[1] == sandbox.ShimArg {
-		os.Exit(sandbox.ShimMain(os.Args[2:])) // a child's shim, as in benchsup
-	}
-	os.Exit(m.Run())
-}
 
 func TestExitStatus(t *testing.T) {
 	notQuiet := fmt.Errorf("host not quiet after 2s: last 100%% average (limit 20%%); not measuring under known load: %w", host.ErrNotQuiet)
