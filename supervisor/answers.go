@@ -640,12 +640,16 @@ func (s *supervisor) listingInputs(l *listing, patterns, only []string) ([]input
 	return in, true
 }
 
-// usesCgo reports whether a package of l outside the standard library has
-// cgo files, whose C headers may sit anywhere: a binary linking one is
-// never known current without the go command.
-func (l *listing) usesCgo() bool {
-	for _, p := range l.byPath {
-		if !p.Standard && len(p.CgoFiles) > 0 {
+// usesCgo reports whether a package of paths (a binary's packages) outside
+// the standard library has cgo files, whose C headers may sit anywhere: a
+// binary linking one is never known current without the go command. A
+// package the listing does not hold counts as one. Only the binary's own
+// packages count: a cgo package elsewhere in the module (a common sight)
+// leaves the other binaries' answers kept.
+func (l *listing) usesCgo(paths []string) bool {
+	for _, path := range paths {
+		p := l.byPath[path]
+		if p == nil || !p.Standard && len(p.CgoFiles) > 0 {
 			return true
 		}
 	}

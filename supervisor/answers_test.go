@@ -348,3 +348,30 @@ func writeFile(t *testing.T, path, content string) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
+
+// TestUsesCgo: only a binary's own packages decide whether its answer can
+// be kept; a cgo package elsewhere in the module does not.
+func TestUsesCgo(t *testing.T) {
+	l := &listing{byPath: map[string]*goPackage{
+		"m/p":         {ImportPath: "m/p"},
+		"m/cg":        {ImportPath: "m/cg", CgoFiles: []string{"cg.go"}},
+		"runtime/cgo": {ImportPath: "runtime/cgo", Standard: true, CgoFiles: []string{"cgo.go"}},
+		"m/p.test":    {ImportPath: "m/p.test"},
+	}}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  bool
+	}{
+		{"no cgo among its packages, a cgo package beside it", []string{"m/p", "m/p.test"}, false},
+		{"links the module's cgo package", []string{"m/p", "m/cg", "m/p.test"}, true},
+		{"the standard library's cgo", []string{"m/p", "runtime/cgo"}, false},
+		{"a package the listing does not hold", []string{"m/p", "m/gone"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := l.usesCgo(tc.paths); got != tc.want {
+				t.Errorf("usesCgo(%v) = %v, want %v", tc.paths, got, tc.want)
+			}
+		})
+	}
+}

@@ -500,10 +500,14 @@ func (s *supervisor) goTestCurrent(ctx context.Context, p *pkgPlan, key, name st
 		return nil, err
 	}
 	main := s.plain.testMain(p.pkg)
-	if tb.cached == "" || main == nil || s.plain.usesCgo() || !s.answersFollow(s.env.GOFLAGS) {
+	if tb.cached == "" || main == nil || !s.answersFollow(s.env.GOFLAGS) {
 		return tb, nil
 	}
-	in, ok := s.listingInputs(s.plain, nil, append(slices.Clone(main.Deps), p.pkg.ImportPath, main.ImportPath))
+	linked := append(slices.Clone(main.Deps), p.pkg.ImportPath, main.ImportPath)
+	if s.plain.usesCgo(linked) {
+		return tb, nil
+	}
+	in, ok := s.listingInputs(s.plain, nil, linked)
 	if ok {
 		in = append(in, input{path: tb.cached, binary: tb.file})
 		s.answers.remember(dir, q, asked, []byte("current"), in)
