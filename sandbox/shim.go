@@ -1,7 +1,8 @@
 package sandbox
 
 // ShimArg, as the first argument, makes a benchsup binary benchsup's shim:
-// its main calls ShimMain with the arguments after it. It is not a command
+// it calls ShimMain with the arguments after it (benchsup from an init
+// function, so that a shim initializes little). It is not a command
 // users type.
 //
 // With Config.Shim the process the sandbox starts is the shim (this

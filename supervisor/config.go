@@ -388,8 +388,9 @@ type Config struct {
 	// Shim runs every child under benchsup's shim (sandbox.Config.Shim):
 	// code that signals its parent ends its own child only, and whatever
 	// its processes leave, wherever they moved, is named and killed. The
-	// calling program's main must dispatch sandbox.ShimArg to
-	// sandbox.ShimMain, as benchsup's does; false starts children directly.
+	// calling program must dispatch sandbox.ShimArg to sandbox.ShimMain,
+	// as benchsup's does (from an init function, before the rest of the
+	// program initializes); false starts children directly.
 	Shim bool
 	// Waiting, when set, is told what the run waits for (a quiet host, a
 	// claim another run holds), at most once per change.

@@ -251,7 +251,7 @@ func envPolicyOf(c *cli.Context) sandbox.EnvPolicy {
 // config builds the supervisor configuration shared by run and list.
 func config(c *cli.Context) (supervisor.Config, error) {
 	cfg := supervisor.Config{
-		Shim:           true, // main dispatches sandbox.ShimArg (docs/design.md#the-shim)
+		Shim:           true, // internal/reexec dispatches sandbox.ShimArg (docs/design.md#the-shim)
 		Dir:            c.String("dir"),
 		Packages:       c.Args().Slice(),
 		Bench:          c.String("bench"),

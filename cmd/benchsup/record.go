@@ -85,7 +85,7 @@ func recordRun(c *cli.Context, stdout, stderr io.Writer) error {
 		Retention: record.Retention{Policy: policy, Capacity: c.Int("capacity")},
 		Spans:     c.Bool("spans"),
 		Env:       envPolicyOf(c),
-		Shim:      true, // main dispatches sandbox.ShimArg (docs/design.md#the-shim)
+		Shim:      true, // internal/reexec dispatches sandbox.ShimArg (docs/design.md#the-shim)
 		// The program's output goes to stderr, so that stdout carries
 		// only benchsup's document, whatever its format.
 		Stdout: stderr, Stderr: stderr,

@@ -7,9 +7,8 @@
 // imports; this package imports only the sandbox, so its init runs before
 // the CLI's own packages and their dependencies (the urfave/cli and
 // markdown packages, the report's templates, net/http), and a shim never
-// pays for their initialization: 22.7 ms of CPU per start from main, 17.5
-// ms from here, 7.9 ms for a Go program that does nothing (2026-12-07).
-// It does nothing when the first argument is anything else.
+// pays for their initialization (docs/design.md#the-shim has what that
+// saves). It does nothing when the first argument is anything else.
 //
 // Import it for its effect, from package main only.
 package reexec
