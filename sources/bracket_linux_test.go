@@ -10,12 +10,16 @@ import (
 )
 
 // In one shared bracket, perf-sw's page-faults and tier0's minflt + majflt
-// count the same kernel event over the same stretch of code, and tier0's
-// read counts hold none of perf's reads. They may still differ by a few
-// faults: tier0's window also spans the perf enable and disable calls,
+// count the same faults over the same stretch of code, and tier0's read
+// counts hold none of perf's reads. They may still differ by a few faults,
+// either way: tier0's window also spans the perf enable and disable calls,
 // during which the runtime's other threads (a garbage collection) can fault
-// where only getrusage sees it. (On this development VM, 2% of 2000 empty
-// brackets saw 1 to 4 such faults.)
+// where only getrusage sees it (on this development VM, 2% of 2000 empty
+// brackets saw 1 to 4 such faults); and the kernel raises the perf event on
+// every entry into the fault handler, while rusage counts a fault once it
+// completes (mm_account_fault skips a VM_FAULT_RETRY, which a contended page
+// or mmap lock causes), so on a busy host perf can see one more (CI saw 203
+// against 204).
 func TestBracketSameEventAgrees(t *testing.T) {
 	cs, abs := Open([]string{"page-faults", "minflt", "majflt", "syscr"}, Options{})
 	for _, c := range cs {
@@ -34,7 +38,7 @@ func TestBracketSameEventAgrees(t *testing.T) {
 		require.Empty(t, r.Unavailable)
 		faults := r.Values["minflt"] + r.Values["majflt"]
 		assert.GreaterOrEqual(t, r.Values["page-faults"], 200.0)
-		assert.InDelta(t, r.Values["page-faults"]+5, faults, 5, "bracket %d: the same faults, counted twice, up to a few in tier0's wider window", i)
+		assert.InDelta(t, r.Values["page-faults"], faults, 10, "bracket %d: the same faults, counted twice, up to a few in tier0's wider window or in perf's retried entries", i)
 		if faults == r.Values["page-faults"] {
 			same++
 		}
