@@ -199,6 +199,9 @@ func (c *Child) classify() Outcome {
 		if f.parentSignal != nil && f.parentSignal.Stopped {
 			f.stopped = nil // the stop was the parent's, not the program's
 		}
+		c.p.shim.mu.Lock()
+		f.limits = c.p.shim.limits
+		c.p.shim.mu.Unlock()
 	}
 	if c.program {
 		f.program, f.hello = true, true // errors speak of the child, not of a worker that never starts

@@ -102,13 +102,16 @@ type ExitError struct {
 	// BeforeWorker says that it exited before its worker said hello: in
 	// the package's initialization or its TestMain.
 	BeforeWorker bool
+	// Limits are the resource limits the program had lowered by its end
+	// (read by benchsup's shim); nil when none or not known.
+	Limits []LimitChange
 }
 
 func (e *ExitError) Error() string { return prefix + e.Detail() }
 
 // Detail is Error without the package's prefix (see Detailer).
 func (e *ExitError) Detail() string {
-	return fmt.Sprintf("child exited with status %d%s", e.Code, beforeWorker(e.BeforeWorker))
+	return fmt.Sprintf("child exited with status %d%s%s", e.Code, beforeWorker(e.BeforeWorker), limitsText(e.Limits, 0))
 }
 
 // beforeWorker is what an error adds when the child ended before its worker
@@ -125,8 +128,9 @@ type SignalError struct {
 	Signal     syscall.Signal
 	CoreDumped bool
 	StderrTail string // the last bytes of stderr (at most 4 KiB)
-	// BeforeWorker: see ExitError.
+	// BeforeWorker, Limits: see ExitError.
 	BeforeWorker bool
+	Limits       []LimitChange
 }
 
 func (e *SignalError) Error() string { return prefix + e.Detail() }
@@ -137,7 +141,7 @@ func (e *SignalError) Detail() string {
 	if e.CoreDumped {
 		s += ", core dumped"
 	}
-	return s + beforeWorker(e.BeforeWorker)
+	return s + beforeWorker(e.BeforeWorker) + limitsText(e.Limits, e.Signal)
 }
 
 // TimeoutError reports a deadline that expired: PhaseStartup (no Hello in

@@ -257,6 +257,21 @@ func child(behaviour string) int {
 	case "kill-self":
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		hang()
+	case "fsize-kill-self":
+		// A lowered soft limit, a lowered hard limit and a raised soft
+		// descriptor limit, then a death the limits did not cause.
+		must(syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 0, Max: 4096}))
+		var nofile syscall.Rlimit
+		must(syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile))
+		must(syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: nofile.Max, Max: nofile.Max}))
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		hang()
+	case "cpu-limit":
+		// The kernel's SIGKILL at the hard CPU time limit (the Go runtime
+		// ignores the SIGXCPU before it).
+		must(syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: 1, Max: 1}))
+		for {
+		}
 	case "abort":
 		debug.SetTraceback("crash") // the runtime then dies by SIGABRT
 		panic("crash on purpose")

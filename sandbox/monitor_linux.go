@@ -143,11 +143,21 @@ const cldStopped = 5
 // si_uid in the union that follows si_signo, si_errno and si_code, which
 // is aligned to a pointer.
 func siginfoStatus(info *unix.Siginfo) int32 {
-	off := uintptr(3 * 4)
+	return *(*int32)(unsafe.Add(unsafe.Pointer(info), siginfoUnion()+8))
+}
+
+// siginfoPid is the si_pid of a SIGCHLD siginfo, the union's first member.
+func siginfoPid(info *unix.Siginfo) int {
+	return int(*(*int32)(unsafe.Add(unsafe.Pointer(info), siginfoUnion())))
+}
+
+// siginfoUnion is the offset of siginfo's union: after si_signo, si_errno
+// and si_code, aligned to a pointer.
+func siginfoUnion() uintptr {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		off = 4 * 4
+		return 4 * 4
 	}
-	return *(*int32)(unsafe.Add(unsafe.Pointer(info), off+8))
+	return 3 * 4
 }
 
 func decision(decided bool) watched {

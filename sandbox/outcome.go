@@ -172,6 +172,7 @@ type facts struct {
 	skip       *protocol.Skip
 	stderrTail string
 	resources  Resources
+	limits     []LimitChange // the resource limits the program had lowered when it ended
 	// parentSignal: a signal the sandbox did not send reached the shim
 	// (which then ended the program), or killed it.
 	parentSignal *ParentSignalError
@@ -250,11 +251,11 @@ func (f *facts) classify() (Class, error) {
 	case f.parentSignal != nil:
 		return ClassSignal, f.parentSignal
 	case !st.exited:
-		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
+		return ClassSignal, &SignalError{Signal: st.signal, CoreDumped: st.coreDumped, StderrTail: f.stderrTail, BeforeWorker: !f.hello, Limits: f.limits}
 	case f.failure != nil:
 		return ClassFailure, &FailureError{Failure: *f.failure}
 	case st.code != 0:
-		return ClassExit, &ExitError{Code: st.code, StderrTail: f.stderrTail, BeforeWorker: !f.hello}
+		return ClassExit, &ExitError{Code: st.code, StderrTail: f.stderrTail, BeforeWorker: !f.hello, Limits: f.limits}
 	case f.skip != nil:
 		return ClassSkipped, nil
 	}

@@ -28,6 +28,7 @@ import (
 //	continued              the program was continued
 //	signal SIGNUM PID FROM COMM  a signal not announced by the sandbox reached the shim, and its sender (FROM a SignalSource)
 //	left PID OUT ERR ESC COMM  a process of the tree left when the program exited, killed
+//	limit NAME WASSOFT WASHARD SOFT HARD  a resource limit the program had lowered when it ended
 //	exit WAITSTATUS        the program's wait status, the last line
 const (
 	shimChild      = "child"
@@ -36,6 +37,7 @@ const (
 	shimContinued  = "continued"
 	shimSignal     = "signal"
 	shimLeft       = "left"
+	shimLimit      = "limit"
 	shimExit       = "exit"
 )
 
@@ -142,6 +144,10 @@ func ShimMain(args []string) int {
 	s.flush()
 	status := s.run(sigs)
 	s.teardown()
+	for _, c := range s.limits {
+		s.line(shimLimit, c.Resource, strconv.FormatUint(c.WasSoft, 10), strconv.FormatUint(c.WasHard, 10),
+			strconv.FormatUint(c.Soft, 10), strconv.FormatUint(c.Hard, 10))
+	}
 	s.line(shimExit, strconv.FormatUint(uint64(uint32(status)), 10))
 	return 0
 }
@@ -155,6 +161,7 @@ type shim struct {
 	child     int
 	announced map[syscall.Signal]*announcement // signals the sandbox said it is sending
 	killAt    time.Time                        // a foreign signal asked the program to end: kill it then
+	limits    []LimitChange                    // the limits the program had lowered when it ended
 }
 
 func (s *shim) line(fields ...string) {
@@ -228,17 +235,32 @@ func (s *shim) run(sigs <-chan os.Signal) syscall.WaitStatus {
 
 // reap collects every exited child of the shim (orphans it adopted
 // included) and reports the program's stops; done once the program exited.
+// Each child's change of state is looked at (waitid with WNOWAIT) before it
+// is collected, so that the program's resource limits are read while it is
+// still a zombie.
 func (s *shim) reap() (syscall.WaitStatus, bool) {
 	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|syscall.WUNTRACED|syscall.WCONTINUED, nil)
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED|unix.WNOHANG|unix.WNOWAIT, nil)
 		if err == syscall.EINTR {
 			continue
 		}
-		if err != nil || pid <= 0 {
+		if err != nil || info.Signo != int32(unix.SIGCHLD) {
 			return 0, false
 		}
-		if pid != s.child {
+		pid := siginfoPid(&info)
+		if pid == s.child && info.Code != cldStopped && info.Code != cldContinued {
+			s.limits = loweredLimits(pid)
+		}
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG|syscall.WUNTRACED|syscall.WCONTINUED, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || got <= 0 {
+			return 0, false
+		}
+		if got != s.child {
 			continue // an adopted orphan that ended: reaped, nothing to say
 		}
 		switch {
@@ -253,6 +275,10 @@ func (s *shim) reap() (syscall.WaitStatus, bool) {
 		}
 	}
 }
+
+// cldContinued is CLD_CONTINUED, the si_code of a child continued by
+// SIGCONT.
+const cldContinued = 6
 
 // handle acts on a signal that reached the shim.
 func (s *shim) handle(sig syscall.Signal) {

@@ -77,6 +77,34 @@ func TestShimRelaysStatus(t *testing.T) {
 	assert.Equal(t, ClassFailure, o.Class, "err: %v", o.Err)
 }
 
+// TestShimReadsLoweredLimits: the shim reads the ended program's limits
+// before reaping it, and the error of its end names those it lowered (and,
+// for the kernel's own kill at the hard CPU limit, why it died); a limit it
+// raised is not named, nor is a death with no change.
+func TestShimReadsLoweredLimits(t *testing.T) {
+	o, _ := run(t, shimmed("fsize-kill-self"))
+	var se *SignalError
+	require.ErrorAs(t, o.Err, &se)
+	require.Len(t, se.Limits, 1, "only RLIMIT_FSIZE was lowered: %+v", se.Limits)
+	c := se.Limits[0]
+	assert.Equal(t, "RLIMIT_FSIZE", c.Resource)
+	assert.Equal(t, uint64(0), c.Soft)
+	assert.Equal(t, uint64(4096), c.Hard)
+	assert.Contains(t, se.Detail(), "; it had lowered RLIMIT_FSIZE from ")
+	assert.Contains(t, se.Detail(), " to 0 and lowered its hard limit from ")
+	assert.NotContains(t, se.Detail(), "the kernel", "SIGKILL is not what a file size limit sends")
+
+	o, _ = run(t, shimmed("kill-self"))
+	require.ErrorAs(t, o.Err, &se)
+	assert.Empty(t, se.Limits)
+	assert.NotContains(t, se.Detail(), "it had")
+
+	o, _ = run(t, shimmed("cpu-limit"))
+	require.ErrorAs(t, o.Err, &se)
+	assert.Equal(t, syscall.SIGKILL, se.Signal)
+	assert.Contains(t, se.Detail(), "lowered RLIMIT_CPU from unlimited to 1 s and lowered its hard limit from unlimited to 1 s, and the kernel kills a process past its hard CPU time limit with SIGKILL")
+}
+
 // TestShimReapsEscapees: a grandchild that left the process group and the
 // cgroup is reparented to the shim, its subreaper, and named and killed
 // when the child exits.

@@ -32,6 +32,7 @@ type shimLink struct {
 	foreign  []foreignSignal // signals the sandbox did not send, as they reached the shim
 	left     []leftProc
 	escaped  int // of left, how many had left the process group and the cgroup
+	limits   []LimitChange
 	status   *syscall.WaitStatus
 }
 
@@ -94,6 +95,20 @@ func (l *shimLink) read(report *os.File) {
 				l.left = append(l.left, leftProc{pid: pid, stdout: f[2] == "1", stderr: f[3] == "1", comm: f[5]})
 				if f[4] == "1" {
 					l.escaped++
+				}
+			}
+		case shimLimit:
+			if len(f) == 6 {
+				var v [4]uint64
+				ok := true
+				for i := range v {
+					var err error
+					if v[i], err = strconv.ParseUint(f[2+i], 10, 64); err != nil {
+						ok = false
+					}
+				}
+				if ok {
+					l.limits = append(l.limits, LimitChange{Resource: f[1], WasSoft: v[0], WasHard: v[1], Soft: v[2], Hard: v[3]})
 				}
 			}
 		case shimExit:
