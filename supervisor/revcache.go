@@ -1,11 +1,15 @@
 package supervisor
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -61,7 +65,7 @@ func revExportDir(c *userCache) *heldDir {
 // into place through the held directory; the go command and the children
 // use it by its path, which has no link and is in directories only root
 // or this user can write (openTrusted).
-func cachedExport(dir *heldDir, commit string, extract func(root string) error) (string, error) {
+func cachedExport(dir *heldDir, commit string, extract func(root *os.Root) error) (string, error) {
 	name := "commit-" + commit
 	root := filepath.Join(dir.path, name)
 	if fi, err := dir.root.Lstat(name); err == nil && fi.IsDir() {
@@ -69,12 +73,13 @@ func cachedExport(dir *heldDir, commit string, extract func(root string) error) 
 		_ = dir.root.Chtimes(name, now, now) // used: pruneRevExports spares it
 		return root, nil
 	}
-	tmp, err := os.MkdirTemp(dir.path, ".export-")
+	tmpName, tmp, err := mkdirTempIn(dir.root, ".export-")
 	if err != nil {
 		return "", err
 	}
-	tmpName := filepath.Base(tmp)
-	if err := extract(tmp); err != nil {
+	err = extract(tmp)
+	tmp.Close()
+	if err != nil {
 		_ = dir.root.RemoveAll(tmpName)
 		return "", err
 	}
@@ -86,6 +91,30 @@ func cachedExport(dir *heldDir, commit string, extract func(root string) error) 
 		return "", err
 	}
 	return root, nil
+}
+
+// mkdirTempIn creates a new directory in parent, named prefix and a
+// random number as os.MkdirTemp names it, and opens it as a root of its
+// own: the extraction writes only beneath what was created, whatever
+// becomes of the path.
+func mkdirTempIn(parent *os.Root, prefix string) (string, *os.Root, error) {
+	for range 100 {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		err := parent.Mkdir(name, 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		r, err := parent.OpenRoot(name)
+		if err != nil {
+			_ = parent.Remove(name)
+			return "", nil, err
+		}
+		return name, r, nil
+	}
+	return "", nil, fmt.Errorf("creating a directory %s* in %s: too many names taken", prefix, parent.Name())
 }
 
 // pruneRevExports removes the exports unused for revExportMaxAge, and

@@ -61,12 +61,16 @@ func exportRevision(ctx context.Context, dir, rev, parent string, cache *heldDir
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("--against=%s: %s is not inside the repository %s", rev, abs, top)
 	}
-	extract := func(root string) error { return archiveCommit(ctx, top, rev, commit, root) }
+	extract := func(root *os.Root) error { return archiveCommit(ctx, top, rev, commit, root) }
 	var root string
 	if cache != nil {
 		root, err = cachedExport(cache, commit, extract)
 	} else if root, err = os.MkdirTemp(parent, "rev-"); err == nil {
-		err = extract(root)
+		var r *os.Root
+		if r, err = os.OpenRoot(root); err == nil {
+			err = extract(r)
+			r.Close()
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -76,7 +80,7 @@ func exportRevision(ctx context.Context, dir, rev, parent string, cache *heldDir
 
 // archiveCommit extracts commit's files, as git archive writes them in
 // the repository top, into the directory root.
-func archiveCommit(ctx context.Context, top, rev, commit, root string) error {
+func archiveCommit(ctx context.Context, top, rev, commit string, root *os.Root) error {
 	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
 	cmd.Dir = top
 	var stderr bytes.Buffer
@@ -122,8 +126,12 @@ func gitOutput(ctx context.Context, dir string, args ...string) (string, error) 
 }
 
 // extractTar writes the regular files, directories and symbolic links of
-// a git archive under root, refusing any path that would leave it.
-func extractTar(r io.Reader, root string) error {
+// a git archive under root, refusing any path that would leave it. Every
+// entry is written through root, which resolves each name beneath it
+// without following a link out of it (a committed link to /etc, then a
+// file through it, is refused), whatever another process does to the
+// directory's path meanwhile.
+func extractTar(r io.Reader, root *os.Root) error {
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -140,17 +148,16 @@ func extractTar(r io.Reader, root string) error {
 			}
 			return fmt.Errorf("archive entry %q leaves the export directory", h.Name)
 		}
-		path := filepath.Join(root, name)
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(path, 0o755); err != nil {
+			if err := root.MkdirAll(name, 0o755); err != nil {
 				return err
 			}
 		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 				return err
 			}
-			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, os.FileMode(h.Mode)&0o755|0o644)
+			f, err := root.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_EXCL, os.FileMode(h.Mode)&0o755|0o644)
 			if err != nil {
 				return err
 			}
@@ -162,10 +169,10 @@ func extractTar(r io.Reader, root string) error {
 				return err
 			}
 		case tar.TypeSymlink:
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 				return err
 			}
-			if err := os.Symlink(h.Linkname, path); err != nil {
+			if err := root.Symlink(h.Linkname, name); err != nil {
 				return err
 			}
 		case tar.TypeXGlobalHeader:

@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // gitRepo makes a repository with two commits of sub/a.txt ("one", then
@@ -140,8 +145,8 @@ func TestCachedExportConcurrent(t *testing.T) {
 	errs := make(chan error, runs)
 	for i := range runs {
 		go func() {
-			root, err := cachedExport(held, strings.Repeat("a", 40), func(root string) error {
-				return os.WriteFile(filepath.Join(root, "f"), []byte(strconv.Itoa(i)), 0o644)
+			root, err := cachedExport(held, strings.Repeat("a", 40), func(root *os.Root) error {
+				return root.WriteFile("f", []byte(strconv.Itoa(i)), 0o644)
 			})
 			roots <- root
 			errs <- err
@@ -172,14 +177,14 @@ func TestCachedExportConcurrent(t *testing.T) {
 func TestCachedExportFailed(t *testing.T) {
 	cache := t.TempDir()
 	commit := strings.Repeat("b", 40)
-	if _, err := cachedExport(heldOrNil(t, cache), commit, func(string) error { return errors.New("disk full") }); err == nil {
+	if _, err := cachedExport(heldOrNil(t, cache), commit, func(*os.Root) error { return errors.New("disk full") }); err == nil {
 		t.Fatal("a failed extraction returned no error")
 	}
 	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
 		t.Fatalf("a failed extraction left %d entries", len(entries))
 	}
 	extracted := false
-	if _, err := cachedExport(heldOrNil(t, cache), commit, func(string) error { extracted = true; return nil }); err != nil || !extracted {
+	if _, err := cachedExport(heldOrNil(t, cache), commit, func(*os.Root) error { extracted = true; return nil }); err != nil || !extracted {
 		t.Errorf("after a failure: err %v, extracted %v", err, extracted)
 	}
 }
@@ -316,5 +321,57 @@ func TestExportRevisionErrors(t *testing.T) {
 	_, err := exportRevision(context.Background(), t.TempDir(), "HEAD", t.TempDir(), nil)
 	if !errors.Is(err, ErrNotGit) {
 		t.Errorf("outside a repository: err = %v, want ErrNotGit", err)
+	}
+}
+
+// An archive that writes through a link it made, to a directory outside
+// the export, is refused, and nothing is written there; one that writes
+// through a link inside the export is extracted as git would.
+func TestExtractTarStaysInside(t *testing.T) {
+	type entry struct {
+		name, link, body string
+	}
+	archive := func(entries ...entry) *bytes.Buffer {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, e := range entries {
+			h := &tar.Header{Name: e.name, Mode: 0o644, Typeflag: tar.TypeReg, Size: int64(len(e.body))}
+			if e.link != "" {
+				h = &tar.Header{Name: e.name, Linkname: e.link, Typeflag: tar.TypeSymlink}
+			}
+			require.NoError(t, tw.WriteHeader(h))
+			_, err := tw.Write([]byte(e.body))
+			require.NoError(t, err)
+		}
+		require.NoError(t, tw.Close())
+		return &buf
+	}
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		entries []entry
+		refused bool
+	}{
+		{"absolute link", []entry{{name: "a", link: outside}, {name: "a/planted", body: "x"}}, true},
+		{"relative link out", []entry{{name: "d/a", link: "../../../../../../../.." + outside}, {name: "d/a/planted", body: "x"}}, true},
+		{"link inside", []entry{{name: "real/keep", body: "y"}, {name: "a", link: "real"}, {name: "a/planted", body: "x"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root, err := os.OpenRoot(dir)
+			require.NoError(t, err)
+			defer root.Close()
+			err = extractTar(archive(tc.entries...), root)
+			entries, _ := os.ReadDir(outside)
+			assert.Empty(t, entries, "the archive wrote outside the export")
+			if tc.refused {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			b, err := os.ReadFile(filepath.Join(dir, "real", "planted"))
+			require.NoError(t, err)
+			assert.Equal(t, "x", string(b))
+		})
 	}
 }
