@@ -32,6 +32,9 @@ const leakMarker = "benchsup-leak-marker"
 
 var leakedFD = -1
 
+// spins is what the cpu-limit behaviour's loop writes, so that it is work.
+var spins int
+
 // helperShim runs every helper child under benchsup's shim (Config.Shim).
 var helperShim bool
 
@@ -270,7 +273,8 @@ func child(behaviour string) int {
 		// The kernel's SIGKILL at the hard CPU time limit (the Go runtime
 		// ignores the SIGXCPU before it).
 		must(syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: 1, Max: 1}))
-		for {
+		for n := 0; ; n++ {
+			spins = n // until the kernel's SIGKILL
 		}
 	case "abort":
 		debug.SetTraceback("crash") // the runtime then dies by SIGABRT
