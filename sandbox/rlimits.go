@@ -17,12 +17,12 @@ import (
 type LimitChange struct {
 	Resource string // the C name: "RLIMIT_CPU"
 	// WasSoft, WasHard are the limits the program started with, Soft and
-	// Hard those it ended with; RlimInfinity is no limit.
+	// Hard those it ended with; ^uint64(0) (RLIM_INFINITY) is no limit.
 	WasSoft, WasHard, Soft, Hard uint64
 }
 
-// RlimInfinity is RLIM_INFINITY: no limit.
-const RlimInfinity = ^uint64(0)
+// rlimInfinity is RLIM_INFINITY: no limit.
+const rlimInfinity = ^uint64(0)
 
 // String says what changed: "lowered RLIMIT_CPU from unlimited to 1 s and
 // its hard limit from unlimited to 2 s".
@@ -49,7 +49,7 @@ func limitMove(was, now uint64) string {
 }
 
 func (c LimitChange) value(v uint64) string {
-	if v == RlimInfinity {
+	if v == rlimInfinity {
 		return "unlimited"
 	}
 	s := strconv.FormatUint(v, 10)
@@ -78,7 +78,7 @@ func limitsText(changes []LimitChange, sig syscall.Signal) string {
 	name := signalName(sig) // by name: not every platform's syscall has SIGXCPU
 	for _, c := range changes {
 		switch {
-		case c.Resource == "RLIMIT_CPU" && name == "SIGKILL" && c.Hard != RlimInfinity:
+		case c.Resource == "RLIMIT_CPU" && name == "SIGKILL" && c.Hard != rlimInfinity:
 			return s + ", and the kernel kills a process past its hard CPU time limit with SIGKILL"
 		case c.Resource == "RLIMIT_CPU" && name == "SIGXCPU":
 			return s + ", and the kernel sends SIGXCPU to a process past its CPU time limit"

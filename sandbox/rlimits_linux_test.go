@@ -8,7 +8,7 @@ import (
 )
 
 func TestLimitsText(t *testing.T) {
-	inf := RlimInfinity
+	inf := rlimInfinity
 	for _, tc := range []struct {
 		name    string
 		changes []LimitChange
