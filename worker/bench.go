@@ -458,6 +458,12 @@ func (w *session) outcome(out *benchOutput, name string, count int) (samples []p
 	}
 	for _, goexited := range goexited {
 		if goexited == name || strings.HasPrefix(name, goexited+"/") { // a parent that ended so ran no leaf
+			if goexited != out.top || !out.goexitTop {
+				// testing prints 0 iterations for a sub-benchmark whose
+				// goroutine ended, by runtime.Goexit or by a panic still
+				// unwinding (the wrapper sees only the top level's).
+				awaitPanic()
+			}
 			return nil, &ending{class: protocol.FailureError, message: goexited + " called runtime.Goexit: the benchmark function ended " +
 				"without returning normally, failing or skipping, so testing measured nothing (go test prints 0 iterations for it)"}, false
 		}
@@ -617,4 +623,6 @@ const panicGrace = time.Second
 // panic is still unwinding, and a failure reported now would name the
 // missing result instead of the panic that the exit status and stderr are
 // about to show.
-func awaitPanic() { time.Sleep(panicGrace) }
+//
+// A variable so that tests can see where the worker waits.
+var awaitPanic = func() { time.Sleep(panicGrace) }

@@ -206,34 +206,38 @@ func TestBenchmarkOutputFaults(t *testing.T) {
 	for _, tc := range []struct {
 		name, bench string
 		check       func(t *testing.T, msgs []protocol.Message)
+		// awaits is how often the worker gives a panic the time to end
+		// the process: a sub-benchmark's 0 iterations may be a panic
+		// unwinding on testing's goroutine, the wrapper's Goexit not.
+		awaits int
 	}{
 		{"result-shaped lines and dots", "BenchmarkFixturePrints", func(t *testing.T, msgs []protocol.Message) {
 			r := only[protocol.Result](msgs)
 			require.Len(t, r, 1, "%v", msgs)
 			assert.Equal(t, int64(1000), r[0].Samples[0].Iterations)
-		}},
+		}, 0},
 		// testing names results by its -test.cpu list, fixed at m.Run,
 		// whatever an earlier benchmark left GOMAXPROCS at.
 		{"GOMAXPROCS left at 1", "BenchmarkFixtureProcs/sub", func(t *testing.T, msgs []protocol.Message) {
 			r := only[protocol.Result](msgs)
 			require.Len(t, r, 1, "%v", msgs)
 			assert.Len(t, r[0].Samples, 2)
-		}},
+		}, 0},
 		{"runtime.Goexit", "BenchmarkFixtureGoexit/sub", func(t *testing.T, msgs []protocol.Message) {
 			f := only[protocol.Failure](msgs)
 			require.Len(t, f, 1, "%v", msgs)
 			assert.Contains(t, f[0].Message, "called runtime.Goexit")
-		}},
+		}, 1},
 		{"runtime.Goexit in the parent", "BenchmarkFixtureGoexitParent/leaf", func(t *testing.T, msgs []protocol.Message) {
 			f := only[protocol.Failure](msgs)
 			require.Len(t, f, 1, "%v", msgs)
 			assert.Contains(t, f[0].Message, "BenchmarkFixtureGoexitParent called runtime.Goexit")
-		}},
+		}, 0},
 		{"os.Stdout closed", "BenchmarkFixtureClosesStdout/sub", func(t *testing.T, msgs []protocol.Message) {
 			f := only[protocol.Failure](msgs)
 			require.Len(t, f, 1, "%v", msgs)
 			assert.Contains(t, f[0].Message, "closed os.Stdout")
-		}},
+		}, 0},
 		{"NaN metric", "BenchmarkFixtureNaN", func(t *testing.T, msgs []protocol.Message) {
 			r := only[protocol.Result](msgs)
 			require.Len(t, r, 1, "%v", msgs)
@@ -241,20 +245,24 @@ func TestBenchmarkOutputFaults(t *testing.T) {
 				assert.True(t, s.Exact)
 				assert.Equal(t, []protocol.Metric{{Unit: "ratio", Unmeasured: "the benchmark reported NaN (b.ReportMetric)"}, {Unit: "widgets/op", Value: 1}}, s.Extra)
 			}
-		}},
+		}, 0},
 		{"a process holds stdout", "BenchmarkFixtureHoldsStdout", func(t *testing.T, msgs []protocol.Message) {
 			require.Len(t, only[protocol.Result](msgs), 1, "%v", msgs)
 			assert.Equal(t, []protocol.Log{{Text: HeldStdoutNote}}, only[protocol.Log](msgs), "said once")
-		}},
+		}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.bench == "BenchmarkFixtureProcs/sub" {
 				runtime.GOMAXPROCS(1) // as a benchmark run before it left it
 			}
+			awaited := 0
+			defer func(f func()) { awaitPanic = f }(awaitPanic)
+			awaitPanic = func() { awaited++ }
 			start := time.Now()
 			msgs := exchange(t, protocol.Request{Mode: protocol.ModeBenchmark, Identity: protocol.Identity{Name: tc.bench},
 				Config: protocol.RequestConfig{Iterations: 1000, Samples: 2}})
 			tc.check(t, msgs)
+			assert.Equal(t, tc.awaits, awaited, "waits for a panic")
 			assert.Less(t, time.Since(start), 5*time.Second)
 		})
 	}
