@@ -80,6 +80,9 @@ const (
 	MaxTotalsPerWindow = 256
 	// MaxCalibrationRuns bounds the calibration runs of one Listed leaf.
 	MaxCalibrationRuns = 64
+	// MaxImitatedBeside bounds the tests TestEvent.ImitatedBeside names
+	// (a worker names the first, in order, and no more).
+	MaxImitatedBeside = 16
 )
 
 // Kind identifies a message type on the wire. It is the first payload byte.
@@ -625,15 +628,19 @@ func (a TestAction) valid() bool {
 // stream was lost by then (its capture closed or replaced): the test's
 // subtests' results and output after the loss are missing; Imitated says
 // that the test's output imitated testing's framing and the worker took
-// those lines as output, not as results.
+// those lines as output, not as results. ImitatedBeside, with Imitated,
+// names the other top-level tests that ran in parallel when such a line
+// was printed: stdout does not say which test wrote a line, so the
+// imitation is any one of theirs (each of them carries it).
 type TestEvent struct {
-	Action       TestAction `msgpack:"action"`
-	Test         string     `msgpack:"test"`
-	ElapsedNs    int64      `msgpack:"elapsedNs"`
-	Output       string     `msgpack:"output"`
-	OmittedBytes int64      `msgpack:"omittedBytes,omitempty"`
-	Lost         bool       `msgpack:"lost,omitempty"`
-	Imitated     bool       `msgpack:"imitated,omitempty"`
+	Action         TestAction `msgpack:"action"`
+	Test           string     `msgpack:"test"`
+	ElapsedNs      int64      `msgpack:"elapsedNs"`
+	Output         string     `msgpack:"output"`
+	OmittedBytes   int64      `msgpack:"omittedBytes,omitempty"`
+	Lost           bool       `msgpack:"lost,omitempty"`
+	Imitated       bool       `msgpack:"imitated,omitempty"`
+	ImitatedBeside []string   `msgpack:"imitatedBeside,omitempty"`
 }
 
 func (Hello) Kind() Kind     { return KindHello }

@@ -466,7 +466,7 @@ func appendListing(b []byte, v *Listing) []byte {
 
 func appendTestEvent(b []byte, v *TestEvent) []byte {
 	n := 4
-	for _, set := range []bool{v.OmittedBytes != 0, v.Lost, v.Imitated} {
+	for _, set := range []bool{v.OmittedBytes != 0, v.Lost, v.Imitated, len(v.ImitatedBeside) > 0} {
 		if set {
 			n++
 		}
@@ -491,6 +491,10 @@ func appendTestEvent(b []byte, v *TestEvent) []byte {
 	if v.Imitated {
 		b = appendString(b, "imitated")
 		b = appendBool(b, true)
+	}
+	if len(v.ImitatedBeside) > 0 {
+		b = appendString(b, "imitatedBeside")
+		b = appendStrings(b, v.ImitatedBeside)
 	}
 	return b
 }
@@ -602,7 +606,7 @@ var (
 	failureKeys    = []string{"class", "message", "stack"}
 	listingKeys    = []string{"identities"}
 	listedKeys     = []string{"name", "kind", "n", "calibration", "sampleNs", "fixedNs", "setupNs", "fullName", "problem", "skipped", "afterSiblings"}
-	testEventKeys  = []string{"action", "test", "elapsedNs", "output", "omittedBytes", "lost", "imitated"}
+	testEventKeys  = []string{"action", "test", "elapsedNs", "output", "omittedBytes", "lost", "imitated", "imitatedBeside"}
 	windowKeys     = []string{"name", "reps", "wallNs", "scope",
 		"onCpuUserNs", "onCpuKernelNs", "offCpuRunqueueNs", "offCpuDiskNs", "offCpuOtherNs", "otherThreadsCpuNs",
 		"totals", "psi", "regime", "note"}
@@ -1028,8 +1032,10 @@ func (d *decoder) testEvent(v *TestEvent) error {
 			return d.i64(&v.OmittedBytes)
 		case 5:
 			return d.boolean(&v.Lost)
-		default:
+		case 6:
 			return d.boolean(&v.Imitated)
+		default:
+			return d.strs(&v.ImitatedBeside, MaxImitatedBeside)
 		}
 	})
 }

@@ -19,6 +19,16 @@ func checkString(field, s string, max int) error {
 	return nil
 }
 
+// checkStrings checks each of ss as checkString does.
+func checkStrings(field string, ss []string, max int) error {
+	for i, s := range ss {
+		if err := checkString(fmt.Sprintf("%s[%d]", field, i), s, max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func checkCount(field string, n, max int) error {
 	if n > max {
 		return fmt.Errorf("%s: %d entries exceeds bound %d", field, n, max)
@@ -313,6 +323,8 @@ func (m TestEvent) validate() error {
 		checkNonNegative("elapsedNs", m.ElapsedNs),
 		checkString("output", m.Output, MaxTextLen),
 		checkNonNegative("omittedBytes", m.OmittedBytes),
+		checkCount("imitatedBeside", len(m.ImitatedBeside), MaxImitatedBeside),
+		checkStrings("imitatedBeside", m.ImitatedBeside, MaxNameLen),
 	)
 }
 

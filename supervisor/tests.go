@@ -83,10 +83,13 @@ type testRun struct {
 	failedIn map[string]int
 	// lost and imitated are the top-level tests whose end said that
 	// testing's stream was lost by then, or that their output imitated
-	// testing's frames (protocol.TestEvent).
-	lost     map[string]bool
-	imitated map[string]bool
-	limits   testLimits // the resource limits the tests changed (testlimits.go)
+	// testing's frames (protocol.TestEvent); imitatedBeside, for a test
+	// not in imitated, names the tests running beside it when that
+	// output was printed, any one of which may have printed it.
+	lost           map[string]bool
+	imitated       map[string]bool
+	imitatedBeside map[string][]string
+	limits         testLimits // the resource limits the tests changed (testlimits.go)
 }
 
 // again records a Hello that starts another series of the Request.
@@ -513,7 +516,7 @@ func (tr *testRun) facts(p *pkgPlan, tests map[string]bool, out sandbox.Outcome,
 func newTestRun() *testRun {
 	return &testRun{status: map[string]testStatus{}, ended: map[string]protocol.TestEvent{}, endSeq: map[string]int{},
 		output: map[string]*testOutput{}, firstFail: map[string]string{}, paused: map[string][]string{}, clocks: map[string]*testClock{},
-		series: 1, failedIn: map[string]int{}, lost: map[string]bool{}, imitated: map[string]bool{}}
+		series: 1, failedIn: map[string]int{}, lost: map[string]bool{}, imitated: map[string]bool{}, imitatedBeside: map[string][]string{}}
 }
 
 // testChild runs one child over the tests not in skip, enforcing the
@@ -635,8 +638,15 @@ func (tr *testRun) observe(ev protocol.TestEvent, deadline time.Duration, cancel
 		if ev.Lost {
 			tr.lost[name] = true
 		}
-		if ev.Imitated {
+		switch {
+		case ev.Imitated && len(ev.ImitatedBeside) == 0:
 			tr.imitated[name] = true
+		case ev.Imitated:
+			for _, other := range ev.ImitatedBeside {
+				if !slices.Contains(tr.imitatedBeside[name], other) {
+					tr.imitatedBeside[name] = append(tr.imitatedBeside[name], other)
+				}
+			}
 		}
 		if clock != nil {
 			clock.stop()
@@ -709,6 +719,8 @@ func (tr *testRun) testRow(pkg, name string, ev protocol.TestEvent) rundoc.Row {
 	}
 	if tr.imitated[name] {
 		row.Notes = append(row.Notes, imitatedNote)
+	} else if beside := tr.imitatedBeside[name]; len(beside) > 0 {
+		row.Notes = append(row.Notes, imitatedBesideNote(beside))
 	}
 	if n := tr.failedIn[name]; n > 1 {
 		row.Notes = append(row.Notes, fmt.Sprintf("failed in run %d: the package's TestMain ran the tests %d times (m.Run called again)", n, tr.series))
@@ -723,6 +735,17 @@ const (
 	lostHereNote = "testing's output stream was first found lost at this test's end: this test, or code it started, closed or replaced the process's stdout"
 	imitatedNote = "its output imitated testing's framing (=== RUN, --- PASS or --- FAIL lines): benchsup took those lines as output, not as results"
 )
+
+// imitatedBesideNote is the note of a test that ran in parallel with the
+// tests beside when a line imitating testing's framing was printed.
+func imitatedBesideNote(beside []string) string {
+	names := strings.Join(beside, ", ")
+	if len(beside) >= protocol.MaxImitatedBeside {
+		names = "among them " + names
+	}
+	return "its output, or that of a test running in parallel with it (" + names + "), imitated testing's framing " +
+		"(=== RUN, --- PASS or --- FAIL lines): stdout does not say which test printed a line; benchsup took those lines as output, not as results"
+}
 
 // failureLine picks, from a failed test's own output, the first line
 // testing logged (t.Error, t.Fatal, t.Log: indented, "file.go:12: ..."),

@@ -584,6 +584,14 @@ func TestObserveSeriesAndIntegrity(t *testing.T) {
 			"ok", nil},
 		{"lost and imitated", []protocol.TestEvent{ev("run", "TestA"), {Action: protocol.TestPass, Test: "TestA", Lost: true, Imitated: true}},
 			"ok", []string{"first found lost", "output stream was lost", "imitated testing's framing"}},
+		{"imitated beside others, in both series", []protocol.TestEvent{ev("run", "TestA"),
+			{Action: protocol.TestPass, Test: "TestA", Imitated: true, ImitatedBeside: []string{"TestB"}}, {},
+			ev("run", "TestA"), {Action: protocol.TestPass, Test: "TestA", Imitated: true, ImitatedBeside: []string{"TestC", "TestB"}}},
+			"ok", []string{"or that of a test running in parallel with it (TestB, TestC), imitated testing's framing"}},
+		{"imitated alone once", []protocol.TestEvent{ev("run", "TestA"),
+			{Action: protocol.TestPass, Test: "TestA", Imitated: true, ImitatedBeside: []string{"TestB"}}, {},
+			ev("run", "TestA"), {Action: protocol.TestPass, Test: "TestA", Imitated: true}},
+			"ok", []string{"its output imitated testing's framing"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

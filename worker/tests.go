@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,7 +158,7 @@ func (st *testStream) bracket(tb testing.TB) {
 	// tests (rlimit.go): skipped before the wrapper's run, so the
 	// supervisor, which reruns them in a fresh child, is told nothing.
 	st.limits.skipIfHalted(tb)
-	st.begin(tb.Name())
+	st.begin(tb.Name(), tb.Failed)
 	os.Getenv(testLogMark + "run " + tb.Name())
 	tb.Cleanup(func() {
 		// First the limits the test changed (rlimit.go): the mark and
@@ -170,12 +172,13 @@ func (st *testStream) bracket(tb testing.TB) {
 
 // begin marks the top-level test name as running: frames about it and its
 // subtests are testing's from now until its end, and what is printed is
-// its output.
-func (st *testStream) begin(name string) {
+// its output. failed, if not nil, reports whether the test has failed so
+// far (testing.TB.Failed).
+func (st *testStream) begin(name string, failed func() bool) {
 	st.smu.Lock()
 	defer st.smu.Unlock()
 	st.flush()
-	st.active[name] = true
+	st.active[name] = &activeTest{failed: failed}
 	st.started[name] = true
 	st.cur = name
 	t := st.tests[name]
@@ -190,9 +193,10 @@ func (st *testStream) begin(name string) {
 // finish sends the end of the top-level test tb, as testing will report
 // it (FAIL over SKIP over PASS), timed by the stream (run or cont to pause
 // or end), with what the stream knows: whether it was lost by now, and
-// whether the test's output imitated testing's frames. A subtest that
-// failed under a test that did not is one such imitation: testing fails
-// every parent of a failed test.
+// whether the test's output imitated testing's frames (with the tests
+// that ran beside it when that is all the stream can tell). A subtest
+// that failed under a test that did not is one such imitation: testing
+// fails every parent of a failed test.
 func (st *testStream) finish(tb testing.TB) {
 	name := tb.Name()
 	action := protocol.TestPass
@@ -206,8 +210,13 @@ func (st *testStream) finish(tb testing.TB) {
 	st.smu.Lock()
 	defer st.smu.Unlock()
 	st.flush()
-	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen), Lost: lost,
-		Imitated: st.imitated[name] || (action != protocol.TestFail && st.subFailed[name])}
+	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen), Lost: lost}
+	if a := st.active[name]; a != nil {
+		ev.Imitated = a.imitated || len(a.beside) > 0 || (action != protocol.TestFail && st.subFailed[name])
+		if !a.imitated {
+			ev.ImitatedBeside = besideNames(a.beside)
+		}
+	}
 	if t := st.tests[name]; t != nil {
 		t.stop(time.Now())
 		ev.ElapsedNs = int64(t.running)
@@ -223,7 +232,6 @@ func (st *testStream) finish(tb testing.TB) {
 	}
 	delete(st.tops, name)
 	delete(st.active, name)
-	delete(st.imitated, name)
 	delete(st.subFailed, name)
 	st.curTop = nil
 	st.ending[name] = true // testing's own end frame follows
@@ -340,11 +348,10 @@ type testStream struct {
 	// stream that replays a capture (tests), which then takes every
 	// frame as testing's.
 	known     map[string]bool
-	started   map[string]bool // top-level tests the wrapper started
-	active    map[string]bool // started and not yet ended by the wrapper
-	ending    map[string]bool // ended by the wrapper; testing's end frame not yet read
-	imitated  map[string]bool // top-level tests whose output imitated testing's frames
-	subFailed map[string]bool // top-level tests a subtest of which failed, by the frames
+	started   map[string]bool        // top-level tests the wrapper started
+	active    map[string]*activeTest // started and not yet ended by the wrapper
+	ending    map[string]bool        // ended by the wrapper; testing's end frame not yet read
+	subFailed map[string]bool        // top-level tests a subtest of which failed, by the frames
 
 	cur   string // the test the last frame named: unframed lines are its output
 	tests map[string]*streamTest
@@ -376,6 +383,32 @@ func (st *testStream) flush() {
 	st.pend.Reset()
 }
 
+// activeTest is what the stream knows of a top-level test the wrapper
+// runs.
+type activeTest struct {
+	failed func() bool // testing.TB.Failed; nil in tests of the stream
+	paused bool        // by testing's frames: in t.Parallel, waiting to go on
+	// imitated says its output imitated testing's frames while it was
+	// the only test running; beside names the others running when a
+	// line imitating them was printed beside it (stdout does not say
+	// which of them printed it).
+	imitated bool
+	beside   map[string]bool
+}
+
+// besideNames is beside in order, at most protocol.MaxImitatedBeside of
+// them, each within protocol.MaxNameLen.
+func besideNames(beside map[string]bool) []string {
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(beside)) {
+		if len(names) == protocol.MaxImitatedBeside {
+			break
+		}
+		names = append(names, protocol.TruncateText(name, protocol.MaxNameLen))
+	}
+	return names
+}
+
 // streamTest is what the stream knows of one test.
 type streamTest struct {
 	since   time.Time     // when it last started running; zero while paused
@@ -392,7 +425,7 @@ type topOutput struct {
 func newTestStream(emit func(protocol.TestEvent)) *testStream {
 	return &testStream{emit: emit, kick: make(chan struct{}, 1), waiting: map[int]chan struct{}{},
 		tests: map[string]*streamTest{}, tops: map[string]*topOutput{},
-		started: map[string]bool{}, active: map[string]bool{}, ending: map[string]bool{}, imitated: map[string]bool{}, subFailed: map[string]bool{}}
+		started: map[string]bool{}, active: map[string]*activeTest{}, ending: map[string]bool{}, subFailed: map[string]bool{}}
 }
 
 // testFrames are testing's status lines in framed verbose mode that name a
@@ -504,25 +537,46 @@ func (st *testStream) judge(action protocol.TestAction, name string) frameVerdic
 			return frameQuiet
 		}
 		return frameForged
-	case st.active[top] || st.ending[top]:
+	case action == protocol.TestFail && st.active[top] != nil && st.active[top].failed != nil && !st.active[top].failed():
+		// testing fails every parent of a failed subtest before it
+		// prints the subtest's end: a FAIL under a test that has not
+		// failed was printed by the code.
+		return frameForged
+	case st.active[top] != nil || st.ending[top]:
 		return frameTesting
 	}
 	return frameForged
 }
 
 // imitation charges a forged frame to the test whose output it is: the
-// test the last frame named, or else the test started last that is still
-// running.
+// only top-level test running (started, not paused in t.Parallel), or,
+// with several running, each of them, beside the others: stdout does not
+// say which goroutine wrote a line, and the test the frames named last is
+// no more likely than the others to have printed it.
 func (st *testStream) imitation() {
-	top := topName(st.cur)
-	if !st.active[top] {
-		top = ""
-		for name := range st.active {
-			top = name // with several running, any one of them: the frames cannot tell
+	var running []string
+	for name, a := range st.active {
+		if !a.paused {
+			running = append(running, name)
 		}
 	}
-	if top != "" {
-		st.imitated[top] = true
+	switch len(running) {
+	case 0: // all paused by the frames, which the code can forge too
+		running = slices.Collect(maps.Keys(st.active))
+	case 1:
+		st.active[running[0]].imitated = true
+		return
+	}
+	for _, name := range running {
+		a := st.active[name]
+		if a.beside == nil {
+			a.beside = map[string]bool{}
+		}
+		for _, other := range running {
+			if other != name {
+				a.beside[other] = true
+			}
+		}
 	}
 }
 
@@ -536,6 +590,9 @@ func (st *testStream) event(action protocol.TestAction, name string) {
 		st.tests[name] = t
 	}
 	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen)}
+	if a := st.active[name]; a != nil && (action == protocol.TestPause || action == protocol.TestCont) {
+		a.paused = action == protocol.TestPause
+	}
 	switch action {
 	case protocol.TestRun, protocol.TestCont:
 		t.since = now

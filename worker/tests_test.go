@@ -328,7 +328,7 @@ func TestTestStreamJudgesFrames(t *testing.T) {
 			st.known = map[string]bool{"TestA": true, "TestB": true}
 			st.started["TestB"], st.ending["TestB"] = true, false // TestB ran and ended before
 			feed(st, []byte(m+"=== RUN   TestA\n"))
-			st.begin("TestA")
+			st.begin("TestA", nil)
 			feed(st, []byte(tt.lines))
 			st.finish(&fakeTB{name: "TestA"})
 			feed(st, []byte(m+"--- PASS: TestA (0.00s)\n"))
@@ -338,6 +338,55 @@ func TestTestStreamJudgesFrames(t *testing.T) {
 			assert.False(t, end.Lost)
 		})
 	}
+}
+
+// With top-level tests running in parallel, stdout cannot tell which one
+// printed a forged frame: each running one carries it, naming the others,
+// and one paused in t.Parallel does not. A subtest's FAIL under a test
+// that has not failed is forged (testing fails the parent first).
+func TestTestStreamImitationInParallel(t *testing.T) {
+	const m = "\x16"
+	failedA := false
+	var evs []protocol.TestEvent
+	st := newTestStream(func(e protocol.TestEvent) { evs = append(evs, e) })
+	st.known = map[string]bool{"TestA": true, "TestB": true, "TestC": true, "TestD": true}
+	for _, name := range []string{"TestA", "TestB", "TestC"} {
+		feed(st, []byte(m+"=== RUN   "+name+"\n"))
+		failed := func() bool { return false }
+		if name == "TestA" {
+			failed = func() bool { return failedA }
+		}
+		st.begin(name, failed)
+	}
+	feed(st, []byte(m+"=== PAUSE TestC\n"))
+	feed(st, []byte(m+"=== RUN   TestA/sub\n"+m+"--- FAIL: TestA/sub (0.00s)\n")) // forged: TestA has not failed
+	failedA = true
+	feed(st, []byte(m+"=== RUN   TestA/real\n"+m+"--- FAIL: TestA/real (0.00s)\n"))
+	ends := map[string]protocol.TestEvent{}
+	for _, tb := range []*fakeTB{{name: "TestA", failed: true}, {name: "TestB"}, {name: "TestC"}} {
+		st.finish(tb)
+		ends[tb.name] = evs[len(evs)-1]
+	}
+	assert.Contains(t, summary(evs), "output TestA/sub: --- FAIL: TestA/sub (0.00s)", "taken as output")
+	assert.NotContains(t, summary(evs), "fail TestA/sub")
+	assert.Contains(t, summary(evs), "fail TestA/real", "testing's own")
+	assert.True(t, ends["TestA"].Imitated)
+	assert.Equal(t, []string{"TestB"}, ends["TestA"].ImitatedBeside)
+	assert.True(t, ends["TestB"].Imitated)
+	assert.Equal(t, []string{"TestA"}, ends["TestB"].ImitatedBeside)
+	assert.False(t, ends["TestC"].Imitated, "paused in t.Parallel, it printed nothing")
+
+	feed(st, []byte(m+"--- FAIL: TestA (0.00s)\n"+m+"--- PASS: TestB (0.00s)\n"+m+"--- PASS: TestC (0.00s)\n"))
+
+	// Alone, the forger is named without others.
+	evs = nil
+	feed(st, []byte(m+"=== RUN   TestD\n"))
+	st.begin("TestD", func() bool { return false })
+	feed(st, []byte(m+"--- PASS: TestA (0.00s)\n"))
+	st.finish(&fakeTB{name: "TestD"})
+	end := evs[len(evs)-1]
+	assert.True(t, end.Imitated)
+	assert.Empty(t, end.ImitatedBeside)
 }
 
 // A capture the code closed is lost at the next sync, at once, and every
@@ -357,7 +406,7 @@ func TestTestStreamLostCapture(t *testing.T) {
 	start := time.Now()
 	st.sync()
 	assert.Less(t, time.Since(start), syncTimeout/2, "no wait for a reader that cannot see the mark")
-	st.begin("TestA")
+	st.begin("TestA", nil)
 	st.finish(&fakeTB{name: "TestA", failed: true})
 	require.NotEmpty(t, evs)
 	end := evs[len(evs)-1]

@@ -93,6 +93,9 @@ func boundCases() []boundCase {
 			return protocol.Listing{Identities: []protocol.Listed{{Name: xs(n), Kind: protocol.ListedTest}}}
 		}},
 		{"testEvent.test", name, func(n int) protocol.Message { return protocol.TestEvent{Action: protocol.TestRun, Test: xs(n)} }},
+		{"testEvent.imitatedBeside[]", name, func(n int) protocol.Message {
+			return protocol.TestEvent{Action: protocol.TestPass, Imitated: true, ImitatedBeside: []string{xs(n)}}
+		}},
 		{"window.name", name, func(n int) protocol.Message { return window(protocol.Window{Name: xs(n)}) }},
 		{"window.totals[].name", name, func(n int) protocol.Message {
 			return window(protocol.Window{Totals: []protocol.MetricCell{{Name: xs(n)}}})
@@ -151,6 +154,9 @@ func boundCases() []boundCase {
 				ids[i] = protocol.Listed{Name: "T", Kind: protocol.ListedTest}
 			}
 			return protocol.Listing{Identities: ids}
+		}},
+		{"testEvent.imitatedBeside", protocol.MaxImitatedBeside, func(n int) protocol.Message {
+			return protocol.TestEvent{Action: protocol.TestPass, Imitated: true, ImitatedBeside: strs(n, "TestX")}
 		}},
 		{"request.config.args", protocol.MaxArgs, func(n int) protocol.Message { return req(protocol.RequestConfig{Args: strs(n, "-v")}) }},
 		{"request.config.skip", protocol.MaxIdentitiesPerFrame, func(n int) protocol.Message {

@@ -183,6 +183,7 @@ func messageCases() []msgCase {
 	add("lost and imitated", protocol.TestEvent{Action: protocol.TestFail, Test: "TestB", ElapsedNs: 7, Lost: true, Imitated: true})
 	add("lost only", protocol.TestEvent{Action: protocol.TestPass, Test: "TestB", Lost: true})
 	add("omitted and imitated", protocol.TestEvent{Action: protocol.TestOutput, Test: "TestB", OmittedBytes: 3, Imitated: true})
+	add("imitated beside others", protocol.TestEvent{Action: protocol.TestPass, Test: "TestB", Imitated: true, ImitatedBeside: []string{"TestA", "TestC"}})
 	add("max elapsed", protocol.TestEvent{Action: protocol.TestPass, ElapsedNs: math.MaxInt64, Output: unicodeText})
 
 	// Window: every optional field absent, present at zero, present.

@@ -325,6 +325,7 @@ func seedCorpus() map[string]string {
 		protocol.Listing{Identities: []protocol.Listed{{Name: "BenchmarkA", Kind: protocol.ListedBenchmark}, {Name: "TestB", Kind: protocol.ListedTest}, {Name: "BenchmarkC/d", Kind: protocol.ListedBenchmark, AfterSiblings: 1}}},
 		protocol.TestEvent{Action: protocol.TestOutput, Test: "TestB", ElapsedNs: 300, Output: "ok\n"},
 		protocol.TestEvent{Action: protocol.TestFail, Test: "TestB", ElapsedNs: 300, Lost: true, Imitated: true},
+		protocol.TestEvent{Action: protocol.TestPass, Test: "TestC", Imitated: true, ImitatedBeside: []string{"TestB"}},
 		protocol.Hello{ProtocolVersion: protocol.Version, PID: 4242, GOMAXPROCS: 2, Again: 2},
 		protocol.Window{Name: "W", Reps: 2, WallNs: 1e9, Scope: "thread", OnCPUUserNs: i64(5), OffCPUDiskNs: i64(0),
 			Totals: []protocol.MetricCell{{Name: "t", Value: 1}}, PSI: &protocol.PSI{CPUSomeNs: 7}, Regime: &protocol.Regime{Requested: "cold", Note: "n"}, Note: "note"},
