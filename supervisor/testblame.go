@@ -274,10 +274,22 @@ func (f crashFacts) noTrace(c crashTrace, traced bool) string {
 		return "a goroutine started by " + c.createdBy + " " + crashVerb(c.message)
 	case traced:
 		return "the process " + crashVerb(c.message)
+	case f.exited && raceReported(f.stderr):
+		// testing fails the test running when the race detector counts
+		// a race; in benchsup's child that is also its own entry test,
+		// which holds every test of the process, so the process exits 1
+		// after all of them ended (66: the detector's exit code).
+		return fmt.Sprintf("the race detector reported a data race (WARNING: DATA RACE on stderr), for which the process exited with status %d", f.code)
 	case f.exited:
 		return fmt.Sprintf("os.Exit(%d) or log.Fatal ended the process (status %d, no panic printed)", f.code, f.code)
 	}
 	return "the process died"
+}
+
+// raceReported reports whether stderr holds a report of the race
+// detector (a -race build).
+func raceReported(stderr string) bool {
+	return strings.Contains(stderr, "\nWARNING: DATA RACE\n") || strings.HasPrefix(stderr, "WARNING: DATA RACE\n")
 }
 
 // started reports whether the top-level test started in the child.
