@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 )
@@ -80,6 +81,12 @@ func (g *group) close() {
 // openGroup opens events as one group on thread tid (0: the calling
 // thread), all or nothing.
 func openGroup(events []perfEvent, m perfMode, tid int, inherit bool) (group, error) {
+	if tid == 0 {
+		// pid 0 is the thread of each call: the members must open on the
+		// leader's thread, or the kernel refuses them (EINVAL).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	g := group{tid: tid}
 	for i, ev := range events {
 		leader := -1
@@ -135,6 +142,12 @@ type trial struct {
 // An error means no event opens; its text is the reason, naming the call
 // and the errno.
 func settle(events []perfEvent, pmuContext bool) (*trial, error) {
+	// Every open names the calling thread (pid 0); a goroutine that moved
+	// to another thread between the leader's open and a member's had the
+	// member refused with EINVAL, read as "not inherited with group reads"
+	// (a busy CI host lost context-switches and cpu-migrations so).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t := &trial{}
 	var firstErr error
 	leaderFD := -1
