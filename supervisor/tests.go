@@ -379,6 +379,13 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				break
 			}
 			if facts.started(only) || len(tr.order) > 0 {
+				if !slices.ContainsFunc(p.tests(), func(name string) bool { return !finished[name] && s.runsTest(name) }) {
+					// It died after every test had its result (a TestMain
+					// that exits 1 after m.Run): nothing is left to run.
+					row.Error = ptr(v.reason + "; " + describe(out) + " (after every test had its result)")
+					rows = append(rows, row)
+					break
+				}
 				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
 				rows = append(rows, row)
 			} else {
