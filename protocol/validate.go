@@ -19,10 +19,10 @@ func checkString(field, s string, max int) error {
 	return nil
 }
 
-// checkStrings checks each of ss as checkString does.
+// checkStrings checks each of ss as checkString does, as field[].
 func checkStrings(field string, ss []string, max int) error {
-	for i, s := range ss {
-		if err := checkString(fmt.Sprintf("%s[%d]", field, i), s, max); err != nil {
+	for _, s := range ss {
+		if err := checkString(field+"[]", s, max); err != nil {
 			return err
 		}
 	}
@@ -111,27 +111,12 @@ func (m Request) validate() error {
 			return fmt.Errorf("config.interference: %w", err)
 		}
 	}
-	for _, a := range c.Args {
-		if err := checkString("config.args[]", a, MaxNameLen); err != nil {
-			return err
-		}
-	}
-	for _, name := range c.Skip {
-		if err := checkString("config.skip[]", name, MaxNameLen); err != nil {
-			return err
-		}
-	}
-	for _, name := range c.Metrics {
-		if err := checkString("config.metrics[]", name, MaxNameLen); err != nil {
-			return err
-		}
-	}
-	for _, name := range c.WindowMetrics {
-		if err := checkString("config.windowMetrics[]", name, MaxNameLen); err != nil {
-			return err
-		}
-	}
-	return nil
+	return firstErr(
+		checkStrings("config.args", c.Args, MaxNameLen),
+		checkStrings("config.skip", c.Skip, MaxNameLen),
+		checkStrings("config.metrics", c.Metrics, MaxNameLen),
+		checkStrings("config.windowMetrics", c.WindowMetrics, MaxNameLen),
+	)
 }
 
 // Validate reports whether the request fits every published bound; a

@@ -369,25 +369,26 @@ func (s *supervisor) testPackage(ctx context.Context, p *pkgPlan) []rundoc.Row {
 				// A host that refused this child's file refuses the next
 				// one's: every selected test without a result says why,
 				// rather than being rerun until the loop gives up on it.
-				for _, name := range p.tests() {
-					if !finished[name] && s.runsTest(name) {
-						rows = append(rows, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
-							Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []rundoc.ProcessResult{},
-							Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
-					}
+				for _, name := range s.unfinished(p, finished) {
+					rows = append(rows, rundoc.Row{Package: p.pkg.ImportPath, Name: name, Kind: "test",
+						Outcome: outcomeOf(sandbox.ClassParentIO), Processes: []rundoc.ProcessResult{},
+						Error: ptr("no result: the host failed a file of the run before this test's result was read: " + hostFault)})
 				}
 				break
 			}
 			if facts.started(only) || len(tr.order) > 0 {
-				if !slices.ContainsFunc(p.tests(), func(name string) bool { return !finished[name] && s.runsTest(name) }) {
+				rerun := len(s.unfinished(p, finished)) > 0
+				if rerun {
+					row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
+				} else {
 					// It died after every test had its result (a TestMain
 					// that exits 1 after m.Run): nothing is left to run.
 					row.Error = ptr(v.reason + "; " + describe(out) + " (after every test had its result)")
-					rows = append(rows, row)
+				}
+				rows = append(rows, row)
+				if !rerun {
 					break
 				}
-				row.Error = ptr(v.reason + "; " + describe(out) + " (the package's unfinished tests ran again in new children)")
-				rows = append(rows, row)
 			} else {
 				// Nothing ran: the child died outside any test (TestMain,
 				// startup), so no new child would do better.
@@ -518,6 +519,17 @@ func (tr *testRun) facts(p *pkgPlan, tests map[string]bool, out sandbox.Outcome,
 		f.exited, f.code = true, exit.Code
 	}
 	return f
+}
+
+// unfinished lists the tests of p the run selects that have no row yet.
+func (s *supervisor) unfinished(p *pkgPlan, finished map[string]bool) []string {
+	var names []string
+	for _, name := range p.tests() {
+		if !finished[name] && s.runsTest(name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func newTestRun() *testRun {

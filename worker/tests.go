@@ -212,7 +212,7 @@ func (st *testStream) finish(tb testing.TB) {
 	st.flush()
 	ev := protocol.TestEvent{Action: action, Test: protocol.TruncateText(name, protocol.MaxNameLen), Lost: lost}
 	if a := st.active[name]; a != nil {
-		ev.Imitated = a.imitated || len(a.beside) > 0 || (action != protocol.TestFail && st.subFailed[name])
+		ev.Imitated = a.imitated || len(a.beside) > 0 || (action != protocol.TestFail && a.subFailed)
 		if !a.imitated {
 			ev.ImitatedBeside = besideNames(a.beside)
 		}
@@ -232,7 +232,6 @@ func (st *testStream) finish(tb testing.TB) {
 	}
 	delete(st.tops, name)
 	delete(st.active, name)
-	delete(st.subFailed, name)
 	st.curTop = nil
 	st.ending[name] = true // testing's own end frame follows
 	st.emit(ev)
@@ -347,11 +346,10 @@ type testStream struct {
 	// known are the top-level tests the binary registered; nil in a
 	// stream that replays a capture (tests), which then takes every
 	// frame as testing's.
-	known     map[string]bool
-	started   map[string]bool        // top-level tests the wrapper started
-	active    map[string]*activeTest // started and not yet ended by the wrapper
-	ending    map[string]bool        // ended by the wrapper; testing's end frame not yet read
-	subFailed map[string]bool        // top-level tests a subtest of which failed, by the frames
+	known   map[string]bool
+	started map[string]bool        // top-level tests the wrapper started
+	active  map[string]*activeTest // started and not yet ended by the wrapper
+	ending  map[string]bool        // ended by the wrapper; testing's end frame not yet read
 
 	cur   string // the test the last frame named: unframed lines are its output
 	tests map[string]*streamTest
@@ -394,6 +392,14 @@ type activeTest struct {
 	// which of them printed it).
 	imitated bool
 	beside   map[string]bool
+	// subFailed says a subtest failed, by the frames.
+	subFailed bool
+}
+
+// knownPassing reports whether a is a running test that testing has not
+// failed so far (false when a is nil or the stream cannot ask).
+func (a *activeTest) knownPassing() bool {
+	return a != nil && a.failed != nil && !a.failed()
 }
 
 // besideNames is beside in order, at most protocol.MaxImitatedBeside of
@@ -425,7 +431,7 @@ type topOutput struct {
 func newTestStream(emit func(protocol.TestEvent)) *testStream {
 	return &testStream{emit: emit, kick: make(chan struct{}, 1), waiting: map[int]chan struct{}{},
 		tests: map[string]*streamTest{}, tops: map[string]*topOutput{},
-		started: map[string]bool{}, active: map[string]*activeTest{}, ending: map[string]bool{}, subFailed: map[string]bool{}}
+		started: map[string]bool{}, active: map[string]*activeTest{}, ending: map[string]bool{}}
 }
 
 // testFrames are testing's status lines in framed verbose mode that name a
@@ -537,7 +543,7 @@ func (st *testStream) judge(action protocol.TestAction, name string) frameVerdic
 			return frameQuiet
 		}
 		return frameForged
-	case action == protocol.TestFail && st.active[top] != nil && st.active[top].failed != nil && !st.active[top].failed():
+	case action == protocol.TestFail && st.active[top].knownPassing():
 		// testing fails every parent of a failed subtest before it
 		// prints the subtest's end: a FAIL under a test that has not
 		// failed was printed by the code.
@@ -602,8 +608,8 @@ func (st *testStream) event(action protocol.TestAction, name string) {
 		t.stop(now)
 		ev.ElapsedNs = int64(t.running)
 		delete(st.tests, name)
-		if action == protocol.TestFail && topName(name) != name {
-			st.subFailed[topName(name)] = true
+		if a := st.active[topName(name)]; a != nil && action == protocol.TestFail && topName(name) != name {
+			a.subFailed = true
 		}
 		if top := st.tops[topName(name)]; top != nil && top.omitted > 0 && topName(name) == name {
 			st.emit(protocol.TestEvent{Action: protocol.TestOutput, Test: ev.Test, OmittedBytes: int64(top.omitted),
